@@ -1,0 +1,1 @@
+"""Inference backends: building, launching, verifying and attaching to servers."""

@@ -1,0 +1,204 @@
+"""llama.cpp ``llama-server``: binary discovery, capabilities from ``--help``, argv, readiness, verification."""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from coder.backends.engine import Check, Verdict
+from coder.backends.llamacpp_install import find_installed
+from coder.backends.server import ServerAPI, ServerInfo
+from coder.config import DEMO_MODEL, Profile
+from coder.errors import CoderError
+
+NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
+DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
+NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
+# Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
+_K_FLAG = {
+    "ngram-mod": "--spec-ngram-mod-n-max",
+    "ngram-simple": "--spec-ngram-simple-size-m",
+    "ngram-map-k": "--spec-ngram-map-k-size-m",
+    "ngram-map-k4v": "--spec-ngram-map-k4v-size-m",
+}
+# A repetitive continuation: every speculator type drafts on it, n-gram lookup included.
+PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
+_FAILURE_LINES = (
+    "failed to initialize speculative decoding context",
+    "speculative decoding not supported by this context",
+    "exiting due to model loading error",
+    "DFlash2 model is missing conv/selector metadata",
+    "DFlash model requires 'target_layers'",
+)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a llama-server binary supports, read from its own ``--help``."""
+
+    flags: frozenset[str]
+    spec_types: tuple[str, ...]
+
+    def require_flag(self, flag: str) -> None:
+        if flag not in self.flags:
+            raise CoderError(f"this llama-server has no {flag} flag (too old?); update it or pick another binary")
+
+
+def find_binary(profile: Profile) -> Path:
+    """Profile's binary, else coder's own build, else ``llama-server`` on PATH."""
+    if profile.binary:
+        path = Path(profile.binary).expanduser()
+        if not path.is_file():
+            raise CoderError(f"llama-server binary not found: {path}")
+        return path
+    if build := find_installed():
+        return Path(build.binary)
+    if found := shutil.which("llama-server"):
+        return Path(found)
+    raise CoderError("no llama-server found: run `coder backend install llama.cpp` or set `binary` in the profile")
+
+
+@functools.lru_cache(maxsize=8)
+def _help_text(binary: str, mtime: float) -> str:
+    try:
+        proc = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60)
+    except OSError as exc:
+        raise CoderError(f"cannot run {binary}: {exc.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise CoderError(f"{binary} --help did not finish") from None
+    return proc.stdout + proc.stderr
+
+
+def parse_help(text: str) -> Capabilities:
+    """Flags and ``--spec-type`` values listed in llama-server's help text."""
+    flags = frozenset(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", text))
+    spec_types: tuple[str, ...] = ()
+    if m := re.search(r"--spec-type\s+\[?([a-z0-9,|\- ]+?)\]?\s{2,}", text):
+        spec_types = tuple(t for t in re.split(r"[,| ]+", m.group(1)) if t)
+    return Capabilities(flags, spec_types)
+
+
+def capabilities(binary: Path) -> Capabilities:
+    return parse_help(_help_text(str(binary), binary.stat().st_mtime))
+
+
+def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
+    """Turn a profile's model field into a GGUF path, fetching the demo model when named."""
+    if not spec:
+        raise CoderError(f"the profile names no {role} model (set `model` or pass --model)")
+    if spec == DEMO_MODEL:
+        from coder.models.demo import demo_path, fetch_demo
+
+        return str(demo_path() if dry_run else fetch_demo())
+    path = Path(spec).expanduser()
+    if dry_run:
+        return str(path)
+    if not path.is_file():
+        raise CoderError(f"{role} model not found: {path}")
+    with path.open("rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise CoderError(f"{role} model is not a GGUF file: {path}")
+    return str(path)
+
+
+def k_flags(spec_type: str, k: int) -> list[str]:
+    """Launch flags that set draft depth k for ``spec_type`` (always incl. --spec-draft-n-max)."""
+    flags = ["--spec-draft-n-max", str(k)]
+    if flag := _K_FLAG.get(spec_type):
+        flags += [flag, str(k)]
+        if spec_type == "ngram-mod":
+            flags += ["--spec-ngram-mod-n-min", str(min(k, 4))]
+    return flags
+
+
+class LlamaCppAdapter:
+    """EngineAdapter for llama.cpp's llama-server."""
+
+    name = "llama.cpp"
+
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
+        """argv for ``profile``; ``dry_run`` skips file checks (models need not exist yet)."""
+        binary = _dry_run_binary(profile) if dry_run else find_binary(profile)
+        caps = capabilities(binary) if binary.is_file() else None
+        spec = profile.spec_type or "none"
+        types = [t for t in spec.split(",") if t]
+        if caps:
+            unknown = [t for t in types if t != "none" and t not in caps.spec_types]
+            if unknown:
+                listed = ", ".join(caps.spec_types) or "none listed"
+                raise CoderError(f"this llama-server does not support --spec-type {','.join(unknown)} "
+                                 f"(it lists: {listed})")
+        argv = [str(binary), "-m", resolve_model(profile.model, "target", dry_run)]
+        if profile.drafter:
+            argv += ["-md", resolve_model(profile.drafter, "draft", dry_run)]
+        elif any(t in NEEDS_DRAFTER for t in types):
+            raise CoderError(f"--spec-type {spec} needs a drafter model (set `drafter` or pass --drafter)")
+        if spec != "none":
+            if profile.k is None or profile.k < 1:
+                raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
+            argv += ["--spec-type", spec]
+            argv += k_flags(types[0], profile.k)
+        if profile.ngl is not None:
+            argv += ["-ngl", str(profile.ngl)]
+        argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
+        if profile.flash_attn:
+            argv += ["-fa", profile.flash_attn]
+        if profile.reasoning_budget is not None:
+            argv += ["--reasoning-budget", str(profile.reasoning_budget)]
+        if profile.threads:
+            argv += ["-t", str(profile.threads)]
+        argv += ["--metrics", "--host", profile.host, "--port", str(port)]
+        argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
+        argv += profile.extra_args
+        if caps:
+            for flag in (a for a in argv[1:] if a.startswith("-") and not _is_number(a)):
+                caps.require_flag(flag)
+        return argv
+
+    def ready(self, api: ServerAPI) -> bool:
+        return api.health_status() == 200
+
+    def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
+        """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""
+        checks: list[Check] = []
+        for line in _FAILURE_LINES:
+            if line in log_text:
+                checks.append(Check("log", False, line))
+        slots = api.slots()
+        spec_slots = [s for s in slots if s.get("speculative")]
+        checks.append(Check("/slots", bool(slots) and len(spec_slots) == len(slots),
+                            f"{len(spec_slots)}/{len(slots)} slots speculative"))
+        if info.drafter:
+            loaded = "loading draft model" in log_text
+            checks.append(Check("drafter log", loaded,
+                                "draft model loaded" if loaded else "no 'loading draft model' line in the log"))
+        resp = api.post("/completion", {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
+                                        "cache_prompt": False})
+        if resp.status_code != 200:
+            checks.append(Check("probe", False, f"probe request answered {resp.status_code}"))
+        else:
+            timings = resp.json().get("timings", {})
+            drafted = int(timings.get("draft_n", 0))
+            accepted = int(timings.get("draft_n_accepted", 0))
+            checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}, accepted {accepted}"))
+        return Verdict(all(c.ok for c in checks), checks)
+
+
+def _dry_run_binary(profile: Profile) -> Path:
+    try:
+        return find_binary(profile)
+    except CoderError:
+        return Path(profile.binary or "llama-server")
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,316 @@
+"""Supervise managed servers: launch, wait, verify, find again, restart, stop; adopt attached ones.
+
+A managed server runs in its own process group (it outlives the CLI call that
+started it); its :class:`ServerInfo` lives in ``state_dir()/servers/NAME.json``
+and its random API key in a 0600 file beside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from coder.backends.engine import EngineAdapter
+from coder.backends.server import ServerInfo
+from coder.config import Profile
+from coder.errors import CoderError
+from coder.paths import ensure, log_dir, state_dir
+
+# (phase, fraction 0..1, detail); called from whatever thread runs start()
+StartProgress = Callable[[str, float, str], None]
+ATTACHED = "attached"
+_LOAD_MARKERS = (  # log line fragment -> (phase, fraction) while llama-server loads
+    ("loading model", ("loading model", 0.1)),
+    ("load_tensors", ("loading tensors", 0.3)),
+    ("loading draft model", ("loading drafter", 0.55)),
+    ("initializing slots", ("initializing slots", 0.8)),
+    ("model loaded", ("model loaded", 0.95)),
+    ("Application startup complete", ("startup complete", 0.95)),
+)
+
+
+def adapter_for(engine: str) -> EngineAdapter:
+    if engine == "llama.cpp":
+        from coder.backends.llamacpp import LlamaCppAdapter
+
+        return LlamaCppAdapter()
+    if engine == "vllm":
+        from coder.backends.vllm import VllmAdapter
+
+        return VllmAdapter()
+    if engine == "sglang":
+        from coder.backends.sglang import SglangAdapter
+
+        return SglangAdapter()
+    raise CoderError(f"unknown engine {engine!r} (llama.cpp, vllm or sglang)")
+
+
+def _servers() -> Path:
+    return ensure(state_dir() / "servers")
+
+
+def _state_path(name: str) -> Path:
+    return _servers() / f"{name}.json"
+
+
+def key_path(name: str) -> Path:
+    return _servers() / f"{name}.key"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def _write_key(name: str) -> tuple[str, Path]:
+    key = secrets.token_urlsafe(24)
+    path = key_path(name)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key, path
+
+
+def _save(info: ServerInfo) -> None:
+    path = _state_path(info.profile or ATTACHED)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(info.to_json())
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)
+
+
+def _alive(info: ServerInfo) -> bool:
+    if info.pid is None:
+        return False
+    try:
+        os.kill(info.pid, 0)
+        cmdline = Path(f"/proc/{info.pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ProcessLookupError):
+        return False
+    return bool(info.argv) and cmdline[0].decode(errors="replace") == info.argv[0]
+
+
+def _load(name: str) -> ServerInfo | None:
+    path = _state_path(name)
+    try:
+        return ServerInfo.from_json(path.read_text())
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def current(name: str | None = None) -> ServerInfo | None:
+    """The live server recorded under ``name`` (None: any live one, attached last)."""
+    names = [name] if name else sorted(p.stem for p in _servers().glob("*.json"))
+    if not name and ATTACHED in names:
+        names.remove(ATTACHED)
+        names.append(ATTACHED)
+    for candidate in names:
+        info = _load(candidate)
+        if info is None:
+            continue
+        if info.managed and not _alive(info):
+            _forget(candidate)
+            continue
+        return info
+    return None
+
+
+def _forget(name: str) -> None:
+    _state_path(name).unlink(missing_ok=True)
+    key_path(name).unlink(missing_ok=True)
+
+
+def dry_run_argv(profile: Profile) -> list[str]:
+    adapter = adapter_for(profile.engine)
+    port = profile.port or 8080
+    if profile.engine == "llama.cpp":
+        from coder.backends.llamacpp import LlamaCppAdapter
+
+        return LlamaCppAdapter().build_argv(profile, port, "<random>", dry_run=True,
+                                             key_file=str(key_path(profile.name)))
+    return adapter.build_argv(profile, port, "<random>")
+
+
+def _phase(log_text: str) -> tuple[str, float]:
+    best = ("starting", 0.02)
+    for marker, phase in _LOAD_MARKERS:
+        if marker in log_text and phase[1] > best[1]:
+            best = phase
+    return best
+
+
+def _kill_group(pid: int, grace: float = 10.0) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            reaped, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not our child: poll for existence
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+        else:
+            if reaped == pid:
+                break
+        time.sleep(0.1)
+    else:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+    # children of the group that ignored SIGTERM
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def start(profile: Profile, progress: StartProgress | None = None, *, verify: bool = True,
+          timeout: float = 600.0) -> ServerInfo:
+    """Launch ``profile``, wait until it serves, verify its speculator; idempotent if already running."""
+    if not profile.managed:
+        return attach(profile.url or "", profile.api_key, name=profile.name)
+    if (running := current(profile.name)) is not None:
+        return running
+    report = progress or (lambda phase, frac, detail: None)
+    adapter = adapter_for(profile.engine)
+    if profile.port and port_in_use(profile.port, profile.host):
+        raise CoderError(f"port {profile.port} is already in use; pick another with --port")
+    port = profile.port or free_port(profile.host)
+    key, kfile = _write_key(profile.name)
+    if profile.engine == "llama.cpp":
+        from coder.backends.llamacpp import LlamaCppAdapter
+
+        argv = LlamaCppAdapter().build_argv(profile, port, key, key_file=str(kfile))
+    else:
+        argv = adapter.build_argv(profile, port, key)
+    log = ensure(log_dir()) / f"{profile.name}.log"
+    if log.exists():
+        log.replace(log.with_suffix(".log.1"))
+    info = ServerInfo(
+        url=f"http://{profile.host}:{port}", engine=profile.engine, api_key=key, profile=profile.name,
+        managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
+        spec_type=profile.spec_type, k=profile.k if profile.spec_type != "none" else None,
+    )
+    report("launching", 0.01, " ".join(argv[:3]))
+    with log.open("wb") as out:
+        try:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except OSError as exc:
+            _forget(profile.name)
+            raise CoderError(f"cannot launch {argv[0]}: {exc.strerror}") from None
+    info.pid = proc.pid
+    _save(info)
+    try:
+        _wait_ready(proc, info, adapter, report, timeout)
+        _describe(info)
+        if verify and profile.spec_type not in (None, "none"):
+            report("verifying speculator", 0.97, "")
+            with info.api(timeout=120) as api:
+                verdict = adapter.verify(info, api, Path(log).read_text(errors="replace"))
+            info.verified, info.verdict = verdict.verified, verdict.summary
+        elif profile.spec_type in (None, "none"):
+            info.verified, info.verdict = None, "no speculator configured"
+        _save(info)
+    except BaseException:
+        _kill_group(proc.pid)
+        _forget(profile.name)
+        raise
+    report("ready", 1.0, info.url)
+    return info
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: EngineAdapter,
+                report: StartProgress, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    with info.api(timeout=5) as api:
+        while not adapter.ready(api):
+            if (code := proc.poll()) is not None:
+                tail = " | ".join(line for line in info.log_tail(4) if line.strip())
+                raise CoderError(f"{info.engine} exited with status {code} while starting: {tail}")
+            if time.monotonic() > deadline:
+                raise CoderError(f"{info.engine} did not become ready within {timeout:.0f}s (log: {info.log_path})")
+            phase, frac = _phase(Path(info.log_path or "").read_text(errors="replace"))
+            report(phase, frac, "")
+            time.sleep(0.25)
+
+
+def _describe(info: ServerInfo) -> None:
+    """Fill build details and the per-request draft-cap capability (probed, not assumed)."""
+    if info.engine != "llama.cpp":
+        return
+    from coder.backends.llamacpp_install import find_installed
+    from coder.kpolicy.probe import probe_draft_cap
+
+    with info.api(timeout=30) as api:
+        props = api.get("/props")
+        if props.status_code == 200:
+            info.build["build_info"] = props.json().get("build_info")
+        info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
+    build = find_installed()
+    if build and info.argv and info.argv[0] == build.binary:
+        info.build.update(variant=build.variant, patches=build.patches)
+
+
+def stop(name: str, grace: float = 10.0) -> bool:
+    """Stop the managed server ``name``: SIGTERM, then SIGKILL after ``grace``. False if none ran."""
+    info = _load(name)
+    if info is None:
+        return False
+    if info.managed and info.pid and _alive(info):
+        _kill_group(info.pid, grace)
+    _forget(name)
+    return True
+
+
+def restart(profile: Profile, k: int | None = None) -> ServerInfo:
+    """Relaunch ``profile`` (with launch depth ``k`` when given) and return the new server."""
+    stop(profile.name)
+    return start(profile.with_overrides(k=k) if k is not None else profile)
+
+
+def ensure_running(profile: Profile, progress: StartProgress | None = None) -> ServerInfo:
+    return current(profile.name) or start(profile, progress)
+
+
+def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> ServerInfo:
+    """Adopt a server someone else started, detecting its engine from endpoints and metrics."""
+    from coder.backends.detect import detect_engine
+
+    if not url.startswith(("http://", "https://")):
+        raise CoderError(f"not an http(s) URL: {url}")
+    engine = detect_engine(url, api_key)
+    info = ServerInfo(url=url.rstrip("/"), engine=engine, api_key=api_key, profile=name, managed=False)
+    with info.api() as api:
+        if engine == "llama.cpp":
+            slots = api.slots()
+            info.verified = bool(slots) and all(s.get("speculative") for s in slots)
+            info.verdict = ("slots report speculative: true" if info.verified
+                            else "NOT VERIFIED: /slots does not report speculative: true")
+            from coder.kpolicy.probe import probe_draft_cap
+
+            info.draft_cap = bool(info.verified) and probe_draft_cap(api)
+        else:
+            stats = api.metrics()
+            info.verified = None
+            info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
+                            if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
+    _save(info)
+    return info

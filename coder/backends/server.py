@@ -1,0 +1,124 @@
+"""A running inference server coder can talk to, managed or attached, and its HTTP API."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from coder.errors import CoderError
+from coder.telemetry.metrics import SpecStats, parse_metrics
+from coder.telemetry.stream import ChatClient
+
+
+@dataclass
+class ServerInfo:
+    """What coder knows about one server; persisted as JSON for managed ones."""
+
+    url: str
+    engine: str = "llama.cpp"
+    api_key: str | None = None
+    profile: str | None = None
+    managed: bool = False
+    pid: int | None = None
+    argv: list[str] = field(default_factory=list)
+    log_path: str | None = None
+    model: str | None = None
+    drafter: str | None = None
+    spec_type: str | None = None
+    k: int | None = None  # launch draft depth
+    k_max: int | None = None  # largest useful k for the drafter (block size bound)
+    draft_cap: bool = False  # per-request ``speculative.n_max`` honoured (probed, not assumed)
+    verified: bool | None = None  # speculator proven live; None = not checked yet
+    verdict: str = "not verified yet"
+    build: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> ServerInfo:
+        data = json.loads(text)
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def api(self, timeout: float = 10.0) -> ServerAPI:
+        return ServerAPI(self.url, self.api_key, self.engine, timeout)
+
+    def chat(self, timeout: float = 600.0) -> ChatClient:
+        return ChatClient(self.url, self.api_key, self.engine, timeout)
+
+    def log_tail(self, lines: int = 20) -> list[str]:
+        if not self.log_path or not Path(self.log_path).exists():
+            return []
+        return Path(self.log_path).read_text(errors="replace").splitlines()[-lines:]
+
+
+class ServerAPI:
+    """Thin httpx wrapper for the non-OpenAI endpoints (health, slots, metrics, tokenize)."""
+
+    def __init__(self, url: str, api_key: str | None, engine: str = "llama.cpp", timeout: float = 10.0):
+        self.url = url.rstrip("/")
+        self.engine = engine
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ServerAPI:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, path: str) -> httpx.Response:
+        try:
+            return self._http.get(path)
+        except httpx.HTTPError as exc:
+            raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
+
+    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        try:
+            return self._http.post(path, json=body)
+        except httpx.HTTPError as exc:
+            raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
+
+    def health_status(self) -> int | None:
+        """HTTP status of ``/health``; None when nothing answers."""
+        try:
+            return self._http.get("/health").status_code
+        except httpx.HTTPError:
+            return None
+
+    def metrics_text(self) -> str:
+        resp = self.get("/metrics")
+        if resp.status_code != 200:
+            raise CoderError(f"/metrics answered {resp.status_code}: {resp.text[:120]}")
+        return resp.text
+
+    def metrics(self) -> SpecStats:
+        return parse_metrics(self.metrics_text())
+
+    def slots(self) -> list[dict[str, Any]]:
+        resp = self.get("/slots")
+        if resp.status_code != 200:
+            raise CoderError(f"/slots answered {resp.status_code}: {resp.text[:120]}")
+        data = resp.json()
+        return data if isinstance(data, list) else []
+
+    def tokenize(self, text: str) -> int:
+        """Exact token count of ``text`` by the server's own tokenizer."""
+        resp = self.post("/tokenize", {"content": text, "add_special": False})
+        if resp.status_code != 200:
+            raise CoderError(f"/tokenize answered {resp.status_code}")
+        return len(resp.json().get("tokens", []))
+
+    def models(self) -> list[str]:
+        resp = self.get("/v1/models")
+        if resp.status_code != 200:
+            return []
+        return [m.get("id", "") for m in resp.json().get("data", [])]

@@ -1,0 +1,59 @@
+"""``coder bench compare A.json B.json``: the same figures side by side with B ÷ A."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from coder.bench.report import fmt
+
+
+def _key_metrics(report: dict[str, Any]) -> dict[tuple[str, str], float | None]:
+    """(row, metric) → value for every comparable figure; rows keyed without the target name."""
+    out: dict[tuple[str, str], float | None] = {}
+    multi = len(report["results"]) > 1
+    for res in report["results"]:
+        pre = f"{res['name']} " if multi else ""
+        for row in res["single"]:
+            label = pre + ("baseline" if row.get("baseline") else f"single k={row['k'] or '–'}")
+            out[(label, "decode tok/s")] = row["decode_tps"]
+            for cls, v in sorted(row["decode_tps_by_class"].items()):
+                out[(label, f"decode tok/s {cls}")] = v
+            out[(label, "acceptance length")] = row["acceptance_length"]
+            out[(label, "TTFT p50 s")] = row["ttft_p50"]
+        for row in res["concurrency"]:
+            label = pre + f"{'baseline ' if row['baseline'] else ''}c={row['concurrency']}"
+            out[(label, "output tok/s")] = row["output_throughput"]
+            out[(label, "TTFT p50 s")] = row["ttft_p50"]
+        for pre_row in res["prefill"]:
+            out[(pre + "prefill", "cold prompt tok/s")] = pre_row["cold"]["prompt_tps_server"] \
+                or pre_row["cold"]["prompt_tps_client"]
+    return out
+
+
+def compare(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows present in either report, with both values and B/A where both exist."""
+    ma, mb = _key_metrics(a), _key_metrics(b)
+    rows = []
+    for key in list(ma) + [k for k in mb if k not in ma]:
+        va, vb = ma.get(key), mb.get(key)
+        ratio = vb / va if va and vb is not None else None
+        rows.append({"row": key[0], "metric": key[1], "a": va, "b": vb, "ratio": ratio})
+    return rows
+
+
+def render_compare(rows: list[dict[str, Any]], a_name: str, b_name: str, console: Console) -> None:
+    t = Table(title=f"A = {a_name}   B = {b_name}")
+    for col in ("run", "metric", "A", "B", "B/A"):
+        t.add_column(col, justify="left" if col in ("run", "metric") else "right")
+    for r in rows:
+        ratio = fmt(r["ratio"], ".3f", "×")
+        if r["ratio"] is not None and "TTFT" not in r["metric"]:
+            if r["ratio"] > 1.02:
+                ratio = f"[green]{ratio}[/]"
+            elif r["ratio"] < 0.98:
+                ratio = f"[red]{ratio}[/]"
+        t.add_row(r["row"], r["metric"], fmt(r["a"], ".3f"), fmt(r["b"], ".3f"), ratio)
+    console.print(t)

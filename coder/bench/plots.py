@@ -1,0 +1,118 @@
+"""PNG plots of a bench report (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # after use("Agg"): no display needed
+
+CLASS_COLORS = {"fresh": "tab:blue", "full": "tab:green", "region": "tab:orange", "all": "black"}
+
+
+def plot_all(report: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
+    """Write every plot the report has data for; returns the files written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, fn in (("k", plot_k), ("acceptance", plot_acceptance), ("concurrency", plot_concurrency)):
+        path = out_dir / f"{stem}-{name}.png"
+        if fn(report, path):
+            written.append(path)
+    return written
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_k(report: dict[str, Any], path: Path) -> bool:
+    """Single-stream tok/s vs k, one line per class (and all prompts), baseline dashed."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    drawn = False
+    for res in report["results"]:
+        rows = sorted((r for r in res["single"] if r["k"] and not r.get("baseline")), key=lambda r: r["k"])
+        if len(rows) < 2:
+            continue
+        ks = [r["k"] for r in rows]
+        series = {"all": [r["decode_tps"] for r in rows]}
+        for cls in ("fresh", "full", "region"):
+            if any(cls in r["decode_tps_by_class"] for r in rows):
+                series[cls] = [r["decode_tps_by_class"].get(cls) for r in rows]
+        for cls, ys in series.items():
+            ax.plot(ks, [y if y is not None else float("nan") for y in ys], marker="o",
+                    color=CLASS_COLORS[cls] if len(report["results"]) == 1 else None,
+                    label=f"{res['name']} {cls}")
+        base = next((r for r in res["single"] if r.get("baseline")), None)
+        if base and base["decode_tps"]:
+            ax.axhline(base["decode_tps"], linestyle="--", color="grey",
+                       label=f"{res['name']} no speculation")
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xlabel("k (draft tokens per step)")
+    ax.set_ylabel("decode tok/s (mean of per-prompt medians)")
+    ax.set_title("tok/s vs k per request class")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, path)
+    return True
+
+
+def plot_acceptance(report: dict[str, Any], path: Path) -> bool:
+    """Survival P(A ≥ i) per position for every speculative run (conditional rates dotted)."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    drawn = False
+    for res in report["results"]:
+        for row in res["single"]:
+            surv = row["survival"]
+            if not surv:
+                continue
+            xs = list(range(1, len(surv) + 1))
+            (line,) = ax.plot(xs, surv, marker="o", label=f"{row['label']} survival")
+            ax.plot(xs, row["conditional"], linestyle=":", marker=".", color=line.get_color(),
+                    label=f"{row['label']} conditional")
+            drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xlabel("draft position i")
+    ax.set_ylabel("acceptance")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("acceptance per position")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    _save(fig, path)
+    return True
+
+
+def plot_concurrency(report: dict[str, Any], path: Path) -> bool:
+    """Aggregate output tok/s vs concurrency, per target and its baseline."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    drawn = False
+    for res in report["results"]:
+        for is_base in (False, True):
+            rows = sorted((r for r in res["concurrency"] if r["baseline"] == is_base),
+                          key=lambda r: r["concurrency"])
+            if not rows:
+                continue
+            ax.plot([r["concurrency"] for r in rows],
+                    [r["output_throughput"] or float("nan") for r in rows], marker="o",
+                    linestyle="--" if is_base else "-",
+                    label=f"{res['name']}{' no speculation' if is_base else ''}")
+            drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xlabel("concurrency (streams)")
+    ax.set_ylabel("output tok/s (aggregate, incl. TTFT)")
+    ax.set_title("tok/s vs concurrency")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, path)
+    return True

@@ -1,0 +1,198 @@
+"""The whole ``coder bench`` plan: targets × (prefill, k sweep, concurrency, baseline, lossless).
+
+Servers this module starts are stopped again, and a server it had to relaunch
+(another k, more slots) is put back as it was, so a bench leaves the machine as found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from coder.backends import manager
+from coder.backends.server import ServerInfo
+from coder.bench import stats
+from coder.bench.runner import NullProgress, Progress, Runner, RunResult, Settings
+from coder.bench.workloads import Workload
+from coder.config import Profile
+from coder.errors import CoderError
+
+
+@dataclass
+class Target:
+    """A configuration to measure: a profile (started through the manager if needed) or a given server."""
+
+    name: str
+    profile: Profile | None = None
+    server: ServerInfo | None = None
+
+
+@dataclass
+class Plan:
+    workloads: list[Workload]
+    settings: Settings
+    targets: list[Target]
+    ks: list[int] = field(default_factory=list)
+    concurrency: list[int] = field(default_factory=list)
+    baseline: bool = False
+    verify_lossless: bool = False
+    prefill: bool = True
+    force_restart: bool = False  # apply every k by relaunching, even where a per-request cap works
+    conc_max_tokens: int | None = None
+
+    def request_count(self) -> int:
+        """Requests the plan will send (for the progress bar; warm-ups and restarts add a few)."""
+        s, n = self.settings, len(self.workloads)
+        per = (len(self.ks) or 1) * s.reps * n
+        per += sum(len(stats.balanced_assignment(n, c)) for c in self.concurrency)
+        per += (s.reps + 1) if self.prefill else 0
+        if self.baseline or self.verify_lossless:
+            per += s.reps * n + sum(len(stats.balanced_assignment(n, c)) for c in self.concurrency)
+        return per * len(self.targets)
+
+
+def k_mode(server: ServerInfo, k: int, force_restart: bool) -> str:
+    """How a draft depth is applied: ``launch`` (already the server's k), ``request-cap`` or ``restart``."""
+    if server.k == k and not force_restart:
+        return "launch"
+    if server.draft_cap and server.k is not None and k <= server.k and not force_restart:
+        return "request-cap"
+    return "restart"
+
+
+def baseline_profile(profile: Profile) -> Profile:
+    """The same launch without speculation (``with_overrides`` skips None, so replace directly)."""
+    return dataclasses.replace(profile, spec_type="none", drafter=None, k=None,
+                               name=f"{profile.name}-baseline", port=None)
+
+
+class _Session:
+    """Servers of one target: which were started here, which relaunched, and how to put them back."""
+
+    def __init__(self, target: Target, settings: Settings, progress: Progress) -> None:
+        self.target, self.settings, self.progress = target, settings, progress
+        self.started: list[str] = []
+        self.relaunched = False
+        if target.server is not None:
+            self.server = target.server
+        elif target.profile is not None:
+            running = manager.current(target.profile.name) if target.profile.managed else None
+            self.server = running or manager.start(target.profile)
+            if running is None and target.profile.managed:
+                self.started.append(target.profile.name)
+        else:
+            raise CoderError(f"target {target.name}: no profile and no server")
+        self.runner = Runner(self.server, settings, progress)
+
+    def relaunch(self, profile: Profile) -> None:
+        if self.target.profile is None or not self.target.profile.managed:
+            raise CoderError(f"{self.target.name}: relaunching needs a managed profile, "
+                             "not an attached server")
+        self.runner.close()
+        manager.stop(profile.name)
+        self.server = manager.start(profile)
+        self.runner = Runner(self.server, self.settings, self.progress)
+        self.relaunched = True
+
+    def close(self) -> list[str]:
+        notes: list[str] = []
+        self.runner.close()
+        profile = self.target.profile
+        if profile is not None and profile.name in self.started:
+            manager.stop(profile.name)
+        elif profile is not None and self.relaunched:
+            manager.stop(profile.name)
+            manager.start(profile)
+            notes.append(f"{profile.name} relaunched with its own settings after the sweep")
+        return notes
+
+
+def _slots(server: ServerInfo) -> int | None:
+    if server.engine != "llama.cpp":
+        return None
+    with server.api() as api:
+        try:
+            return len(api.slots()) or None
+        except CoderError:
+            return None
+
+
+def run_target(plan: Plan, target: Target, progress: Progress) -> dict[str, Any]:
+    """Every measurement the plan asks for on one target; returns its JSON section."""
+    session = _Session(target, plan.settings, progress)
+    runs: list[RunResult] = []
+    notes: list[str] = []
+    baseline_runs: list[RunResult] = []
+    try:
+        if plan.prefill:
+            runs.append(session.runner.prefill(label=target.name))
+        for k in plan.ks or [session.server.k or 0]:
+            if not plan.ks:
+                runs.append(session.runner.single(plan.workloads, label=target.name, k=session.server.k,
+                                                  k_applied="launch" if session.server.k else "none"))
+                break
+            mode = k_mode(session.server, k, plan.force_restart)
+            if mode == "restart":
+                if target.profile is None:
+                    raise CoderError(f"k={k} needs a relaunch (this server has no per-request draft cap "
+                                     f"up to {k}); bench a managed profile instead of an attached server")
+                session.relaunch(target.profile.with_overrides(k=k))
+            runs.append(session.runner.single(
+                plan.workloads, label=f"{target.name} k={k}", k=k, k_applied=mode,
+                k_cap=k if mode == "request-cap" else None))
+        if plan.concurrency:
+            runs += _concurrency(plan, session, notes)
+    finally:
+        notes += session.close()
+    if plan.baseline or plan.verify_lossless:
+        baseline_runs = _baseline(plan, target, progress, notes)
+    return {
+        "name": target.name,
+        "profile": dataclasses.asdict(target.profile) if target.profile else None,
+        "runs": [r.to_json() for r in runs],
+        "baseline_runs": [r.to_json() for r in baseline_runs],
+        "notes": notes,
+    }
+
+
+def _concurrency(plan: Plan, session: _Session, notes: list[str]) -> list[RunResult]:
+    cmax = max(plan.concurrency)
+    slots = _slots(session.server)
+    profile = session.target.profile
+    if slots is not None and slots < cmax:
+        if profile is not None and profile.managed:
+            session.relaunch(profile.with_overrides(parallel=cmax, k=session.server.k))
+            notes.append(f"relaunched with -np {cmax} (was {slots}) for the concurrency sweep")
+            slots = _slots(session.server)
+        else:
+            notes.append(f"server has {slots} slot(s); points above c={slots} queue inside the server")
+    return [session.runner.concurrency(plan.workloads, c, label=f"{session.target.name} c={c}",
+                                       k=session.server.k, max_tokens=plan.conc_max_tokens, slots=slots)
+            for c in plan.concurrency]
+
+
+def _baseline(plan: Plan, target: Target, progress: Progress, notes: list[str]) -> list[RunResult]:
+    profile = target.profile
+    if profile is None or not profile.managed:
+        notes.append("no baseline: it needs a managed profile (coder launches it without speculation)")
+        return []
+    base = baseline_profile(profile)
+    if plan.concurrency:
+        base = base.with_overrides(parallel=max(plan.concurrency, default=1))
+    session = _Session(Target(base.name, profile=base), plan.settings, progress)
+    try:
+        runs = [session.runner.single(plan.workloads, label=f"{base.name}", k=None, k_applied="none")]
+        runs += [session.runner.concurrency(plan.workloads, c, label=f"{base.name} c={c}",
+                                            max_tokens=plan.conc_max_tokens, slots=_slots(session.server))
+                 for c in plan.concurrency]
+    finally:
+        notes += session.close()
+    return runs
+
+
+def run_plan(plan: Plan, progress: Progress | None = None) -> list[dict[str, Any]]:
+    """Run every target in turn (never two servers measured at once)."""
+    progress = progress or NullProgress()
+    progress.add(plan.request_count())
+    return [run_target(plan, t, progress) for t in plan.targets]

@@ -1,0 +1,1 @@
+"""Command-line entry points; each command group lives in its own module."""

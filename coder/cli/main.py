@@ -1,0 +1,92 @@
+"""``coder`` entry point: the TUI by default, subcommands for everything headless."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from coder import __version__
+from coder.errors import CoderError
+
+# subcommand -> (module under coder.cli that defines register(subparsers), one-line help)
+COMMANDS = {
+    "backend": ("backend", "install, start, verify and supervise the inference server"),
+    "model": ("model", "fetch the demo model, inspect GGUF files and checkpoints"),
+    "doctor": ("doctor", "check binary, models, drafter/target compatibility, port, GPU, config"),
+    "edit": ("edit", "edit a file (full rewrite, region or auto) and commit it"),
+    "undo": ("edit", "revert the last coder commit"),
+    "bench": ("bench", "measure tok/s and acceptance length on your own prompts"),
+}
+
+EPILOG = """\
+examples:
+  coder                         open the TUI in the current git repository
+  coder --resume                continue this repository's last session
+  coder backend install llama.cpp
+  coder backend start           start the default profile (the embedded demo model)
+  coder edit app.py -m "add type hints" --mode auto
+  coder bench --quick
+  coder doctor
+"""
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The subcommand parser; ``only`` imports just that command's module (fast startup)."""
+    parser = argparse.ArgumentParser(
+        prog="coder",
+        description="A terminal coding assistant for a local LLM server with speculative decoding.",
+        epilog=EPILOG,
+        formatter_class=Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"coder {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = [COMMANDS[only][0]] if only else [m for m, _ in COMMANDS.values()]
+    for module in dict.fromkeys(modules):
+        importlib.import_module(f"coder.cli.{module}").register(sub)
+    return parser
+
+
+def tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coder",
+        description="Open the coder TUI in the git repository containing PATH (default: cwd).\n\n"
+        "commands (coder COMMAND --help for each):\n"
+        + "\n".join(f"  {name:<9} {text}" for name, (_, text) in COMMANDS.items()),
+        epilog=EPILOG,
+        formatter_class=Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"coder {__version__}")
+    parser.add_argument("path", nargs="?", default=".", help="a path inside the repository")
+    parser.add_argument("--resume", action="store_true", help="continue this repository's last session")
+    parser.add_argument("--profile", help="backend profile to use (default: the config's default_profile)")
+    parser.add_argument("--attach", metavar="URL", help="use an already running server at URL")
+    parser.add_argument("--api-key", help="API key for --attach")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_in and args_in[0] in COMMANDS:
+            args = build_parser(args_in[0]).parse_args(args_in)
+            return int(args.func(args) or 0)
+        args = tui_parser().parse_args(args_in)
+        from coder.ui.run import run_tui  # Textual is imported only for the TUI
+
+        return run_tui(args)
+    except CoderError as exc:
+        print(f"coder: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("coder: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

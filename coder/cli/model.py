@@ -1,0 +1,103 @@
+"""``coder model``: fetch the demo model, inspect GGUF files and checkpoint directories."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from coder.errors import CoderError
+
+EPILOG = """\
+examples:
+  coder model fetch demo                         download SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB)
+  coder model inspect ~/models/Qwen3.8-27B-DFlash2-Q4_K_M.gguf
+  coder model inspect ./Qwen3.8-27B-DFlash2      a Hugging Face checkpoint directory
+  coder model inspect ./drafter.gguf --json
+"""
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from coder.cli.progress import phase_bar
+    from coder.models.demo import fetch_demo
+
+    if args.name != "demo":
+        raise CoderError(f"unknown model {args.name!r}: only 'demo' can be fetched")
+    with phase_bar("demo model") as update:
+
+        def progress(done: int, total: int) -> None:
+            frac = done / total if total else 0.0
+            detail = f"{done / 1e6:.0f}/{total / 1e6:.0f} MB" if total else f"{done / 1e6:.0f} MB"
+            update("downloading", frac, detail)
+
+        path = fetch_demo(progress)
+        update("verified", 1.0, "sha256 ok")
+    print(path)
+    return 0
+
+
+def checkpoint_lines(path: Path) -> tuple[list[str], dict[str, Any]]:
+    """Human lines and a JSON-able dict for a Hugging Face checkpoint directory."""
+    from coder.models.checkpoint import inspect_checkpoint, lm_head_status
+
+    info = inspect_checkpoint(path)
+    head = lm_head_status(info) if info.drafter_family is None else None
+    rows = [
+        ("checkpoint", info.path),
+        ("architectures", ", ".join(info.architectures) or "-"),
+        ("model type", info.model_type or "-"),
+        ("context length", str(info.max_position_embeddings or "-")),
+        ("vocab size", str(info.vocab_size or "-")),
+        ("layers", str(info.num_hidden_layers or "-")),
+    ]
+    if info.drafter_family:
+        rows.append(("drafter", info.drafter_family + (f" ({info.variant})" if info.variant else "")))
+        if info.block_size:
+            rows.append(("block size", f"{info.block_size} [{info.block_size_source}]"))
+        if info.k_max:
+            rows.append(("largest useful k", str(info.k_max)))
+    elif info.mtp_layers:
+        rows.append(("drafter", f"MTP heads in target ({info.mtp_layers} layer(s))"))
+    else:
+        rows.append(("drafter", "none (plain model)"))
+    if info.quant_method:
+        rows.append(("quantization", f"{info.quant_method} ({info.quant_source})"))
+    if head is not None:
+        rows.append(("LM head", f"{head.state}: {head.reason}"))
+    data = asdict(info)
+    data.pop("weight_names", None)  # can be tens of thousands of names
+    data["lm_head"] = asdict(head) if head else None
+    width = max(len(k) for k, _ in rows)
+    return [f"{k:<{width}}  {v}" for k, v in rows], data
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    path = Path(args.path).expanduser()
+    if path.is_dir() or path.name == "config.json":
+        lines, data = checkpoint_lines(path)
+    elif path.suffix.lower() == ".gguf" or path.is_file():
+        from coder.models.gguf_info import format_info, inspect_gguf
+
+        info = inspect_gguf(path)
+        lines, data = format_info(info), info.to_dict()
+    else:
+        raise CoderError(f"{path}: no such file or directory")
+    print(json.dumps(data, indent=2) if args.json else "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    model = sub.add_parser("model", help="fetch the demo model; inspect GGUF files and checkpoints",
+                           epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    msub = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)
+    p = msub.add_parser("fetch", help="download a known model (only: demo)", epilog=EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", help="demo")
+    p.set_defaults(func=_fetch)
+    p = msub.add_parser("inspect", help="architecture, context, vocab, drafter family, block size, largest k",
+                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", help="a .gguf file or a Hugging Face checkpoint directory")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_inspect)

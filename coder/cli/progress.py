@@ -1,0 +1,38 @@
+"""A rich progress bar that accepts the (phase, fraction, detail) callbacks of long work."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+PhaseCallback = Callable[[str, float, str], None]
+
+
+@contextmanager
+def phase_bar(title: str) -> Iterator[PhaseCallback]:
+    """Yield a callback drawing one bar on stderr; plain lines when stderr is not a terminal."""
+    console = Console(stderr=True)
+    if not sys.stderr.isatty():
+        last: list[str] = [""]
+
+        def plain(phase: str, frac: float, detail: str) -> None:
+            if phase != last[0]:
+                console.print(f"{title}: {phase}", highlight=False)
+                last[0] = phase
+
+        yield plain
+        return
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+               TimeElapsedColumn(), TextColumn("{task.fields[detail]}"))
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(title, total=1.0, detail="")
+
+        def update(phase: str, frac: float, detail: str) -> None:
+            bar.update(task, completed=max(0.0, min(frac, 1.0)), description=f"{title}: {phase}",
+                       detail=detail[-60:])
+
+        yield update

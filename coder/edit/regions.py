@@ -1,0 +1,230 @@
+"""Locate the region of a file an edit replaces: a symbol (real parser) or a line range.
+
+Python symbols come from :mod:`ast` (``func``, ``Class``, ``Class.method``, nested to any
+depth). Other languages use tree-sitter grammars when the optional packages
+``tree-sitter`` and ``tree-sitter-<language>`` are installed; otherwise symbol lookup
+says it is unsupported and points to ``--lines``. Never regexes.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from coder.errors import CoderError
+
+
+@dataclass(frozen=True)
+class Region:
+    """Lines ``start..end`` (1-based, inclusive) of a file, with what they are."""
+
+    start: int
+    end: int
+    label: str  # "function load", "lines 10-20", ...
+    name: str | None = None  # the symbol's bare name, when a symbol
+    kind: str | None = None  # "function" | "class" | None for a line range
+
+    @property
+    def n_lines(self) -> int:
+        return self.end - self.start + 1
+
+
+@dataclass(frozen=True)
+class Split:
+    """A file cut around a region: ``before + target + after == text``."""
+
+    before: str
+    target: str
+    after: str
+
+
+def split(text: str, region: Region) -> Split:
+    lines = text.splitlines(keepends=True)
+    return Split(
+        "".join(lines[: region.start - 1]),
+        "".join(lines[region.start - 1 : region.end]),
+        "".join(lines[region.end :]),
+    )
+
+
+def context_lines(part: str, n: int, *, tail: bool) -> str:
+    """The last (``tail``) or first ``n`` lines of ``part``."""
+    lines = part.splitlines(keepends=True)
+    return "".join(lines[-n:] if tail else lines[:n]) if n > 0 else ""
+
+
+def line_range(text: str, spec: str) -> Region:
+    """Parse ``A-B`` (or a single ``A``) against ``text``; raises on bad or out-of-bounds ranges."""
+    total = len(text.splitlines())
+    head, sep, tail = spec.partition("-")
+    try:
+        start = int(head)
+        end = int(tail) if sep else start
+    except ValueError:
+        raise CoderError(f"--lines must look like A-B (e.g. 10-42), got {spec!r}") from None
+    if start < 1 or end < start:
+        raise CoderError(f"--lines {spec}: need 1 <= A <= B")
+    if end > total:
+        raise CoderError(f"--lines {spec}: out of bounds, the file has {total} lines")
+    return Region(start, end, f"lines {start}-{end}")
+
+
+# --- Python (ast) -----------------------------------------------------------------
+
+_PY_KINDS: dict[type, str] = {
+    ast.FunctionDef: "function", ast.AsyncFunctionDef: "function", ast.ClassDef: "class",
+}
+
+
+def python_symbols(text: str) -> list[tuple[str, Region]]:
+    """Every def/class with its qualified name (``Outer.inner``), decorators included."""
+    tree = ast.parse(text)
+    out: list[tuple[str, Region]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            kind = _PY_KINDS.get(type(node))
+            if kind is None:
+                continue
+            assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            qual = f"{prefix}{node.name}"
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            end = node.end_lineno or node.lineno
+            out.append((qual, Region(start, end, f"{kind} {qual}", node.name, kind)))
+            visit(node.body, qual + ".")
+
+    visit(tree.body, "")
+    return out
+
+
+def _pick(path: str, name: str, found: list[tuple[str, Region]]) -> Region:
+    exact = [r for q, r in found if q == name]
+    if len(exact) == 1:
+        return exact[0]
+    # A bare or partly qualified name ("load", "Inner.load") may match one symbol at
+    # any depth; more than one is ambiguous.
+    by_bare = exact or [r for q, r in found if q.endswith("." + name)]
+    if len(by_bare) == 1:
+        return by_bare[0]
+    if not by_bare:
+        raise CoderError(f"{path}: no symbol named {name!r}")
+    names = sorted({q for q, r in found if r in by_bare or q == name})
+    where = ", ".join(f"{r.label} (line {r.start})" for r in by_bare[:5])
+    hint = f" (qualify it, e.g. {names[0]})" if names else ""
+    raise CoderError(f"{path}: symbol {name!r} is ambiguous: {where}{hint}")
+
+
+# --- other languages (tree-sitter, optional) -----------------------------------------
+
+# extension -> (grammar module, language function, node types that are symbols)
+_TS_LANGS: dict[str, tuple[str, str, frozenset[str]]] = {
+    ".js": ("tree_sitter_javascript", "language", frozenset(
+        {"function_declaration", "class_declaration", "method_definition",
+         "generator_function_declaration"})),
+    ".mjs": ("tree_sitter_javascript", "language", frozenset(
+        {"function_declaration", "class_declaration", "method_definition"})),
+    ".ts": ("tree_sitter_typescript", "language_typescript", frozenset(
+        {"function_declaration", "class_declaration", "method_definition", "interface_declaration"})),
+    ".rs": ("tree_sitter_rust", "language", frozenset(
+        {"function_item", "struct_item", "enum_item", "impl_item", "trait_item"})),
+    ".go": ("tree_sitter_go", "language", frozenset(
+        {"function_declaration", "method_declaration", "type_declaration"})),
+    ".c": ("tree_sitter_c", "language", frozenset({"function_definition", "struct_specifier"})),
+}
+
+
+def _ts_name(node: Any) -> str | None:
+    named = node.child_by_field_name("name")
+    if named is None:  # C: function_definition -> declarator -> ... -> identifier
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.child_by_field_name("declarator") is not None:
+            decl = decl.child_by_field_name("declarator")
+        named = decl
+    if named is None and node.type == "type_declaration" and node.named_child_count:
+        named = node.named_children[0].child_by_field_name("name")
+    return named.text.decode("utf-8", "replace") if named is not None and named.text else None
+
+
+def tree_sitter_symbols(path: str, text: str) -> list[tuple[str, Region]]:
+    """Symbols of a non-Python file through its tree-sitter grammar (optional dependency)."""
+    suffix = PurePath(path).suffix.lower()
+    spec = _TS_LANGS.get(suffix)
+    if spec is None:
+        what = suffix or "extensionless"
+        raise CoderError(f"{path}: symbol lookup is not supported for {what} files; use --lines A-B")
+    module_name, func, kinds = spec
+    try:
+        ts = importlib.import_module("tree_sitter")
+        grammar = importlib.import_module(module_name)
+    except ImportError:
+        pkg = module_name.replace("_", "-")
+        raise CoderError(
+            f"{path}: symbol lookup for {suffix} files needs `pip install tree-sitter {pkg}`; "
+            "or use --lines A-B"
+        ) from None
+    parser = ts.Parser(ts.Language(getattr(grammar, func)()))
+    tree = parser.parse(text.encode("utf-8"))
+    out: list[tuple[str, Region]] = []
+
+    def visit(node: Any, prefix: str) -> None:
+        for child in node.named_children:
+            qual_prefix = prefix
+            if child.type in kinds:
+                name = _ts_name(child)
+                if name:
+                    kind = child.type
+                    for suffix_word in ("_declaration", "_definition", "_item"):
+                        kind = kind.removesuffix(suffix_word)
+                    qual = f"{prefix}{name}"
+                    start, end = child.start_point[0] + 1, child.end_point[0] + 1
+                    out.append((qual, Region(start, end, f"{kind} {qual}", name, kind)))
+                    qual_prefix = qual + "."
+            visit(child, qual_prefix)
+
+    visit(tree.root_node, "")
+    return out
+
+
+def find_symbol(path: str, text: str, name: str) -> Region:
+    """The region of symbol ``name`` (``Class.method`` allowed); raises if missing or ambiguous."""
+    if PurePath(path).suffix.lower() in (".py", ".pyi"):
+        try:
+            found = python_symbols(text)
+        except SyntaxError as exc:
+            raise CoderError(
+                f"{path}: cannot find symbols, the file does not parse (line {exc.lineno})") from None
+    else:
+        found = tree_sitter_symbols(path, text)
+    return _pick(path, name, found)
+
+
+def mentioned_symbol(path: str, text: str, instruction: str) -> Region | None:
+    """The one symbol the instruction names (bare or qualified), if exactly one; for ``auto``."""
+    try:
+        if PurePath(path).suffix.lower() in (".py", ".pyi"):
+            found = python_symbols(text)
+        else:
+            found = tree_sitter_symbols(path, text)
+    except (SyntaxError, CoderError):
+        return None
+    words = {w for w in map(_code_word, instruction.split()) if w}
+    hits = {(r.start, r.end): r for q, r in found if q in words or q.rsplit(".", 1)[-1] in words}
+    return next(iter(hits.values())) if len(hits) == 1 else None
+
+
+def _code_word(word: str) -> str | None:
+    """``word`` if it looks like code (`x`, x(), a.b, snake_case, camelCase), else None.
+
+    Plain English words are skipped so "add a docstring" never targets a function ``add``.
+    """
+    ticked = word.startswith("`") or word.rstrip(".,;:!?").endswith("`")
+    core = word.strip("`'\"[]{}:,;!?")
+    called = core.endswith("()")
+    core = core.removesuffix("()").strip(".")
+    if not core or not core.replace("_", "a").replace(".", "a").isalnum():
+        return None
+    looks_code = ticked or called or "." in core or "_" in core or any(c.isupper() for c in core[1:])
+    return core if looks_code else None

@@ -1,0 +1,251 @@
+"""Checks a model reply must pass before anything is written.
+
+Every refusal carries a stable ``code`` (for ``--json`` and tests) and a one-line
+``reason`` for people.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class EditRefused(Exception):
+    """The reply cannot be applied; the file stays untouched."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class FencedReply:
+    body: str  # text between the fences, newline-terminated (or empty)
+    closed: bool
+    extra_blocks: int  # further fenced blocks after the first
+
+
+def _fence_run(line: str) -> int:
+    """Length of a leading backtick run when ``line`` is a fence line, else 0."""
+    stripped = line.strip()
+    run = len(stripped) - len(stripped.lstrip("`"))
+    return run if run >= 3 else 0
+
+
+def parse_fenced(reply: str, fence: str) -> FencedReply | None:
+    """The first fenced block of ``reply``; None when no opening fence at all.
+
+    The closing line is a bare backtick run at least as long as ``fence`` (CommonMark).
+    """
+    lines = reply.splitlines(keepends=True)
+    opened = None
+    for i, line in enumerate(lines):
+        if _fence_run(line) >= len(fence):
+            opened = i
+            break
+    if opened is None:
+        return None
+    body: list[str] = []
+    closed_at = None
+    for j in range(opened + 1, len(lines)):
+        stripped = lines[j].strip()
+        if stripped and set(stripped) == {"`"} and len(stripped) >= len(fence):
+            closed_at = j
+            break
+        body.append(lines[j])
+    if closed_at is None:
+        return FencedReply("".join(body), False, 0)
+    extra = sum(1 for line in lines[closed_at + 1 :] if _fence_run(line) >= 3) // 2
+    text = "".join(body)
+    return FencedReply(text, True, extra)
+
+
+def closing_fence_seen(reply: str, fence: str) -> bool:
+    """True once the first block of a streaming reply is closed (used to stop early)."""
+    parsed = parse_fenced(reply, fence)
+    return bool(parsed and parsed.closed)
+
+
+# Phrases models use when they skip code instead of copying it. Matched only inside
+# comment-like or ellipsis lines, and only when the original file lacks that line.
+_ELISION_STRONG = re.compile(
+    r"rest of (the )?(code|file|function|class|method|module|implementation)"
+    r"|(existing|previous|original|other|remaining) (code|methods|functions|implementation|content|lines)"
+    r"|omitted for brevity|for brevity",
+    re.IGNORECASE,
+)
+# Weaker phrases that a genuine comment may contain: only with an ellipsis or in a short line.
+_ELISION_WEAK = re.compile(
+    r"\b(unchanged|remains? the same|same as (before|above)|as before|code here|implementation here"
+    r"|no changes?)\b",
+    re.IGNORECASE,
+)
+_COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", "%", "...", "…")
+
+
+def elided_line(reply_body: str, original: str) -> str | None:
+    """The first line that elides code (a placeholder comment), or None."""
+    known = {line.strip() for line in original.splitlines()}
+    for line in reply_body.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped in known:
+            continue
+        if stripped.strip("#/*.…- ") == "" and ("..." in stripped or "…" in stripped):
+            return stripped  # a bare "...", "# ...", "// ..." line
+        if not stripped.startswith(_COMMENT_STARTS):
+            continue
+        if _ELISION_STRONG.search(stripped):
+            return stripped
+        short = len(stripped.split()) <= 6
+        if _ELISION_WEAK.search(stripped) and (short or "..." in stripped or "…" in stripped):
+            return stripped
+    return None
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _syntax_error(text: str) -> str:
+    try:
+        ast.parse(text)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def _indent_of(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line[: len(line) - len(line.lstrip())]
+    return ""
+
+
+def reindent_region(body: str, region_text: str) -> str:
+    """Restore the region's indentation when the model returned it dedented."""
+    want, got = _indent_of(region_text), _indent_of(body)
+    if want and not got:
+        return textwrap.indent(body, want)
+    return body
+
+
+def _match_ending(new: str, old: str) -> str:
+    """Give ``new`` the same trailing blank lines and final newline as ``old``.
+
+    Models often add or drop a blank line before the closing fence; an edit never
+    means to change that, and a region must not grow a blank line at each splice.
+    """
+    def tail(text: str) -> str:
+        stripped = text.rstrip(" \t\n")
+        if stripped == text:
+            return ""
+        rest = text[len(stripped):]
+        return rest[rest.index("\n"):] if "\n" in rest else ""
+
+    if not new.strip():
+        return new
+    body = new.rstrip(" \t\n")
+    # keep trailing spaces on the last code line; only whole blank lines are normalised
+    last_line_end = new[len(body):]
+    spaces = last_line_end.split("\n", 1)[0] if "\n" in last_line_end else last_line_end
+    return body + spaces + tail(old)
+
+
+def check_reply(
+    reply: str,
+    finish_reason: str | None,
+    *,
+    fence: str,
+    target: str,
+    before: str = "",
+    after: str = "",
+    python: bool = False,
+    region_kind: str | None = None,
+    region_name: str | None = None,
+    stopped_at_fence: bool = False,
+) -> str:
+    """Validate ``reply`` and return the complete new file text; raise :class:`EditRefused`.
+
+    ``target`` is the original whole file (``before``/``after`` empty) or the region.
+    """
+    if finish_reason == "length" and not stopped_at_fence:
+        raise EditRefused("length", "the reply hit the token limit (finish_reason=length): it is truncated")
+    if not reply.strip():
+        raise EditRefused("empty", "the model returned an empty reply")
+    parsed = parse_fenced(reply, fence)
+    if parsed is None:
+        raise EditRefused("no_fence", "the reply has no fenced code block")
+    if not parsed.closed:
+        raise EditRefused("unclosed_fence", "the reply's code block is never closed (truncated reply)")
+    if parsed.extra_blocks:
+        raise EditRefused("multiple_blocks", "the reply has more than one code block")
+    body = parsed.body
+    if not body.strip() and target.strip():
+        raise EditRefused("empty", "the reply's code block is empty")
+    original = before + target + after
+    if (hit := elided_line(body, original)) is not None:
+        raise EditRefused("elision", f"the reply elides code instead of copying it: {hit[:80]!r}")
+    region = bool(before or after) or region_kind is not None
+    if region:
+        body = reindent_region(body, target)
+    body = _match_ending(body, target)
+    new_text = before + body + after
+    if python and region_kind is not None:
+        _check_single_region(body, region_kind, region_name)
+    if python and _parses(original) and not _parses(new_text):
+        raise EditRefused("syntax", f"the edited file no longer parses as Python ({_syntax_error(new_text)})")
+    return new_text
+
+
+def _check_single_region(body: str, kind: str, name: str | None) -> None:
+    """A symbol reply must be exactly one def/class (renames allowed, extra statements not)."""
+    try:
+        tree = ast.parse(textwrap.dedent(body))
+    except SyntaxError:
+        raise EditRefused("not_single_region", "the region reply does not parse on its own") from None
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    if len(tree.body) != 1 or len(defs) != 1:
+        what = ", ".join(_describe(n) for n in tree.body[:4]) or "nothing"
+        raise EditRefused(
+            "not_single_region", f"the reply should be one {kind}{' ' + name if name else ''}, got: {what}"
+        )
+    got_kind = "class" if isinstance(defs[0], ast.ClassDef) else "function"
+    if got_kind != kind:
+        raise EditRefused("not_single_region", f"the reply is a {got_kind}, the region was a {kind}")
+
+
+def _describe(node: ast.stmt) -> str:
+    name = getattr(node, "name", None)
+    return f"{type(node).__name__} {name}" if name else type(node).__name__
+
+
+class DriftGuard:
+    """Stops a full rewrite early when it stops tracking the original file.
+
+    A rewrite copies most lines; when nearly all of the last ``window`` completed lines
+    are absent from the original, the model is writing something else. Off by
+    default: a large requested change legitimately produces novel lines.
+    """
+
+    def __init__(self, original: str, window: int = 40, max_novel: float = 0.9) -> None:
+        self.known = {line.strip() for line in original.splitlines() if line.strip()}
+        self.window = window
+        self.max_novel = max_novel
+
+    def drifted(self, partial_body: str) -> bool:
+        lines = [ln.strip() for ln in partial_body.splitlines()[:-1] if ln.strip()]  # last may be partial
+        if len(lines) < self.window:
+            return False
+        recent: Iterable[str] = lines[-self.window :]
+        novel = sum(1 for ln in recent if ln not in self.known)
+        return novel / self.window > self.max_novel

@@ -1,0 +1,1 @@
+"""Model files: the embedded demo GGUF, GGUF metadata and HF checkpoint inspection."""

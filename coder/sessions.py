@@ -1,0 +1,134 @@
+"""Conversation sessions: the chat and the context files, saved per repository (headless).
+
+Sessions live in ``data_dir()/sessions/<repo key>/<session id>.json``; the repo key is
+the repository's directory name plus a short hash of its resolved path, so two clones
+with the same name never share history. ``--resume`` loads the most recently saved one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coder.errors import CoderError
+from coder.paths import data_dir, ensure
+
+ROLES = ("user", "assistant", "system", "note")
+
+
+@dataclass
+class Turn:
+    """One entry of the conversation; ``note`` turns are UI notices never sent to the model."""
+
+    role: str
+    content: str
+    ts: float = field(default_factory=time.time)
+
+
+@dataclass
+class Session:
+    """A conversation in one repository, with the files the user added as context."""
+
+    repo: str
+    id: str = field(default_factory=lambda: time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid() % 10000:04d}")
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    mode: str = "auto"  # full | region | auto
+    k_override: int | None = None
+    context_files: list[str] = field(default_factory=list)  # repo-relative POSIX paths
+    turns: list[Turn] = field(default_factory=list)
+
+    def add_turn(self, role: str, content: str) -> Turn:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        turn = Turn(role, content)
+        self.turns.append(turn)
+        return turn
+
+    def add_file(self, rel: str) -> bool:
+        """Add a context file; False if it was already there."""
+        if rel in self.context_files:
+            return False
+        self.context_files.append(rel)
+        return True
+
+    def drop_file(self, rel: str) -> bool:
+        if rel not in self.context_files:
+            return False
+        self.context_files.remove(rel)
+        return True
+
+    def chat_messages(self) -> list[dict[str, str]]:
+        """The turns the model sees (user/assistant/system), in order."""
+        return [{"role": t.role, "content": t.content} for t in self.turns if t.role != "note"]
+
+    def clear(self) -> None:
+        self.turns.clear()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Session:
+        turns = [Turn(**t) for t in data.get("turns", [])]
+        known = set(cls.__dataclass_fields__) - {"turns"}
+        return cls(**{k: v for k, v in data.items() if k in known}, turns=turns)
+
+
+def repo_key(repo_root: Path) -> str:
+    resolved = repo_root.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    return f"{resolved.name or 'root'}-{digest}"
+
+
+def sessions_dir(repo_root: Path) -> Path:
+    return data_dir() / "sessions" / repo_key(repo_root)
+
+
+def new_session(repo_root: Path) -> Session:
+    return Session(repo=str(repo_root.resolve()))
+
+
+def session_path(session: Session) -> Path:
+    return sessions_dir(Path(session.repo)) / f"{session.id}.json"
+
+
+def save(session: Session) -> Path:
+    """Write the session atomically (temp file + rename) so a crash never leaves half a file."""
+    session.updated = time.time()
+    path = session_path(session)
+    ensure(path.parent)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(session.to_dict(), indent=1), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load(path: Path) -> Session:
+    try:
+        return Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError) as exc:
+        raise CoderError(f"session {path.name} is unreadable: {exc}") from None
+
+
+def list_sessions(repo_root: Path) -> list[Path]:
+    """Saved sessions of this repository, most recently updated last."""
+    folder = sessions_dir(repo_root)
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def load_last(repo_root: Path) -> Session | None:
+    """The last saved session of the repository, skipping unreadable files; None if none."""
+    for path in reversed(list_sessions(repo_root)):
+        try:
+            return load(path)
+        except CoderError:
+            continue
+    return None

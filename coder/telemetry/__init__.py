@@ -1,0 +1,1 @@
+"""Speculation telemetry: engine counters, deltas and the streaming chat client (headless)."""

@@ -1,0 +1,61 @@
+"""Edit review: the proposed diff, hunk by hunk, with accept / reject (also used read-only for /diff)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from coder.edit.apply import diff_stat
+from coder.ui.widgets.review.diff_view import DiffView
+
+
+class ReviewScreen(ModalScreen[bool]):
+    """Dismisses with True (accept) or False (reject / close)."""
+
+    CSS_PATH = "review.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a,y", "accept", "accept"),
+        Binding("r,x", "reject", "reject"),
+        Binding("escape", "reject", "close"),
+    ]
+
+    def __init__(self, diff: str, path: str, *, reviewing: bool = True) -> None:
+        super().__init__()
+        self.diff = diff
+        self.path = path
+        self.reviewing = reviewing
+
+    def compose(self) -> ComposeResult:
+        added, removed = diff_stat(self.diff)
+        with Vertical(id="review") as box:
+            box.border_title = (f"Review edit of {self.path}: +{added} −{removed}" if self.reviewing
+                                else f"Uncommitted changes: +{added} −{removed}")
+            yield DiffView(self.diff, self.path or "diff.txt", id="review-diff")
+            yield Static("", id="review-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        view = self.query_one(DiffView)
+        view.focus()
+        self._bar(view.hunk_label)
+
+    def _bar(self, label: str) -> None:
+        keys = "a accept · r reject" if self.reviewing else "escape close"
+        self.query_one("#review-bar", Static).update(f"{label} · n/p next/previous hunk · {keys}")
+
+    @on(DiffView.HunkChanged)
+    def _hunk(self, message: DiffView.HunkChanged) -> None:
+        self._bar(message.label)
+
+    def action_accept(self) -> None:
+        if self.reviewing:
+            self.dismiss(True)
+
+    def action_reject(self) -> None:
+        self.dismiss(False)

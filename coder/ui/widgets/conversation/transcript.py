@@ -1,0 +1,295 @@
+"""The conversation transcript: a Line-API scroll view that streams by appending.
+
+Appending touches only the last logical line (and any new ones): its wrapped rows are
+recomputed and those rows repainted; every other row comes from a strip cache. That
+keeps the cost of a streamed batch independent of the transcript's length (elia's
+re-render-everything-per-token is what this avoids).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from coder.ui.widgets.conversation.highlight import highlight_block, highlight_line, lexer_for, styled_text
+
+_FENCE = re.compile(r"^\s*```\s*([\w+#.-]*)\s*$")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f]")
+
+KINDS = ("user", "assistant", "code", "fence", "note", "error")
+
+
+@dataclass
+class Line:
+    """One logical line; ``version`` changes whenever its look changes (cache key)."""
+
+    kind: str
+    text: str
+    lang: str | None = None
+    version: int = 0
+    styled: Text | None = None  # set when a finished code block was lexed as a whole
+
+
+class Transcript(ScrollView, can_focus=True):
+    """All turns of the conversation, streamed in place."""
+
+    DEFAULT_CSS = """
+    Transcript { background: $surface; overflow-y: scroll; overflow-x: hidden; }
+    Transcript > .transcript--user { color: $user-text; text-style: bold; }
+    Transcript > .transcript--assistant { color: $foreground; }
+    Transcript > .transcript--code { color: $foreground; background: $panel; }
+    Transcript > .transcript--fence { color: $text-muted; background: $panel; }
+    Transcript > .transcript--note { color: $text-muted; text-style: italic; }
+    Transcript > .transcript--error { color: $error; text-style: bold; }
+    Transcript > .transcript--inline-code { color: $accent; }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"transcript--{kind}" for kind in (*KINDS, "inline-code")}
+
+    class Appended(Message):
+        """Text became part of the transcript (posted only when ``report_appends`` is on)."""
+
+        def __init__(self, seq: int) -> None:
+            super().__init__()
+            self.seq = seq
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._lines: list[Line] = []
+        self._rows: list[tuple[int, int]] = []  # (line index, row within that line)
+        self._first_row: list[int] = []  # first row of each line
+        self._wrap_width = 0
+        self._strips: LRUCache[tuple[int, int, int], Strip] = LRUCache(2048)
+        self._styles: dict[str, Style] = {}
+        self._in_code = False
+        self._code_lang: str | None = None
+        self._block_start = 0
+        self._streaming_kind: str | None = None
+
+    # ---- model ---------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """Everything shown, one logical line per line (tests and copy use this)."""
+        return "\n".join(line.text for line in self._lines)
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def add_message(self, kind: str, text: str) -> None:
+        """A complete block: a user prompt, a note or an error (one or more lines)."""
+        self.end_stream()
+        if self._lines and self._lines[-1].text:
+            self._push(Line("note", ""))
+        first = True
+        for raw in text.splitlines() or [""]:
+            prefix = "› " if kind == "user" and first else ("  " if kind == "user" else "")
+            self._push(Line(kind, prefix + _clean(raw)))
+            first = False
+        self._after_change(len(self._lines) - len(text.splitlines() or [""]))
+
+    def begin_stream(self) -> None:
+        """Start an assistant reply; following :meth:`append` calls extend it."""
+        self.end_stream()
+        if self._lines and self._lines[-1].text:
+            self._push(Line("note", ""))
+        self._streaming_kind = "assistant"
+        self._in_code = False
+        self._code_lang = None
+        self._push(Line("assistant", ""))
+
+    def append(self, chunk: str) -> None:
+        """Append streamed text to the reply in progress (a batch of tokens)."""
+        if self._streaming_kind is None:
+            self.begin_stream()
+        first_changed = len(self._lines) - 1
+        parts = _clean(chunk).split("\n")
+        last = self._lines[-1]
+        last.text += parts[0]
+        last.version += 1
+        for part in parts[1:]:
+            self._close_line(len(self._lines) - 1)
+            kind = "code" if self._in_code else "assistant"
+            self._push(Line(kind, part, self._code_lang if self._in_code else None))
+        self._reclassify(len(self._lines) - 1)
+        self._after_change(first_changed)
+
+    def end_stream(self) -> None:
+        if self._streaming_kind is None:
+            return
+        self._streaming_kind = None
+        self._close_line(len(self._lines) - 1)
+        if self._in_code:  # an unterminated block still gets whole-block highlighting
+            self._finish_block(len(self._lines))
+            self._in_code = False
+            self.refresh()
+
+    def clear(self) -> None:
+        self._lines.clear()
+        self._rows.clear()
+        self._first_row.clear()
+        self._strips.clear()
+        self._streaming_kind = None
+        self._in_code = False
+        self.virtual_size = Size(self._wrap_width, 0)
+        self.refresh()
+
+    def _push(self, line: Line) -> None:
+        self._lines.append(line)
+        self._first_row.append(len(self._rows))
+        self._rows.append((len(self._lines) - 1, 0))
+
+    def _reclassify(self, index: int) -> None:
+        """A line still being streamed may turn out to be a fence."""
+        line = self._lines[index]
+        kind = line.kind
+        if _FENCE.match(line.text):
+            kind = "fence"
+        elif line.kind == "fence":
+            kind = "code" if self._in_code else "assistant"
+        if kind != line.kind:
+            line.kind = kind
+            line.version += 1
+
+    def _close_line(self, index: int) -> None:
+        """A line got its newline: settle fences and whole-block highlighting."""
+        line = self._lines[index]
+        match = _FENCE.match(line.text)
+        if match and self._streaming_kind is not None:
+            line.kind = "fence"
+            line.version += 1
+            if self._in_code:
+                self._finish_block(index)
+                self._in_code = False
+                self._code_lang = None
+            else:
+                self._in_code = True
+                self._code_lang = match.group(1) or None
+                self._block_start = index + 1
+
+    def _finish_block(self, end: int) -> None:
+        code = [ln for ln in self._lines[self._block_start:end] if ln.kind == "code"]
+        if not code:
+            return
+        styled = highlight_block([ln.text for ln in code], lexer_for(code[0].lang), self._dark,
+                                 self._style("code"))
+        for line, text in zip(code, styled, strict=False):
+            line.styled = text
+            line.version += 1
+
+    # ---- layout ---------------------------------------------------------------------------
+
+    def _row_count(self, line: Line) -> int:
+        width = max(1, self._wrap_width)
+        return max(1, -(-cell_len(line.text) // width))
+
+    def _after_change(self, first: int) -> None:
+        """Re-wrap lines ``first..`` (always at the end) and repaint only their rows."""
+        was_at_end = self.is_vertical_scroll_end
+        first = max(0, first)
+        del self._rows[self._first_row[first]:]
+        for index in range(first, len(self._lines)):
+            self._first_row[index] = len(self._rows)
+            self._rows.extend((index, r) for r in range(self._row_count(self._lines[index])))
+        start = self._first_row[first]
+        self._set_virtual_height(len(self._rows))
+        self.refresh_lines(start, len(self._rows) - start)
+        if was_at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _set_virtual_height(self, rows: int) -> None:
+        """Grow the scrollable area without a screen-wide layout pass.
+
+        ``virtual_size`` is a layout reactive: assigning it re-lays out the whole screen
+        (~10 ms on a busy 2-core box) on every streamed batch. The vertical scrollbar is
+        always shown (CSS), so our own size never changes and updating the scrollbars
+        is all that growing needs.
+        """
+        size = Size(self._wrap_width, rows)
+        if size == self.virtual_size:
+            return
+        self.set_reactive(Transcript.virtual_size, size)
+        self._scroll_update(size)
+
+    def _rewrap_all(self) -> None:
+        self._rows.clear()
+        for index, line in enumerate(self._lines):
+            self._first_row[index] = len(self._rows)
+            self._rows.extend((index, r) for r in range(self._row_count(line)))
+        self.virtual_size = Size(self._wrap_width, len(self._rows))
+
+    def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._wrap_width:
+            self._wrap_width = width
+            self._strips.clear()
+            self._rewrap_all()
+            self.refresh()
+
+    # ---- rendering ------------------------------------------------------------------------
+
+    @property
+    def _dark(self) -> bool:
+        theme = self.app.current_theme
+        return bool(theme.dark) if theme is not None else True
+
+    def _style(self, kind: str) -> Style:
+        style = self._styles.get(kind)
+        if style is None:
+            style = self.get_component_rich_style(f"transcript--{kind}")
+            self._styles[kind] = style
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+        for line in self._lines:
+            line.styled = None  # re-lexed lazily per line with the new palette
+
+    def _line_text(self, line: Line) -> Text:
+        if line.kind == "code":
+            if line.styled is not None:
+                return line.styled
+            return highlight_line(line.text, lexer_for(line.lang), self._dark, self._style("code"))
+        text = styled_text(line.text, self._style(line.kind))
+        if line.kind == "assistant" and "`" in line.text:
+            inline = self._style("inline-code")
+            for match in _INLINE_CODE.finditer(line.text):
+                text.stylize(inline, match.start(), match.end())
+        return text
+
+    def render_line(self, y: int) -> Strip:
+        scroll_y = self.scroll_offset.y
+        width = self.size.width
+        row = scroll_y + y
+        base = self.rich_style
+        if row >= len(self._rows):
+            return Strip.blank(width, base)
+        index, sub = self._rows[row]
+        line = self._lines[index]
+        key = (index, line.version, sub)
+        strip = self._strips.get(key)
+        if strip is None:
+            wrap = max(1, self._wrap_width)
+            full = Strip(list(self._line_text(line).render(self.app.console)))
+            pad = base + self._style(line.kind) if line.kind in ("code", "fence") else base
+            strip = full.crop(sub * wrap, (sub + 1) * wrap).extend_cell_length(width, pad)
+            strip = strip.apply_style(base)
+            self._strips[key] = strip
+        return strip.apply_offsets(0, row)
+
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub("\ufffd", text.expandtabs(4).replace("\r\n", "\n").replace("\r", ""))

@@ -1,0 +1,205 @@
+"""The live speculation panel: tok/s with a sparkline, acceptance, per-position bars, k and timings."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Sparkline, Static
+
+from coder.ui.streaming import FinalStats, LiveStats
+
+LIVE_INTERVAL = 0.1  # seconds between live repaints of the panel (10 Hz)
+BAR_WIDTH = 12
+MAX_POSITIONS = 12
+
+
+@dataclass(frozen=True)
+class RequestInfo:
+    """What is known about a request before its first token."""
+
+    request_class: str  # full | region | fresh
+    mode: str  # what the user asked for: full | region | auto | chat
+    k: int | None
+    k_reason: str
+    baseline_tps: float | None = None
+
+
+def _num(value: float | None, fmt: str = "{:.1f}", none: str = "–") -> str:
+    return none if value is None else fmt.format(value)
+
+
+def bars(survival: list[float], good: str = "green", poor: str = "red", width: int = BAR_WIDTH) -> Text:
+    """One bar per draft position: the share of steps that accepted past it."""
+    text = Text()
+    for i, p in enumerate(survival[:MAX_POSITIONS]):
+        filled = max(0, min(width, round(p * width)))
+        text.append(f"{i + 1:>2} ", style="dim")
+        text.append("█" * filled, style=good if p >= 0.5 else poor)
+        text.append("░" * (width - filled), style="dim")
+        text.append(f" {p:4.0%}\n")
+    if not survival:
+        text.append("per-position acceptance\nappears when the request ends", style="dim")
+    return text
+
+
+class SpecPanel(VerticalScroll):
+    """Everything about the speculation of the request in flight (or the last one)."""
+
+    DEFAULT_CSS = """
+    SpecPanel { width: 36; border-left: tall $panel; padding: 0 1; background: $surface; }
+    SpecPanel .spec-title { text-style: bold; color: $primary; }
+    SpecPanel Sparkline { height: 3; margin: 0 0 1 0; }
+    SpecPanel Sparkline > .sparkline--max-color { color: $spec-good; }
+    SpecPanel Sparkline > .sparkline--min-color { color: $spec-poor; }
+    SpecPanel #spec-speed { height: 1; }
+    SpecPanel #spec-detail { height: 9; }
+    SpecPanel #spec-bars { margin-top: 1; height: 13; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.request: RequestInfo | None = None
+        self.live = LiveStats()
+        self.final: FinalStats | None = None
+        self._painted = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static("Speculation", classes="spec-title")
+        yield Static(self._speed_text(), id="spec-speed")
+        yield Sparkline([], id="spec-spark")
+        yield Static(self._detail_table(), id="spec-detail")
+        yield Static(bars([]), id="spec-bars")
+
+    # ---- updates (called by the screen on messages) --------------------------------------
+
+    def start(self, request: RequestInfo) -> None:
+        self.request, self.live, self.final = request, LiveStats(), None
+        self.query_one("#spec-spark", Sparkline).data = []
+        self.query_one("#spec-bars", Static).update(self._bars([]), layout=False)
+        self._refresh_text()
+
+    def update_live(self, stats: LiveStats) -> None:
+        """Called per streamed batch; repaints at most every LIVE_INTERVAL (the text needs no more)."""
+        self.live = stats
+        now = time.monotonic()
+        if now - self._painted < LIVE_INTERVAL:
+            return
+        self._painted = now
+        self.query_one("#spec-spark", Sparkline).data = list(stats.samples)
+        self._refresh_text()
+
+    def finish(self, final: FinalStats) -> None:
+        self.final = final
+        self.query_one("#spec-spark", Sparkline).data = list(self.live.samples)
+        self.query_one("#spec-bars", Static).update(self._bars(final.survival), layout=False)
+        self._refresh_text()
+
+    def _bars(self, survival: list[float]) -> Text:
+        variables = self.app.theme_variables
+        return bars(survival, variables.get("spec-good", "green"), variables.get("spec-poor", "red"))
+
+    def _refresh_text(self) -> None:
+        # fixed heights (CSS): repaint only, no screen-wide layout per streamed batch
+        self.query_one("#spec-speed", Static).update(self._speed_text(), layout=False)
+        self.query_one("#spec-detail", Static).update(self._detail_table(), layout=False)
+
+    # ---- rendering -----------------------------------------------------------------------
+
+    def _speed_text(self) -> Text:
+        live = self.live
+        text = Text()
+        text.append(_num(live.inst_tps), style="bold")
+        text.append(" tok/s now   ", style="dim")
+        avg = self.final.result.decode_tps if self.final and self.final.result.decode_tps else live.avg_tps
+        text.append(_num(avg), style="bold")
+        text.append(" tok/s avg", style="dim")
+        return text
+
+    def accept_length(self) -> tuple[float | None, str]:
+        if self.final is not None:
+            return self.final.accept_length, "exact" if self.final.exact else "stream"
+        return self.live.accept_length, "running"
+
+    def _detail_table(self) -> Text:
+        """Label/value lines as one Text (a rich Table costs ~10x more to render per repaint)."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+
+        def row(label: str, value: str | Text) -> None:
+            text.append(f"{label:<7}", style="dim")
+            text.append(value)
+            text.append("\n")
+
+        req, live, final = self.request, self.live, self.final
+        al, how = self.accept_length()
+        row("accept", f"{_num(al, '{:.2f}')} tok/step ({how})" if al else "–")
+        if live.draft_tokens:
+            rate = (live.draft_accepted or 0) / live.draft_tokens
+            row("drafts", f"{live.draft_accepted or 0}/{live.draft_tokens} accepted ({rate:.0%})")
+        else:
+            row("drafts", "–")
+        if req is not None:
+            row("k", f"{req.k if req.k is not None else 'launch'} · {req.request_class} ({req.mode})")
+            row("why", req.k_reason)
+        else:
+            row("k", "–")
+            row("why", "–")
+        result = final.result if final else None
+        ttft = result.ttft if result and result.ttft is not None else live.ttft
+        row("TTFT", _num(ttft, "{:.2f} s"))
+        if result is not None and result.prompt_tokens is not None:
+            cached = f" ({result.cached_tokens} cached)" if result.cached_tokens is not None else ""
+            row("prompt", f"{result.prompt_tokens}{cached}")
+        else:
+            row("prompt", "–")
+        tokens = result.tokens if result is not None and result.tokens else live.tokens
+        row("output", f"{tokens} tok" if tokens else "–")
+        ideal = self.fraction_of_ideal()
+        if ideal is not None:
+            row("ideal", f"{ideal:.0%} of baseline × AL")
+        elif req is not None and req.baseline_tps is None:
+            row("ideal", Text("run /bench for a baseline", style="dim"))
+        text.rstrip()
+        return text
+
+    def fraction_of_ideal(self) -> float | None:
+        """delivered ÷ (baseline × AL), once a baseline tok/s is known."""
+        if self.request is None or not self.request.baseline_tps:
+            return None
+        al, _ = self.accept_length()
+        delivered = (self.final.result.decode_tps if self.final else None) or self.live.avg_tps
+        if not delivered or not al:
+            return None
+        return delivered / (self.request.baseline_tps * al)
+
+
+def baseline_from_bench(paths: list[Path]) -> float | None:
+    """Baseline (no speculation) decode tok/s from the newest bench JSON that has one."""
+    import json
+
+    for path in sorted((p for p in paths if p.is_file()), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        value = _find_baseline(data)
+        if value:
+            return value
+    return None
+
+
+def _find_baseline(data: object) -> float | None:
+    if isinstance(data, dict):
+        for key in ("baseline_tps", "baseline_tok_s", "baseline"):
+            value = data.get(key)
+            if isinstance(value, (int, float)) and value > 0:
+                return float(value)
+            if isinstance(value, dict):
+                found = _find_baseline(value)
+                if found:
+                    return found
+    return None

@@ -1,0 +1,51 @@
+"""One line at the bottom: which backend answers, with what model and drafter, and whether it is verified."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+from coder.backends.server import ServerInfo
+
+
+def describe(info: ServerInfo | None, state: str = "") -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if info is None:
+        text.append(" no backend ", style="reverse")
+        text.append(f"  {state or 'type /backend or press ctrl+b to start or attach one'}")
+        return text
+    text.append(f" {info.engine} ", style="reverse")
+    text.append(f"  model {_short(info.model)}")
+    if info.spec_type and info.spec_type != "none":
+        drafter = _short(info.drafter) if info.drafter else info.spec_type
+        text.append(f" · drafter {drafter} · k {info.k if info.k is not None else '?'}")
+        if info.draft_cap:
+            text.append(" (per-request cap)")
+    else:
+        text.append(" · no speculation")
+    text.append(" · verified ")
+    if info.verified:
+        text.append("yes", style="bold green")
+    elif info.verified is None:
+        text.append("not checked", style="yellow")
+    else:
+        text.append("NO", style="bold red")
+    text.append(" · managed" if info.managed else " · attached")
+    if state:
+        text.append(f" · {state}")
+    return text
+
+
+def _short(path: str | None) -> str:
+    return Path(path).name if path else "?"
+
+
+class BackendBar(Static):
+    DEFAULT_CSS = """
+    BackendBar { height: 1; background: $panel; color: $foreground; }
+    """
+
+    def show(self, info: ServerInfo | None, state: str = "") -> None:
+        self.update(describe(info, state))

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""TUI streaming benchmark: CPU per streamed token, display lag, and startup to first paint.
+
+Feeds the real app (headless, ``App.run_test``) a recorded reply re-paced to 200, 1,000 and
+5,000 tokens/s through the RecordedChat test double, exactly as a server stream would arrive
+(worker thread -> coalesced batches -> transcript append). Measures:
+
+* CPU ms per token: ``time.process_time()`` (all threads of the process) over the streaming,
+  divided by the tokens streamed;
+* display lag: for every batch, the time from the arrival of its oldest token in the worker
+  to the end of the screen refresh that shows it (p50 / p95 / max);
+* startup: a fresh interpreter importing coder's TUI and reaching the first paint of the
+  main screen (imports included, interpreter start excluded), median of a few runs.
+
+Targets (issue 4): <= 0.2 ms CPU/token, <= 50 ms lag at 1,000 tok/s, startup <= 0.8 s.
+
+    .venv/bin/python scripts/bench_tui.py --out bench-results/tui.json
+    .venv/bin/python scripts/bench_tui.py --rates 1000 --seconds 2 --startup-runs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_RECORDING = ROOT / "tests" / "data" / "ui" / "chat_reply.json"
+TARGETS = {"cpu_ms_per_token": 0.2, "lag_ms_p95_at_1000": 50.0, "startup_s": 0.8}
+
+_STARTUP_SNIPPET = r"""
+import time
+t0 = time.perf_counter()
+import asyncio, sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from coder import config, sessions
+from coder.ui.app import CoderApp
+
+async def main() -> None:
+    root = Path({repo!r})
+    app = CoderApp(root, config.load(root), sessions.new_session(root), offer_start=False, persist_theme=False)
+    painted = asyncio.Event()
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not hasattr(app, "main") or not app.main.is_mounted:
+            await asyncio.sleep(0.001)
+        app.main.call_after_refresh(painted.set)
+        await painted.wait()
+        print(time.perf_counter() - t0)
+
+asyncio.run(main())
+"""
+
+
+class Probe:
+    """LagProbe: records when each batch was appended and when the refresh showing it finished."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self.batches = 0
+        self.tokens = 0
+        self.done = asyncio.Event()
+
+    def appended(self, batch: Any) -> None:
+        self.batches += 1
+        self.tokens += batch.deltas
+
+    def visible(self, batch: Any) -> None:
+        self.lags.append(time.monotonic() - batch.first_arrival)
+
+    def finished(self) -> None:
+        self.done.set()
+
+
+def make_repo() -> Path:
+    import git
+
+    root = Path(tempfile.mkdtemp(prefix="coder-bench-tui-")) / "repo"
+    root.mkdir()
+    repo = git.Repo.init(root)
+    with repo.config_writer() as cfg:
+        cfg.set_value("user", "name", "bench")
+        cfg.set_value("user", "email", "bench@example.com")
+    (root / "main.py").write_text("print('hi')\n")
+    repo.index.add(["main.py"])
+    repo.index.commit("initial")
+    return root
+
+
+async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: float) -> dict[str, Any]:
+    from coder import config, sessions
+    from coder.ui.app import CoderApp
+    from coder.ui.replay import RecordedChat, Recording
+    from coder.ui.widgets.conversation.prompt import PromptInput
+
+    base = Recording.load(recording_path)
+    want = max(int(rate * seconds), len(base.chunks))
+    recording = base.scaled(-(-want // len(base.chunks)))
+    probe = Probe()
+    chat = RecordedChat(recording, rate=rate)
+    app = CoderApp(repo, config.load(repo), sessions.new_session(repo), chat_source=chat,
+                   lag_probe=probe, persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        prompt = app.main.query_one(PromptInput)
+        prompt.value = "stream please"
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await pilot.press("enter")
+        await asyncio.wait_for(probe.done.wait(), timeout=seconds * 5 + 30)
+        cpu1, wall1 = time.process_time(), time.perf_counter()
+        await pilot.pause()
+    tokens = len(recording.chunks)
+    lags = sorted(probe.lags)
+    return {
+        "rate_tok_s": rate,
+        "tokens": tokens,
+        "tokens_seen": probe.tokens,
+        "batches": probe.batches,
+        "wall_s": round(wall1 - wall0, 3),
+        "delivered_tok_s": round(tokens / (wall1 - wall0), 1),
+        "cpu_s": round(cpu1 - cpu0, 4),
+        "cpu_ms_per_token": round((cpu1 - cpu0) * 1000 / tokens, 4),
+        "lag_ms_p50": round(statistics.median(lags) * 1000, 2) if lags else None,
+        "lag_ms_p95": round(lags[min(len(lags) - 1, int(len(lags) * 0.95))] * 1000, 2) if lags else None,
+        "lag_ms_max": round(lags[-1] * 1000, 2) if lags else None,
+    }
+
+
+def startup(repo: Path, runs: int) -> dict[str, Any]:
+    times: list[float] = []
+    walls: list[float] = []
+    env = dict(os.environ)
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _STARTUP_SNIPPET.format(root=str(ROOT), repo=str(repo))],
+                             capture_output=True, text=True, env=env, timeout=120)
+        walls.append(time.perf_counter() - t0)
+        if out.returncode != 0:
+            raise SystemExit(f"startup run failed:\n{out.stderr[-2000:]}")
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return {"runs": runs, "first_paint_s": round(statistics.median(times), 3),
+            "first_paint_s_all": [round(t, 3) for t in times],
+            "process_wall_s": round(statistics.median(walls), 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rates", default="200,1000,5000", help="tokens/s to replay (comma separated)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="stream length per rate (default 3 s)")
+    parser.add_argument("--recording", type=Path, default=DEFAULT_RECORDING, help="recorded reply JSON")
+    parser.add_argument("--startup-runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("CODER_HOME", tempfile.mkdtemp(prefix="coder-bench-home-"))
+    repo = make_repo()
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    streams = [asyncio.run(stream_once(repo, args.recording, rate, args.seconds)) for rate in rates]
+    boot = startup(repo, args.startup_runs) if args.startup_runs > 0 else None
+
+    print(f"{'tok/s':>7} {'tokens':>7} {'batches':>7} {'CPU ms/tok':>10} {'lag p50':>8} {'lag p95':>8} "
+          f"{'lag max':>8}")
+    for row in streams:
+        print(f"{row['rate_tok_s']:>7.0f} {row['tokens']:>7} {row['batches']:>7} {row['cpu_ms_per_token']:>10.4f} "
+              f"{row['lag_ms_p50']:>7.1f}ms {row['lag_ms_p95']:>7.1f}ms {row['lag_ms_max']:>7.1f}ms")
+    if boot:
+        print(f"startup to first paint: {boot['first_paint_s']:.3f} s (median of {boot['runs']}; "
+              f"whole process {boot['process_wall_s']:.3f} s)")
+    at_1000 = next((r for r in streams if r["rate_tok_s"] == 1000), None)
+    verdict = {
+        "cpu_ms_per_token_max": max(r["cpu_ms_per_token"] for r in streams),
+        "cpu_ok": all(r["cpu_ms_per_token"] <= TARGETS["cpu_ms_per_token"] for r in streams),
+        "lag_ok_at_1000": None if at_1000 is None else at_1000["lag_ms_p95"] <= TARGETS["lag_ms_p95_at_1000"],
+        "startup_ok": None if boot is None else boot["first_paint_s"] <= TARGETS["startup_s"],
+    }
+    print("targets:", json.dumps(verdict))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"targets": TARGETS, "verdict": verdict, "streams": streams,
+                                        "startup": boot, "recording": str(args.recording),
+                                        "cpus": os.cpu_count()}, indent=2))
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

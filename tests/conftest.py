@@ -1,0 +1,106 @@
+"""Shared fixtures: an isolated CODER_HOME, real git repos, and real llama-server instances."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import git
+import pytest
+
+_HOME: Path | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One CODER_HOME per test session, so coder never touches the user's config or servers.
+
+    Built llama-server binaries and models (artifacts) stay shared: they are expensive.
+    """
+    global _HOME
+    import tempfile
+
+    _HOME = Path(tempfile.mkdtemp(prefix="coder-test-home-"))
+    os.environ["CODER_HOME"] = str(_HOME)
+
+
+@pytest.fixture(scope="session")
+def coder_home() -> Path:
+    assert _HOME is not None
+    return _HOME
+
+
+@pytest.fixture(scope="session")
+def llama_server_binary() -> Path:
+    """coder's own llama-server build (built on first use, then reused from the artifacts dir)."""
+    from coder.backends.llamacpp_install import install
+
+    return Path(install(cuda=False).binary)
+
+
+@pytest.fixture(scope="session")
+def demo_model() -> Path:
+    from coder.models.demo import fetch_demo
+
+    return fetch_demo()
+
+
+_names = itertools.count()
+
+
+def _start(binary: Path, **overrides: object):  # type: ignore[no-untyped-def]
+    from coder.backends import manager
+    from coder.config import builtin_profiles
+
+    name = str(overrides.pop("name", f"test-{os.getpid()}-{next(_names)}"))
+    profile = builtin_profiles()["demo"].with_overrides(name=name, binary=str(binary), ctx=4096, threads=2)
+    profile = profile.with_overrides(**overrides)
+    return manager.start(profile)
+
+
+@pytest.fixture(scope="session")
+def demo_server(llama_server_binary: Path, demo_model: Path) -> Iterator[object]:
+    """A running, verified demo server: SmolLM2-135M, n-gram speculation (ngram-mod), k=8."""
+    from coder.backends import manager
+
+    info = _start(llama_server_binary, name="demo")
+    try:
+        yield info
+    finally:
+        manager.stop("demo")
+
+
+@pytest.fixture
+def server_factory(llama_server_binary: Path, demo_model: Path) -> Iterator[Callable[..., object]]:
+    """Start servers from the demo profile with overrides (e.g. spec_type, k, drafter, extra_args).
+
+    ``drafter="demo"`` uses the demo model as its own drafter. Every server is stopped afterwards.
+    """
+    from coder.backends import manager
+
+    started: list[str] = []
+
+    def factory(**overrides: object) -> object:
+        info = _start(llama_server_binary, **overrides)
+        started.append(str(info.profile))
+        return info
+
+    yield factory
+    for name in started:
+        manager.stop(name)
+
+
+@pytest.fixture
+def tmp_repo(tmp_path: Path) -> Path:
+    """A real git repository with one committed file (``hello.py``)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = git.Repo.init(root)
+    with repo.config_writer() as cfg:
+        cfg.set_value("user", "name", "Test User")
+        cfg.set_value("user", "email", "test@example.com")
+    (root / "hello.py").write_text('def greet(name):\n    return f"hello {name}"\n')
+    repo.index.add(["hello.py"])
+    repo.index.commit("initial")
+    return root

@@ -1,0 +1,90 @@
+"""``coder edit`` / ``coder undo`` bad input: one clear line, non-zero exit, file untouched."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from coder.cli import edit as edit_cli
+from coder.errors import CoderError
+
+SOURCE = "def greet(name):\n    return name\n"
+
+
+def _run(argv: list[str]) -> int:
+    """Parse with only this module's parsers (as coder.cli.main does) and run the handler."""
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    for args in (["init", "-q"], ["config", "user.email", "t@example.invalid"], ["config", "user.name", "t"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    (root / "hello.py").write_text(SOURCE)
+    subprocess.run(["git", "add", "."], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["edit", "nope.py", "-m", "x"], "no such file"),
+    (["edit", ".", "-m", "x"], "is a directory"),
+    (["edit", "hello.py", "-m", "x", "--symbol", "missing"], "no symbol named 'missing'"),
+    (["edit", "hello.py", "-m", "x", "--lines", "1-99"], "out of bounds"),
+    (["edit", "hello.py", "-m", "x", "--lines", "z"], "A-B"),
+    (["edit", "/etc/hostname", "-m", "x"], "outside the repository"),
+    (["edit", "hello.py", "-m", "x", "--profile", "edit-cli-test-none"],
+     "no backend is running; start one with `coder backend start`"),
+])
+def test_bad_input_is_one_clear_error(repo: Path, argv: list[str], message: str) -> None:
+    with pytest.raises(CoderError, match=message) as err:
+        _run(argv)
+    assert "\n" not in str(err.value)
+    assert (repo / "hello.py").read_text() == SOURCE
+
+
+def test_backend_down_with_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    code = _run(["edit", "hello.py", "-m", "x", "--attach", url, "--json"])
+    assert code == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is False and out["applied"] is False and out["error"]
+    assert (repo / "hello.py").read_text() == SOURCE
+
+
+def test_undo_without_coder_commit(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["undo", "--json"]) == 1
+    assert "not a coder edit" in json.loads(capsys.readouterr().out)["error"]
+    with pytest.raises(CoderError, match="not a coder edit"):
+        _run(["undo"])
+
+
+def test_undo_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CoderError, match="needs a git repository"):
+        _run(["undo"])
+
+
+def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        _run(["edit", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert "examples:" in text and "--symbol Cache.get" in text and "--dry-run" in text

@@ -1,0 +1,214 @@
+"""Regions (ast symbols, line ranges), auto mode, token budget, and the headless import rule."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coder.edit.engine import EditEngine, FixedK, LaunchK
+from coder.edit.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
+from coder.edit.tokens import TokenCounter, estimate, plan_budget
+from coder.errors import CoderError
+from coder.samples import LARGE, SMALL, sample_names, sample_path
+
+SOURCE = '''\
+import functools
+
+
+@functools.cache
+def load(path):
+    return open(path).read()
+
+
+class Store:
+    """Keeps things."""
+
+    def load(self, key):
+        return key
+
+    async def save(self, key):
+        return key
+
+    class Inner:
+        def load(self):
+            return 1
+
+
+def save():
+    pass
+'''
+
+
+def test_python_symbols_include_decorators_and_methods() -> None:
+    symbols = dict(python_symbols(SOURCE))
+    assert symbols["load"].start == 4 and symbols["load"].end == 6  # decorator line included
+    assert symbols["Store.load"].start == 12 and symbols["Store.load"].end == 13
+    assert symbols["Store.Inner.load"].kind == "function"
+    assert symbols["Store"].kind == "class" and symbols["Store"].end == 20
+
+
+def test_find_symbol_qualified_bare_and_errors() -> None:
+    assert find_symbol("m.py", SOURCE, "Store.save").label == "function Store.save"
+    assert find_symbol("m.py", SOURCE, "Inner").kind == "class"
+    assert find_symbol("m.py", SOURCE, "save").start == 23  # an exact qualified name wins
+    assert find_symbol("m.py", SOURCE, "Inner.load").start == 19  # partly qualified
+    no_top_load = SOURCE.replace("def load(path)", "def read(path)")
+    with pytest.raises(CoderError, match="ambiguous.*Store.load.*Store.Inner.load"):
+        find_symbol("m.py", no_top_load, "load")  # two methods, no top-level function
+    with pytest.raises(CoderError, match="no symbol named 'nope'"):
+        find_symbol("m.py", SOURCE, "nope")
+    with pytest.raises(CoderError, match="does not parse"):
+        find_symbol("m.py", "def broken(:\n", "broken")
+
+
+def test_line_range_bounds() -> None:
+    region = line_range(SOURCE, "9-10")
+    assert split(SOURCE, region).target == 'class Store:\n    """Keeps things."""\n'
+    for bad, msg in [("0-3", "1 <= A"), ("5-3", "1 <= A"), ("1-999", "out of bounds"), ("a-b", "A-B")]:
+        with pytest.raises(CoderError, match=msg):
+            line_range(SOURCE, bad)
+
+
+def test_split_round_trips() -> None:
+    for _, region in python_symbols(SOURCE):
+        parts = split(SOURCE, region)
+        assert parts.before + parts.target + parts.after == SOURCE
+
+
+def test_other_languages_use_tree_sitter_or_say_unsupported() -> None:
+    with pytest.raises(CoderError, match="not supported for .txt files"):
+        find_symbol("notes.txt", "hello\n", "x")
+    try:
+        import tree_sitter  # noqa: F401
+        import tree_sitter_javascript  # noqa: F401
+    except ImportError:
+        with pytest.raises(CoderError, match="pip install tree-sitter tree-sitter-javascript"):
+            find_symbol("a.js", "function f() {}\n", "f")
+    else:
+        js = "class A {\n  run() {\n    return 1;\n  }\n}\n\nfunction f() {\n  return 2;\n}\n"
+        assert find_symbol("a.js", js, "A.run").start == 2
+        assert find_symbol("a.js", js, "f").end == 9
+
+
+def test_mentioned_symbol_needs_code_looking_words() -> None:
+    text = sample_path(SMALL).read_text()
+    assert mentioned_symbol("c.py", text, "make `TTLCache.get` log misses") is not None
+    assert mentioned_symbol("c.py", text, "rename get_or_compute() to compute") is not None
+    # Plain English "get" or "put" must not pick a method.
+    assert mentioned_symbol("c.py", text, "put a docstring on every method and get rid of pop") is None
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for name in (LARGE, SMALL):
+        (root / name).write_text(sample_path(name).read_text())
+    return root
+
+
+def test_auto_picks_region_when_named_and_full_otherwise(sample_repo: Path) -> None:
+    engine = EditEngine(None, sample_repo, ctx=32768)
+    req = engine.prepare(sample_repo / LARGE, "speed up `IntervalSet.__and__`", mode="auto")
+    assert req.mode == "region" and req.request_class == "region"
+    assert req.region is not None and req.region.label == "function IntervalSet.__and__"
+    assert "auto: region is faster" in req.mode_reason
+    req = engine.prepare(sample_repo / LARGE, "add a module-level __all__", mode="auto")
+    assert req.mode == "full" and "no region" in req.mode_reason
+    # With live stats saying region decoding is 100x slower, full wins even for a named symbol.
+    slow_region = EditEngine(None, sample_repo, ctx=32768, mode_tps={"region": 0.1, "full": 100.0})
+    req = slow_region.prepare(sample_repo / LARGE, "speed up `IntervalSet.__and__`", mode="auto")
+    assert req.mode == "full" and "auto: full is faster" in req.mode_reason
+
+
+def test_region_prompt_holds_region_and_context_only(sample_repo: Path) -> None:
+    engine = EditEngine(None, sample_repo, ctx=32768)
+    req = engine.prepare(sample_repo / LARGE, "x", mode="region", symbol="allocate")
+    user = req.messages[-1]["content"]
+    target = split(req.snapshot.text, req.region).target  # type: ignore[arg-type]
+    assert user.count(target) == 1
+    assert "class IntervalSet" not in user  # far away code is not sent
+    assert req.prompt.target == target
+
+
+def test_mode_argument_errors(sample_repo: Path) -> None:
+    engine = EditEngine(None, sample_repo, ctx=32768)
+    path = sample_repo / SMALL
+    with pytest.raises(CoderError, match="region mode needs"):
+        engine.prepare(path, "x", mode="region")
+    with pytest.raises(CoderError, match="use --mode region"):
+        engine.prepare(path, "x", mode="full", symbol="TTLCache")
+    with pytest.raises(CoderError, match="instruction is empty"):
+        engine.prepare(path, "  ", mode="full")
+    with pytest.raises(CoderError, match="unknown mode"):
+        engine.prepare(path, "x", mode="diff")
+
+
+def test_too_large_file_suggests_region_mode(sample_repo: Path) -> None:
+    engine = EditEngine(None, sample_repo, ctx=1024)
+    with pytest.raises(CoderError, match="--mode region"):
+        engine.prepare(sample_repo / LARGE, "x", mode="full")
+    req = engine.prepare(sample_repo / LARGE, "x", mode="region", symbol="parse_ranges")
+    assert req.budget.prompt_tokens + req.budget.reply_tokens <= 1024
+    assert req.budget.max_tokens <= 1024 - req.budget.prompt_tokens
+
+
+def test_budget_math() -> None:
+    budget = plan_budget(1000, 900, 4096, mode="full", rel="f.py")
+    assert budget.fits and budget.max_tokens >= budget.reply_tokens
+    assert budget.prompt_tokens + budget.max_tokens <= 4096
+    with pytest.raises(CoderError, match="exceed the server context"):
+        plan_budget(3000, 1500, 4096, mode="full", rel="f.py")
+
+
+class _ExactTokenizer:
+    """Test double for the server's /tokenize: counts whitespace-separated words."""
+
+    def tokenize(self, text: str) -> int:
+        return len(text.split())
+
+
+def test_token_counter_calibrates_against_the_server() -> None:
+    sample = sample_path(LARGE).read_text()
+    counter = TokenCounter(_ExactTokenizer())
+    assert counter.count(sample) == len(sample.split())
+    ratio = counter.calibrate(sample)
+    assert ratio == pytest.approx(len(sample.split()) / estimate(sample))
+    counter.server = None  # server gone: the calibrated estimate takes over
+    assert counter.count(sample) == round(estimate(sample) * ratio)
+    assert "calibrated" in counter.source
+    assert TokenCounter().count("hello world") == estimate("hello world") > 0
+
+
+def test_k_policies() -> None:
+    assert LaunchK().choose("full").k is None
+    choice = FixedK(3).choose("region")
+    assert choice.k == 3 and choice.via == "user"
+
+
+def test_samples_are_real_and_sized() -> None:
+    names = sample_names()
+    assert LARGE in names and SMALL in names
+    large = sample_path(LARGE).read_text()
+    assert 200 <= len(large.splitlines()) <= 400
+    compile(large, LARGE, "exec")
+    with pytest.raises(FileNotFoundError):
+        sample_path("../README.md")
+
+
+def test_headless_modules_never_import_textual() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['textual'] = None\n"  # any import of textual now raises ImportError
+        "import coder.edit, coder.edit.engine, coder.edit.apply, coder.edit.gitops, coder.edit.tokens\n"
+        "import coder.edit.validate, coder.edit.regions, coder.edit.prompt, coder.cli.edit, coder.samples\n"
+        "import coder.config, coder.telemetry.stream, coder.telemetry.metrics, coder.backends.server\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -1,0 +1,109 @@
+"""On the real patched llama-server: the cap is honoured, the restart fallback switches k,
+the controller learns a synthetic acceptance profile."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from coder.backends.server import ServerInfo
+from coder.config import Profile, builtin_profiles
+from coder.kpolicy.controller import KController
+from coder.kpolicy.policy import KPolicy
+from coder.telemetry.metrics import SpecDelta
+from coder.telemetry.stream import StreamResult
+
+pytestmark = pytest.mark.server
+
+SOURCE = (Path(__file__).resolve().parent.parent / "coder" / "kpolicy" / "controller.py").read_text()[:1500]
+COPY = [{"role": "user", "content": f"Repeat this text exactly:\n\n{SOURCE}"}]
+
+
+def _run(info: ServerInfo, k_cap: int | None, max_tokens: int = 96) -> tuple[StreamResult, SpecDelta]:
+    with info.api(timeout=60) as api:
+        before = api.metrics()
+        result = None
+        for item in info.chat().stream(COPY, max_tokens=max_tokens, k_cap=k_cap, cache_prompt=True):
+            if isinstance(item, StreamResult):
+                result = item
+        after = api.metrics()
+    assert result is not None and result.tokens > 0
+    return result, after - before
+
+
+def _profile(binary: Path, **overrides: object) -> Profile:
+    """The profile conftest's server_factory builds for the same overrides."""
+    base = builtin_profiles()["demo"].with_overrides(binary=str(binary), ctx=4096, threads=2)
+    return base.with_overrides(**overrides)
+
+
+def test_cap_honoured_and_absent_field_unchanged(server_factory: Callable[..., ServerInfo]) -> None:
+    info = server_factory(spec_type="draft-simple", drafter="demo", k=8)
+    assert info.draft_cap, "coder's build must report the per-request cap"
+    _run(info, None, 8)  # prompt into the cache, so every request below decodes from the same state
+    capped_res, capped = _run(info, 2)
+    assert capped.drafts > 0
+    assert capped.draft_tokens <= 2 * capped.drafts  # at most 2 drafted per step
+    assert all(v == 0 for v in capped.accepted_per_pos[2:])  # positions ≥ 2 untouched
+    assert any(v > 0 for v in capped.accepted_per_pos[:2])
+    assert (capped_res.draft_n or 0) <= 2 * capped.drafts
+
+    plain_res, plain = _run(info, None)
+    full_res, full = _run(info, 8)  # a cap equal to the launch k must change nothing
+    again_res, again = _run(info, None)
+    assert plain.mean_draft_len is not None and plain.mean_draft_len > 2
+    assert any(v > 0 for v in plain.accepted_per_pos[2:])
+    for other in (full, again):
+        assert (other.drafts, other.draft_tokens, other.accepted) == (plain.drafts, plain.draft_tokens,
+                                                                     plain.accepted)
+        assert other.accepted_per_pos == plain.accepted_per_pos
+    assert plain_res.text == full_res.text == again_res.text == capped_res.text  # greedy: same output
+
+
+def test_restart_fallback_switches_launch_k(server_factory: Callable[..., ServerInfo],
+                                            llama_server_binary: Path) -> None:
+    info = server_factory(spec_type="draft-simple", drafter="demo", k=8)
+    profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8)
+    info.draft_cap = False  # force the stock-binary path: k changes only by relaunching
+    messages: list[str] = []
+    policy = KPolicy(profile, info, adaptive=False, notify=messages.append, persist=False)
+    assert policy.fallback is not None
+    policy.override(3, "region")
+    choice = policy.choose("region")
+    assert (choice.via, choice.k, choice.restarted) == ("restart", 3, True)
+    assert policy.server.k == 3 and policy.server.pid != info.pid
+    assert policy.fallback.cost_s > 0 and any("restarted" in m for m in messages)
+    _, delta = _run(policy.server, None)  # no cap sent: the launch k is what limits drafts now
+    assert delta.drafts > 0
+    assert delta.draft_tokens <= 3 * delta.drafts
+    assert (delta.mean_draft_len or 0) > 2.5
+    assert all(v == 0 for v in delta.accepted_per_pos[3:])
+    assert any(v > 0 for v in delta.accepted_per_pos[:3])
+
+
+# unconditional survival: positions 1–2 almost always accepted, then a cliff
+SYNTH = [0.95, 0.9, 0.09, 0.009]
+
+
+def test_controller_learns_synthetic_acceptance(server_factory: Callable[..., ServerInfo]) -> None:
+    info = server_factory(spec_type="draft-simple", drafter="demo", k=4,
+                          extra_args=["--spec-synth-rates", ",".join(map(str, SYNTH))])
+    ctrl = KController(4, probe_every=4)
+    _run(info, None, 8)
+    for _ in range(14):
+        decision = ctrl.choose("full")
+        res, delta = _run(info, decision.k, 64)
+        ctrl.observe("full", decision.k, res.timings, delta,
+                     alone=abs(delta.draft_tokens - (res.draft_n or 0)) < 0.5)
+    cond = [SYNTH[0]] + [SYNTH[i] / SYNTH[i - 1] for i in range(1, len(SYNTH))]
+    learned = ctrl.rates("full")
+    assert learned[:2] == pytest.approx(cond[:2], abs=0.1)
+    assert learned[2] < 0.35  # the cliff after position 2 is seen
+    # the pick is the best k for the true synthetic τ under the controller's own measured step times
+    true_tau = {k: 1 + sum(SYNTH[:k]) for k in range(1, 5)}
+    best = max(true_tau, key=lambda k: true_tau[k] / ctrl.cost.T(k))
+    final = ctrl.choose("full")
+    assert not final.explore
+    assert final.k == best and final.k <= 2, final.reason

@@ -1,0 +1,175 @@
+"""Headless pieces of the TUI: coalescing and live stats, sessions, theme files, fuzzy files, commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coder import sessions
+from coder.errors import CoderError
+from coder.telemetry.stream import Delta, StreamResult
+from coder.ui import commands, context, themes
+from coder.ui.replay import RecordedChat, Recording, synthesize
+from coder.ui.streaming import Batch, Coalescer, LiveFeed, SpecTracker, pump, running_accept_length
+
+DATA = Path(__file__).parent / "data" / "ui"
+
+
+class FakeClock:
+    """A manual clock so coalescing is tested without real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_feed_coalesces_a_flood_into_frames() -> None:
+    clock = FakeClock()
+    batches: list[Batch] = []
+    feed = LiveFeed(batches.append, interval=0.04, clock=clock)
+    for i in range(1000):  # 5,000 tok/s for 0.2 s
+        clock.now = i * 0.0002
+        feed.push(Delta(f"t{i} ", clock.now, None, None, i + 1))
+    feed.flush()
+    assert "".join(b.text for b in batches) == "".join(f"t{i} " for i in range(1000))
+    assert sum(b.deltas for b in batches) == 1000
+    # one batch per 40 ms frame (plus the first token at once and the final flush)
+    assert 5 <= len(batches) <= 7
+    assert [b.seq for b in batches] == list(range(len(batches)))
+
+
+def test_feed_slow_stream_posts_every_token() -> None:
+    clock = FakeClock()
+    batches: list[Batch] = []
+    feed = LiveFeed(batches.append, interval=0.04, clock=clock)
+    for i in range(5):  # 10 tok/s: every token is its own frame
+        clock.now = i * 0.1
+        feed.push(Delta("x", clock.now))
+    assert len(batches) == 5
+
+
+def test_tracker_rates_and_acceptance() -> None:
+    tracker = SpecTracker(window=0.5)
+    # 100 tokens at 200 tok/s after a 0.3 s TTFT; every step accepts 2 drafts of 4
+    for i in range(100):
+        tracker.update(Delta("x", 0.3 + i * 0.005, draft_n=(i // 3 + 1) * 4,
+                             draft_n_accepted=i - i // 3, predicted_n=i + 1))
+    snap = tracker.snapshot()
+    assert snap.ttft == pytest.approx(0.3)
+    assert snap.avg_tps == pytest.approx(200, rel=0.01)
+    assert snap.inst_tps == pytest.approx(200, rel=0.01)
+    assert snap.accept_length == pytest.approx(100 / (100 - 66), rel=0.01)
+    assert running_accept_length(10, 0) == 1.0
+    assert running_accept_length(None, 3) is None
+
+
+def test_pump_returns_result_and_stops_on_cancel() -> None:
+    rec = Recording.load(DATA / "chat_reply.json")
+    batches: list[Batch] = []
+    result = pump(RecordedChat(rec).stream([]), LiveFeed(batches.append))
+    assert isinstance(result, StreamResult)
+    assert "".join(b.text for b in batches) == rec.result.text
+    stopped: list[Batch] = []
+    calls = iter(range(10**6))
+    assert pump(RecordedChat(rec).stream([]), LiveFeed(stopped.append),
+                cancelled=lambda: next(calls) >= 3) is None
+    assert sum(b.deltas for b in stopped) == 4
+
+
+def test_coalescer_take_empty() -> None:
+    buffer = Coalescer()
+    assert buffer.take(SpecTracker().snapshot(), 0.0) is None
+
+
+def test_recording_round_trip_and_scaling(tmp_path: Path) -> None:
+    rec = synthesize("abcdefgh" * 10, tps=100)
+    path = tmp_path / "r.json"
+    path.write_text(rec.to_json())
+    again = Recording.load(path)
+    assert again.result.text == rec.result.text and len(again.chunks) == len(rec.chunks)
+    double = again.scaled(2)
+    assert len(double.chunks) == 2 * len(rec.chunks)
+    counts = [c.predicted_n or 0 for c in double.chunks]
+    assert counts == sorted(counts) and counts[-1] == 2 * len(rec.chunks)
+
+
+def test_sessions_save_resume_and_per_repo(tmp_path: Path) -> None:
+    repo_a, repo_b = tmp_path / "a", tmp_path / "b"
+    repo_a.mkdir()
+    repo_b.mkdir()
+    assert sessions.load_last(repo_a) is None
+    first = sessions.new_session(repo_a)
+    first.add_turn("user", "hello")
+    first.add_file("x.py")
+    sessions.save(first)
+    second = sessions.new_session(repo_a)
+    second.id = first.id + "-later"
+    second.add_turn("user", "again")
+    sessions.save(second)
+    last = sessions.load_last(repo_a)
+    assert last is not None and last.id == second.id and last.turns[0].content == "again"
+    assert sessions.load_last(repo_b) is None
+    # a corrupt newest file is skipped, not fatal
+    sessions.sessions_dir(repo_a).joinpath("zzzz.json").write_text("{not json")
+    assert sessions.load_last(repo_a) is not None
+    with pytest.raises(CoderError):
+        sessions.load(sessions.sessions_dir(repo_a) / "zzzz.json")
+    assert first.chat_messages() == [{"role": "user", "content": "hello"}]
+
+
+def test_builtin_themes_load() -> None:
+    result = themes.load_builtin()
+    assert result.errors == []
+    names = {t.name for t in result.themes}
+    assert {"coder-dark", "coder-light"} <= names
+    for theme in result.themes:
+        assert set(themes.VARIABLE_DEFAULTS) <= set(theme.variables)
+
+
+def test_bad_user_theme_is_reported_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "good.toml").write_text('name = "mine"\nprimary = "#ff0000"\n[variables]\ndiff-added = "#003300"\n')
+    (tmp_path / "broken.toml").write_text("name = \n")
+    (tmp_path / "badcolor.toml").write_text('name = "x"\nprimary = "reddish"\n')
+    (tmp_path / "unknown.toml").write_text('name = "y"\nprimary = "#fff"\nsparkle = true\n')
+    result = themes.load_all(tmp_path)
+    assert "mine" in {t.name for t in result.themes}
+    assert len(result.errors) == 3
+    assert any("broken.toml: not valid TOML" in e for e in result.errors)
+    assert any("'reddish' is not a colour" in e for e in result.errors)
+    assert any("unknown key(s) sparkle" in e for e in result.errors)
+
+
+def test_fuzzy_ranking_prefers_file_names() -> None:
+    files = ["coder/ui/widgets/conversation/transcript.py", "tests/test_transcript_x.py", "coder/ui/app.py",
+             "docs/trans.md"]
+    assert context.fuzzy_rank("transcript", files)[0] == "coder/ui/widgets/conversation/transcript.py"
+    assert context.fuzzy_rank("uiapp", files)[0] == "coder/ui/app.py"
+    assert context.fuzzy_rank("zzz", files) == []
+    assert context.mentions("fix @a.py and @b/c.py, please") == ["a.py", "b/c.py"]
+    assert context.mentions("mail me at x@y.com") == []
+    assert context.resolve_mention("app.py", files) == "coder/ui/app.py"
+    assert context.resolve_mention("missing.py", files) == "missing.py"
+
+
+def test_command_parsing() -> None:
+    assert commands.parse("/mode full") == commands.Parsed("mode", ["full"])
+    with pytest.raises(commands.CommandError, match="Unknown command /nope"):
+        commands.parse("/nope")
+    with pytest.raises(commands.CommandError, match="Usage: /k"):
+        commands.parse("/k many")
+    with pytest.raises(commands.CommandError):
+        commands.parse("/")
+    assert "/theme [NAME]" in commands.help_text()
+
+
+def test_headless_core_imports_without_textual() -> None:
+    """coder.sessions and the stream/metrics core must not pull Textual in (only coder.ui may)."""
+    code = ("import sys, coder.sessions, coder.telemetry.stream, coder.config, coder.cli.main\n"
+            "print(','.join(m for m in ('textual', 'coder.ui') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
