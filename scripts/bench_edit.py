@@ -85,7 +85,9 @@ def _server(args: argparse.Namespace) -> tuple[ServerInfo, bool]:
 
 def _scratch_repo(source: Path) -> Path:
     """A temporary git repository holding a copy of ``source`` (the bench never edits real files)."""
-    root = Path(tempfile.mkdtemp(prefix="coder-bench-edit-"))
+    # A fixed directory name keeps the repository context (and so the cached prefix) stable.
+    root = Path(tempfile.mkdtemp(prefix="coder-bench-edit-")) / "bench-repo"
+    root.mkdir()
     shutil.copyfile(source, root / source.name)
     for cmd in (["init", "-q"], ["add", "."],
                 ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-qm", "bench"]):
@@ -184,6 +186,7 @@ def main() -> int:
             rows.append(_row(mode, request, proposal, target_tokens, capped_at))
             if args.record:
                 args.record.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, args.record / f"{source.name}.txt")  # frozen original for replay
                 stem = f"{source.stem}_{mode}"
                 (args.record / f"{stem}.reply.txt").write_text(proposal.reply, encoding="utf-8")
                 verdict = {"file": source.name, "mode": mode, "symbol": symbol, "instruction": args.instruction,
@@ -192,7 +195,7 @@ def main() -> int:
                            "max_tokens": request.budget.max_tokens}
                 (args.record / f"{stem}.json").write_text(json.dumps(verdict, indent=2) + "\n")
     finally:
-        shutil.rmtree(repo, ignore_errors=True)
+        shutil.rmtree(repo.parent, ignore_errors=True)
         if started:
             from coder.backends import manager
 

@@ -231,3 +231,14 @@ def test_unknown_profile_key_is_one_line(tmp_path: Path) -> None:
     (home / "config" / "config.toml").write_text('[profiles.x]\nmodle = "typo"\n')
     out = _coder("backend", "start", "x", "--dry-run", env={"CODER_HOME": str(home)})
     assert "unknown key(s): modle" in _one_line_error(out)
+
+
+def test_dflash_k_is_capped_by_the_drafter_block(tmp_path: Path) -> None:
+    from test_gguf_info import write_gguf
+
+    drafter = write_gguf(tmp_path / "d2.gguf", "dflash",
+                         {"dflash.block_size": 8, "dflash.selector_top_k": 16, "dflash.target_layers": [1, 2]},
+                         ["selector_hidden.weight"])
+    profile = Profile(name="x", model="/t.gguf", drafter=str(drafter), spec_type="draft-dflash", k=15)
+    argv = LlamaCppAdapter().build_argv(profile, 1, "key", dry_run=True)
+    assert argv[argv.index("--spec-draft-n-max") + 1] == "7"

@@ -106,6 +106,10 @@ def test_json_roundtrip_compare_render_and_plots(tmp_path: Path) -> None:
     rows = compare.compare(loaded, faster)
     k4 = next(r for r in rows if r["row"] == "single k=4" and r["metric"] == "decode tok/s")
     assert k4["ratio"] == pytest.approx(2.0)
+    assert compare.prompt_mismatch(loaded, faster) is None
+    other = json.loads(json.dumps(loaded))
+    other["settings"]["max_tokens"] = 64
+    assert compare.prompt_mismatch(loaded, other) == "A and B differ in method: max_tokens 512 vs 64"
     console = Console(record=True, width=160)
     compare.render_compare(rows, "a.json", "b.json", console)
     report.render(loaded, console)
@@ -129,3 +133,30 @@ def test_load_json_rejects_other_files(tmp_path: Path) -> None:
     bad.write_text("{\n nope")
     with pytest.raises(CoderError, match=r"x.json:2: not valid JSON"):
         report.load_json(bad)
+
+
+def test_apply_writes_k_by_class_into_the_user_config(coder_home: Path) -> None:
+    from coder import config
+    from coder.bench.sweep import Target
+    from coder.cli.bench import _apply
+
+    doc = {"results": [report.analyse(_target())]}
+    profile = config.builtin_profiles()["demo"]
+    _apply(doc, [Target("demo", profile=profile)], Console(record=True))
+    assert config.load().profile("demo").k_by_class == {"full": 8, "fresh": 4}
+    no_sweep = {"results": [{"recommendation": {}}]}
+    with pytest.raises(CoderError, match="needs a k sweep"):
+        _apply(no_sweep, [Target("demo", profile=profile)], Console(record=True))
+
+
+def test_spec_json_cuts_positions_past_the_cap() -> None:
+    from coder.bench.runner import spec_json
+    from coder.telemetry.metrics import SpecDelta
+
+    # 10 steps capped at k=2 on a server launched with 4 positions; 15 accepted drafts
+    delta = SpecDelta(drafts=10, draft_tokens=18, accepted=15, accepted_per_pos=(10.0, 5.0, 0.0, 0.0))
+    spec = spec_json(delta, k=2)
+    assert spec["acceptance_length"] == 2.5
+    assert spec["survival"] == [1.0, 0.5] and spec["conditional"] == [1.0, 0.5]
+    assert spec["accepted_per_pos"] == [10.0, 5.0, 0.0, 0.0]  # raw counters kept whole
+    assert spec["draft_slot_deficit"] == 2.0  # two of the 20 draft slots were never drafted

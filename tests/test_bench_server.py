@@ -149,3 +149,21 @@ def test_forced_restart_sweep_relaunches_per_k_and_stops_what_it_started(
     result = analyse(section)
     assert all(row["speedup"] is not None for row in result["single"] if not row.get("baseline"))
     assert result["lossless"]["items"] and result["lossless"]["exact_share"] is not None
+
+
+def test_concurrency_sweep_flags_slots_and_balances_prompts(demo_server: ServerInfo) -> None:
+    plan = Plan(workloads=_suite(("code", "prose")), settings=Settings(reps=1, max_tokens=16),
+                targets=[], concurrency=[1, 2], prefill=False)
+    section = run_target(plan, Target("demo", server=demo_server), NullProgress())
+    conc = [r for r in section["runs"] if r["kind"] == "concurrency"]
+    assert [r["concurrency"] for r in conc] == [1, 2]
+    for run in conc:
+        summ = run["summary"]
+        assert summ["failed"] == 0 and summ["output_throughput"] > 0
+        assert set(summ["prompt_counts"].values()) == {1}  # each prompt exactly once per point
+        tokens = sum(r["completion_tokens"] for r in run["requests"])
+        span = max(r["end"] for r in run["requests"]) - min(r["start"] for r in run["requests"])
+        assert summ["output_throughput"] == pytest.approx(tokens / span)
+    # the demo server has one slot: c=2 queues in the server, and an attached server is not relaunched
+    assert any("slot" in n for n in conc[1]["notes"])
+    assert any("slot(s)" in n for n in section["notes"])

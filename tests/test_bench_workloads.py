@@ -27,8 +27,13 @@ def test_builtin_suite_mirrors_the_seeds_plus_edit_classes() -> None:
     source = Path(workloads.__file__).resolve().parent.parent.parent / str(full.file)
     assert source.is_file()
     assert source.read_text() in full.messages[1]["content"]
-    assert "Rewrite only this region" in region.messages[1]["content"]
-    assert len(region.messages[1]["content"]) < len(full.messages[1]["content"])
+    large = source.parent / Path(str(region.file)).name
+    body = region.messages[1]["content"]
+    # a region of a real file: a labelled excerpt, not the whole file
+    assert large.is_file() and large != source
+    assert "lines " in body and large.read_text() not in body and len(body) < len(large.read_text())
+    file_lines = set(large.read_text().splitlines())
+    assert sum(1 for line in body.splitlines() if len(line) > 20 and line in file_lines) >= 5
 
 
 def test_prompt_directory(tmp_path: Path) -> None:

@@ -88,3 +88,19 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert done.value.code == 0
     text = capsys.readouterr().out
     assert "examples:" in text and "--symbol Cache.get" in text and "--dry-run" in text
+
+
+def test_undo_after_an_applied_edit(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.edit.engine import EditEngine
+
+    engine = EditEngine(None, repo)
+    request = engine.prepare(repo / "hello.py", "return a greeting", mode="full")
+    new = SOURCE.replace("return name", 'return f"hi {name}"')
+    proposal = engine.evaluate(request, f"```python\n{new}```\n", finish_reason="stop")
+    applied = engine.apply(proposal)
+    assert applied.commit and (repo / "hello.py").read_text() == new
+    assert _run(["undo", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"ok": True, "undone": applied.commit, "subject": "coder: return a greeting",
+                   "paths": ["hello.py"]}
+    assert (repo / "hello.py").read_text() == SOURCE

@@ -12,7 +12,7 @@ from coder.edit.engine import EditEngine, FixedK, LaunchK
 from coder.edit.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
 from coder.edit.tokens import TokenCounter, estimate, plan_budget
 from coder.errors import CoderError
-from coder.samples import LARGE, SMALL, sample_names, sample_path
+from coder.samples import JAVASCRIPT, LARGE, SMALL, sample_names, sample_path
 
 SOURCE = '''\
 import functools
@@ -56,7 +56,7 @@ def test_find_symbol_qualified_bare_and_errors() -> None:
     assert find_symbol("m.py", SOURCE, "save").start == 23  # an exact qualified name wins
     assert find_symbol("m.py", SOURCE, "Inner.load").start == 19  # partly qualified
     no_top_load = SOURCE.replace("def load(path)", "def read(path)")
-    with pytest.raises(CoderError, match="ambiguous.*Store.load.*Store.Inner.load"):
+    with pytest.raises(CoderError, match=r"ambiguous.*Store\.load.*Store\.Inner\.load"):
         find_symbol("m.py", no_top_load, "load")  # two methods, no top-level function
     with pytest.raises(CoderError, match="no symbol named 'nope'"):
         find_symbol("m.py", SOURCE, "nope")
@@ -79,7 +79,7 @@ def test_split_round_trips() -> None:
 
 
 def test_other_languages_use_tree_sitter_or_say_unsupported() -> None:
-    with pytest.raises(CoderError, match="not supported for .txt files"):
+    with pytest.raises(CoderError, match=r"not supported for \.txt files"):
         find_symbol("notes.txt", "hello\n", "x")
     try:
         import tree_sitter  # noqa: F401
@@ -91,6 +91,11 @@ def test_other_languages_use_tree_sitter_or_say_unsupported() -> None:
         js = "class A {\n  run() {\n    return 1;\n  }\n}\n\nfunction f() {\n  return 2;\n}\n"
         assert find_symbol("a.js", js, "A.run").start == 2
         assert find_symbol("a.js", js, "f").end == 9
+        topics = sample_path(JAVASCRIPT).read_text()
+        publish = find_symbol(JAVASCRIPT, topics, "TopicHub.publish")
+        assert split(topics, publish).target.lstrip().startswith("publish(topic, message")
+        with pytest.raises(CoderError, match="ambiguous"):
+            find_symbol(JAVASCRIPT, topics, "constructor")
 
 
 def test_mentioned_symbol_needs_code_looking_words() -> None:
@@ -154,6 +159,10 @@ def test_too_large_file_suggests_region_mode(sample_repo: Path) -> None:
         engine.prepare(sample_repo / LARGE, "x", mode="full")
     req = engine.prepare(sample_repo / LARGE, "x", mode="region", symbol="parse_ranges")
     assert req.budget.prompt_tokens + req.budget.reply_tokens <= 1024
+    # auto never picks a full rewrite that cannot fit, even when live stats favour it
+    fast_full = EditEngine(None, sample_repo, ctx=1024, mode_tps={"full": 1000.0, "region": 1.0})
+    req = fast_full.prepare(sample_repo / LARGE, "tidy `parse_ranges`", mode="auto")
+    assert req.mode == "region" and "cannot fit" in req.mode_reason
     assert req.budget.max_tokens <= 1024 - req.budget.prompt_tokens
 
 
@@ -175,7 +184,9 @@ class _ExactTokenizer:
 def test_token_counter_calibrates_against_the_server() -> None:
     sample = sample_path(LARGE).read_text()
     counter = TokenCounter(_ExactTokenizer())
+    assert counter.count("short text") == 2 and not counter.calibrated  # too short to calibrate on
     assert counter.count(sample) == len(sample.split())
+    assert counter.calibrated  # the first long text calibrates the offline estimate
     ratio = counter.calibrate(sample)
     assert ratio == pytest.approx(len(sample.split()) / estimate(sample))
     counter.server = None  # server gone: the calibrated estimate takes over
@@ -192,10 +203,11 @@ def test_k_policies() -> None:
 
 def test_samples_are_real_and_sized() -> None:
     names = sample_names()
-    assert LARGE in names and SMALL in names
+    assert {LARGE, SMALL, JAVASCRIPT} <= set(names)
     large = sample_path(LARGE).read_text()
     assert 200 <= len(large.splitlines()) <= 400
     compile(large, LARGE, "exec")
+    assert 200 <= len(sample_path(JAVASCRIPT).read_text().splitlines()) <= 400
     with pytest.raises(FileNotFoundError):
         sample_path("../README.md")
 

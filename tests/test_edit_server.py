@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from coder.cli import edit as edit_cli
-from coder.edit.engine import EditEngine, EditProposal, Progress
+from coder.edit.engine import EditEngine, EditProposal, KChoice, Progress
 from coder.errors import CoderError
 
 pytestmark = pytest.mark.server
@@ -58,12 +58,31 @@ def _check_outcome(engine: EditEngine, repo: Path, proposal: EditProposal) -> st
     return "committed and undone"
 
 
+class RecordingPolicy:
+    """Test double for a coder.kpolicy policy: fixed k, records what the engine feeds back."""
+
+    def __init__(self) -> None:
+        self.chosen: list[str] = []
+        self.observed: list[tuple[Any, dict[str, Any], Any]] = []
+
+    def choose(self, request_class: str) -> KChoice:
+        self.chosen.append(request_class)
+        return KChoice(4, "test double", "cap")
+
+    def observe(self, choice: Any, timings: dict[str, Any], delta: Any) -> None:
+        self.observed.append((choice, timings, delta))
+
+
 @pytest.mark.parametrize(("mode", "symbol"), [("full", None), ("region", "add")])
 def test_round_trip(demo_server: Any, repo: Path, mode: str, symbol: str | None) -> None:
-    engine = EditEngine(demo_server, repo)
+    policy = RecordingPolicy()
+    engine = EditEngine(demo_server, repo, policy=policy)
     request = engine.prepare(repo / "hello.py", "add a docstring to add", mode=mode, symbol=symbol)
     assert request.request_class == mode and request.token_source == "server /tokenize"
+    assert policy.chosen == [mode] and request.k.k == 4
     events = list(engine.run(request))
+    assert len(policy.observed) == 1 and policy.observed[0][0] is request.k
+    assert policy.observed[0][1]["predicted_n"] > 0
     proposal = events[-1]
     assert isinstance(proposal, EditProposal)
     assert events[:-1] and all(isinstance(e, Progress) for e in events[:-1])

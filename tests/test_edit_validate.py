@@ -74,7 +74,7 @@ def test_recorded_reply(name: str, repo: Path) -> None:
 def test_every_refusal_code_has_a_recorded_reply() -> None:
     codes = {c["expect"] for c in CASES.values()}
     for code in ("length", "empty", "no_fence", "unclosed_fence", "multiple_blocks", "elision", "syntax",
-                 "not_single_region"):
+                 "not_single_region", "wrong_region", "loop", "context_repeated", "shrunk"):
         assert code in codes
 
 
@@ -150,8 +150,75 @@ def test_prompt_has_one_verbatim_copy_and_instruction_last() -> None:
     assert again.messages[-1]["content"].startswith(head)
 
 
-def test_drift_guard() -> None:
-    guard = DriftGuard(ORIGINAL, window=10, max_novel=0.8)
-    assert not guard.drifted(ORIGINAL)
-    novel = "".join(f"line_{i} = {i}\n" for i in range(30))
-    assert guard.drifted(novel)
+def test_loop_guard_is_on_and_drift_guard_is_opt_in() -> None:
+    loop = "".join("#!\n" for _ in range(60))
+    assert DriftGuard(ORIGINAL).drifted(loop)
+    refusal = DriftGuard(ORIGINAL).check(loop)
+    assert refusal is not None and refusal.code == "loop"
+    assert not DriftGuard(ORIGINAL).drifted(ORIGINAL)
+    novel = "".join(f"line_{i} = {i}\n" for i in range(60))  # new but varied code is fine by default
+    assert not DriftGuard(ORIGINAL).drifted(novel)
+    drift = DriftGuard(ORIGINAL, drift=True, window=10, max_novel=0.8).check(novel)
+    assert drift is not None and drift.code == "drift"
+    assert DriftGuard(ORIGINAL, drift=True).check(ORIGINAL) is None
+
+
+def test_region_rename_is_accepted_only_when_asked(repo: Path) -> None:
+    engine = EditEngine(None, repo, ctx=16384)
+    region = split(ORIGINAL, find_symbol("ttl_cache.py", ORIGINAL, "TTLCache.get")).target
+    renamed = "```python\n" + region.replace("def get(", "def fetch(") + "```\n"
+    asked = engine.prepare(repo / "ttl_cache.py", "rename get to fetch", mode="region", symbol="TTLCache.get")
+    assert engine.evaluate(asked, renamed, finish_reason="stop").ok
+    not_asked = engine.prepare(repo / "ttl_cache.py", "simplify", mode="region", symbol="TTLCache.get")
+    proposal = engine.evaluate(not_asked, renamed, finish_reason="stop")
+    assert proposal.refusal_code == "wrong_region" and "fetch" in (proposal.refusal or "")
+
+
+RECORDED = sorted((DATA / "recorded").glob("*.json")) if (DATA / "recorded").is_dir() else []
+
+
+@pytest.mark.parametrize("verdict_path", RECORDED, ids=[p.stem for p in RECORDED])
+def test_replies_recorded_from_the_demo_model(verdict_path: Path, tmp_path: Path) -> None:
+    """Real SmolLM2 replies (scripts/bench_edit.py --record) get the verdict they got when recorded."""
+    verdict = json.loads(verdict_path.read_text())
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / verdict["file"]).write_text((DATA / "recorded" / f"{verdict['file']}.txt").read_text())
+    engine = EditEngine(None, root, ctx=32768)
+    request = engine.prepare(root / verdict["file"], verdict["instruction"], mode=verdict["mode"],
+                             symbol=verdict["symbol"])
+    reply = (verdict_path.parent / f"{verdict_path.stem}.reply.txt").read_text()
+    proposal = engine.evaluate(request, reply, finish_reason=verdict["finish_reason"])
+    assert proposal.ok == verdict["ok"]
+    assert proposal.refusal_code == verdict["refusal_code"]
+    if not proposal.ok:
+        assert (root / verdict["file"]).read_text() == request.snapshot.text
+
+
+def test_recorded_replies_exist() -> None:
+    assert RECORDED, "tests/data/edit/recorded/ holds replies captured from the demo model"
+
+
+def test_loop_guard_catches_known_lines_but_allows_repetitive_originals() -> None:
+    looping = "".join("(\n    (self - cut) | (cut - self)\n),\n" for _ in range(30))  # recorded SmolLM2 shape
+    assert DriftGuard(ORIGINAL).check(looping) is not None
+    table = "DATA = [\n" + "    0,\n" * 80 + "]\n"  # an original that is itself repetitive
+    assert DriftGuard(table).check(table) is None
+
+
+def test_loop_inside_one_line_is_caught_but_copied_rules_are_not() -> None:
+    runaway = "def f(filename: str" + ", filename: str" * 20
+    refusal = DriftGuard(ORIGINAL).check_tail(runaway)
+    assert refusal is not None and refusal.code == "loop"
+    ruled = "# " + "=" * 78 + "\nx = 1\n"
+    assert DriftGuard(ruled).check_tail("# " + "=" * 78) is None  # the original has this rule
+    assert DriftGuard(ORIGINAL).check_tail(ORIGINAL) is None
+
+
+def test_shrinking_is_fine_when_the_instruction_asks_for_it(repo: Path) -> None:
+    engine = EditEngine(None, repo, ctx=16384)
+    short = '```python\n"""A cache."""\n\n\nclass TTLCache:\n    pass\n```\n'
+    asked = engine.prepare(repo / "ttl_cache.py", "remove everything but a stub class", mode="full")
+    assert engine.evaluate(asked, short, finish_reason="stop").ok
+    not_asked = engine.prepare(repo / "ttl_cache.py", "add type hints", mode="full")
+    assert engine.evaluate(not_asked, short, finish_reason="stop").refusal_code == "shrunk"

@@ -50,7 +50,7 @@ def test_patch_applies_once_and_is_idempotent(server_sources: Path) -> None:
 def test_patch_fails_loudly_when_the_source_moved(server_sources: Path) -> None:
     ctx = server_sources / "tools/server/server-context.cpp"
     ctx.write_text(ctx.read_text().replace("n_remaining() - 1", "n_remaining() - 2"))
-    with pytest.raises(CoderError, match="anchor found 0× in tools/server/server-context.cpp"):
+    with pytest.raises(CoderError, match=r"anchor found 0× in tools/server/server-context\.cpp"):
         draft_cap_patch.apply(server_sources)
 
 

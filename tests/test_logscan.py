@@ -174,3 +174,13 @@ def test_real_llamacpp_wrong_drafter_abort() -> None:
     assert any("not a DFlash GGUF" in r for r in reasons)
     assert any("internal assertion" in r for r in reasons)
     assert logscan.llamacpp_spec_load(text).family is None  # never got as far as the DFlash load lines
+
+
+def test_vllm_per_position_rates_use_drafted_denominators() -> None:
+    """With variable-length drafts the drafted-per-position counter is the right denominator."""
+    text = read("vllm_metrics.txt").replace('position="6"} 300.0', 'position="6"} 150.0')
+    delta = parse_metrics(text) - parse_metrics("")
+    rates = delta.survival_drafted()
+    assert rates[0] == pytest.approx(270 / 300)
+    assert rates[6] == pytest.approx(30 / 150)  # only 150 steps drafted that deep
+    assert delta.survival()[6] == pytest.approx(30 / 300)  # the per-step view differs

@@ -307,9 +307,7 @@ def test_drafter_context_shorter_than_max_model_len(tmp_path: Path) -> None:
     report = run_preflight("vllm", t, d, 131072, 7, env={})
     (ctx,) = [c for c in report.checks if c.name == "drafter context"]
     assert ctx.ok is False and "#57964" in ctx.detail and "32768" in ctx.detail
-    assert [
-        c.ok for c in run_preflight("vllm", t, d, 32768, 7, env={}).checks if c.name == "drafter context"
-    ] == [True]
+    assert [c.ok for c in run_preflight("vllm", t, d, 32768, 7, env={}).checks if c.name == "drafter context"] == [True]
     sglang = run_preflight("sglang", t, d, 131072, 7)
     assert [c.ok for c in sglang.checks if c.name == "drafter context"] == [None]
 
@@ -332,9 +330,7 @@ def test_v1_runner_forced_by_env_or_args(tmp_path: Path, drafter: Path) -> None:
     forced = run_preflight("vllm", t, drafter, None, 7, env={"VLLM_USE_V2_MODEL_RUNNER": "0"})
     (runner,) = [c for c in forced.checks if c.name == "model runner"]
     assert runner.ok is False and "VLLM_USE_V2_MODEL_RUNNER=0" in runner.detail
-    plugin = run_preflight(
-        "vllm", t, drafter, None, 7, env={}, extra_args=["--logits-processors", "my.mod:LP"]
-    )
+    plugin = run_preflight("vllm", t, drafter, None, 7, env={}, extra_args=["--logits-processors", "my.mod:LP"])
     assert plugin.refused
     clean = run_preflight("vllm", t, drafter, None, 7, env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
     assert [c.ok for c in clean.checks if c.name == "model runner"] == [True]
@@ -418,3 +414,13 @@ def test_llamacpp_dflash2_gguf_missing_metadata_refused(tmp_path: Path) -> None:
     report = run_preflight("llama.cpp", d, d, None, 7)
     (check,) = [c for c in report.checks if c.name == "DFlash 2 metadata"]
     assert check.ok is False and "dflash.conv_group_size" in check.detail
+
+
+def test_modelopt_fp8_head_not_inferred_from_config(tmp_path: Path) -> None:
+    """ModelOpt FP8 (like plain fp8) builds no quantized head: only the weights could say otherwise."""
+    t = target(
+        tmp_path / "mofp8",
+        {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": []},
+        [f"{LAYER}.weight_scale", "lm_head.weight"],
+    )
+    assert lm_head_status(inspect_checkpoint(t)).state == "clean"

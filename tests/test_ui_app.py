@@ -7,6 +7,7 @@ git commits, the session files.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import git
@@ -282,14 +283,41 @@ async def test_offers_to_start_when_no_backend(ui_repo: Path, monkeypatch: pytes
         assert not isinstance(app.screen, StartScreen)
 
 
-def test_run_tui_refuses_outside_git(tmp_path: Path) -> None:
-    import argparse
 
-    from coder.errors import CoderError
-    from coder.ui.run import run_tui
+async def test_backend_screen_runs_doctor(ui_repo: Path) -> None:
+    from coder.ui.screens.backend import BackendScreen
 
-    with pytest.raises(CoderError, match="not inside a git repository"):
-        run_tui(argparse.Namespace(path=str(tmp_path), resume=False, profile=None, attach=None, api_key=None))
-    with pytest.raises(CoderError, match="no such file"):
-        run_tui(argparse.Namespace(path=str(tmp_path / "nope"), resume=False, profile=None, attach=None,
-                                   api_key=None))
+    app = make_app(ui_repo, offer_start=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await submit(pilot, "/backend")
+        await pilot.pause()
+        assert isinstance(app.screen, BackendScreen)
+        await pilot.press("d")  # the real coder.doctor checks, in a thread worker
+        for _ in range(240):
+            if app.last_checks is not None:
+                break
+            await asyncio.sleep(0.25)
+        await pilot.pause()
+        assert app.last_checks is not None
+        names = {check.name for check in app.last_checks}
+        assert {"config", "profile"} <= names
+        await pilot.press("escape")
+        assert not isinstance(app.screen, BackendScreen)
+
+
+async def test_escape_stops_a_streaming_reply(ui_repo: Path) -> None:
+    chat = RecordedChat(Recording.load(DATA / "chat_reply.json"), rate=20)  # ~4.5 s of reply
+    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), chat_source=chat,
+                   persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await submit(pilot, "explain")
+        await asyncio.sleep(0.6)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Stopped; nothing was applied." in transcript(app)
+        shown = transcript(app)
+        assert "never raises for a missing file" not in shown  # the rest never arrived
+        assert [t.role for t in app.session.turns] == ["user"]
+        await submit(pilot, "/help")  # the app is still responsive
+        assert "/undo" in transcript(app)

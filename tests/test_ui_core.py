@@ -96,6 +96,8 @@ def test_recording_round_trip_and_scaling(tmp_path: Path) -> None:
     assert len(double.chunks) == 2 * len(rec.chunks)
     counts = [c.predicted_n or 0 for c in double.chunks]
     assert counts == sorted(counts) and counts[-1] == 2 * len(rec.chunks)
+    assert double.result.draft_n_accepted == double.chunks[-1].draft_n_accepted
+    assert double.result.completion_tokens == 2 * (rec.result.completion_tokens or 0)
 
 
 def test_sessions_save_resume_and_per_repo(tmp_path: Path) -> None:
@@ -173,3 +175,16 @@ def test_headless_core_imports_without_textual() -> None:
             "print(','.join(m for m in ('textual', 'coder.ui') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_run_tui_refuses_outside_git(tmp_path: Path) -> None:
+    import argparse
+
+    from coder.errors import CoderError
+    from coder.ui.run import run_tui
+
+    with pytest.raises(CoderError, match="not inside a git repository"):
+        run_tui(argparse.Namespace(path=str(tmp_path), resume=False, profile=None, attach=None, api_key=None))
+    with pytest.raises(CoderError, match="no such file"):
+        run_tui(argparse.Namespace(path=str(tmp_path / "nope"), resume=False, profile=None, attach=None,
+                                   api_key=None))

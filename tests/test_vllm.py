@@ -359,12 +359,6 @@ def test_manager_start_verifies_with_fake_vllm(tmp_path: Path) -> None:
         _reap(info.pid)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="manager._alive compares /proc/PID/cmdline[0] with argv[0]; an engine "
-    "launched through a script (vllm is a console script) shows its interpreter there, so "
-    "current() forgets it and stop() leaves it running -- reported to the lead",
-)
 def test_manager_tracks_and_stops_script_engine(tmp_path: Path) -> None:
     from coder.backends import manager
 

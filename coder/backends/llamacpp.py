@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.backends import logscan
 from coder.backends.engine import Check, Verdict
 from coder.backends.llamacpp_install import find_installed
 from coder.backends.server import ServerAPI, ServerInfo
@@ -27,13 +28,6 @@ _K_FLAG = {
 }
 # A repetitive continuation: every speculator type drafts on it, n-gram lookup included.
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
-_FAILURE_LINES = (
-    "failed to initialize speculative decoding context",
-    "speculative decoding not supported by this context",
-    "exiting due to model loading error",
-    "DFlash2 model is missing conv/selector metadata",
-    "DFlash model requires 'target_layers'",
-)
 
 
 @dataclass(frozen=True)
@@ -115,6 +109,18 @@ def k_flags(spec_type: str, k: int) -> list[str]:
     return flags
 
 
+def drafter_k_max(profile: Profile) -> int | None:
+    """Largest useful k for the profile's DFlash-family drafter (block size bound), if it can be read."""
+    if profile.spec_type not in ("draft-dflash", "draft-dspark") or not profile.drafter:
+        return None
+    path = Path(profile.drafter).expanduser()
+    if not path.is_file():
+        return None
+    from coder.models.gguf_info import inspect_gguf
+
+    return inspect_gguf(path).k_max
+
+
 class LlamaCppAdapter:
     """EngineAdapter for llama.cpp's llama-server."""
 
@@ -141,8 +147,9 @@ class LlamaCppAdapter:
         if spec != "none":
             if profile.k is None or profile.k < 1:
                 raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
+            k_max = drafter_k_max(profile)
             argv += ["--spec-type", spec]
-            argv += k_flags(types[0], profile.k)
+            argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -165,10 +172,7 @@ class LlamaCppAdapter:
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""
-        checks: list[Check] = []
-        for line in _FAILURE_LINES:
-            if line in log_text:
-                checks.append(Check("log", False, line))
+        checks = [Check("log", False, f.reason) for f in logscan.known_failures("llama.cpp", log_text)]
         slots = api.slots()
         spec_slots = [s for s in slots if s.get("speculative")]
         checks.append(Check("/slots", bool(slots) and len(spec_slots) == len(slots),
@@ -177,6 +181,13 @@ class LlamaCppAdapter:
             loaded = "loading draft model" in log_text
             checks.append(Check("drafter log", loaded,
                                 "draft model loaded" if loaded else "no 'loading draft model' line in the log"))
+        if info.spec_type in ("draft-dflash", "draft-dspark"):
+            # DFlash-family types print their implementation line at INFO; others only at trace level
+            load = logscan.llamacpp_spec_load(log_text)
+            checks.append(Check("speculator log", bool(load.impl_types),
+                                f"{load.family or info.spec_type}, n_max={load.effective_n_max}, "
+                                f"block {load.block_size}" if load.impl_types
+                                else "no 'adding speculative implementation' line"))
         resp = api.post("/completion", {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
                                         "cache_prompt": False})
         if resp.status_code != 200:

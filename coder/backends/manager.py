@@ -105,7 +105,9 @@ def _alive(info: ServerInfo) -> bool:
         cmdline = Path(f"/proc/{info.pid}/cmdline").read_bytes().split(b"\0")
     except (OSError, ProcessLookupError):
         return False
-    return bool(info.argv) and cmdline[0].decode(errors="replace") == info.argv[0]
+    # a script engine (vllm, a python -m launcher) shows its interpreter first
+    head = [part.decode(errors="replace") for part in cmdline[:2]]
+    return bool(info.argv) and info.argv[0] in head
 
 
 def _load(name: str) -> ServerInfo | None:
@@ -194,10 +196,12 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
         raise CoderError(f"port {profile.port} is already in use; pick another with --port")
     port = profile.port or free_port(profile.host)
     key, kfile = _write_key(profile.name)
+    k_max: int | None = None
     if profile.engine == "llama.cpp":
-        from coder.backends.llamacpp import LlamaCppAdapter
+        from coder.backends.llamacpp import LlamaCppAdapter, drafter_k_max
 
         argv = LlamaCppAdapter().build_argv(profile, port, key, key_file=str(kfile))
+        k_max = drafter_k_max(profile)
     else:
         argv = adapter.build_argv(profile, port, key)
     log = ensure(log_dir()) / f"{profile.name}.log"
@@ -206,7 +210,8 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
     info = ServerInfo(
         url=f"http://{profile.host}:{port}", engine=profile.engine, api_key=key, profile=profile.name,
         managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
-        spec_type=profile.spec_type, k=profile.k if profile.spec_type != "none" else None,
+        spec_type=profile.spec_type, k_max=k_max,
+        k=(min(profile.k or 0, k_max) if k_max else profile.k) if profile.spec_type != "none" else None,
     )
     report("launching", 0.01, " ".join(argv[:3]))
     with log.open("wb") as out:

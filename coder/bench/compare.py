@@ -44,6 +44,19 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def prompt_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """A warning when A and B measured different prompts or method (ratios then compare unlike things)."""
+    names_a = [w["name"] for w in a.get("workloads", [])]
+    names_b = [w["name"] for w in b.get("workloads", [])]
+    problems = []
+    if names_a != names_b:
+        problems.append("different prompts")
+    for key in ("max_tokens", "reps", "cold", "temperature"):
+        if a["settings"].get(key) != b["settings"].get(key):
+            problems.append(f"{key} {a['settings'].get(key)} vs {b['settings'].get(key)}")
+    return f"A and B differ in method: {', '.join(problems)}" if problems else None
+
+
 def render_compare(rows: list[dict[str, Any]], a_name: str, b_name: str, console: Console) -> None:
     t = Table(title=f"A = {a_name}   B = {b_name}")
     for col in ("run", "metric", "A", "B", "B/A"):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from coder import __version__
@@ -100,13 +101,23 @@ def build_report(targets: list[dict[str, Any]], *, settings: dict[str, Any], wor
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "argv": argv,
         "settings": settings,
-        "environment": {"host": hardware()},
+        "environment": {"host": hardware(), "servers": _servers(targets)},
         "definitions": DEFINITIONS,
         "workloads": workloads,
         "targets": targets,
     }
     report["results"] = [analyse(t) for t in targets]
     return report
+
+
+def _servers(targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct server measured (engine, build, model, drafter, k, argv), in order of first use."""
+    seen: dict[str, dict[str, Any]] = {}
+    for t in targets:
+        for run in t["runs"] + t.get("baseline_runs", []):
+            server = run["server"]
+            seen.setdefault(" ".join(server.get("argv") or [server.get("url", "")]), server)
+    return list(seen.values())
 
 
 def _single_row(run: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
@@ -248,7 +259,7 @@ def render(report: dict[str, Any], console: Console, *, definitions: bool = True
     if definitions:
         console.print("\n[bold]Definitions[/]")
         for name, text in report["definitions"].items():
-            console.print(f"  [bold]{name}[/]: {text}", highlight=False)
+            console.print(f"  [bold]{escape(name)}[/]: {escape(text)}", highlight=False)
 
 
 def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console) -> None:

@@ -25,6 +25,7 @@ from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.stream import Delta, StreamResult
 
 THINKING_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
+WARMUP = Workload("warm-up", "fresh", [{"role": "user", "content": "Count from one to ten in words."}])
 
 
 class Progress(Protocol):
@@ -129,8 +130,11 @@ def spec_json(delta: SpecDelta, k: int | None = None) -> dict[str, Any]:
         "generated": delta.generated, "accepted_per_pos": list(delta.accepted_per_pos),
         "drafted_per_pos": list(delta.drafted_per_pos),
         "acceptance_length": delta.acceptance_length, "acceptance_rate": delta.acceptance_rate,
-        "mean_draft_len": delta.mean_draft_len, "survival": delta.survival(),
-        "conditional": delta.conditional(),
+        "mean_draft_len": delta.mean_draft_len,
+        # llama.cpp sizes its per-position counters by the launch depth; under a per-request cap
+        # the positions past k cannot be reached, so they are cut rather than shown as 0%.
+        "survival": delta.survival()[:k] if k else delta.survival(),
+        "conditional": delta.conditional()[:k] if k else delta.conditional(),
     }
     if k and delta.drafts > 0:
         # Steps whose draft was cut short (near max_tokens, or a drafter that stopped early)
@@ -243,13 +247,16 @@ class Runner:
         self.counters.count(result.timings.get("predicted_n", rec.completion_tokens) if result else None)
         return rec
 
-    def warm_up(self, w: Workload) -> list[RequestRecord]:
-        """One short untimed request so model load and first-call costs stay out of the numbers."""
+    def warm_up(self) -> list[RequestRecord]:
+        """One short untimed request so first-call costs (page-in, allocations) stay out of the numbers.
+
+        Deliberately tiny: on a slow machine a full-size warm-up would cost as much as a measurement.
+        """
         if self.warmed or not self.settings.warmup:
             return []
         self.warmed = True
-        rec = self.request(w, -1, max_tokens=min(16, self.settings.max_tokens))
-        self.progress.step(f"warm-up {w.name}")
+        rec = self.request(WARMUP, -1, max_tokens=min(16, self.settings.max_tokens))
+        self.progress.step("warm-up")
         return [rec]
 
     # ------------------------------------------------------------ runs
@@ -260,7 +267,7 @@ class Runner:
         if not workloads:
             raise CoderError("no workloads to run")
         run = RunResult("single", label, server_record(self.server), k=k, k_applied=k_applied)
-        run.warmup = self.warm_up(workloads[0])
+        run.warmup = self.warm_up()
         before, ok_before = self.counters.snapshot()
         t0 = time.monotonic()
         settled, last = ok_before, before
@@ -286,7 +293,7 @@ class Runner:
         order = stats.balanced_assignment(len(workloads), c)
         run = RunResult("concurrency", label, server_record(self.server), k=k, concurrency=c,
                         k_applied="request-cap" if k_cap is not None else "launch")
-        run.warmup = self.warm_up(workloads[0])
+        run.warmup = self.warm_up()
         if slots is not None and c > slots:
             run.notes.append(f"c={c} exceeds the server's {slots} slot(s): requests queue inside the "
                              "server, so TTFT includes queueing (llama-server needs -np ≥ c)")
@@ -328,7 +335,7 @@ class Runner:
         """Prompt-processing speed on a long prompt: cold (cache off) and warm (cache reused) separately."""
         w = Workload("prefill", "fresh", prefill_messages(self.settings.prefill_chars))
         run = RunResult("prefill", label, server_record(self.server), k=self.server.k)
-        run.warmup = self.warm_up(w)
+        run.warmup = self.warm_up()
         before, ok_before = self.counters.snapshot()
         t0 = time.monotonic()
         for rep in range(self.settings.reps):

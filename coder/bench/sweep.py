@@ -163,7 +163,8 @@ def _concurrency(plan: Plan, session: _Session, notes: list[str]) -> list[RunRes
     if slots is not None and slots < cmax:
         if profile is not None and profile.managed:
             session.relaunch(profile.with_overrides(parallel=cmax, k=session.server.k))
-            notes.append(f"relaunched with -np {cmax} (was {slots}) for the concurrency sweep")
+            notes.append(f"relaunched with -np {cmax} (was {slots}) for the concurrency sweep; each slot "
+                         f"then holds ctx/{cmax} = {profile.ctx // cmax} tokens")
             slots = _slots(session.server)
         else:
             notes.append(f"server has {slots} slot(s); points above c={slots} queue inside the server")

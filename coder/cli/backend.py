@@ -46,15 +46,17 @@ def load_profile(args: argparse.Namespace) -> Profile:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from coder.backends.llamacpp_install import install
+    from coder.backends.llamacpp_install import choose_variant, install, installed
 
     if args.engine != "llama.cpp":
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
     cuda = True if args.cuda else False if args.cpu else None
+    reused = not args.force and installed(choose_variant(cuda)) is not None
     with phase_bar("llama-server") as bar:
         build = install(cuda=cuda, force=args.force, progress=bar)
+    how = "already installed" if reused else f"built in {build.build_seconds:.0f}s"
     print(f"llama-server {build.version} ({build.variant}, patches: {', '.join(build.patches) or 'none'}) "
-          f"at {build.binary}" + (f" — built in {build.build_seconds:.0f}s" if build.build_seconds else ""))
+          f"at {build.binary} — {how}")
     return 0
 
 

@@ -129,6 +129,8 @@ def _bench(args: argparse.Namespace) -> int:
     out_dir = args.out or (data_dir() / "bench")
     path = report.write_json(doc, out_dir)
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=150)  # piped or redirected: keep table columns whole
     report.render(doc, console)
     console.print(f"\nresult: {path}", highlight=False)
     if not args.no_plots:
@@ -180,5 +182,8 @@ def _compare(paths: list[str]) -> int:
     if len(paths) != 2:
         raise CoderError("usage: coder bench compare A.json B.json")
     a, b = (report.load_json(Path(p)) for p in paths)
-    compare.render_compare(compare.compare(a, b), paths[0], paths[1], Console())
+    console = Console()
+    compare.render_compare(compare.compare(a, b), paths[0], paths[1], console)
+    if warning := compare.prompt_mismatch(a, b):
+        console.print(f"[yellow]note:[/] {warning}", highlight=False)
     return 0

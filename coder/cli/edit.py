@@ -16,11 +16,15 @@ from coder.errors import CoderError
 
 EDIT_EPILOG = """\
 examples:
-  coder edit app.py -m "add type hints"                      whole file, asks before writing
+  coder edit app.py -m "add type hints"                  whole file (or auto), asks before writing
   coder edit app.py -m "handle a missing key" --symbol Cache.get
   coder edit app.py -m "use pathlib" --lines 10-42 --yes
-  coder edit app.py -m "rename \\`load\\` to read" --mode auto --json
-  coder undo                                                  revert coder's last commit
+  coder edit app.py -m "make `load` async"               auto: a symbol named in `backticks` is a region
+  coder edit app.py -m "add logging" --dry-run --json    show the result, write nothing
+  coder undo                                              revert coder's last edit commit
+
+auto mode compares expected output tokens / expected tok/s for full and region and says why.
+Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
 """
 
 
@@ -40,7 +44,7 @@ def register(subparsers: Any) -> None:
     where.add_argument("--symbol", metavar="NAME", help="region: function, class or Class.method")
     where.add_argument("--lines", metavar="A-B", help="region: a 1-based inclusive line range")
     p.add_argument("--k", type=int, metavar="N", help="cap draft tokens per step for this request")
-    p.add_argument("--profile", help="backend profile (default: the config's default_profile)")
+    p.add_argument("--profile", help="use the running server of this profile (default: any running one)")
     p.add_argument("--attach", metavar="URL", help="use an already running server at URL")
     p.add_argument("--api-key", help="API key for --attach")
     p.add_argument("--yes", "-y", action="store_true", help="apply without asking")
@@ -161,7 +165,11 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     config = load(root if repo is not None else None)
     engine = EditEngine(None, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
-    engine.connect(_find_server(args))
+    server = _find_server(args)
+    if args.k is not None and not server.draft_cap:
+        print(f"coder: --k {args.k} ignored: this server cannot cap k per request (launch k={server.k}); "
+              "relaunch it with `coder backend stop` and `coder backend start --k N`", file=sys.stderr)
+    engine.connect(server)
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:

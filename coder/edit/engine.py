@@ -9,6 +9,7 @@ worker; nothing here imports Textual.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 import httpx
 import openai
 
-from coder.backends.server import ServerInfo
+from coder.backends.server import ServerAPI, ServerInfo
 from coder.edit import gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, diff_stat, read_snapshot, unified_diff, write_edit
 from coder.edit.prompt import EditPrompt, build_messages, repo_context
@@ -26,7 +27,7 @@ from coder.edit.regions import Region, context_lines, find_symbol, line_range, m
 from coder.edit.tokens import Budget, TokenCounter, plan_budget
 from coder.edit.validate import DriftGuard, EditRefused, check_reply, closing_fence_seen, parse_fenced
 from coder.errors import CoderError
-from coder.telemetry.metrics import SpecStats
+from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.stream import Delta, StreamResult
 
 MODES = ("full", "region", "auto")
@@ -47,10 +48,27 @@ class KChoice:
     via: str
 
 
-class KPolicy(Protocol):
-    """What the edit engine needs from a k policy (``coder.kpolicy`` provides real ones)."""
+class KChoiceLike(Protocol):
+    """Any k choice: this module's :class:`KChoice` or ``coder.kpolicy``'s richer one."""
 
-    def choose(self, request_class: str) -> KChoice: ...
+    @property
+    def k(self) -> int | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def via(self) -> str: ...
+
+
+class KPolicy(Protocol):
+    """What the edit engine needs from a k policy (``coder.kpolicy`` provides real ones).
+
+    A policy may also have ``observe(choice, timings, delta)``; the engine then feeds
+    each finished edit back to it.
+    """
+
+    def choose(self, request_class: str) -> KChoiceLike: ...
 
 
 class LaunchK:
@@ -84,7 +102,7 @@ class EditRequest:
     after: str
     prompt: EditPrompt
     budget: Budget
-    k: KChoice
+    k: KChoiceLike
     token_source: str
 
     @property
@@ -184,11 +202,11 @@ class EditProposal:
 class Progress:
     """One streaming update (for a status line or the TUI)."""
 
-    chars: int
-    tokens: int
-    elapsed: float
-    tok_s: float | None
-    draft_n: int | None
+    chars: int  # reply characters so far
+    tokens: int  # generated tokens so far (server count when streamed, else chunks)
+    elapsed: float  # seconds since the request was sent
+    tok_s: float | None  # decode rate since the first token (prefill excluded)
+    draft_n: int | None  # draft tokens proposed so far (llama.cpp per-chunk timings)
     draft_accepted: int | None
 
 
@@ -335,6 +353,8 @@ class EditEngine:
         tps_region, tps_full = self.mode_tps["region"], self.mode_tps["full"]
         detail = (f"region {region.label}{how}: ~{region_tokens} tok at {tps_region:.0f} tok/s = "
                   f"{t_region:.1f}s vs full: ~{full_tokens} tok at {tps_full:.0f} tok/s = {t_full:.1f}s")
+        if 2 * full_tokens > self.context_size():  # file in the prompt and again in the reply
+            return "region", region, f"auto: region, the whole file cannot fit the context; {detail}"
         if t_region <= t_full:
             return "region", region, f"auto: region is faster; {detail}"
         return "full", None, f"auto: full is faster; {detail}"
@@ -349,16 +369,20 @@ class EditEngine:
         """
         if self.server is None:
             raise CoderError("no backend is running; start one with `coder backend start`")
-        api = self.server.api()
+        with self.server.api() as api:
+            yield from self._stream(request, api)
+
+    def _stream(self, request: EditRequest, api: ServerAPI) -> Iterator[Progress | EditProposal]:
+        assert self.server is not None
         before_stats = _metrics(api)
         k_cap = request.k.k if self.server.draft_cap else None
-        guard = DriftGuard(request.snapshot.text) if self.drift_guard and request.mode == "full" else None
+        guard = DriftGuard(request.snapshot.text, drift=self.drift_guard and request.mode == "full")
         stats = EditStats(prompt_tokens=request.budget.prompt_tokens)
-        parts: list[str] = []
+        text = ""
         last: Delta | None = None
         final: StreamResult | None = None
         fence_at: int | None = None  # chunk index where the closing fence was seen
-        drifted = False
+        stopped: EditRefused | None = None
         chunks = 0
         stream = self.server.chat().stream(
             request.messages, max_tokens=request.budget.max_tokens, temperature=0.0,
@@ -375,19 +399,19 @@ class EditEngine:
                     if chunks - fence_at >= FENCE_GRACE_CHUNKS:
                         break
                     continue
-                parts.append(item.text)
+                text += item.text
                 last = item
-                if stats.ttft is None and item.text:
+                if stats.ttft is None:
                     stats.ttft = item.elapsed
-                text = "".join(parts)
                 tokens = item.predicted_n or chunks
-                tps = tokens / item.elapsed if item.elapsed > 0 else None
+                decode_time = item.elapsed - stats.ttft
+                tps = (tokens - 1) / decode_time if decode_time > 0 and tokens > 1 else None  # excl. prefill
                 yield Progress(len(text), tokens, item.elapsed, tps, item.draft_n, item.draft_n_accepted)
                 if "`" in item.text and closing_fence_seen(text, request.prompt.fence):
                     fence_at = chunks
                     stats.stopped_at_fence = True
-                elif guard is not None and guard.drifted(_partial_body(text, request.prompt.fence)):
-                    drifted = True
+                elif (stopped := guard.check_tail(text)) or (
+                        "\n" in item.text and (stopped := guard.check(_partial_body(text, request.prompt.fence)))):
                     break
         except (httpx.HTTPError, openai.APIError) as exc:
             # A server dying mid-stream surfaces as a transport error, not a ChatClient error.
@@ -397,13 +421,29 @@ class EditEngine:
             closer = getattr(stream, "close", None)  # a generator: closing cancels the server request
             if closer is not None:
                 closer()
-        reply = "".join(parts)
+        reply = text
         _fill_stats(stats, final, last, reply, self.counter)
         after_stats = _metrics(api, wait_for=before_stats, final_seen=final is not None)
+        delta = None
         if before_stats is not None and after_stats is not None:
+            delta = after_stats - before_stats
             _stats_from_metrics(stats, before_stats, after_stats, have_usage=final is not None)
-        api.close()
-        yield self.evaluate(request, reply, stats, drifted=drifted)
+        self._observe(request, final, stats, delta)
+        yield self.evaluate(request, reply, stats, stopped=stopped)
+
+    def _observe(self, request: EditRequest, final: StreamResult | None, stats: EditStats,
+                 delta: SpecDelta | None) -> None:
+        """Feed the finished request to the k policy, when it learns from results."""
+        observe = getattr(self.policy, "observe", None)
+        if observe is None:
+            return
+        timings: dict[str, Any] = dict(final.timings) if final is not None else {}
+        # Closed at the fence: no final timings, so report what the stream counted.
+        timings.setdefault("predicted_n", stats.completion_tokens or 0)
+        timings.setdefault("draft_n", stats.draft_n or 0)
+        timings.setdefault("draft_n_accepted", stats.draft_accepted or 0)
+        with contextlib.suppress(CoderError):  # policy feedback never fails an edit
+            observe(request.k, timings, delta)
 
     def propose(self, request: EditRequest) -> EditProposal:
         """``run`` without progress events."""
@@ -413,22 +453,27 @@ class EditEngine:
         raise CoderError("internal: the edit stream ended without a result")
 
     def evaluate(self, request: EditRequest, reply: str, stats: EditStats | None = None, *,
-                 finish_reason: str | None = None, drifted: bool = False) -> EditProposal:
+                 finish_reason: str | None = None, stopped: EditRefused | None = None) -> EditProposal:
         """Validate a complete ``reply`` to ``request`` into a proposal (accepted or refused).
 
-        ``finish_reason`` is used when ``stats`` is not given (replaying a recorded reply).
+        ``finish_reason`` is used when ``stats`` is not given (replaying a recorded reply);
+        ``stopped`` is the guard's refusal when the stream was cut early.
         """
         stats = stats or EditStats(finish_reason=finish_reason)
         snap = request.snapshot
         try:
-            if drifted:
-                raise EditRefused("drift", "the rewrite stopped tracking the original file (stopped early)")
+            if stopped is None:  # a replayed or complete reply gets the same guard as a live stream
+                guard = DriftGuard(snap.text, drift=self.drift_guard and request.mode == "full")
+                body = _partial_body(reply, request.prompt.fence)
+                stopped = guard.check(body + "\n") or guard.check_tail(body)
+            if stopped is not None:
+                raise stopped
             region = request.region if request.mode == "region" else None
             new = check_reply(
                 reply, stats.finish_reason, fence=request.prompt.fence, target=request.prompt.target,
                 before=request.before, after=request.after, python=snap.rel.endswith((".py", ".pyi")),
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
-                stopped_at_fence=stats.stopped_at_fence,
+                stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
             )
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)

@@ -87,16 +87,17 @@ def build_messages(
     if repo_context:
         parts.append(repo_context.rstrip("\n") + "\n")
     if mode == "region":
-        label = f" ({region_label})" if region_label else ""
-        parts.append(f"File: {rel_path}. Rewrite only this region{label}.\n")
+        what = region_label or "the region"
+        # Context first, the region last: the one block the reply copies sits right
+        # before generation, so drafters match it and not the neighbouring code.
         if before:
-            parts.append("Lines just before the region (context, do not repeat):\n"
+            parts.append(f"File: {rel_path}, lines just before {what} (context only, do not repeat):\n"
                          + _block(fence, lang, before))
-        parts.append("Region:\n" + _block(fence, lang, target))
         if after:
-            parts.append("Lines just after the region (context, do not repeat):\n"
+            parts.append(f"Lines just after {what} (context only, do not repeat):\n"
                          + _block(fence, lang, after))
-        ask = "Reply with the complete new region in one fenced block, nothing else."
+        parts.append(f"File: {rel_path}, the region to rewrite ({what}):\n" + _block(fence, lang, target))
+        ask = f"Reply with the complete new {what} in one fenced block, nothing else."
     else:
         parts.append(f"File: {rel_path}\n" + _block(fence, lang, target))
         ask = "Reply with the complete new file in one fenced block, nothing else."

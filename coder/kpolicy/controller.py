@@ -183,20 +183,39 @@ class KController:
         return arm[0] / arm[1]
 
     def scores(self, cls: str) -> dict[int, tuple[float, str]]:
-        """k -> (tokens/ms estimate, "measured" | "model")."""
+        """k -> (tokens/ms estimate, "measured" | "model" | "interp").
+
+        Without clean positional data (n-gram drafters draft variable lengths, so no
+        window is clean) the per-position model is only its prior, which cannot know
+        how often the drafter finds a draft; unmeasured arms are then interpolated
+        between measured ones instead (measured on this build: the prior's shape sent
+        n-gram rewrites to k=5 when k=3 was best).
+        """
         ks = range(self.k_min, self.k_max + 1)
-        pred = {k: self.predicted(cls, k) for k in ks}
         meas = {k: m for k in ks if (m := self.measured(cls, k)) is not None}
+        if self.classes[cls].steps < MIN_POS_OBS and meas:
+            return {k: (meas[k], "measured") if k in meas else (_interpolate(meas, k), "interp") for k in ks}
+        pred = {k: self.predicted(cls, k) for k in ks}
         ratios = sorted(meas[k] / pred[k] for k in meas if pred[k] > 0)
         calib = ratios[len(ratios) // 2] if ratios else 1.0
         return {k: (meas[k], "measured") if k in meas else (pred[k] * calib, "model") for k in ks}
 
+    def ladder(self) -> list[int]:
+        """Warm-up rungs: the deepest k (observes every position), its half, and 2.
+
+        Three spread-out arms give the cost fit its slope and the arms a coarse shape
+        before the controller trusts either (adaptive_k.md §3.3's calibration ladder).
+        """
+        rungs = [self.k_max, max(self.k_min, self.k_max // 2), max(self.k_min, min(2, self.k_max))]
+        return list(dict.fromkeys(rungs))
+
     # ---- decision ----------------------------------------------------------------------
     def choose(self, cls: str) -> Decision:
         st = self.classes[cls]
-        if st.requests == 0 and st.steps == 0 and not st.arms:
-            return Decision(self.k_max, f"warm-up: first {cls} request runs the deepest k to observe "
-                                        f"all {self.k_max} positions", explore=True)
+        for i, rung in enumerate(self.ladder()):
+            if str(rung) not in st.arms:
+                what = f"observe all {self.k_max} positions" if i == 0 else "measure the step-time slope"
+                return Decision(rung, f"warm-up {i + 1}/{len(self.ladder())}: k={rung} to {what}", explore=True)
         scores = self.scores(cls)
         best = max(scores, key=lambda k: scores[k][0])
         cur = st.k_cur if st.k_cur in scores else None
@@ -347,3 +366,15 @@ def is_clean(delta: SpecDelta, k: int) -> bool:
         return False
     taper = k * (k + 1) / 2
     return k * delta.drafts - taper - 0.5 <= delta.draft_tokens <= k * delta.drafts + 0.5
+
+
+def _interpolate(measured: dict[int, float], k: int) -> float:
+    """Piecewise-linear in k between measured arms; flat beyond the outermost ones."""
+    lower = [j for j in measured if j < k]
+    upper = [j for j in measured if j > k]
+    if not lower:
+        return measured[min(upper)]
+    if not upper:
+        return measured[max(lower)]
+    lo, hi = max(lower), min(upper)
+    return measured[lo] + (measured[hi] - measured[lo]) * (k - lo) / (hi - lo)

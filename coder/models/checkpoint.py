@@ -278,7 +278,10 @@ def lm_head_status(info: CheckpointInfo) -> HeadStatus:
             "vLLM PR #52883 (the seeds' AutoRound case: confirm by launching, not by reading the config)",
         )
     elif method in ("compressed-tensors", "modelopt", "modelopt_fp4", "nvfp4", "fp4", "quark"):
-        if not excluded:
+        algo = str(quant.get("quant_algo", "")).upper()
+        if method == "modelopt" and algo.startswith("FP8"):
+            pass  # ModelOpt FP8, like vLLM's fp8 config, leaves ParallelLMHead unquantized
+        elif not excluded:
             listed = "/".join(fields_found) or "ignore/exclude_modules"
             return HeadStatus(
                 "quantized",

@@ -1,7 +1,8 @@
 """Real, self-contained source files shipped for benchmarks and demos of edits.
 
 ``intervals.py`` (~310 lines) is the 200–400-line file for full-versus-region
-benchmarks; ``ttl_cache.py`` (~110 lines) is a quick one for integration tests.
+benchmarks; ``ttl_cache.py`` (~110 lines) is a quick one for integration tests;
+``topics.js`` (~220 lines) is a non-Python file (regions via tree-sitter when installed).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 SAMPLES_DIR = Path(__file__).parent
 LARGE = "intervals.py"
 SMALL = "ttl_cache.py"
+JAVASCRIPT = "topics.js"
 
 
 def sample_path(name: str) -> Path:

@@ -95,6 +95,14 @@ class SpecDelta:
             return []
         return [a / self.drafts for a in self.accepted_per_pos]
 
+    def survival_drafted(self) -> list[float]:
+        """vLLM only: P(A ≥ i+1 | position i was drafted) = accepted_per_pos[i] / drafted_per_pos[i].
+
+        Exact even when drafts vary in length (batch-size k schedules, truncation near
+        max_tokens), where :meth:`survival` divides by steps that never drafted position i.
+        """
+        return [a / d if d > 0 else 0.0 for a, d in zip(self.accepted_per_pos, self.drafted_per_pos, strict=False)]
+
     def conditional(self) -> list[float]:
         """P(accept position i | accepted position i-1), i.e. ``per_pos[i] / per_pos[i-1]``.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -15,16 +15,18 @@ from textual.message import Message
 from textual.screen import Screen
 
 from coder import sessions
-from coder.backends.server import ServerInfo
 from coder.config import Config, Profile, save_user_setting, user_config_path
 from coder.errors import CoderError
 from coder.telemetry.stream import Delta
 from coder.ui import themes
 from coder.ui.commands import COMMANDS
-from coder.ui.link import ChatSource, TappedServer, tapped
 from coder.ui.messages import BackendChanged, BackendFailed, BackendProgress, DoctorResults
 from coder.ui.screens.main import MainScreen
 from coder.ui.streaming import Batch
+
+if TYPE_CHECKING:
+    from coder.backends.server import ServerInfo
+    from coder.ui.link import ChatSource, TappedServer
 
 
 class LagProbe(Protocol):
@@ -223,7 +225,7 @@ class CoderApp(App[None]):
         try:
             from coder.doctor import run_checks
 
-            checks = run_checks(self.profile)
+            checks = run_checks(self.profile, self.repo_root)
         except ImportError:
             from coder.backends.engine import Check
 
@@ -283,6 +285,8 @@ class CoderApp(App[None]):
         if server is None:
             if self.chat_source is None:
                 raise CoderError("no backend is running: press ctrl+b to start or attach one")
+            from coder.backends.server import ServerInfo
+
             server = ServerInfo(url="http://127.0.0.1:9", engine=self.chat_source.engine, verdict="test double")
         return server, self.policy(server)
 
@@ -312,6 +316,8 @@ class CoderApp(App[None]):
         return self.chat_source if self.chat_source is not None else server.chat()
 
     def tapped(self, server: ServerInfo, tap: Callable[[Delta], None]) -> TappedServer:
+        from coder.ui.link import tapped
+
         return tapped(server, tap, self.chat_source)
 
     def make_engine(self, server: ServerInfo | None, policy: Any) -> Any:

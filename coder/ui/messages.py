@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from coder.backends.engine import Check
-from coder.backends.server import ServerInfo
 from coder.ui.streaming import Batch, FinalStats
 from coder.ui.widgets.spec.panel import RequestInfo
+
+if TYPE_CHECKING:
+    from coder.backends.engine import Check
+    from coder.backends.server import ServerInfo
 
 
 @dataclass

@@ -45,11 +45,14 @@ class Recording:
                                     None if c.draft_n is None else c.draft_n + offset_d,
                                     None if c.draft_n_accepted is None else c.draft_n_accepted + offset_a,
                                     None if c.predicted_n is None else c.predicted_n + offset_n))
-            last = chunks[-1]
-            offset_t = last.elapsed
-            offset_n, offset_d, offset_a = last.predicted_n or 0, last.draft_n or 0, last.draft_n_accepted or 0
+            end = chunks[-1]
+            offset_t = end.elapsed
+            offset_n, offset_d, offset_a = end.predicted_n or 0, end.draft_n or 0, end.draft_n_accepted or 0
+        last = chunks[-1] if chunks else None
         result = StreamResult(**{**asdict(self.result), "text": "".join(c.text for c in chunks),
-                                 "completion_tokens": (self.result.completion_tokens or 0) * repeat})
+                                 "completion_tokens": (self.result.completion_tokens or 0) * repeat,
+                                 "draft_n": last.draft_n if last else None,
+                                 "draft_n_accepted": last.draft_n_accepted if last else None})
         return Recording(chunks, result, dict(self.meta, repeat=repeat))
 
 

@@ -12,9 +12,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stream import Delta, StreamResult
+
+if TYPE_CHECKING:
+    from coder.telemetry.metrics import SpecDelta
 
 FRAME = 0.04  # seconds between UI updates while streaming (25 fps)
 

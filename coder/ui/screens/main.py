@@ -14,7 +14,6 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from coder.errors import CoderError
-from coder.telemetry.metrics import SpecStats
 from coder.telemetry.stream import StreamResult
 from coder.ui import commands, context
 from coder.ui.messages import (
@@ -32,6 +31,9 @@ from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.spec.panel import RequestInfo, SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
+
+if TYPE_CHECKING:
+    from coder.telemetry.metrics import SpecStats
 
 if TYPE_CHECKING:
     from coder.ui.app import CoderApp
@@ -56,6 +58,7 @@ class MainScreen(Screen[None]):
         self._edit_queue: list[str] = []
         self._instruction = ""
         self._streaming = False
+        self._reviewing = False
 
     @property
     def capp(self) -> CoderApp:
@@ -337,14 +340,15 @@ class MainScreen(Screen[None]):
             self.post_message(ReplyStarted(RequestInfo("fresh", "chat", k, reason, app.baseline_tps), "chat"))
             feed = self._feed()
             messages = self._chat_messages(question)
-            before = _metrics(server)
+            scrape = app.chat_source is None  # the recorded-reply test double has no /metrics
+            before = _metrics(server) if scrape else None
             stream = app.chat_for(server).stream(
                 messages, max_tokens=app.chat_max_tokens, temperature=0.0,
                 k_cap=choice.cap if choice is not None else None, cache_prompt=True)
             result = pump(stream, feed, cancelled=lambda: worker.is_cancelled)
             if result is None:
                 return
-            after = _metrics(server)
+            after = _metrics(server) if scrape else None
             spec = after - before if before is not None and after is not None else None
             if policy is not None and choice is not None:
                 policy.observe(choice, result.timings, spec)
@@ -435,7 +439,7 @@ class MainScreen(Screen[None]):
         self.spec.finish(message.final)
         self.capp.session.add_turn("assistant", message.text)
         self.capp.save_session()
-        if not self._edit_queue and not isinstance(self.app.screen, _review_type()):
+        if not self._edit_queue and not self._reviewing:
             self._streaming = False
         probe = self.capp.lag_probe
         if probe is not None:
@@ -463,12 +467,14 @@ class MainScreen(Screen[None]):
             return
 
         def decided(accept: bool | None) -> None:
+            self._reviewing = False
             if accept:
                 self.apply_edit(proposal)
             else:
                 self.note(f"Rejected the edit of {proposal.rel}; the file is untouched.")
                 self._next_edit()
 
+        self._reviewing = True
         self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True), decided)
 
     @work(thread=True, exclusive=True, group="git", exit_on_error=False, description="applying an edit")
@@ -541,8 +547,3 @@ def _undo_text(result: Any) -> str:
     paths = ", ".join(getattr(result, "paths", []) or [])
     return f"{getattr(result, 'sha', '')[:8]} {getattr(result, 'subject', '')!r} ({paths} restored)"
 
-
-def _review_type() -> type:
-    from coder.ui.screens.review import ReviewScreen
-
-    return ReviewScreen

@@ -11,7 +11,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from coder.edit.apply import diff_stat
 from coder.ui.widgets.review.diff_view import DiffView
 
 
@@ -32,6 +31,8 @@ class ReviewScreen(ModalScreen[bool]):
         self.reviewing = reviewing
 
     def compose(self) -> ComposeResult:
+        from coder.edit.apply import diff_stat  # the edit package pulls in openai: load it only here
+
         added, removed = diff_stat(self.diff)
         with Vertical(id="review") as box:
             box.border_title = (f"Review edit of {self.path}: +{added} −{removed}" if self.reviewing

@@ -98,6 +98,7 @@ class Transcript(ScrollView, can_focus=True):
             self._push(Line(kind, prefix + _clean(raw)))
             first = False
         self._after_change(len(self._lines) - len(text.splitlines() or [""]))
+        self._settle_height()
 
     def begin_stream(self) -> None:
         """Start an assistant reply; following :meth:`append` calls extend it."""
@@ -108,6 +109,7 @@ class Transcript(ScrollView, can_focus=True):
         self._in_code = False
         self._code_lang = None
         self._push(Line("assistant", ""))
+        self._after_change(max(0, len(self._lines) - 2))
 
     def append(self, chunk: str) -> None:
         """Append streamed text to the reply in progress (a batch of tokens)."""
@@ -134,6 +136,7 @@ class Transcript(ScrollView, can_focus=True):
             self._finish_block(len(self._lines))
             self._in_code = False
             self.refresh()
+        self._settle_height()
 
     def clear(self) -> None:
         self._lines.clear()
@@ -196,16 +199,34 @@ class Transcript(ScrollView, can_focus=True):
 
     def _after_change(self, first: int) -> None:
         """Re-wrap lines ``first..`` (always at the end) and repaint only their rows."""
-        was_at_end = self.is_vertical_scroll_end
+        following = self.is_vertical_scroll_end
         first = max(0, first)
         del self._rows[self._first_row[first]:]
         for index in range(first, len(self._lines)):
             self._first_row[index] = len(self._rows)
             self._rows.extend((index, r) for r in range(self._row_count(self._lines[index])))
         start = self._first_row[first]
+        rows = len(self._rows)
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        if not following or height <= 0:
+            self._set_virtual_height(rows)
+        else:
+            # Jump scroll (as xterm/less do): when the reply reaches the bottom edge, move it up
+            # to leave a third of the view empty, so the next lines land without scrolling.
+            # Scrolling repaints every row; filling a blank row repaints one.
+            if rows > top + height:
+                top = max(0, rows - max(1, (height * 2) // 3))
+            self._set_virtual_height(max(rows, top + height))
+            if top != self.scroll_offset.y:
+                self.scroll_to(y=top, animate=False, immediate=True)
+        self.refresh_lines(start, rows - start)
+
+    def _settle_height(self) -> None:
+        """Drop the jump-scroll slack once nothing streams (no blank tail to scroll into)."""
+        following = self.is_vertical_scroll_end
         self._set_virtual_height(len(self._rows))
-        self.refresh_lines(start, len(self._rows) - start)
-        if was_at_end:
+        if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def _set_virtual_height(self, rows: int) -> None:

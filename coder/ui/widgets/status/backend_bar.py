@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
-from coder.backends.server import ServerInfo
+if TYPE_CHECKING:
+    from coder.backends.server import ServerInfo
+
 
 
 def describe(info: ServerInfo | None, state: str = "") -> Text:
