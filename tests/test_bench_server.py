@@ -91,7 +91,7 @@ def test_acceptance_length_equals_raw_metrics_delta(demo_server: ServerInfo) -> 
 def test_per_position_acceptance_matches_synthetic_rates(server_factory: Any) -> None:
     server = server_factory(spec_type="draft-simple", drafter="demo", k=len(SYNTH_RATES),
                             extra_args=["--spec-synth-rates", ",".join(map(str, SYNTH_RATES))])
-    runner = Runner(server, Settings(reps=2, max_tokens=64, warmup=False))
+    runner = Runner(server, Settings(reps=1, max_tokens=64, warmup=False))
     run = runner.single(_suite(("fresh",)), label="synth", k=len(SYNTH_RATES))
     runner.close()
     spec = run.spec

@@ -332,10 +332,14 @@ class EditEngine:
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
                              mode=mode, rel=snap.rel)
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
+        choice = self.policy.choose(request_class)
+        # choosing k may have restarted a managed backend (stock build): follow it to its new URL
+        if (restarted := getattr(self.policy, "server", None)) is not None:
+            self.server = restarted
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
-            budget=budget, k=self.policy.choose(request_class), token_source=self.counter.source,
+            budget=budget, k=choice, token_source=self.counter.source,
         )
 
     def _choose_mode(self, snap: FileSnapshot, instruction: str,
