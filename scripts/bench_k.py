@@ -26,11 +26,7 @@ import argparse
 import contextlib
 import json
 import os
-import secrets
-import socket
-import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -41,7 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from coder.backends import manager  # noqa: E402
 from coder.backends.server import ServerInfo  # noqa: E402
+from coder.config import Profile  # noqa: E402
 from coder.edit.prompt import build_messages  # noqa: E402
 from coder.kpolicy.controller import KController, is_clean  # noqa: E402
 from coder.telemetry.metrics import SpecDelta  # noqa: E402
@@ -112,12 +110,6 @@ def prompts(cls: str) -> list[list[dict[str, str]]]:
 
 
 # ---- server --------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def find_binary(explicit: str | None) -> str:
     if explicit:
         return explicit
@@ -130,38 +122,24 @@ def find_binary(explicit: str | None) -> str:
 
 
 @contextlib.contextmanager
-def launch(binary: str, model: Path, config: str, threads: int, ctx: int) -> Iterator[ServerInfo]:
+def launch(binary: str, model: Path, config: str, threads: int, ctx: int, ngl: int | None) -> Iterator[ServerInfo]:
+    """Start ``config`` through coder's own manager (launch, wait, verify, probe) and stop it after."""
     k, flags = CONFIGS[config]
-    port, key = _free_port(), secrets.token_urlsafe(16)
-    argv = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "--api-key", key,
-            "--metrics", "-np", "1", "-c", str(ctx), "-t", str(threads),
-            *[f.format(k=k, model=model) for f in flags]]
-    fd, log_path = tempfile.mkstemp(prefix=f"bench_k-{config}-", suffix=".log")
-    with os.fdopen(fd, "wb") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    info = ServerInfo(url=f"http://127.0.0.1:{port}", api_key=key, managed=False, spec_type=config, k=k,
-                      draft_cap=True, log_path=log_path, pid=proc.pid)
+    args = [f.format(k=k, model=model) for f in flags]
+    spec = args[args.index("--spec-type") + 1]
+    drafter = str(model) if "-md" in args else None
+    extra = [a for i, a in enumerate(args)
+             if a not in ("--spec-type", "-md", "--spec-draft-n-max")
+             and args[i - 1] not in ("--spec-type", "-md", "--spec-draft-n-max")]
+    profile = Profile(name=f"bench-k-{config}", binary=binary, model=str(model), drafter=drafter, spec_type=spec,
+                      k=k, threads=threads, ctx=ctx, ngl=ngl, extra_args=extra)
+    info = manager.start(profile)
     try:
-        deadline = time.monotonic() + 180
-        with info.api(timeout=5) as api:
-            while api.health_status() != 200:
-                if proc.poll() is not None:
-                    sys.exit(f"llama-server ({config}) exited: {' | '.join(info.log_tail(5))}")
-                if time.monotonic() > deadline:
-                    sys.exit(f"llama-server ({config}) not ready after 180 s")
-                time.sleep(0.3)
-            from coder.kpolicy.probe import probe_draft_cap
-
-            if not probe_draft_cap(api):
-                sys.exit(f"{binary} does not honour the per-request draft cap (needs coder's build)")
+        if not info.draft_cap:
+            sys.exit(f"{binary} does not honour the per-request draft cap (needs coder's build)")
         yield info
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        os.unlink(log_path)
+        manager.stop(profile.name)
 
 
 # ---- measurement ---------------------------------------------------------------------------
@@ -337,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="llama-server threads (1 avoids spin-wait collapse on oversubscribed cores)")
     parser.add_argument("--max-tokens", type=int, default=None)
+    parser.add_argument("--ngl", type=int, default=None, help="GPU layers (-ngl) for a CUDA build")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="time per request: server CPU time (default; robust to other load) or wall")
     parser.add_argument("--rounds", type=int, default=None, help="sweep rounds (default 1 quick, 3 full)")
@@ -360,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         record: dict[str, Any] | None = {"config": name, "source": "scripts/bench_k.py", "classes": {}} \
             if args.record else None
         t0 = time.monotonic()
-        with launch(binary, Path(args.model), name, args.threads, 4096) as info:
+        with launch(binary, Path(args.model), name, args.threads, 4096, args.ngl) as info:
             results[name] = bench_config(info, k_max, ks, rounds, warmup=3 if args.quick else 4,
                                          max_tokens=max_tokens, record=record)
         print(f"[{name}: {time.monotonic() - t0:.0f} s]", file=sys.stderr)

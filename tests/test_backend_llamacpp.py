@@ -171,6 +171,11 @@ def test_status_json_reports_the_verdict(demo_server) -> None:  # type: ignore[n
 
 # ---- bad input: one line, non-zero exit, no stray process ----------------------------------------
 
+def _fresh(tmp_path: Path) -> dict[str, str]:
+    """A CODER_HOME of its own, so a session-wide demo server does not answer "already running"."""
+    return {"CODER_HOME": str(tmp_path / "fresh-home")}
+
+
 def _one_line_error(out: subprocess.CompletedProcess[str]) -> str:
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
@@ -179,18 +184,19 @@ def _one_line_error(out: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def test_missing_binary_is_one_line() -> None:
-    out = _coder("backend", "start", "--binary", "/nonexistent/llama-server")
+def test_missing_binary_is_one_line(tmp_path: Path) -> None:
+    out = _coder("backend", "start", "--binary", "/nonexistent/llama-server", env=_fresh(tmp_path))
     assert "binary not found" in _one_line_error(out)
 
 
 @pytest.mark.server
 def test_missing_and_non_gguf_models(tmp_path: Path, llama_server_binary: Path) -> None:
-    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(tmp_path / "nope.gguf"))
+    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(tmp_path / "nope.gguf"),
+                 env=_fresh(tmp_path))
     assert "model not found" in _one_line_error(out)
     bogus = tmp_path / "bogus.gguf"
     bogus.write_text("not a model")
-    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(bogus))
+    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(bogus), env=_fresh(tmp_path))
     assert "not a GGUF file" in _one_line_error(out)
 
 
@@ -198,7 +204,8 @@ def test_missing_and_non_gguf_models(tmp_path: Path, llama_server_binary: Path) 
 def test_model_that_fails_to_load_leaves_no_process(tmp_path: Path, llama_server_binary: Path) -> None:
     corrupt = tmp_path / "corrupt.gguf"
     corrupt.write_bytes(b"GGUF" + os.urandom(4096))
-    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(corrupt))
+    out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(corrupt),
+                 env=_fresh(tmp_path))
     line = _one_line_error(out)
     assert "exited with status" in line
     ps = subprocess.run(["pgrep", "-f", str(corrupt)], capture_output=True, text=True)
@@ -206,14 +213,15 @@ def test_model_that_fails_to_load_leaves_no_process(tmp_path: Path, llama_server
 
 
 @pytest.mark.server
-def test_port_in_use_is_refused(llama_server_binary: Path) -> None:
+def test_port_in_use_is_refused(tmp_path: Path, llama_server_binary: Path) -> None:
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         port = sock.getsockname()[1]
-        out = _coder("backend", "start", "--binary", str(llama_server_binary), "--port", str(port))
+        out = _coder("backend", "start", "--binary", str(llama_server_binary), "--port", str(port),
+                     env=_fresh(tmp_path))
     assert f"port {port} is already in use" in _one_line_error(out)
 
 

@@ -190,7 +190,9 @@ async def test_refused_reply_shows_reason_and_writes_nothing(ui_repo: Path) -> N
         assert (ui_repo / "greet.py").read_text() == GREET
 
 
-async def test_backend_down_message_is_polite(ui_repo: Path) -> None:
+async def test_backend_down_message_is_polite(ui_repo: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_HOME", str(tmp_path / "no-servers"))  # hide any session-wide server
     app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

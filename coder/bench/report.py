@@ -7,8 +7,6 @@ import json
 import os
 import platform
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from coder import __version__
 from coder.bench import stats
 from coder.config import REQUEST_CLASSES
 from coder.errors import CoderError
+from coder.hardware import cpu_model, gpus
 
 SCHEMA = 1
 
@@ -65,29 +64,13 @@ DEFINITIONS: dict[str, str] = {
 
 def hardware() -> dict[str, Any]:
     """CPU model, cores, memory and GPUs (nvidia-smi when present)."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     mem = None
     try:
         m = re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text())
         mem = int(m.group(1)) * 1024 if m else None
     except OSError:
         pass
-    gpus: list[str] = []
-    if smi := shutil.which("nvidia-smi"):
-        try:
-            query = [smi, "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"]
-            out = subprocess.run(query, capture_output=True, text=True, timeout=10).stdout
-            gpus = [line.strip() for line in out.splitlines() if line.strip()]
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_bytes": mem, "gpus": gpus,
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "memory_bytes": mem, "gpus": gpus(),
             "platform": platform.platform(), "python": sys.version.split()[0]}
 
 

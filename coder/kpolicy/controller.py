@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.config import REQUEST_CLASSES
+from coder.hardware import cpu_model
 from coder.paths import data_dir, ensure
 from coder.telemetry.metrics import SpecDelta
 
@@ -115,14 +116,7 @@ class Decision:
 
 def hardware_key() -> str:
     """Short stable id of this machine's compute (learned step times do not transfer)."""
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     gpus = os.environ.get("CUDA_VISIBLE_DEVICES", "")
     raw = f"{platform.machine()}|{cpu}|{os.cpu_count()}|{gpus}"
     return hashlib.sha1(raw.encode()).hexdigest()[:10]
