@@ -30,6 +30,21 @@ def _save(fig: Any, path: Path) -> None:
     plt.close(fig)
 
 
+def _finish(fig: Any, ax: Any, path: Path, drawn: bool, xlabel: str, ylabel: str, title: str,
+            legend_size: int = 8) -> bool:
+    """Label and save a drawn figure; discard an empty one (False: nothing to plot)."""
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend_size)
+    _save(fig, path)
+    return True
+
+
 def plot_k(report: dict[str, Any], path: Path) -> bool:
     """Single-stream tok/s vs k, one line per class (and all prompts), baseline dashed."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -52,16 +67,8 @@ def plot_k(report: dict[str, Any], path: Path) -> bool:
             ax.axhline(base["decode_tps"], linestyle="--", color="grey",
                        label=f"{res['name']} no speculation")
         drawn = True
-    if not drawn:
-        plt.close(fig)
-        return False
-    ax.set_xlabel("k (draft tokens per step)")
-    ax.set_ylabel("decode tok/s (mean of per-prompt medians)")
-    ax.set_title("tok/s vs k per request class")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    _save(fig, path)
-    return True
+    return _finish(fig, ax, path, drawn, "k (draft tokens per step)", "decode tok/s (mean of per-prompt medians)",
+                   "tok/s vs k per request class")
 
 
 def plot_acceptance(report: dict[str, Any], path: Path) -> bool:
@@ -78,17 +85,8 @@ def plot_acceptance(report: dict[str, Any], path: Path) -> bool:
             ax.plot(xs, row["conditional"], linestyle=":", marker=".", color=line.get_color(),
                     label=f"{row['label']} conditional")
             drawn = True
-    if not drawn:
-        plt.close(fig)
-        return False
-    ax.set_xlabel("draft position i")
-    ax.set_ylabel("acceptance")
     ax.set_ylim(0, 1.05)
-    ax.set_title("acceptance per position")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    _save(fig, path)
-    return True
+    return _finish(fig, ax, path, drawn, "draft position i", "acceptance", "acceptance per position", legend_size=7)
 
 
 def plot_concurrency(report: dict[str, Any], path: Path) -> bool:
@@ -106,13 +104,5 @@ def plot_concurrency(report: dict[str, Any], path: Path) -> bool:
                     linestyle="--" if is_base else "-",
                     label=f"{res['name']}{' no speculation' if is_base else ''}")
             drawn = True
-    if not drawn:
-        plt.close(fig)
-        return False
-    ax.set_xlabel("concurrency (streams)")
-    ax.set_ylabel("output tok/s (aggregate, incl. TTFT)")
-    ax.set_title("tok/s vs concurrency")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    _save(fig, path)
-    return True
+    return _finish(fig, ax, path, drawn, "concurrency (streams)", "output tok/s (aggregate, incl. TTFT)",
+                   "tok/s vs concurrency")
