@@ -69,12 +69,11 @@ def _print_info(info: object, as_json: bool) -> None:
         data["api_key"] = "<hidden>" if data.get("api_key") else None
         print(json.dumps(data, indent=2))
         return
-    state = {True: "verified", False: "NOT VERIFIED", None: "unchecked"}[info.verified]
     how = f"managed, pid {info.pid}" if info.managed else "attached"
     print(f"{info.profile}: {info.engine} at {info.url} ({how})")
     print(f"  spec: {info.spec_type or '-'}  k: {info.k or '-'}  per-request k cap: "
           f"{'yes' if info.draft_cap else 'no'}")
-    print(f"  speculator: {state} — {info.verdict}")
+    print(f"  verdict: {info.verdict}")
     if info.log_path:
         print(f"  log: {info.log_path}")
 
