@@ -19,7 +19,7 @@ examples:
   coder edit app.py -m "add type hints"                  whole file (or auto), asks before writing
   coder edit app.py -m "handle a missing key" --symbol Cache.get
   coder edit app.py -m "use pathlib" --lines 10-42 --yes
-  coder edit app.py -m "make `load` async"               auto: a symbol named in `backticks` is a region
+  coder edit app.py -m 'make `load` async'               auto: a symbol named in `backticks` is a region
   coder edit app.py -m "add logging" --dry-run --json    show the result, write nothing
   coder undo                                              revert coder's last edit commit
 

@@ -386,6 +386,7 @@ class EditEngine:
         last: Delta | None = None
         final: StreamResult | None = None
         fence_at: int | None = None  # chunk index where the closing fence was seen
+        body_at: int | None = None  # offset of the block's body, once the opening fence streamed
         stopped: EditRefused | None = None
         chunks = 0
         stream = self.server.chat().stream(
@@ -414,8 +415,11 @@ class EditEngine:
                 if "`" in item.text and closing_fence_seen(text, request.prompt.fence):
                     fence_at = chunks
                     stats.stopped_at_fence = True
-                elif (stopped := guard.check_tail(text)) or (
-                        "\n" in item.text and (stopped := guard.check(_partial_body(text, request.prompt.fence)))):
+                    continue
+                if body_at is None and "\n" in item.text:
+                    body_at = _body_offset(text, request.prompt.fence)
+                if (stopped := guard.check_tail(text)) or (
+                        "\n" in item.text and body_at is not None and (stopped := guard.check(text[body_at:]))):
                     break
         except (httpx.HTTPError, openai.APIError) as exc:
             # A server dying mid-stream surfaces as a transport error, not a ChatClient error.
@@ -522,6 +526,15 @@ class EditEngine:
         if self.repo is None:
             raise CoderError("undo needs a git repository (coder commits each edit there)")
         return gitops.undo_last(self.repo)
+
+
+def _body_offset(text: str, fence: str) -> int | None:
+    """Where the open block's body starts, once its opening fence line is complete."""
+    opened = parse_fenced(text, fence)
+    if opened is None:
+        return None
+    at = len(text) - len(opened.body)  # an open block's body is the whole suffix
+    return at if at > 0 and text[at - 1] == "\n" else None
 
 
 def _partial_body(text: str, fence: str) -> str:

@@ -301,7 +301,12 @@ class DriftGuard:
 
     def check(self, partial_body: str) -> EditRefused | None:
         """The refusal to stop with, or None to keep streaming."""
-        lines = [ln.strip() for ln in partial_body.splitlines()[:-1] if ln.strip()]  # last may be partial
+        # Only the recent lines matter: split from the right so a long reply costs the same per call.
+        keep = 2 * max(self.window, self.loop_window) + 2
+        pieces = partial_body.rsplit("\n", keep)
+        if len(pieces) > keep:
+            pieces = pieces[1:]  # the first piece is everything earlier, not one line
+        lines = [ln.strip() for ln in pieces[:-1] if ln.strip()]  # the last may be partial
         if len(lines) >= self.loop_window:
             recent = lines[-self.loop_window :]
             distinct = set(recent)

@@ -222,14 +222,10 @@ class CoderApp(App[None]):
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False, description="doctor")
     def run_doctor(self) -> None:
+        from coder.doctor import run_checks
+
         try:
-            from coder.doctor import run_checks
-
             checks = run_checks(self.profile, self.repo_root)
-        except ImportError:
-            from coder.backends.engine import Check
-
-            checks = [Check("doctor", None, "coder.doctor is not available in this build")]
         except CoderError as exc:
             from coder.backends.engine import Check
 

@@ -34,8 +34,6 @@ from coder.ui.widgets.status.backend_bar import BackendBar
 
 if TYPE_CHECKING:
     from coder.telemetry.metrics import SpecStats
-
-if TYPE_CHECKING:
     from coder.ui.app import CoderApp
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
