@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.backends import logscan
-from coder.backends.engine import Check, Verdict
+from coder.backends.engine import Check, ScriptEngineBase, Verdict
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.backends.vllm import all_passed, require_k, send_probe, spec_method
 from coder.config import Profile
@@ -26,12 +26,14 @@ def num_draft_tokens(k: int) -> int:
     return k + 1
 
 
-class SglangAdapter:
+class SglangAdapter(ScriptEngineBase):
     """EngineAdapter for ``python -m sglang.launch_server``."""
 
     name = "sglang"
 
-    def build_argv(self, profile: Profile, port: int, api_key: str) -> list[str]:
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
+        """argv for ``profile`` (the key goes on the command line: these engines read no key file)."""
         if not profile.model:
             raise CoderError(f"profile {profile.name!r} has no target model (--model)")
         binary = profile.binary or "python3"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.backends import logscan
-from coder.backends.engine import Check, Verdict
+from coder.backends.engine import Check, ScriptEngineBase, Verdict
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
@@ -83,12 +83,14 @@ def speculative_config(profile: Profile) -> dict[str, object] | None:
     return cfg
 
 
-class VllmAdapter:
+class VllmAdapter(ScriptEngineBase):
     """EngineAdapter for ``vllm serve``."""
 
     name = "vllm"
 
-    def build_argv(self, profile: Profile, port: int, api_key: str) -> list[str]:
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
+        """argv for ``profile`` (the key goes on the command line: these engines read no key file)."""
         if not profile.model:
             raise CoderError(f"profile {profile.name!r} has no target model (--model)")
         binary = profile.binary or "vllm"

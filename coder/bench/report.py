@@ -19,6 +19,7 @@ from coder import __version__
 from coder.bench import stats
 from coder.config import REQUEST_CLASSES
 from coder.errors import CoderError
+from coder.fsutil import atomic_write
 from coder.hardware import cpu_model, gpus
 
 SCHEMA = 1
@@ -28,8 +29,8 @@ DEFINITIONS: dict[str, str] = {
     "TTFT": "time to first token: request sent → first SSE frame with non-empty content "
             "(llmperf's event; vLLM bench times the first frame with choices, which may be role-only; "
             "AIPerf skips empty first responses)",
-    "decode tok/s": "per request completion_tokens / (wall − TTFT), completion_tokens from the "
-                    "server's usage (never re-tokenised); prefill excluded. ≈ 1/TPOT",
+    "decode tok/s": "per request (N − 1) / (wall − TTFT), N = completion_tokens from the server's usage "
+                    "(never re-tokenised); the first token comes from prefill, so it is excluded. = 1/TPOT",
     "single-stream tok/s": "median decode tok/s over repetitions for each prompt, then the mean over prompts "
                            "(the seeds' figure); per class likewise over that class's prompts",
     "TPOT": "(E2E − TTFT) / (N − 1) per request: vLLM bench 'TPOT', AIPerf/GuideLLM 'ITL' "
@@ -45,8 +46,8 @@ DEFINITIONS: dict[str, str] = {
     "survival[i]": "accepted_per_pos[i] / drafts = P(at least i+1 drafts accepted in a step) "
                    "(vLLM 'Per-position acceptance rate'); non-increasing",
     "conditional[i]": "survival[i] / survival[i−1] = P(position i accepted | position i−1 accepted)",
-    "derived AL": "per request predicted_n / (predicted_n − draft_n_accepted) from llama.cpp timings; "
-                  "approximate (timings carry no step count)",
+    "derived AL": "running acceptance length per request, (N − 1) / (N − 1 − draft_n_accepted) from "
+                  "llama.cpp timings (coder.telemetry.figures); ≤ AL when some steps carried no draft",
     "tokens per chunk": "completion tokens ÷ content-bearing SSE frames: why chunk-counted ITL is wrong "
                         "under speculation (vLLM's pooled 'ITL' and AIPerf's 'ICL' are chunk gaps)",
     "prefill tok/s": "cold long prompt, cache off: server timings.prompt_per_second (llama.cpp) and "
@@ -195,9 +196,7 @@ def write_json(report: dict[str, Any], out_dir: Path) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     name = "-".join(_slug(p) for p in ("bench", first.get("name", ""), model, stamp) if p)
     path = out_dir / f"{name}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(report, indent=1, default=str))
     return path
 
 

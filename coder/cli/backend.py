@@ -11,6 +11,7 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder.backends import manager
+from coder.backends.engine import adapter_for
 from coder.cli.progress import phase_bar
 from coder.config import Profile
 from coder.errors import CoderError
@@ -48,7 +49,7 @@ def load_profile(args: argparse.Namespace) -> Profile:
 def _install(args: argparse.Namespace) -> int:
     from coder.backends.llamacpp_install import choose_variant, install, installed
 
-    if args.engine != "llama.cpp":
+    if not adapter_for(args.engine).installable:
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
     cuda = True if args.cuda else False if args.cpu else None
     reused = not args.force and installed(choose_variant(cuda)) is not None
@@ -123,14 +124,17 @@ def _logs(args: argparse.Namespace) -> int:
     lines = path.read_text(errors="replace").splitlines()
     print("\n".join(lines[-args.lines:]))
     if args.follow:
-        with path.open(errors="replace") as fh:
-            fh.seek(0, 2)
-            while manager.current(info.profile):
-                line = fh.readline()
-                if line:
-                    print(line, end="", flush=True)
-                else:
-                    time.sleep(0.2)
+        from coder.fsutil import LogFollower
+
+        def show(new: list[str]) -> None:
+            print("\n".join(new), flush=True)
+
+        follower = LogFollower(path, show, from_start=False).start()
+        try:
+            while manager.current(info.profile) and not follower.stopped:
+                time.sleep(0.5)
+        finally:
+            follower.stop()
     return 0
 
 

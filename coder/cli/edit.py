@@ -9,10 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from coder.backends.server import ServerInfo
+from coder.backends.session import BackendSession
 from coder.edit import gitops
 from coder.edit.apply import diff_stat
-from coder.edit.engine import MODES, ApplyResult, EditEngine, EditProposal, FixedK, KPolicy, Progress
+from coder.edit.engine import MODES, EditEngine
+from coder.edit.model import ApplyResult, EditProposal, FixedK, KPolicy
 from coder.errors import CoderError
+from coder.telemetry.stats import RequestStats
 
 EDIT_EPILOG = """\
 examples:
@@ -95,12 +98,12 @@ class _ProgressPrinter:
         self.every = every
         self.next_at = 0.0
 
-    def __call__(self, event: Progress) -> None:
+    def __call__(self, event: RequestStats) -> None:
         if not self.tty and event.elapsed < self.next_at:
             return
         self.next_at = event.elapsed + self.every
-        tps = f"{event.tok_s:5.1f} tok/s" if event.tok_s else "  ... tok/s"
-        acc = f", drafts accepted {event.draft_accepted or 0}/{event.draft_n}" if event.draft_n else ""
+        tps = f"{event.decode_tps:5.1f} tok/s" if event.decode_tps else "  ... tok/s"
+        acc = f", drafts accepted {event.draft_n_accepted or 0}/{event.draft_n}" if event.draft_n else ""
         line = f"  streaming: {event.tokens} tok, {tps}{acc}, {event.elapsed:.1f}s"
         sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
         sys.stderr.flush()
@@ -113,7 +116,7 @@ def _stats_line(p: EditProposal) -> str:
         return format(v, fmt) if v is not None else "n/a"
     k = f"k={p.k}" if p.k is not None else "k=launch"
     acc_src = f" ({s.acceptance_source})" if s.acceptance_source else ""
-    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.tok_s, '.1f')} tok/s, "
+    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.decode_tps, '.1f')} tok/s, "
             f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
             f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
             f"completion {s.completion_tokens} tok")
@@ -144,6 +147,7 @@ def _confirm() -> bool:
 
 
 def run_edit(args: argparse.Namespace) -> int:
+    """``coder edit``: one edit end to end; exit 2 when the reply is refused (file untouched)."""
     result: dict[str, Any] = {"ok": False, "applied": False}
     try:
         return _run_edit(args, result)
@@ -163,13 +167,14 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     repo = gitops.open_repo(cwd)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    engine = EditEngine(None, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
+    session = BackendSession(None)
+    engine = EditEngine(session, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
     server = _find_server(args)
     if args.k is not None and not server.draft_cap:
         print(f"coder: --k {args.k} ignored: this server cannot cap k per request (launch k={server.k}); "
               "relaunch it with `coder backend stop` and `coder backend start --k N`", file=sys.stderr)
-    engine.connect(server)
+    session.replace(server)
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:
@@ -180,7 +185,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     show = _ProgressPrinter(tty)
     proposal: EditProposal | None = None
     for event in engine.run(request):
-        if isinstance(event, Progress):
+        if isinstance(event, RequestStats):
             show(event)
         else:
             proposal = event
@@ -220,6 +225,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 
 def run_undo(args: argparse.Namespace) -> int:
+    """``coder undo``: revert coder's last edit commit."""
     repo = gitops.open_repo(Path.cwd())
     try:
         if repo is None:

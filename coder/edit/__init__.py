@@ -1,17 +1,16 @@
 """Full-file and region edits built for speculative decoding, applied safely with git."""
 
-from coder.edit.engine import (
+from coder.edit.engine import EditEngine
+from coder.edit.model import (
     ApplyResult,
-    EditEngine,
     EditProposal,
     EditRequest,
-    EditStats,
     FixedK,
     KChoice,
     KChoiceLike,
     KPolicy,
     LaunchK,
-    Progress,
+    LearningKPolicy,
 )
 from coder.edit.prompt import build_messages
 from coder.edit.validate import EditRefused
@@ -22,12 +21,11 @@ __all__ = [
     "EditProposal",
     "EditRefused",
     "EditRequest",
-    "EditStats",
     "FixedK",
     "KChoice",
     "KChoiceLike",
     "KPolicy",
     "LaunchK",
-    "Progress",
+    "LearningKPolicy",
     "build_messages",
 ]

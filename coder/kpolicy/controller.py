@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.config import REQUEST_CLASSES
+from coder.fsutil import atomic_write
 from coder.hardware import cpu_model
 from coder.paths import data_dir, ensure
 from coder.telemetry.metrics import SpecDelta
@@ -328,9 +329,7 @@ class KController:
         body = {"schema": SCHEMA, "k_max": self.k_max, "cost": asdict(self.cost),
                 "classes": {c: asdict(s) for c, s in self.classes.items()}}
         ensure(self.path.parent)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(body, indent=1))
-        tmp.replace(self.path)
+        atomic_write(self.path, json.dumps(body, indent=1))
 
     def _load(self, path: Path) -> None:
         try:
