@@ -34,7 +34,7 @@ from coder.edit.model import (
 )
 from coder.edit.prompt import build_messages, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, mentioned_symbol, split
-from coder.edit.stream import partial_body, stream_edit
+from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.validate import DriftGuard, EditRefused, check_reply
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta
@@ -209,13 +209,14 @@ class EditEngine:
 
     # -- streaming ------------------------------------------------------------
 
-    def run(self, request: EditRequest, cancel: threading.Event | None = None
-            ) -> Iterator[RequestStats | EditProposal]:
+    def run(self, request: EditRequest, cancel: threading.Event | None = None,
+            on_chunk: ChunkTap | None = None) -> Iterator[RequestStats | EditProposal]:
         """Apply the k decision, stream the request; yields live stats, then one :class:`EditProposal`.
 
         A ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
-        aborts it). Raises CoderError when the backend is unreachable or dies mid-stream
-        (nothing is written either way).
+        aborts it). ``on_chunk`` is called with every streamed chunk (the reply text as
+        it arrives). Raises CoderError when the backend is unreachable or dies
+        mid-stream (nothing is written either way).
         """
         self.session.apply(request.k, cancel)
         server = self.session.info
@@ -224,7 +225,7 @@ class EditEngine:
         k_cap = request.k.k if server.draft_cap else None
         with self.session.api() as api:
             outcome = yield from stream_edit(self.session, request, api, k_cap=k_cap,
-                                             drift_guard=self.drift_guard)
+                                             drift_guard=self.drift_guard, on_chunk=on_chunk)
         self._learn(request.request_class, request.k, outcome.stats, outcome.delta)
         yield self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
 

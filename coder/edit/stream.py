@@ -9,7 +9,7 @@ line or the TUI shows) and returns the :class:`StreamOutcome` via ``StopIteratio
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from coder.backends.server import ServerAPI
@@ -18,7 +18,7 @@ from coder.edit.model import EditRequest
 from coder.edit.validate import DriftGuard, EditRefused, closing_fence_seen, parse_fenced
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta, SpecStats
-from coder.telemetry.stats import Reply, RequestStats
+from coder.telemetry.stats import Chunk, Reply, RequestStats
 
 FENCE_GRACE_CHUNKS = 3  # after the closing fence, chunks read while waiting for the final usage
 
@@ -33,9 +33,15 @@ class StreamOutcome:
     delta: SpecDelta | None  # /metrics movement around the request (None without --metrics)
 
 
+ChunkTap = Callable[[Chunk], None]
+
+
 def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *, k_cap: int | None,
-                drift_guard: bool) -> Generator[RequestStats, None, StreamOutcome]:
-    """Stream ``request`` to the session's server; yields live stats, returns the outcome."""
+                drift_guard: bool, on_chunk: ChunkTap | None = None) -> Generator[RequestStats, None, StreamOutcome]:
+    """Stream ``request`` to the session's server; yields live stats, returns the outcome.
+
+    ``on_chunk`` sees every streamed chunk (text included) before the engine does.
+    """
     before = scrape(api)
     guard = DriftGuard(request.snapshot.text, drift=drift_guard and request.mode == "full")
     stats = RequestStats(prompt_tokens=request.budget.prompt_tokens, k_cap=k_cap)
@@ -53,6 +59,8 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
                 final = item
                 break
             chunks += 1
+            if on_chunk is not None:
+                on_chunk(item)
             if fence_at is not None:
                 # Text after the closing fence is discarded; only wait briefly for the usage chunk.
                 if chunks - fence_at >= FENCE_GRACE_CHUNKS:

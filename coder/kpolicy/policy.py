@@ -187,8 +187,12 @@ class KPolicy:
         return self._remember(KChoice(k, cls, f"{reason}; {verdict.reason}", "restart", source))
 
     def follow(self, server: ServerInfo | None, restart_s: float | None = None) -> None:
-        """Re-point at a changed backend; ``restart_s`` is the measured relaunch time, if it was one."""
-        if server is None:
+        """Re-point at a changed backend; ``restart_s`` is the measured relaunch time, if it was one.
+
+        Idempotent: several subscribers may forward the same change (the edit engine and
+        the UI); only the first one counts the restart.
+        """
+        if server is None or server is self.server:
             return
         self.server = server
         if restart_s is not None and self.fallback is not None:
