@@ -11,7 +11,7 @@ the final ``timings``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 import httpx
@@ -66,8 +66,8 @@ class ChatClient:
         cache_prompt: bool | None = None,
         stop: list[str] | None = None,
         model: str = "default",
-        extra_body: dict[str, object] | None = None,
-    ) -> Iterator[Chunk | Reply]:
+        extra_body: Mapping[str, object] | None = None,
+    ) -> Generator[Chunk | Reply, None, None]:
         """Yield a :class:`Chunk` per content piece, then one :class:`Reply`.
 
         Closing the generator early cancels the request on the server. Connection

@@ -170,22 +170,9 @@ class LlamaCppAdapter:
         spec = profile.spec_type or "none"
         types = [t for t in spec.split(",") if t]
         if caps:
-            unknown = [t for t in types if t != "none" and t not in caps.spec_types]
-            if unknown:
-                listed = ", ".join(caps.spec_types) or "none listed"
-                raise CoderError(f"this llama-server does not support --spec-type {','.join(unknown)} "
-                                 f"(it lists: {listed})")
+            _check_spec_types(caps, types)
         argv = [str(binary), "-m", resolve_model(profile.model, "target", dry_run)]
-        if profile.drafter:
-            argv += ["-md", resolve_model(profile.drafter, "draft", dry_run)]
-        elif any(t in NEEDS_DRAFTER for t in types):
-            raise CoderError(f"--spec-type {spec} needs a drafter model (set `drafter` or pass --drafter)")
-        if spec != "none":
-            if profile.k is None or profile.k < 1:
-                raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
-            k_max = drafter_k_max(profile)
-            argv += ["--spec-type", spec]
-            argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+        argv += _spec_args(profile, spec, types, dry_run)
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -273,6 +260,30 @@ class LlamaCppAdapter:
             accepted = int(timings.get("draft_n_accepted", 0))
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}, accepted {accepted}"))
         return Verdict(all(c.ok for c in checks), checks)
+
+
+def _check_spec_types(caps: Capabilities, types: list[str]) -> None:
+    unknown = [t for t in types if t != "none" and t not in caps.spec_types]
+    if unknown:
+        listed = ", ".join(caps.spec_types) or "none listed"
+        raise CoderError(f"this llama-server does not support --spec-type {','.join(unknown)} "
+                         f"(it lists: {listed})")
+
+
+def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> list[str]:
+    """Drafter model, ``--spec-type`` and the k flags (always explicit, never llama.cpp's default 3)."""
+    argv: list[str] = []
+    if profile.drafter:
+        argv += ["-md", resolve_model(profile.drafter, "draft", dry_run)]
+    elif any(t in NEEDS_DRAFTER for t in types):
+        raise CoderError(f"--spec-type {spec} needs a drafter model (set `drafter` or pass --drafter)")
+    if spec != "none":
+        if profile.k is None or profile.k < 1:
+            raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
+        k_max = drafter_k_max(profile)
+        argv += ["--spec-type", spec]
+        argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+    return argv
 
 
 def _dry_run_binary(profile: Profile) -> Path:

@@ -245,6 +245,13 @@ def render(report: dict[str, Any], console: Console, *, definitions: bool = True
 
 
 def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console) -> None:
+    _render_single(res, console)
+    _render_concurrency(res, console)
+    _render_extras(res, console)
+    _render_notes(target, console)
+
+
+def _render_single(res: dict[str, Any], console: Console) -> None:
     classes = [c for c in ("fresh", "full", "region")
                if any(c in row["decode_tps_by_class"] for row in res["single"])]
     if res["single"]:
@@ -272,6 +279,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
                     cells = [f"{pct(s)} ({pct(c)})" for s, c in pairs]
                     p.add_row(row["label"], *cells, *([""] * (depth - len(cells))))
             console.print(p)
+
+
+def _render_concurrency(res: dict[str, Any], console: Console) -> None:
     if res["concurrency"]:
         c = Table(title=f"{res['name']}: concurrency (aggregate output tok/s incl. TTFT)")
         for col in ("run", "c", "output tok/s", "TTFT p50", "AL", "busy streams", "speedup", "flags"):
@@ -282,6 +292,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
                       fmt(row["ttft_p50"], ".3f", "s"), fmt(row["acceptance_length"], ".3f"),
                       fmt(row["mean_active_streams"]), fmt(row["speedup"], ".2f", "×"), flags)
         console.print(c)
+
+
+def _render_extras(res: dict[str, Any], console: Console) -> None:
     for pre in res["prefill"]:
         cold, warm = pre["cold"], pre["warm"]
         console.print(f"prefill ({pre['label']}): cold {fmt(cold['prompt_tokens'], '.0f')} prompt tokens at "
@@ -300,6 +313,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
     if res["recommendation"]:
         rec = ", ".join(f"{cls} k={k}" for cls, k in res["recommendation"].items())
         console.print(f"[bold]recommended k[/] ({res['name']}): {rec}")
+
+
+def _render_notes(target: dict[str, Any], console: Console) -> None:
     for note in target.get("notes", []):
         console.print(f"note: {note}", highlight=False)
     for run in target["runs"] + target.get("baseline_runs", []):

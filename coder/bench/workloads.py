@@ -245,6 +245,12 @@ def _from_record(obj: dict[str, Any], where: str, base: Path) -> Workload:
         if "lines" in obj:
             raise CoderError(f"{where}: \"lines\" needs \"file\" and class region")
         return Workload(name, cls, [{"role": "user", "content": prompt}], file=file, source=where)
+    return _file_workload(obj, where, base, name, cls, file, prompt)
+
+
+def _file_workload(obj: dict[str, Any], where: str, base: Path, name: str, cls: str, file: str,
+                   prompt: str) -> Workload:
+    """A full or region workload built from a file the record names."""
     src = (base / file).expanduser()
     if not src.is_file():
         raise CoderError(f"{where}: file not found: {src}")

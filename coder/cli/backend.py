@@ -12,6 +12,7 @@ from pathlib import Path
 from coder import config as config_mod
 from coder.backends import manager
 from coder.backends.engine import adapter_for
+from coder.cli import Subparsers
 from coder.cli.progress import phase_bar
 from coder.config import Profile
 from coder.errors import CoderError
@@ -168,7 +169,8 @@ def _profile_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--binary", help="server executable to use")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
+    """Add this command group's parsers."""
     backend = sub.add_parser("backend", help="install, start, verify and supervise the inference server",
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     bsub = backend.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -6,14 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from coder.backends.server import ServerInfo
 from coder.backends.session import BackendSession
+from coder.cli import Subparsers
 from coder.edit import gitops
 from coder.edit.apply import diff_stat
 from coder.edit.engine import MODES, EditEngine
-from coder.edit.model import ApplyResult, EditProposal, FixedK, KPolicy
+from coder.edit.model import ApplyResult, EditProposal, EditRequest, FixedK, KPolicy
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
@@ -31,7 +32,8 @@ Refused replies (truncated, elided, unparsable, not one block) leave the file by
 """
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
+    """Add ``edit`` and ``undo``."""
     p = subparsers.add_parser(
         "edit", help="ask the model to rewrite a file or a region, show the diff, apply and commit",
         description="Send one edit request: the model returns the whole file (full) or a whole region "
@@ -181,17 +183,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print("coder: not a git repository: the edit will be written without a commit", file=err)
     print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
-    tty = err.isatty()
-    show = _ProgressPrinter(tty)
-    proposal: EditProposal | None = None
-    for event in engine.run(request):
-        if isinstance(event, RequestStats):
-            show(event)
-        else:
-            proposal = event
-    if tty:
-        err.write("\n")
-    assert proposal is not None
+    proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
     if not proposal.ok:
         print(f"coder: {_stats_line(proposal)}", file=err)
@@ -204,16 +196,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else proposal.diff)
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
-    applied: ApplyResult | None = None
-    if not proposal.changed:
-        note = "the model made no changes; nothing written"
-    elif args.dry_run:
-        note = "dry run: nothing written"
-    elif args.yes or (not args.json and _confirm()):
-        applied = engine.apply(proposal)
-        note = "; ".join(["applied", *applied.notes])
-    else:
-        note = "not applied (pass --yes to apply without asking)"
+    applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
     result["snapshot_commit"] = applied.snapshot if applied else None
@@ -222,6 +205,36 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print(json.dumps(result, indent=2))
     print(f"coder: {note}", file=err)
     return 0
+
+
+def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
+    """Run the request, showing progress on ``err``; the proposal it ends with."""
+    tty = err.isatty()
+    show = _ProgressPrinter(tty)
+    proposal: EditProposal | None = None
+    for event in engine.run(request):
+        if isinstance(event, RequestStats):
+            show(event)
+        else:
+            proposal = event
+    if tty:
+        err.write("\n")
+    if proposal is None:
+        raise CoderError("internal: the edit stream ended without a result")
+    return proposal
+
+
+def _maybe_apply(engine: EditEngine, proposal: EditProposal,
+                 args: argparse.Namespace) -> tuple[ApplyResult | None, str]:
+    """Apply when asked to (``--yes`` or a yes at the prompt); the result and a note for the user."""
+    if not proposal.changed:
+        return None, "the model made no changes; nothing written"
+    if args.dry_run:
+        return None, "dry run: nothing written"
+    if args.yes or (not args.json and _confirm()):
+        applied = engine.apply(proposal)
+        return applied, "; ".join(["applied", *applied.notes])
+    return None, "not applied (pass --yes to apply without asking)"
 
 
 def run_undo(args: argparse.Namespace) -> int:

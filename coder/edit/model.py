@@ -32,7 +32,6 @@ class KChoiceLike(Protocol):
 
     @property
     def k(self) -> int | None:
-        """The k the request ran with."""
         """Draft depth for the request (None: the launch k)."""
         ...
 
@@ -154,6 +153,7 @@ class EditProposal:
 
     @property
     def k(self) -> int | None:
+        """The k the request ran with."""
         return self.request.k.k
 
     @property

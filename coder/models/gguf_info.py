@@ -65,6 +65,10 @@ class GgufInfo:
         return asdict(self)
 
 
+# what gguf-py and numpy raise on truncated or malformed files (UnicodeDecodeError is a ValueError)
+_PARSE_ERRORS = (OSError, ValueError, IndexError, KeyError, TypeError, AssertionError)
+
+
 def _value(reader: Any, key: str) -> Any:
     """A scalar, string or list value of a metadata key, or None when absent."""
     fld = reader.fields.get(key)
@@ -72,7 +76,7 @@ def _value(reader: Any, key: str) -> Any:
         return None
     try:
         return fld.contents()
-    except Exception:  # gguf-py raises assorted errors on malformed fields
+    except _PARSE_ERRORS:  # gguf-py raises assorted errors on malformed fields
         return None
 
 
@@ -115,7 +119,7 @@ def _inspect(p: Path) -> GgufInfo:
         from gguf import GGUFReader
 
         reader = GGUFReader(p, "r")
-    except Exception as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
+    except _PARSE_ERRORS as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CoderError(f"{p}: corrupt GGUF: {first}") from None
 

@@ -62,7 +62,10 @@ class SpecStats:
 
 def _sub(later: tuple[float, ...], earlier: tuple[float, ...]) -> tuple[float, ...]:
     n = max(len(later), len(earlier))
-    pad = lambda v: tuple(v) + (0.0,) * (n - len(v))  # noqa: E731
+
+    def pad(v: tuple[float, ...]) -> tuple[float, ...]:
+        return v + (0.0,) * (n - len(v))
+
     return tuple(a - b for a, b in zip(pad(later), pad(earlier), strict=True))
 
 
