@@ -47,16 +47,19 @@ def _state_path(name: str) -> Path:
 
 
 def key_path(name: str) -> Path:
+    """The 0600 file holding the API key of managed server ``name``."""
     return _servers() / f"{name}.key"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
+    """A port the OS says is free on ``host`` right now."""
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on ``host:port``."""
     with socket.socket() as sock:
         try:
             sock.bind((host, port))

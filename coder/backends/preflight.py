@@ -45,6 +45,7 @@ class PreflightReport:
 
     @property
     def verdict(self) -> str:
+        """``ok``, ``provisional`` (something could not be checked) or ``refuse`` (a check failed)."""
         if any(c.ok is False for c in self.checks):
             return "refuse"
         if any(c.ok is None for c in self.checks):
@@ -53,9 +54,11 @@ class PreflightReport:
 
     @property
     def refused(self) -> bool:
+        """True when a check failed outright (launching would not work)."""
         return self.verdict == "refuse"
 
     def add(self, name: str, ok: bool | None, detail: str) -> None:
+        """Record one check (``ok``: True pass, False fail, None could not tell)."""
         self.checks.append(Check(name, ok, detail))
 
 

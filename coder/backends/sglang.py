@@ -73,9 +73,11 @@ class SglangAdapter(ScriptEngineBase):
 
     def ready(self, api: ServerAPI) -> bool:
         # SGLang answers /health with 503 while starting
+        """``/health`` answers 200."""
         return api.health_status() == 200
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
+        """Known log failures, a probe request, then an acceptance length above 1."""
         checks = [Check(f.line[:80], False, f.reason) for f in logscan.known_failures("sglang", log_text)]
         if checks:
             return Verdict(verified=False, checks=checks)

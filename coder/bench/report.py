@@ -201,6 +201,7 @@ def write_json(report: dict[str, Any], out_dir: Path) -> Path:
 
 
 def load_json(path: Path) -> dict[str, Any]:
+    """Read a bench report; a one-line CoderError when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -222,10 +223,12 @@ def _slug(text: str) -> str:
 
 
 def fmt(value: float | None, spec: str = ".2f", suffix: str = "") -> str:
+    """``value`` formatted with ``spec`` and ``suffix``, or an en dash when missing."""
     return "–" if value is None else f"{value:{spec}}{suffix}"
 
 
 def pct(value: float | None) -> str:
+    """A fraction as a percentage, or an en dash when missing."""
     return "–" if value is None else f"{100 * value:.1f}%"
 
 

@@ -75,6 +75,7 @@ def fraction_of_ideal(delivered: float | None, baseline: float | None, al: float
 
 
 def speedup(value: float | None, baseline: float | None) -> float | None:
+    """``value`` ÷ ``baseline``; None when either is missing or the baseline is 0."""
     if value is None or not baseline:
         return None
     return value / baseline

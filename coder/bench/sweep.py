@@ -32,6 +32,8 @@ class Target:
 
 @dataclass
 class Plan:
+    """What a bench invocation measures: targets, k values, concurrencies, settings."""
+
     workloads: list[Workload]
     settings: Settings
     targets: list[Target]

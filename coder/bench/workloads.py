@@ -34,6 +34,7 @@ class Workload:
     source: str = "builtin"  # where the prompt came from (path[:line] for user prompts)
 
     def to_json(self) -> dict[str, Any]:
+        """The workload as recorded in the report (messages included)."""
         return {"name": self.name, "class": self.cls, "file": self.file, "source": self.source,
                 "messages": self.messages}
 

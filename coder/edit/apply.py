@@ -24,6 +24,7 @@ class FileSnapshot:
 
     @property
     def sha256(self) -> str:
+        """Hash of the bytes read, to detect a change on disk before writing."""
         return hashlib.sha256(self.raw).hexdigest()
 
     def encode(self, text: str) -> bytes:
@@ -71,6 +72,7 @@ def read_snapshot(root: Path, path: Path) -> FileSnapshot:
 
 
 def unified_diff(rel: str, old: str, new: str, context: int = 3) -> str:
+    """A unified diff of ``old`` → ``new`` labelled with ``rel``."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=context
     )

@@ -64,6 +64,7 @@ class ClassState:
     k_cur: int | None = None
 
     def grow(self, n: int) -> None:
+        """Extend the per-position tallies to ``n`` positions."""
         while len(self.num) < n:
             self.num.append(0.0)
             self.den.append(0.0)
@@ -80,6 +81,7 @@ class CostFit:
     sxy: float = 0.0
 
     def add(self, x: float, y: float, w: float) -> None:
+        """One weighted observation of step time ``y`` at draft length ``x``."""
         keep = 0.5 ** (w / COST_HALF_LIFE)
         self.sw, self.sx, self.sy = self.sw * keep + w, self.sx * keep + w * x, self.sy * keep + w * y
         self.sxx, self.sxy = self.sxx * keep + w * x * x, self.sxy * keep + w * x * y
@@ -99,6 +101,7 @@ class CostFit:
         return a, PRIOR_COST_SLOPE * a
 
     def T(self, x: float) -> float:
+        """Predicted step time at draft length ``x``: ms once fitted, relative units before any sample."""
         coef = self.coefficients()
         if coef is None:
             return 1.0 + PRIOR_COST_SLOPE * x  # relative units: only ratios matter
@@ -124,6 +127,7 @@ def hardware_key() -> str:
 
 
 def stats_path(profile: str, spec_key: str) -> Path:
+    """Where the controller's learned statistics for this profile and speculator live."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{profile}__{spec_key}")
     return data_dir() / "kstats" / f"{safe}__{hardware_key()}.json"
 
@@ -161,6 +165,7 @@ class KController:
         return out
 
     def tau(self, cls: str, k: int) -> float:
+        """Expected tokens per step at ``k`` from the learned conditional rates."""
         total, surv = 1.0, 1.0
         for a in self.rates(cls)[:k]:
             surv *= a
@@ -172,6 +177,7 @@ class KController:
         return self.tau(cls, k) / self.cost.T(k)
 
     def measured(self, cls: str, k: int) -> float | None:
+        """Observed tokens per ms at ``k`` for ``cls`` (None before enough requests)."""
         arm = self.classes[cls].arms.get(str(k))
         if not arm or arm[0] < ARM_MIN_TOKENS or arm[1] <= 0:
             return None
@@ -206,6 +212,7 @@ class KController:
 
     # ---- decision ----------------------------------------------------------------------
     def choose(self, cls: str) -> Decision:
+        """The k for the next request of ``cls``, exploring now and then, with its reason."""
         st = self.classes[cls]
         for i, rung in enumerate(self.ladder()):
             if str(rung) not in st.arms:
@@ -305,6 +312,7 @@ class KController:
 
     # ---- views and persistence ---------------------------------------------------------
     def describe(self) -> dict[str, Any]:
+        """What the controller has learned, for ``--json`` and the TUI panel."""
         coef = self.cost.coefficients()
         out: dict[str, Any] = {
             "k_max": self.k_max,
@@ -324,6 +332,7 @@ class KController:
         return out
 
     def save(self) -> None:
+        """Persist the learned statistics (atomically; no-op without a path)."""
         if self.path is None:
             return
         body = {"schema": SCHEMA, "k_max": self.k_max, "cost": asdict(self.cost),

@@ -92,10 +92,12 @@ class KPolicy:
     # ---- limits -------------------------------------------------------------------------
     @property
     def speculating(self) -> bool:
+        """True when the server runs a speculator with a launch k."""
         return self.server.k is not None and self.server.spec_type not in (None, "none")
 
     @property
     def launch_k(self) -> int | None:
+        """The server's launch draft depth."""
         return self.server.k
 
     @property

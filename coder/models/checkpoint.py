@@ -86,6 +86,7 @@ class CheckpointInfo:
 
     @property
     def quant_method(self) -> str | None:
+        """The quantization method named in the config, lower-cased."""
         if not self.quantization:
             return None
         method = self.quantization.get("quant_method") or self.quantization.get("quant_algo")
@@ -93,6 +94,7 @@ class CheckpointInfo:
 
     @property
     def head_keys(self) -> list[str]:
+        """Weight names that belong to the LM head."""
         return [n for n in self.weight_names or [] if _HEAD_KEY.search(n)]
 
 

@@ -62,6 +62,7 @@ class GgufInfo:
     spec_type: str | None = None  # the llama.cpp --spec-type this file serves with
 
     def to_dict(self) -> dict[str, Any]:
+        """All fields as a dict (for ``--json``)."""
         return asdict(self)
 
 
