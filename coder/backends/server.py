@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,7 +94,7 @@ class ServerAPI:
         except httpx.HTTPError as exc:
             raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
 
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
         """POST JSON ``body`` to ``path``; unreachable servers raise a one-line CoderError."""
         try:
             return self._http.post(path, json=body)

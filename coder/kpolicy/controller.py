@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import platform
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -269,7 +270,7 @@ class KController:
         return f"{shown} {source}"
 
     # ---- learning ----------------------------------------------------------------------
-    def observe(self, cls: str, k: int, timings: dict[str, Any], delta: SpecDelta | None = None,
+    def observe(self, cls: str, k: int, timings: Mapping[str, float], delta: SpecDelta | None = None,
                 alone: bool = True) -> bool:
         """Learn from one finished request run at cap ``k``; True if its window was clean.
 
