@@ -60,20 +60,24 @@ def test_decode_tps_excludes_the_prefill_token_and_is_one_over_tpot() -> None:
 def test_acceptance_lengths() -> None:
     assert figures.exact_acceptance_length(accepted=300, drafts=100) == 4.0
     assert figures.exact_acceptance_length(5, 0) is None
-    # 121 tokens: the first from prefill, 90 of the other 120 accepted drafts → 30 steps → 4 per step
-    assert figures.running_acceptance_length(121, 90) == 4.0
-    assert figures.running_acceptance_length(11, 10) is None
-    assert figures.running_acceptance_length(10, 0) == 1.0
+    # 90 accepted drafts over the 30 steps the stream saw a draft grow in → 4 tokens per step
+    assert figures.running_acceptance_length(90, 30) == 4.0
+    assert figures.running_acceptance_length(None, 3) is None
+    assert figures.running_acceptance_length(0, 0) is None  # no draft seen yet
+    assert figures.running_acceptance_length(0, 5) == 1.0
     assert figures.agree(3.9, 4.0) and not figures.agree(3.0, 4.0)
 
 
 def test_live_and_final_decode_rate_are_one_definition() -> None:
     live = RequestStats()
-    for i in range(1, 6):
-        live.add(Chunk("x", 0.5 + 0.1 * (i - 1), draft_n=2 * i, draft_n_accepted=i, predicted_n=2 * i))
-    assert live.ttft == 0.5 and live.tokens == 10
-    assert live.decode_tps == pytest.approx(figures.decode_tps(10, 0.5, 0.9))
-    assert live.running_acceptance == pytest.approx(9 / (9 - 5))
+    # two tokens per chunk; a 4-token draft in every other chunk, 3 of each accepted
+    for i in range(1, 7):
+        drafts = (i + 1) // 2
+        live.add(Chunk("x", 0.5 + 0.1 * (i - 1), draft_n=4 * drafts, draft_n_accepted=3 * drafts,
+                       predicted_n=2 * i))
+    assert live.ttft == 0.5 and live.tokens == 12 and live.draft_steps == 3
+    assert live.decode_tps == pytest.approx(figures.decode_tps(12, 0.5, 1.0))
+    assert live.running_acceptance == pytest.approx(1 + 9 / 3)
     final = live.snapshot()
     final.exact_acceptance = 2.0
     assert (final.acceptance_length, final.acceptance_source) == (2.0, "metrics")

@@ -46,8 +46,8 @@ DEFINITIONS: dict[str, str] = {
     "survival[i]": "accepted_per_pos[i] / drafts = P(at least i+1 drafts accepted in a step) "
                    "(vLLM 'Per-position acceptance rate'); non-increasing",
     "conditional[i]": "survival[i] / survival[i−1] = P(position i accepted | position i−1 accepted)",
-    "derived AL": "running acceptance length per request, (N − 1) / (N − 1 − draft_n_accepted) from "
-                  "llama.cpp timings (coder.telemetry.figures); ≤ AL when some steps carried no draft",
+    "derived AL": "running acceptance length per request, 1 + draft_n_accepted / steps whose draft the "
+                  "stream saw (growths of timings_per_token's draft_n; coder.telemetry.figures)",
     "tokens per chunk": "completion tokens ÷ content-bearing SSE frames: why chunk-counted ITL is wrong "
                         "under speculation (vLLM's pooled 'ITL' and AIPerf's 'ICL' are chunk gaps)",
     "prefill tok/s": "cold long prompt, cache off: server timings.prompt_per_second (llama.cpp) and "

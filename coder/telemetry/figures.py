@@ -13,14 +13,18 @@ CLI, TUI, bench and the k controller all call these; nothing else computes them.
 * **Exact acceptance length** = 1 + Δaccepted / Δdrafts from the engine's
   ``spec_decode_*`` counters (``/metrics`` deltas around the request): tokens per
   verification step, bonus token included.
-* **Running acceptance length** = (N − 1) / (N − 1 − A) from the streamed counters
-  (llama.cpp ``timings_per_token``: N = ``predicted_n``, A = ``draft_n_accepted``).
-  Every decode step yields its accepted drafts plus one token of its own, so the
-  N − 1 decoded tokens took N − 1 − A steps. It equals the exact figure when every
-  step carried a draft; steps where the drafter proposed nothing count as steps
-  here but not in Δdrafts, so running ≤ exact. On the demo model and pinned build
-  the two agree within :data:`RUNNING_VS_EXACT_TOLERANCE` (relative), checked on
-  the real server by ``tests/test_figures_server.py``.
+* **Running acceptance length** = 1 + A / S from the streamed counters
+  (llama.cpp ``timings_per_token``): A = ``draft_n_accepted``, S = the number of
+  times the running ``draft_n`` grew between chunks, i.e. the verification steps
+  that carried a draft. Every step emits at least one token, so two drafts can
+  never fall between two chunks and S counts them exactly; it is the exact
+  formula computed on the client while the reply streams. (tokens ÷ (tokens −
+  accepted) would count steps without a draft as steps: with n-gram drafters that
+  draft only on a match it reads 2.3 where the counters say 9.) The exact figure
+  can still differ slightly: ``/metrics`` also counts drafts of the request's last
+  step, which may come after the last content chunk. The two agree within
+  :data:`RUNNING_VS_EXACT_TOLERANCE` (relative), checked on the real server by
+  ``tests/test_figures_server.py``.
 """
 
 from __future__ import annotations
@@ -46,12 +50,11 @@ def exact_acceptance_length(accepted: float, drafts: float) -> float | None:
     return 1.0 + accepted / drafts if drafts > 0 else None
 
 
-def running_acceptance_length(tokens: int | None, accepted: int | None) -> float | None:
-    """(N − 1) / (N − 1 − A) from streamed counters; None before any draft counter arrived."""
-    if not tokens or accepted is None:
+def running_acceptance_length(accepted: int | None, draft_steps: int) -> float | None:
+    """1 + A / S from streamed counters (S: steps whose draft the stream saw); None before a draft."""
+    if accepted is None or draft_steps <= 0:
         return None
-    steps = tokens - 1 - accepted
-    return (tokens - 1) / steps if steps > 0 else None
+    return 1.0 + accepted / draft_steps
 
 
 def acceptance_rate(accepted: float, drafted: float) -> float | None:

@@ -42,6 +42,7 @@ class RequestStats:
     cached_tokens: int | None = None
     draft_n: int | None = None
     draft_n_accepted: int | None = None
+    draft_steps: int = 0  # steps that carried a draft: times the running draft_n grew
     finish_reason: str | None = None
     k_cap: int | None = None  # per-request draft cap sent, if any
     stopped_at_fence: bool = False  # closed once the closing fence streamed (no usage chunk)
@@ -58,7 +59,7 @@ class RequestStats:
         if chunk.predicted_n is not None:
             self.completion_tokens = chunk.predicted_n
         if chunk.draft_n is not None:
-            self.draft_n = chunk.draft_n
+            self._see_draft_n(chunk.draft_n)
         if chunk.draft_n_accepted is not None:
             self.draft_n_accepted = chunk.draft_n_accepted
 
@@ -66,13 +67,18 @@ class RequestStats:
         """Adopt llama.cpp's final (or running) ``timings`` object."""
         self.timings = dict(timings)
         if "draft_n" in timings:
-            self.draft_n = int(timings["draft_n"])
+            self._see_draft_n(int(timings["draft_n"]))
         if "draft_n_accepted" in timings:
             self.draft_n_accepted = int(timings["draft_n_accepted"])
         if self.completion_tokens is None and "predicted_n" in timings:
             self.completion_tokens = int(timings["predicted_n"])
         if self.cached_tokens is None and "cache_n" in timings:
             self.cached_tokens = int(timings["cache_n"])
+
+    def _see_draft_n(self, value: int) -> None:
+        if value > (self.draft_n or 0):
+            self.draft_steps += 1  # one step's draft: every step emits a token, so one per growth
+        self.draft_n = value
 
     @property
     def tokens(self) -> int:
@@ -92,9 +98,7 @@ class RequestStats:
     @property
     def running_acceptance(self) -> float | None:
         """Acceptance length from the streamed counters (needs ``draft_n`` > 0)."""
-        if not self.draft_n:
-            return None
-        return figures.running_acceptance_length(self.tokens, self.draft_n_accepted)
+        return figures.running_acceptance_length(self.draft_n_accepted, self.draft_steps)
 
     @property
     def acceptance_length(self) -> float | None:
