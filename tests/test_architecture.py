@@ -102,3 +102,11 @@ def test_headless_core_never_imports_textual() -> None:
 
 def test_import_coder_edit_does_not_load_openai() -> None:
     assert _run("import sys, coder.edit, coder.backends.session; print('openai' in sys.modules)") == "False"
+
+
+def test_lazy_edit_package_exports_resolve() -> None:
+    import coder.edit as edit
+
+    assert set(edit.__all__) == {"MODES", *edit._EXPORTS}
+    for name in edit._EXPORTS:
+        assert getattr(edit, name).__name__ == name

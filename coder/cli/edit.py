@@ -6,17 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
 from coder.cli import Subparsers
-from coder.edit import gitops
-from coder.edit.apply import diff_stat
-from coder.edit.engine import MODES, EditEngine
-from coder.edit.model import ApplyResult, EditProposal, EditRequest, FixedK, KPolicy
+from coder.edit import MODES
 from coder.errors import CoderError
-from coder.telemetry.stats import RequestStats
+
+if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
+    from coder.backends.server import ServerInfo
+    from coder.edit.engine import EditEngine
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
+    from coder.telemetry.stats import RequestStats
 
 EDIT_EPILOG = """\
 examples:
@@ -67,17 +67,10 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _find_server(args: argparse.Namespace) -> ServerInfo:
-    if args.attach:
-        try:
-            from coder.backends import manager
+    from coder.backends import manager
 
-            return manager.attach(args.attach, args.api_key)
-        except (ImportError, AttributeError):
-            return ServerInfo(url=args.attach, api_key=args.api_key)
-    try:
-        from coder.backends import manager
-    except ImportError:
-        raise CoderError("no backend manager available; use --attach URL") from None
+    if args.attach:
+        return manager.attach(args.attach, args.api_key)
     info = manager.current(args.profile)
     if info is None:
         raise CoderError("no backend is running; start one with `coder backend start`")
@@ -89,6 +82,8 @@ def _policy(args: argparse.Namespace) -> KPolicy | None:
         return None
     if args.k < 0:
         raise CoderError("--k must be 0 or more")
+    from coder.edit.model import FixedK
+
     return FixedK(args.k)
 
 
@@ -163,7 +158,11 @@ def run_edit(args: argparse.Namespace) -> int:
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    from coder.backends.session import BackendSession
     from coder.config import load
+    from coder.edit import gitops
+    from coder.edit.apply import diff_stat
+    from coder.edit.engine import EditEngine
 
     cwd = Path.cwd()
     repo = gitops.open_repo(cwd)
@@ -209,6 +208,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
     """Run the request, showing progress on ``err``; the proposal it ends with."""
+    from coder.telemetry.stats import RequestStats
+
     tty = err.isatty()
     show = _ProgressPrinter(tty)
     proposal: EditProposal | None = None
@@ -239,6 +240,8 @@ def _maybe_apply(engine: EditEngine, proposal: EditProposal,
 
 def run_undo(args: argparse.Namespace) -> int:
     """``coder undo``: revert coder's last edit commit."""
+    from coder.edit import gitops
+
     repo = gitops.open_repo(Path.cwd())
     try:
         if repo is None:

@@ -20,7 +20,7 @@ from git import Repo
 
 from coder.backends.server import ServerInfo
 from coder.backends.session import BackendSession
-from coder.edit import gitops
+from coder.edit import MODES, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
 from coder.edit.model import (
@@ -41,7 +41,6 @@ from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
 from coder.tokens import TokenCounter
 
-MODES = ("full", "region", "auto")
 # Expected decode tok/s per request class when no live statistics are given. Only the
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
 # accepted more often than in a region, and a fresh request copies nothing.
