@@ -7,23 +7,31 @@ prompts again, so the repository built here must match the recording byte for by
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from coder.backends.server import ServerInfo
+from coder.session.replay import HttpRecording, ReplayServer
+
 DATA = Path(__file__).parent / "data" / "ui"
 
-GREET = '''import sys
-
-
-def greet(name):
-    return "Hello, " + name + "!"
-
-
-def main():
-    print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))
-'''
+# the 10-line file tests/test_edit_server.py pins: the demo model applies this docstring edit today
+GREET = (
+    "import sys\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    name = sys.argv[1] if len(sys.argv) > 1 else \"world\"\n"
+    "    print(f\"Hello, {name}!\")\n"
+    "\n"
+    "\n"
+    "if __name__ == \"__main__\":\n"
+    "    main()\n"
+)
 
 GREET_DOCSTRING = "Add a docstring to the function main"
 
@@ -31,24 +39,34 @@ SHAPES = '''import math
 
 
 def area(radius):
-    return math.pi * radius * radius
+    if radius < 0:
+        raise ValueError("negative radius")
+    squared = radius * radius
+    result = math.pi * squared
+    return result
 
 
 def label(name):
-    return name.strip().title()
-
-
-def circumference(radius):
-    return 2 * math.pi * radius
+    cleaned = name.strip()
+    if not cleaned:
+        return "unnamed"
+    words = cleaned.split()
+    titled = [w.title() for w in words]
+    return " ".join(titled)
 
 
 def describe(name, radius):
-    return label(name) + ": " + str(area(radius))
+    text = label(name)
+    size = area(radius)
+    rounded = round(size, 2)
+    return text + ": " + str(rounded)
 '''
 
-SHAPES_INSTRUCTION = "Add a one-line docstring to the functions area and describe"
+SHAPES_INSTRUCTION = "Add a docstring to the functions area and describe"
 
-CHAT_QUESTION = "?How do I read a text file in Python? Answer in one short code block."
+# n-gram speculation drafts only where the reply repeats text: a copy task, so the recording has drafts
+CHAT_QUESTION = ("?Repeat this list exactly, nothing else: "
+                 + " ".join(["alpha beta gamma delta epsilon zeta eta theta iota kappa"] * 4))
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,11 @@ class Scenario:
     instruction: str
     max_tokens: int | None = None  # forced by the recording proxy (a real truncated reply)
 
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files of its repository besides hello.py (the prompt lists them)."""
+        return (self.file,) if self.file else ()
+
 
 SCENARIOS = {
     "chat_reply": Scenario("chat_reply", None, CHAT_QUESTION),
@@ -69,8 +92,19 @@ SCENARIOS = {
 }
 
 
-def make_repo(parent: Path) -> Path:
-    """A real git repository ``parent/repo`` with hello.py, greet.py, shapes.py and a binary file."""
+CONTENT: dict[str, bytes] = {
+    "greet.py": GREET.encode(),
+    "shapes.py": SHAPES.encode(),
+    "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0binary",
+}
+
+
+def make_repo(parent: Path, *files: str) -> Path:
+    """A real git repository ``parent/repo``: hello.py plus ``files`` (default: all of :data:`CONTENT`).
+
+    A scenario's repository must be the recorded one (the prompt lists its files): use
+    ``make_repo(tmp, *SCENARIOS[name].files)``.
+    """
     root = parent / "repo"
     root.mkdir()
     repo = git.Repo.init(root)
@@ -78,9 +112,22 @@ def make_repo(parent: Path) -> Path:
         cfg.set_value("user", "name", "Test User")
         cfg.set_value("user", "email", "test@example.com")
     (root / "hello.py").write_text('def greet(name):\n    return f"hello {name}"\n')
-    (root / "greet.py").write_text(GREET)
-    (root / "shapes.py").write_text(SHAPES)
-    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
-    repo.index.add(["hello.py", "greet.py", "shapes.py", "logo.png"])
+    names = list(files or CONTENT)
+    for name in names:
+        (root / name).write_bytes(CONTENT[name])
+    repo.index.add(["hello.py", *names])
     repo.index.commit("initial")
     return root
+
+
+def load(name: str) -> HttpRecording:
+    """A recording of ``tests/data/ui``."""
+    return HttpRecording.load(DATA / f"{name}.json")
+
+
+@contextlib.contextmanager
+def replay(name: str, *, rate: float | None = 0.0, strict: bool = True) -> Iterator[tuple[ReplayServer, ServerInfo]]:
+    """The ReplayServer test double serving recording ``name``, and a ServerInfo pointing at it."""
+    recording = load(name)
+    with ReplayServer(recording, rate=rate, strict=strict) as server:
+        yield server, recording.server_info(server.url)

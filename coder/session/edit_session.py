@@ -14,29 +14,24 @@ needed, and drops the rest of the queue; nothing is written.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coder import sessions
 from coder.errors import CoderError
-from coder.session import context
+from coder.session import context, streams
 from coder.session import events as ev
 from coder.session.feed import Batch, FinalStats, LiveFeed
 from coder.session.slash import SlashCommands
-from coder.telemetry.stats import Chunk, Reply
 
 if TYPE_CHECKING:
+    from coder.backends.server import ServerInfo
     from coder.backends.session import BackendSession
     from coder.config import Profile
     from coder.edit.engine import EditEngine
     from coder.edit.model import EditProposal
     from coder.kpolicy.policy import KChoice, KPolicy
-    from coder.telemetry.metrics import SpecStats
-
-CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
-               "show code in fenced blocks with a language tag.")
-HISTORY_TURNS = 20  # chat turns sent back to the model with a question
 
 Emit = Callable[[ev.Event], None]
 
@@ -103,12 +98,11 @@ class EditSession(SlashCommands):
 
     def load_files(self) -> list[str]:
         """List the repository's files for completion (git: call from a worker)."""
+        import git
+
         try:
             files = context.tracked_files(self.repo_root)
-        except (OSError, CoderError, ValueError) as exc:
-            self.emit(ev.Note(f"Could not list the repository's files: {exc}", "error"))
-            return []
-        except Exception as exc:
+        except (OSError, ValueError, git.GitError) as exc:  # completion just stays empty
             self.emit(ev.Note(f"Could not list the repository's files: {exc}", "error"))
             return []
         self.files = files
@@ -228,11 +222,14 @@ class EditSession(SlashCommands):
                     self._policy.override(self.session.k_override)
             return self._policy
 
-    def _backend_changed(self, info: object) -> None:
-        """BackendSession listener: the next request builds a policy for the new server."""
+    def _backend_changed(self, info: ServerInfo | None) -> None:
+        """BackendSession listener: point the k policy at the new server (it keeps what it learned)."""
         with self._lock:
-            self._policy = None
-            self._policy_for = None
+            if self._policy is None or info is None or info.k is None:
+                self._policy, self._policy_for = None, None
+                return
+            self._policy.follow(info, self.backend.last_restart_s)
+            self._policy_for = info
 
     def set_k(self, k: int | None) -> None:
         """Pin k for every request (None: back to the per-class choice); raises CoderError when invalid."""
@@ -274,13 +271,13 @@ class EditSession(SlashCommands):
         k = choice.k if choice is not None else (info.k if info else None)
         reason = choice.reason if choice is not None else "launch k (no policy)"
         self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
-        before = self._metrics()
+        before = streams.scrape(self.backend)
         feed = self._feed()
-        stream = self.backend.client().stream(
-            self._chat_messages(question), max_tokens=self.chat_max_tokens, temperature=0.0,
-            k_cap=choice.cap if choice is not None else None, cache_prompt=True)
-        reply = self._pump(stream, feed)
-        after = self._metrics()
+        messages = streams.chat_messages(self.repo_root, self.session, question)
+        stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
+                                              k_cap=choice.cap if choice is not None else None, cache_prompt=True)
+        reply = streams.pump(stream, feed, self._check)
+        after = streams.scrape(self.backend)
         spec = after - before if before is not None and after is not None else None
         if spec is not None:
             reply.stats.exact_acceptance = spec.acceptance_length
@@ -299,40 +296,6 @@ class EditSession(SlashCommands):
                 raise Stopped from None
             raise
         self._check()
-
-    def _pump(self, stream: Iterator[Chunk | Reply], feed: LiveFeed) -> Reply:
-        reply: Reply | None = None
-        try:
-            for item in stream:
-                if isinstance(item, Reply):
-                    reply = item
-                    break
-                feed.push(item)
-                self._check()
-        finally:
-            if reply is None:
-                close = getattr(stream, "close", None)  # a generator: closing cancels the server request
-                if close is not None:
-                    close()
-            feed.flush()
-        if reply is None:
-            raise CoderError("the reply stream ended without a result")
-        return reply
-
-    def _metrics(self) -> SpecStats | None:
-        try:
-            with self.backend.api(timeout=2.0) as api:
-                stats: SpecStats = api.metrics()
-        except CoderError:
-            return None
-        return stats if stats.has_spec_metrics else None
-
-    def _chat_messages(self, question: str) -> list[dict[str, str]]:
-        system = CHAT_SYSTEM
-        for rel, body in context.read_context(self.repo_root, self.session.context_files):
-            system += f"\n\nFile {rel}:\n```\n{body}\n```"
-        history = self.session.chat_messages()[:-1][-HISTORY_TURNS:]  # the question itself is added below
-        return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
     def _finished(self, final: FinalStats, text: str) -> None:
         self.session.add_turn("assistant", text)
@@ -377,7 +340,7 @@ class EditSession(SlashCommands):
         engine.policy = self.policy() or engine.policy
         symbol = None
         if mode == "region":
-            symbol = _mentioned_symbol(self.repo_root, rel, instruction)
+            symbol = streams.mentioned_symbol(self.repo_root, rel, instruction)
             if symbol is None:
                 raise CoderError(f"/mode region: name a function or class of {rel} in your message "
                                  "(or use /mode auto)")
@@ -406,19 +369,3 @@ class EditSession(SlashCommands):
         self._finished(FinalStats(proposal.stats), proposal.reply)
         return proposal
 
-
-def _mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
-    from coder.edit.regions import mentioned_symbol
-
-    try:
-        text = (root / rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    region = mentioned_symbol(rel, text, instruction)
-    return region.name if region is not None and region.name else None
-
-
-def undo_text(result: Any) -> str:
-    """One line describing an undone commit."""
-    paths = ", ".join(getattr(result, "paths", []) or [])
-    return f"{getattr(result, 'sha', '')[:8]} {getattr(result, 'subject', '')!r} ({paths} restored)"

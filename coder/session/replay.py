@@ -8,8 +8,7 @@ OpenAI client, the edit engine, the /metrics scrape, the k policy. Tests and
 ``scripts/bench_tui.py`` use it where a live server would make results slow and
 nondeterministic.
 
-:class:`RecordingProxy` makes recordings: it forwards every request to a real server and keeps
-what it answered. Authorization headers are never recorded (managed servers use a random key).
+:class:`coder.session.record.RecordingProxy` makes the recordings.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     from coder.backends.server import ServerInfo
@@ -122,20 +121,20 @@ class HttpRecording:
         content = [(t, d) for t, d in chat.events if _content(d)]
         tail = [(t, d) for t, d in chat.events if not _content(d)]
         span = content[-1][0] if content else 0.0
-        events: list[tuple[float, str]] = []
-        last: dict[str, Any] = {}
-        for n in range(repeat):
-            for t, data in content:
-                chunk = _chunk(data)
-                timings = chunk.get("timings")
-                if isinstance(timings, dict):
-                    for key in ("predicted_n", "draft_n", "draft_n_accepted"):
-                        if isinstance(timings.get(key), int):
-                            timings[key] += n * int(last.get(key, 0))
-                events.append((t + n * span, json.dumps(chunk)))
-            if n == 0 and content:
-                last = dict(_chunk(content[-1][1]).get("timings") or {})
-        events += [(t + (repeat - 1) * span, d) for t, d in tail]
+        last = dict(_chunk(content[-1][1]).get("timings") or {}) if content else {}
+
+        def shifted(data: str, n: int) -> str:
+            chunk = _chunk(data)
+            timings = chunk.get("timings")
+            if not chunk or not isinstance(timings, dict):
+                return data
+            for key in ("predicted_n", "draft_n", "draft_n_accepted"):
+                if isinstance(timings.get(key), int):
+                    timings[key] += n * int(last.get(key, 0))
+            return json.dumps(chunk)
+
+        events = [(t + n * span, shifted(d, n)) for n in range(repeat) for t, d in content]
+        events += [(t + (repeat - 1) * span, shifted(d, repeat - 1)) for t, d in tail]
         stretched = Exchange(chat.method, chat.path, chat.body, chat.status, chat.content_type, "", events)
         others = [e for e in self.exchanges if not e.is_chat]
         return HttpRecording([*others, stretched], dict(self.meta, stretched=repeat))
@@ -181,13 +180,13 @@ class _Handler(BaseHTTPRequestHandler):
 class _LoopbackServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, owner: _Base) -> None:
+    def __init__(self, owner: LoopbackHTTP) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.owner = owner
 
 
-class _Base:
-    """A loopback HTTP server in a daemon thread; a context manager."""
+class LoopbackHTTP:
+    """A loopback HTTP server (127.0.0.1, a free port) in a daemon thread; a context manager."""
 
     def __init__(self) -> None:
         self._http = _LoopbackServer(self)
@@ -199,7 +198,7 @@ class _Base:
         host, port = self._http.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def start(self) -> _Base:
+    def start(self) -> Self:
         """Start serving in the background."""
         self._thread.start()
         return self
@@ -209,17 +208,19 @@ class _Base:
         self._http.shutdown()
         self._http.server_close()
 
-    def __enter__(self) -> _Base:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def answer(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
+        """Answer one request (subclasses)."""
         raise NotImplementedError
 
 
-def _send(handler: BaseHTTPRequestHandler, status: int, content_type: str, text: str) -> None:
+def send_body(handler: BaseHTTPRequestHandler, status: int, content_type: str, text: str) -> None:
+    """Answer with a whole body."""
     data = text.encode("utf-8")
     handler.send_response(status)
     handler.send_header("Content-Type", content_type)
@@ -228,7 +229,7 @@ def _send(handler: BaseHTTPRequestHandler, status: int, content_type: str, text:
     handler.wfile.write(data)
 
 
-class ReplayServer(_Base):
+class ReplayServer(LoopbackHTTP):
     """**Test double** of a llama-server: replays an :class:`HttpRecording` on 127.0.0.1.
 
     Chat replies are served in recorded order; ``/metrics`` pages in call order (the last one
@@ -269,13 +270,13 @@ class ReplayServer(_Base):
         with self._lock:
             chat = next(self._chats, None)
         if chat is None:
-            _send(handler, 500, "application/json",
+            send_body(handler, 500, "application/json",
                   json.dumps({"error": {"message": "the recording has no more chat replies"}}))
             return
         sent = body.get("messages") if isinstance(body, dict) else None
         if self.strict and sent != (chat.body or {}).get("messages"):
             # coder's prompt changed since the recording: its reply would be meaningless, so say so
-            _send(handler, 409, "application/json", json.dumps({"error": {
+            send_body(handler, 409, "application/json", json.dumps({"error": {
                 "message": "the prompt differs from the recorded one: re-record with tests/data/ui/record.py"}}))
             return
         self._stream(handler, chat)
@@ -285,20 +286,20 @@ class ReplayServer(_Base):
             index = min(self._metrics_served, len(self._metrics) - 1)
             self._metrics_served += 1
         if index < 0:
-            _send(handler, 501, "text/plain", "metrics not recorded")
+            send_body(handler, 501, "text/plain", "metrics not recorded")
             return
         page = self._metrics[index]
-        _send(handler, page.status, page.content_type, page.text)
+        send_body(handler, page.status, page.content_type, page.text)
 
     def _other(self, handler: BaseHTTPRequestHandler, method: str, path: str, body: Any) -> None:
         for e in self.recording.exchanges:
             if e.method == method and e.path == path and e.body == body and not e.is_chat:
-                _send(handler, e.status, e.content_type, e.text)
+                send_body(handler, e.status, e.content_type, e.text)
                 return
         if path == "/health":
-            _send(handler, 200, "application/json", '{"status": "ok"}')
+            send_body(handler, 200, "application/json", '{"status": "ok"}')
             return
-        _send(handler, 404, "application/json", json.dumps({"error": {"message": f"{path} not recorded"}}))
+        send_body(handler, 404, "application/json", json.dumps({"error": {"message": f"{path} not recorded"}}))
 
     def _stream(self, handler: BaseHTTPRequestHandler, chat: Exchange) -> None:
         handler.send_response(chat.status)
@@ -325,51 +326,28 @@ class ReplayServer(_Base):
             return  # the client stopped the stream (escape): nothing more to send
 
 
-class RecordingProxy(_Base):
-    """Forwards every request to ``upstream`` (a real server) and records the exchanges.
+def main(argv: list[str] | None = None) -> int:
+    """``python -m coder.session.replay FILE [--rate R] [--stretch N]``: serve a recording until killed.
 
-    ``api_key`` authenticates to the upstream; clients of the proxy may send any key. Keys and
-    headers are never recorded.
+    Prints the URL on the first line of stdout (benchmarks run the double in its own process, so
+    its CPU time is not counted as the TUI's).
     """
+    import argparse
 
-    def __init__(self, upstream: str, api_key: str | None, meta: dict[str, Any] | None = None, *,
-                 force_max_tokens: int | None = None) -> None:
-        super().__init__()
-        import httpx
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("recording", type=Path)
+    parser.add_argument("--rate", type=float, default=0.0, help="content chunks per second (0: at once)")
+    parser.add_argument("--stretch", type=int, default=1, help="repeat the first reply's content N times")
+    parser.add_argument("--loose", action="store_true", help="serve the reply whatever the prompt")
+    args = parser.parse_args(argv)
+    recording = HttpRecording.load(args.recording)
+    if args.stretch > 1:
+        recording = recording.stretched(args.stretch)
+    with ReplayServer(recording, rate=args.rate, strict=not args.loose) as server:
+        print(server.url, flush=True)
+        threading.Event().wait()
+    return 0
 
-        self.force_max_tokens = force_max_tokens  # cut replies short on purpose (a real truncated reply)
-        self.recording = HttpRecording(meta=dict(meta or {}))
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=upstream.rstrip("/"), headers=headers, timeout=600.0)
-        self._lock = threading.Lock()
 
-    def close(self) -> None:
-        """Stop serving and close the upstream connection."""
-        super().close()
-        self._client.close()
-
-    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
-        """Forward one request and record what came back."""
-        path = handler.path.split("?")[0]
-        start = time.monotonic()
-        if method == "POST" and body is not None and body.get("stream"):
-            exchange = Exchange(method, path, body, content_type="text/event-stream")
-            sent = dict(body, max_tokens=self.force_max_tokens) if self.force_max_tokens else body
-            with self._client.stream(method, path, json=sent) as resp:
-                exchange.status = resp.status_code
-                handler.send_response(resp.status_code)
-                handler.send_header("Content-Type", resp.headers.get("content-type", "text/event-stream"))
-                handler.end_headers()
-                for line in resp.iter_lines():
-                    if not line.startswith("data: "):
-                        continue
-                    exchange.events.append((time.monotonic() - start, line[len("data: "):]))
-                    handler.wfile.write(f"{line}\n\n".encode())
-                    handler.wfile.flush()
-        else:
-            resp = self._client.request(method, path, json=body) if method == "POST" else self._client.get(path)
-            content_type = resp.headers.get("content-type", "application/json").split(";")[0]
-            exchange = Exchange(method, path, body, resp.status_code, content_type, resp.text)
-            _send(handler, resp.status_code, content_type, resp.text)
-        with self._lock:
-            self.recording.exchanges.append(exchange)
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -115,7 +115,7 @@ class SlashCommands:
 
     def cmd_undo(self, args: list[str]) -> None:
         """``/undo``: revert the last commit coder made."""
-        from coder.session.edit_session import undo_text
+        from coder.session.streams import undo_text
 
         try:
             result = self.engine().undo()

@@ -125,7 +125,7 @@ class CoderApp(App[None]):
         config: Config,
         session: sessions.Session,
         *,
-        profile: str | None = None,
+        profile: str | Profile | None = None,
         server: ServerInfo | None = None,
         offer_start: bool = True,
         attach: tuple[str, str | None] | None = None,
@@ -139,7 +139,7 @@ class CoderApp(App[None]):
         self.repo_root = repo_root
         self.config = config
         self.session = session
-        self.profile: Profile = config.profile(profile)
+        self.profile: Profile = profile if isinstance(profile, Profile) else config.profile(profile)
         self.offer_start = offer_start
         self.attach_target = attach
         self.lag_probe = lag_probe

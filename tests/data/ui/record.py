@@ -35,7 +35,7 @@ from coder.backends.session import BackendSession  # noqa: E402
 from coder.config import Profile, builtin_profiles  # noqa: E402
 from coder.session import events as ev  # noqa: E402
 from coder.session.edit_session import EditSession  # noqa: E402
-from coder.session.replay import RecordingProxy  # noqa: E402
+from coder.session.record import RecordingProxy  # noqa: E402
 
 PUBLIC_FIELDS = ("engine", "model", "drafter", "spec_type", "k", "k_max", "draft_cap", "verified", "verdict",
                  "build")
@@ -59,7 +59,7 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
     proxy = RecordingProxy(info.url, info.api_key, meta, force_max_tokens=scenario.max_tokens)
     seen: list[ev.Event] = []
     with proxy, tempfile.TemporaryDirectory(prefix="coder-record-") as tmp:
-        root = make_repo(Path(tmp))
+        root = make_repo(Path(tmp), *scenario.files)
         proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
         backend = BackendSession(proxied, profile)
         edit = EditSession(root, sessions.new_session(root), backend, profile, seen.append, persist=False)
@@ -69,6 +69,7 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
         edit.submit(scenario.instruction)
         if edit.state == "reviewing":
             edit.decide(False)  # the tests decide; the recording stops at the proposal
+        proxy.wait_idle()
         proxy.recording.save(out)
     return seen
 
