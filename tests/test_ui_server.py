@@ -131,6 +131,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
         assert panel.final.spec.draft_tokens <= 3 * panel.final.spec.drafts
         # escape cancels a restart: pin another k, ask again, stop while the server relaunches
         seen.clear()
+        new.draft_cap = False  # the relaunched build probes the cap again: keep the stock-binary path
         await pilot.press(*"/k 2", "enter")
         await _until(pilot, lambda: app.session.k_override == 2)
         app.main.prompt.value = SCENARIOS["chat_reply"].instruction
