@@ -222,3 +222,17 @@ def test_shrinking_is_fine_when_the_instruction_asks_for_it(repo: Path) -> None:
     assert engine.evaluate(asked, short, finish_reason="stop").ok
     not_asked = engine.prepare(repo / "ttl_cache.py", "add type hints", mode="full")
     assert engine.evaluate(not_asked, short, finish_reason="stop").refusal_code == "shrunk"
+
+
+def test_pinned_greet_reply_replays_to_the_pinned_file(tmp_path: Path) -> None:
+    """The demo model's recorded reply (tests/test_edit_server.py pins it live) validates to the
+    recorded file offline, so a validator change that would refuse or alter it fails here too."""
+    recorded = Path(__file__).parent / "data" / "edit" / "recorded"
+    target = tmp_path / "greet.py"
+    target.write_text((recorded / "greet.py.txt").read_text())
+    engine = EditEngine(None, tmp_path, ctx=4096)
+    request = engine.prepare(target, "Add a docstring to the function main", mode="full")
+    proposal = engine.evaluate(request, (recorded / "greet_docstring.reply.txt").read_text(), finish_reason="stop")
+    assert proposal.ok, proposal.refusal
+    assert proposal.new == (recorded / "greet_docstring.py.txt").read_text()
+    assert proposal.changed

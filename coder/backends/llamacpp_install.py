@@ -250,7 +250,7 @@ class _SmokeFailed(Exception):
 
 
 def _write_json(path: Path, data: dict[str, object]) -> None:
-    from coder.edit.apply import atomic_write
+    from coder.fsutil import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(data, indent=2) + "\n").encode())
