@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from coder import config as config_mod
+from coder.cli.keyopts import add_key_options, api_key
 from coder.errors import CoderError
 
 EPILOG = """\
@@ -60,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", help="profile to bench (default: the config's default_profile)")
     p.add_argument("--profiles", metavar="a,b", help="bench several profiles on the same prompts")
     p.add_argument("--attach", metavar="URL", help="bench a server someone else started")
-    p.add_argument("--api-key", help="API key for --attach")
+    add_key_options(p)
     p.add_argument("--baseline", action="store_true",
                    help="also run without speculation: speedups, fraction of ideal")
     p.add_argument("--verify-lossless", action="store_true",
@@ -150,7 +151,7 @@ def _targets(args: argparse.Namespace) -> list[Any]:
             raise CoderError("--attach measures one given server; drop --profile/--profiles")
         from coder.backends import manager
 
-        server = manager.attach(args.attach, args.api_key)
+        server = manager.attach(args.attach, api_key(args))
         return [Target(args.attach, server=server)]
     cfg = config_mod.load(find_repo_root(Path.cwd()))
     names = [n.strip() for n in args.profiles.split(",") if n.strip()] if args.profiles else [args.profile]

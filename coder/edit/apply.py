@@ -104,13 +104,14 @@ def check_unchanged(snapshot: FileSnapshot) -> None:
         raise CoderError(f"{snapshot.rel}: changed on disk since the edit was requested; not written")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once, keeping its mode bits.
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` all at once, keeping its mode bits (or setting ``mode``).
 
     A temporary file in the same directory is written, fsynced, and renamed over the
     target, so a crash leaves either the old or the new content, never a mix.
     """
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    if mode is None:
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
     try:
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".coder-tmp")
     except OSError as exc:
