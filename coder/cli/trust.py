@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from coder import trust
 from coder.config import read_toml, repo_config_path
@@ -35,8 +37,8 @@ def _target(args: argparse.Namespace) -> Path:
 def _trust(args: argparse.Namespace) -> int:
     if args.list:
         files = trust.trusted_files()
-        for path, sha in sorted(files.items()):
-            print(f"{sha[:12]}  {path}")
+        for name, sha in sorted(files.items()):
+            print(f"{sha[:12]}  {name}")
         if not files:
             print("no trusted files")
         return 0
@@ -59,14 +61,14 @@ def _trust(args: argparse.Namespace) -> int:
     return 0
 
 
-def _value(profiles: dict[str, object], dotted: str) -> str:
+def _value(profiles: Mapping[str, object], dotted: str) -> str:
     _, name, key = dotted.split(".", 2)
     body = profiles.get(name)
     value = body.get(key) if isinstance(body, dict) else None
     return "<hidden>" if key == "api_key" else repr(value)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("trust", help="trust this repository's .coder.toml (by content hash)",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="the file to trust (default: .coder.toml at the repository root)")
