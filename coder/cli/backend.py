@@ -11,7 +11,7 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder import trust
-from coder.backends import manager
+from coder.backends import manager, statelock
 from coder.cli.keyopts import add_key_options, api_key
 from coder.cli.progress import phase_bar
 from coder.config import Profile
@@ -102,6 +102,13 @@ def _start(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     info = manager.current(args.profile)
+    if info is not None and not info.managed and not statelock.answers(info):
+        reason = f"the attached server at {info.url} does not answer"
+        if args.json:
+            print(json.dumps({"running": False, "url": info.url, "reason": reason}))
+        else:
+            print(f"not running: {reason} (attach it again once it is up)")
+        return 1
     if info is None:
         if args.json:
             print(json.dumps({"running": False}))

@@ -12,6 +12,7 @@ from rich.console import Console
 from coder import config as config_mod
 from coder.cli.keyopts import add_key_options, api_key
 from coder.errors import CoderError
+from coder.redact import redact_argv, scrub
 
 EPILOG = """\
 examples:
@@ -125,8 +126,10 @@ def _bench(args: argparse.Namespace) -> int:
                      "baseline": args.baseline, "verify_lossless": args.verify_lossless,
                      "prefill": not args.no_prefill, "k_restart": args.k_restart,
                      "conc_max_tokens": args.conc_max_tokens}
+    secrets = [api_key(args), *(t.server.api_key for t in targets if t.server is not None)]
     doc = report.build_report(results, settings=settings_json, workloads=[w.to_json() for w in wl],
-                              argv=list(sys.argv))
+                              argv=redact_argv(sys.argv, secrets))
+    doc = scrub(doc, secrets)  # a key must not reach the shareable JSON by any field
     out_dir = args.out or (data_dir() / "bench")
     path = report.write_json(doc, out_dir)
     console = Console()

@@ -26,6 +26,13 @@ def add_key_options(parser: argparse.ArgumentParser, what: str = "--attach") -> 
 
 def api_key(args: argparse.Namespace) -> str | None:
     """The key from --api-key-file, --api-key (with a warning) or $CODER_API_KEY, in that order."""
+    if not hasattr(args, "resolved_api_key"):  # asked again: no second warning, no second read
+        args.resolved_api_key = _resolve(args)
+    key: str | None = args.resolved_api_key
+    return key
+
+
+def _resolve(args: argparse.Namespace) -> str | None:
     path: Path | None = getattr(args, "api_key_file", None)
     given: str | None = getattr(args, "api_key", None)
     if path is not None and given:
