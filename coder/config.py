@@ -117,6 +117,8 @@ def load(repo_root: Path | None = None) -> Config:
         cfg.sources.append(path)
         profiles = settings.profiles
         if not own and (keys := trust.untrusted_keys(profiles)) and not trust.is_trusted(path, data):
+            for name, body in profiles.items():  # a wrong value is an error even where it is ignored
+                build_profile(name, body, cfg.profiles.get(name), path)
             line = trust.ignored_line(path, keys)
             cfg.ignored.append(line)
             trust.notify_once(line)

@@ -10,6 +10,7 @@ key, the value and what was expected.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -27,7 +28,9 @@ PosInt = Annotated[int, Field(gt=0)]
 Port = Annotated[int, Field(ge=1, le=65535)]
 NonEmpty = Annotated[str, Field(min_length=1)]
 # Profile names become state file names (servers/NAME.json): no separators, no dot-dot.
-ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+_NAME = re.compile(_NAME_PATTERN)
+ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
 
 # Fields a repository's .coder.toml may set only once the user trusted that file
 # (``coder trust``): each runs a program, picks which one runs, or widens who can reach
@@ -168,6 +171,9 @@ def build_profile(name: str, raw: Any, base: Profile | None, path: Path) -> Prof
     """``base`` (or the defaults) with the keys of ``[profiles.NAME]`` applied, validated."""
     if not isinstance(raw, dict):
         raise CoderError(f"{path}: profiles.{name} = {raw!r}: expected a table ([profiles.{name}])")
+    if not _NAME.fullmatch(name):
+        raise CoderError(f"{path}: profiles.{name!r}: expected a profile name of letters, digits, '.', '_' "
+                         "and '-' (at most 64, starting with a letter or digit)")
     start = base or Profile(name=name)
     settings = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
     if bad := [k for k in raw if k not in settings]:
