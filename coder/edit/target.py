@@ -31,7 +31,25 @@ def _metadata_part(rel_parts: tuple[str, ...]) -> str | None:
 
 def check_edit_target(root: Path, repo: Any, path: Path, *, allow_ignored: bool = False) -> Path:
     """The real path of ``path`` when it may be edited; one-line CoderError otherwise."""
+    if "\0" in str(path):
+        raise CoderError(f"{str(path)!r}: a path cannot contain NUL bytes")
+    try:
+        return _check(root, repo, path, allow_ignored)
+    except OSError as exc:  # a name too long, a loop of symlinks, a permission denied on the way
+        raise CoderError(f"{_short(path)}: {exc.strerror or exc}") from None
+
+
+def _short(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check(root: Path, repo: Any, path: Path, allow_ignored: bool) -> Path:
     given = path if path.is_absolute() else Path.cwd() / path
+    try:
+        given.lstat()  # a name too long or a loop fails here, as one line, not later in a traceback
+    except FileNotFoundError:
+        raise CoderError(f"{_short(path)}: no such file") from None
     real_root = root.resolve()
     # the path as typed (before symlinks) and the real path must both stay out of metadata
     typed = Path(os.path.normpath(given))
