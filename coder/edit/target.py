@@ -46,15 +46,15 @@ def _short(path: Path) -> str:
 
 def _check(root: Path, repo: Any, path: Path, allow_ignored: bool) -> Path:
     given = path if path.is_absolute() else Path.cwd() / path
-    try:
-        given.lstat()  # a name too long or a loop fails here, as one line, not later in a traceback
-    except FileNotFoundError:
-        raise CoderError(f"{_short(path)}: no such file") from None
     real_root = root.resolve()
     # the path as typed (before symlinks) and the real path must both stay out of metadata
     typed = Path(os.path.normpath(given))
     if typed.is_relative_to(real_root) and (part := _metadata_part(typed.relative_to(real_root).parts)):
         raise CoderError(f"{path}: is inside {part}/ (version-control metadata), not a source file; refused")
+    try:
+        given.lstat()  # a name too long or a loop fails here, as one line, not later in a traceback
+    except FileNotFoundError:
+        raise CoderError(f"{_short(path)}: no such file") from None
     real = resolve_inside(real_root, given)
     rel = real.relative_to(real_root)
     if part := _metadata_part(rel.parts):
