@@ -65,6 +65,8 @@ def tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"coder {__version__}")
     parser.add_argument("path", nargs="?", default=".", help="a path inside the repository")
     parser.add_argument("--resume", action="store_true", help="continue this repository's last session")
+    parser.add_argument("--expose", action="store_true",
+                        help="allow the profile's non-loopback host (the server is reachable from other machines)")
     parser.add_argument("--profile", help="backend profile to use (default: the config's default_profile)")
     parser.add_argument("--attach", metavar="URL", help="use an already running server at URL")
     from coder.cli.keyopts import add_key_options
@@ -83,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from coder.cli.keyopts import api_key
 
         args.api_key = api_key(args)
+        if args.expose:
+            from coder.trust import grant_expose
+
+            grant_expose()
         from coder.ui.run import run_tui  # Textual is imported only for the TUI
 
         return run_tui(args)
