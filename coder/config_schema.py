@@ -91,6 +91,20 @@ class Profile:
         """True when coder launches this server itself (no fixed URL)."""
         return self.url is None
 
+    def anchored(self, base: Path) -> Profile:
+        """Relative ``binary``/``model``/``drafter`` paths that exist under ``base``, made absolute.
+
+        Servers are launched outside the repository (``python -m`` imports from its
+        working directory), so a path written relative to where coder runs must not
+        silently change meaning. Names that are no path there (``demo``, a hub id) stay.
+        """
+        changes: dict[str, Any] = {}
+        for key in ("binary", "model", "drafter"):
+            value = getattr(self, key)
+            if value and not Path(value).expanduser().is_absolute() and (base / value).exists():
+                changes[key] = str((base / value).resolve())
+        return dataclasses.replace(self, **changes) if changes else self
+
     def with_overrides(self, **overrides: Any) -> Profile:
         """A copy with every non-None override applied (validated like a config file)."""
         changes = {k: v for k, v in overrides.items() if v is not None}

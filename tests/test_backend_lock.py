@@ -137,3 +137,12 @@ def test_status_probes_a_dead_attached_server(tmp_path: Path, server_factory: ob
     assert dead.returncode == 1
     assert json.loads(dead.stdout) == {"running": False, "url": info.url,
                                        "reason": f"the attached server at {info.url} does not answer"}
+
+
+def test_relative_paths_survive_the_launch_directory(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "t.gguf").write_bytes(b"GGUF")
+    profile = builtin_profiles()["demo"].with_overrides(model="models/t.gguf", drafter="demo")
+    anchored = profile.anchored(tmp_path)
+    assert anchored.model == str(tmp_path / "models" / "t.gguf") and anchored.drafter == "demo"
+    assert profile.with_overrides(model="Qwen/Qwen3-8B").anchored(tmp_path).model == "Qwen/Qwen3-8B"

@@ -199,6 +199,7 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
 
 
 def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout: float) -> ServerInfo:
+    profile = profile.anchored(Path.cwd())  # the server runs elsewhere (see Popen's cwd)
     adapter = adapter_for(profile.engine)
     if profile.port and port_in_use(profile.port, profile.host):
         raise CoderError(f"port {profile.port} is already in use; pick another with --port")
