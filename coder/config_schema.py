@@ -127,6 +127,13 @@ class FileSettings:
     profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
+def check_profile_name(name: str) -> str:
+    """``name`` when it is a valid profile name (it becomes a file name under coder's state dir)."""
+    if not _NAME.fullmatch(name):
+        raise CoderError(f"{name!r} is not a profile name (letters, digits, '.', '_' and '-', at most 64)")
+    return name
+
+
 def _expected(error: Any) -> str:
     """pydantic's message, phrased as what was expected."""
     msg = str(error["msg"])

@@ -146,3 +146,10 @@ def test_relative_paths_survive_the_launch_directory(tmp_path: Path) -> None:
     anchored = profile.anchored(tmp_path)
     assert anchored.model == str(tmp_path / "models" / "t.gguf") and anchored.drafter == "demo"
     assert profile.with_overrides(model="Qwen/Qwen3-8B").anchored(tmp_path).model == "Qwen/Qwen3-8B"
+
+
+def test_profile_names_cannot_leave_the_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
+    with pytest.raises(CoderError, match="is not a profile name"):
+        manager.stop("../../escape")
+    assert not (tmp_path / "home" / "escape.lock").exists() and not list(tmp_path.rglob("escape*"))

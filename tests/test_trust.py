@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -70,6 +71,9 @@ def test_trusted_file_applies_until_it_changes(tmp_path: Path, monkeypatch: pyte
     assert "bin/tool.sh" in exposed.stdout and "--host 0.0.0.0" in exposed.stdout
     assert "--api-key-file" in exposed.stdout  # the random key stays mandatory
     assert marker.exists()  # the user trusted it: now (and only now) its binary runs (--help)
+    doctor = run_coder("doctor", "--json", cwd=root, home=home)
+    host = [c for c in json.loads(doctor.stdout) if c["name"] == "host"]
+    assert doctor.returncode == 1 and host and host[0]["ok"] is False and "--expose" in host[0]["detail"]
     # any edit withdraws the trust
     (root / ".coder.toml").write_text(REPO_TOML + "\n# changed\n")
     monkeypatch.setenv("CODER_HOME", str(home))

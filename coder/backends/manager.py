@@ -22,6 +22,7 @@ from coder.backends import statelock
 from coder.backends.engine import EngineAdapter
 from coder.backends.server import ServerInfo
 from coder.config import Profile
+from coder.config_schema import check_profile_name
 from coder.errors import CoderError
 from coder.paths import ensure, log_dir, state_dir
 
@@ -97,7 +98,7 @@ def _save(info: ServerInfo) -> None:
 
 
 def _lock(name: str) -> Path:
-    return _servers() / f"{name}.lock"
+    return _servers() / f"{check_profile_name(name)}.lock"
 
 
 def _alive(info: ServerInfo) -> bool:
