@@ -53,8 +53,10 @@ def test_two_concurrent_starts_record_one_server_and_stop_leaves_none(tmp_path: 
         outs = [p.communicate(timeout=300) for p in procs]
         try:
             assert [p.returncode for p in procs] == [0, 0], outs
-            urls = {json.loads(out[out.index("{"):])["url"] for out, _ in outs}
+            infos = [json.loads(out[out.index("{"):]) for out, _ in outs]
+            urls = {i["url"] for i in infos}
             assert len(urls) == 1, urls  # both report the one server
+            assert [i["verified"] for i in infos] == [True, True], infos  # the waiter saw it verified
             assert sorted(p.name for p in servers.glob("*.json")) == ["demo.json"]
             assert len(_processes_with(str(servers / "demo.key"))) == 1
             key = (servers / "demo.key").read_text()

@@ -89,11 +89,9 @@ def _start(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(shlex.join(manager.dry_run_argv(profile)))
         return 0
-    running = manager.current(profile.name)
-    if running:
-        print(f"{profile.name} is already running", file=sys.stderr)
-        _print_info(running, args.json)
-        return 0
+    # a start in progress elsewhere has recorded its server already: manager.start waits for it
+    if manager.current(profile.name) is not None:
+        print(f"{profile.name} is already running or starting", file=sys.stderr)
     with phase_bar(f"{profile.name}") as bar:
         info = manager.start(profile, bar)
     _print_info(info, args.json)
