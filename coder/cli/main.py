@@ -30,6 +30,7 @@ examples:
   coder edit app.py -m "add type hints" --mode auto
   coder bench --quick
   coder doctor
+  coder trust                   let this repository's .coder.toml set binary/host/url/extra_args
 """
 
 
