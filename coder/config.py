@@ -23,66 +23,23 @@ config dir, then ``.coder.toml`` at the repository root. Example::
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 
+from coder import trust
+from coder.config_schema import ENGINES, REQUEST_CLASSES, Profile, build_profile, parse_file
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
 from coder.paths import config_dir
 
-ENGINES = ("llama.cpp", "vllm", "sglang")
-REQUEST_CLASSES = ("full", "region", "fresh")
+__all__ = ["DEMO_MODEL", "ENGINES", "REQUEST_CLASSES", "Config", "Profile", "builtin_profiles", "load", "read_toml",
+           "repo_config_path", "save_user_setting", "user_config_path"]
+
 DEMO_MODEL = "demo"  # placeholder resolved to the embedded SmolLM2 GGUF
-
-
-@dataclass
-class Profile:
-    """How to launch (or reach) one inference server with its speculator."""
-
-    name: str
-    engine: str = "llama.cpp"
-    binary: str | None = None
-    model: str | None = None
-    drafter: str | None = None
-    spec_type: str = "none"
-    k: int | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
-    k_by_class: dict[str, int] = field(default_factory=dict)
-    adaptive_k: bool = True
-    ctx: int = 8192
-    ngl: int | None = None
-    parallel: int = 1
-    reasoning_budget: int | None = 0
-    flash_attn: str | None = None
-    host: str = "127.0.0.1"
-    port: int | None = None
-    url: str | None = None  # attached (unmanaged) server
-    api_key: str | None = None
-    threads: int | None = None
-    extra_args: list[str] = field(default_factory=list)
-    # vLLM / SGLang launch options
-    max_model_len: int | None = None
-    gpu_memory_utilization: float | None = None
-    max_num_batched_tokens: int | None = None
-    tensor_parallel_size: int | None = None
-    enable_prefix_caching: bool = False
-
-    @property
-    def managed(self) -> bool:
-        """True when coder launches this server itself (no fixed URL)."""
-        return self.url is None
-
-    def with_overrides(self, **overrides: Any) -> Profile:
-        """A copy with every non-None override applied."""
-        changes = {k: v for k, v in overrides.items() if v is not None}
-        unknown = set(changes) - {f.name for f in fields(self)}
-        if unknown:
-            raise CoderError(f"unknown profile field(s): {', '.join(sorted(unknown))}")
-        return dataclasses.replace(self, **changes)
 
 
 def builtin_profiles() -> dict[str, Profile]:
@@ -104,8 +61,10 @@ class Config:
     theme: str | None = None
     snapshot_dirty: bool = True
     sources: list[Path] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # one line per untrusted file
 
     def profile(self, name: str | None = None) -> Profile:
+        """The profile called ``name`` (default: ``default_profile``)."""
         key = name or self.default_profile
         try:
             return self.profiles[key]
@@ -114,54 +73,65 @@ class Config:
             raise CoderError(f"no profile named {key!r} (known: {known})") from None
 
 
-def _profile_from(name: str, raw: dict[str, Any], base: Profile | None, source: Path) -> Profile:
-    known = {f.name for f in fields(Profile)} - {"name"}
-    unknown = set(raw) - known
-    if unknown:
-        raise CoderError(f"{source}: profile {name!r} has unknown key(s): {', '.join(sorted(unknown))}")
-    if raw.get("engine", "llama.cpp") not in ENGINES:
-        raise CoderError(f"{source}: profile {name!r}: engine must be one of {', '.join(ENGINES)}")
-    bad_classes = set(raw.get("k_by_class", {})) - set(REQUEST_CLASSES)
-    if bad_classes:
-        raise CoderError(f"{source}: profile {name!r}: k_by_class keys must be full, region or fresh")
-    start = base or Profile(name=name)
+def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes (hashed for trust) and its parsed TOML; one line for any problem."""
     try:
-        return dataclasses.replace(start, name=name, **raw)
-    except TypeError as exc:
-        raise CoderError(f"{source}: profile {name!r}: {exc}") from None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise CoderError(f"{path}: not valid TOML: {exc}") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CoderError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+                         "TOML files must be UTF-8") from None
+    try:
+        return data, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CoderError(f"{path}: not valid TOML: {exc}") from None
 
 
 def user_config_path() -> Path:
     return config_dir() / "config.toml"
 
 
+def repo_config_path(repo_root: Path) -> Path:
+    return repo_root / ".coder.toml"
+
+
 def load(repo_root: Path | None = None) -> Config:
-    """Merge built-in, user and repository configuration."""
+    """Merge built-in, user and repository configuration, validating every value.
+
+    The user's own file is trusted. A repository's ``.coder.toml`` sets the settings
+    that run programs or widen exposure only once trusted (``coder trust``); until then
+    they are dropped and one line on stderr says which.
+    """
     cfg = Config(profiles=builtin_profiles())
-    paths = [user_config_path()]
+    paths = [(user_config_path(), True)]
     if repo_root is not None:
-        paths.append(repo_root / ".coder.toml")
-    for path in paths:
-        if not path.exists():
+        paths.append((repo_config_path(repo_root), False))
+    for path, own in paths:
+        if not path.is_file():
             continue
-        raw = _read_toml(path)
+        data, raw = read_toml(path)
+        settings = parse_file(raw, path)
         cfg.sources.append(path)
-        for name, body in raw.get("profiles", {}).items():
-            if not isinstance(body, dict):
-                raise CoderError(f"{path}: [profiles.{name}] must be a table")
-            cfg.profiles[name] = _profile_from(name, body, cfg.profiles.get(name), path)
-        cfg.default_profile = raw.get("default_profile", cfg.default_profile)
-        cfg.theme = raw.get("theme", cfg.theme)
-        cfg.snapshot_dirty = bool(raw.get("snapshot_dirty", cfg.snapshot_dirty))
+        profiles = settings.profiles
+        if not own and (keys := trust.untrusted_keys(profiles)) and not trust.is_trusted(path, data):
+            for name, body in profiles.items():  # a wrong value is an error even where it is ignored
+                build_profile(name, body, cfg.profiles.get(name), path)
+            line = trust.ignored_line(path, keys)
+            cfg.ignored.append(line)
+            trust.notify_once(line)
+            profiles = trust.strip_untrusted(profiles)
+        for name, body in profiles.items():
+            cfg.profiles[name] = build_profile(name, body, cfg.profiles.get(name), path)
+        if settings.default_profile is not None:
+            cfg.default_profile = settings.default_profile
+        if settings.theme is not None:
+            cfg.theme = settings.theme
+        if settings.snapshot_dirty is not None:
+            cfg.snapshot_dirty = settings.snapshot_dirty
     cfg.profile()  # the default must exist
     return cfg
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder import config as config_mod
+from coder import trust
 from coder.backends import manager
 from coder.backends.engine import Check, adapter_for
 from coder.config import DEMO_MODEL, Profile
@@ -90,14 +91,20 @@ def _model_checks(profile: Profile) -> list[Check]:
     return checks
 
 
-def run_checks(profile: Profile | None = None, repo_root: Path | None = None) -> list[Check]:
+def run_checks(profile: Profile | None = None, repo_root: Path | None = None, *,
+               expose: bool = False) -> list[Check]:
     """Every doctor check for ``profile`` (default: the configured default profile)."""
     try:
         cfg = config_mod.load(repo_root)
     except CoderError as exc:
         return [Check("config", False, str(exc))]
     checks = [Check("config", True, ", ".join(map(str, cfg.sources)) or "built-in defaults")]
+    checks += [Check("trust", None, line) for line in cfg.ignored]
     profile = profile or cfg.profile()
+    if not trust.is_loopback(profile.host):
+        checks.append(Check("host", None if expose else False,
+                            f"{profile.host} is not loopback: reachable from other machines; "
+                            "`coder backend start` needs --expose"))
     checks.append(Check("profile", True, f"{profile.name} ({profile.engine}, spec {profile.spec_type}, k {profile.k})"))
     if profile.managed and adapter_for(profile.engine).installable:
         checks += _binary_checks(profile)

@@ -18,11 +18,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from coder import trust
+from coder.backends import statelock
 from coder.backends.engine import EngineAdapter, adapter_for
 from coder.backends.server import ServerInfo
 from coder.config import Profile
+from coder.config_schema import check_profile_name
 from coder.errors import CoderError
-from coder.fsutil import LogFollower, atomic_write
+from coder.fsutil import LogFollower
 from coder.paths import ensure, log_dir, state_dir
 
 # (phase, fraction 0..1, detail); called from whatever thread runs start()
@@ -79,8 +82,12 @@ def _write_key(name: str) -> tuple[str, Path]:
 
 
 def _save(info: ServerInfo) -> None:
-    path = _state_path(info.profile or ATTACHED)
-    atomic_write(path, info.to_json(), mode=0o600)
+    name = info.profile or ATTACHED
+    statelock.write_state(_state_path(name), key_path(name), info)
+
+
+def _lock(name: str) -> Path:
+    return _servers() / f"{check_profile_name(name)}.lock"
 
 
 def _alive(info: ServerInfo) -> bool:
@@ -97,11 +104,7 @@ def _alive(info: ServerInfo) -> bool:
 
 
 def _load(name: str) -> ServerInfo | None:
-    path = _state_path(name)
-    try:
-        return ServerInfo.from_json(path.read_text())
-    except (OSError, ValueError, TypeError):
-        return None
+    return statelock.read_state(_state_path(name), key_path(name))
 
 
 def current(name: str | None = None) -> ServerInfo | None:
@@ -168,20 +171,33 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
           timeout: float = 600.0, cancel: threading.Event | None = None) -> ServerInfo:
     """Launch ``profile``, wait until it serves, verify its speculator; idempotent if already running.
 
+    Holds the profile's lock throughout: a concurrent start waits, then returns this server.
     Setting ``cancel`` while it waits kills the half-started server and raises CoderError.
     """
     if not profile.managed:
         return attach(profile.url or "", profile.api_key, name=profile.name)
-    if (running := current(profile.name)) is not None:
-        return running
+    trust.check_exposure(profile.host)
     report = progress or (lambda phase, frac, detail: None)
+    with statelock.locked(_lock(profile.name), lambda msg: report(msg, 0.0, ""), timeout + 120):
+        if (running := current(profile.name)) is not None:
+            return running
+        return _start_locked(profile, report, verify, timeout, cancel)
+
+
+def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout: float,
+                  cancel: threading.Event | None) -> ServerInfo:
+    profile = profile.anchored(Path.cwd())  # the server runs elsewhere (see Popen's cwd)
     adapter = adapter_for(profile.engine)
     if profile.port and port_in_use(profile.port, profile.host):
         raise CoderError(f"port {profile.port} is already in use; pick another with --port")
     port = profile.port or free_port(profile.host)
     key, kfile = _write_key(profile.name)
-    argv = adapter.build_argv(profile, port, key, key_file=str(kfile))
-    k_max = adapter.k_max(profile)
+    try:
+        argv = adapter.build_argv(profile, port, key, key_file=str(kfile))
+        k_max = adapter.k_max(profile)
+    except BaseException:
+        statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=None)  # no stale key
+        raise
     log = ensure(log_dir()) / f"{profile.name}.log"
     if log.exists():
         log.replace(log.with_suffix(".log.1"))
@@ -194,10 +210,11 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
     report("launching", 0.01, " ".join(argv[:3]))
     with log.open("wb") as out:
         try:
+            # cwd: not the repository (``python -m`` would import modules from it)
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+                                    start_new_session=True, cwd=log.parent)
         except OSError as exc:
-            _forget(profile.name)
+            statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=None)
             raise CoderError(f"cannot launch {argv[0]}: {exc.strerror}") from None
     info.pid = proc.pid
     _save(info)
@@ -216,7 +233,7 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
         _save(info)
     except BaseException:
         _kill_group(proc.pid)
-        _forget(profile.name)
+        statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=proc.pid)
         raise
     report("ready", 1.0, info.url)
     return info
@@ -268,13 +285,14 @@ class _PhaseWatch:
 
 def stop(name: str, grace: float = 10.0) -> bool:
     """Stop the managed server ``name``: SIGTERM, then SIGKILL after ``grace``. False if none ran."""
-    info = _load(name)
-    if info is None:
-        return False
-    if info.managed and info.pid and _alive(info):
-        _kill_group(info.pid, grace)
-    _forget(name)
-    return True
+    with statelock.locked(_lock(name)):
+        info = _load(name)
+        if info is None:
+            return False
+        if info.managed and info.pid and _alive(info):
+            _kill_group(info.pid, grace)
+        _forget(name)
+        return True
 
 
 def restart(profile: Profile, k: int | None = None, cancel: threading.Event | None = None,
@@ -294,5 +312,6 @@ def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> Server
     info = ServerInfo(url=url.rstrip("/"), engine=engine, api_key=api_key, profile=name, managed=False)
     with info.api() as api:
         adapter_for(engine).check_attached(info, api)
-    _save(info)
+    with statelock.locked(_lock(name)):
+        _save(info)
     return info

@@ -11,6 +11,7 @@ from typing import Any
 
 from coder.backends.server import ServerInfo
 from coder.bench import stats
+from coder.redact import redact_argv
 from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.stats import RequestStats, Timings
 
@@ -148,7 +149,8 @@ def server_record(server: ServerInfo) -> dict[str, Any]:
         "url": server.url, "engine": server.engine, "profile": server.profile, "managed": server.managed,
         "model": server.model, "drafter": server.drafter, "spec_type": server.spec_type,
         "k_launch": server.k, "k_max": server.k_max, "draft_cap": server.draft_cap,
-        "verified": server.verified, "verdict": server.verdict, "build": server.build, "argv": server.argv,
+        "verified": server.verified, "verdict": server.verdict, "build": server.build,
+        "argv": redact_argv(server.argv, [server.api_key]),
     }
 
 

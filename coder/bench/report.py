@@ -187,8 +187,8 @@ def lossless(runs: list[dict[str, Any]], base: dict[str, Any] | None) -> dict[st
 
 
 def write_json(report: dict[str, Any], out_dir: Path) -> Path:
-    """``bench-<target>-<model>-<UTC time>.json`` in ``out_dir`` (written atomically)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """``bench-<target>-<model>-<UTC time>.json`` in ``out_dir`` (written atomically, mode 0600)."""
+    out_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     first = report["targets"][0] if report["targets"] else {}
     model = ""
     if first.get("runs"):
@@ -196,7 +196,8 @@ def write_json(report: dict[str, Any], out_dir: Path) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     name = "-".join(_slug(p) for p in ("bench", first.get("name", ""), model, stamp) if p)
     path = out_dir / f"{name}.json"
-    atomic_write(path, json.dumps(report, indent=1, default=str))
+    # 0600: the results hold prompts (your code) and local paths
+    atomic_write(path, json.dumps(report, indent=1, default=str), mode=0o600)
     return path
 
 

@@ -8,12 +8,12 @@ engine's own prompt shape, on real source files shipped with the package.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coder.bench import inputs
 from coder.config import REQUEST_CLASSES
 from coder.edit.prompt import build_messages
 from coder.errors import CoderError
@@ -157,11 +157,13 @@ def load_prompts(path: Path) -> list[Workload]:
     if not path.exists():
         raise CoderError(f"{path}: no such file or directory")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (*PROMPT_SUFFIXES, ".jsonl"))
+        files = sorted(p for p in path.iterdir() if p.suffix in (*PROMPT_SUFFIXES, ".jsonl") and not p.is_dir())
         if not files:
             raise CoderError(f"{path}: no .txt, .md or .jsonl prompt files in this directory")
         out: list[Workload] = []
+        roots = inputs.allowed_roots(path)
         for file in files:
+            inputs.confine(file, roots, str(file))  # a symlink out of the directory is refused
             out += _load_jsonl(file) if file.suffix == ".jsonl" else [_load_text(file)]
     elif path.suffix == ".jsonl":
         out = _load_jsonl(path)
@@ -178,13 +180,7 @@ def load_prompts(path: Path) -> list[Workload]:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise CoderError(f"{path}:{line}: not UTF-8 text") from None
-    except OSError as exc:
-        raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
+    return inputs.read_text(path)  # regular files only, size-checked first, no NUL bytes
 
 
 def _load_text(path: Path) -> Workload:
@@ -207,10 +203,7 @@ def _load_jsonl(path: Path) -> list[Workload]:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CoderError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+        obj = inputs.parse_json(line, where)
         if not isinstance(obj, dict):
             raise CoderError(f"{where}: each line must be a JSON object")
         out.append(_from_record(obj, where, path.parent))
@@ -251,9 +244,9 @@ def _from_record(obj: dict[str, Any], where: str, base: Path) -> Workload:
 
 def _file_workload(obj: dict[str, Any], where: str, base: Path, name: str, cls: str, file: str,
                    prompt: str) -> Workload:
-    """A full or region workload built from a file the record names."""
-    src = (base / file).expanduser()
-    if not src.is_file():
+    """A full or region workload built from a file the record names (confined to the prompts dir or repo)."""
+    src = inputs.confine(base / Path(file).expanduser(), inputs.allowed_roots(base), where)
+    if not src.exists():
         raise CoderError(f"{where}: file not found: {src}")
     text = _read(src)
     if cls == "full":

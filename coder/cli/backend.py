@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 
 from coder import config as config_mod
-from coder.backends import manager
+from coder import trust
+from coder.backends import manager, statelock
 from coder.backends.engine import adapter_for
 from coder.cli import Subparsers
+from coder.cli.keyopts import add_key_options, api_key
 from coder.cli.progress import phase_bar
 from coder.config import Profile
 from coder.errors import CoderError
@@ -26,7 +28,7 @@ examples:
   coder backend start --engine vllm --model M --drafter D --spec-type dflash --k 7 --dry-run
   coder backend status --json
   coder backend logs -f
-  coder backend attach http://gpu-box:8000 --api-key KEY
+  CODER_API_KEY=KEY coder backend attach http://gpu-box:8000
   coder backend preflight --engine vllm --model ./Qwen3.8-27B-FP8 --drafter ./DFlash2 --max-model-len 65536
 """
 
@@ -86,15 +88,17 @@ def _print_info(info: object, as_json: bool) -> None:
 
 
 def _start(args: argparse.Namespace) -> int:
+    if args.expose:
+        trust.grant_expose()
     profile = load_profile(args)
+    if profile.managed:
+        trust.check_exposure(profile.host)
     if args.dry_run:
         print(shlex.join(manager.dry_run_argv(profile)))
         return 0
-    running = manager.current(profile.name)
-    if running:
-        print(f"{profile.name} is already running", file=sys.stderr)
-        _print_info(running, args.json)
-        return 0
+    # a start in progress elsewhere has recorded its server already: manager.start waits for it
+    if manager.current(profile.name) is not None:
+        print(f"{profile.name} is already running or starting", file=sys.stderr)
     with phase_bar(f"{profile.name}") as bar:
         info = manager.start(profile, bar)
     _print_info(info, args.json)
@@ -103,6 +107,13 @@ def _start(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     info = manager.current(args.profile)
+    if info is not None and not info.managed and not statelock.answers(info):
+        reason = f"the attached server at {info.url} does not answer"
+        if args.json:
+            print(json.dumps({"running": False, "url": info.url, "reason": reason}))
+        else:
+            print(f"not running: {reason} (attach it again once it is up)")
+        return 1
     if info is None:
         if args.json:
             print(json.dumps({"running": False}))
@@ -145,7 +156,7 @@ def _logs(args: argparse.Namespace) -> int:
 
 
 def _attach(args: argparse.Namespace) -> int:
-    info = manager.attach(args.url, args.api_key)
+    info = manager.attach(args.url, api_key(args))
     _print_info(info, args.json)
     return 0
 
@@ -193,6 +204,8 @@ def register(sub: Subparsers) -> None:
     p = bsub.add_parser("start", help="launch a profile, wait for it, verify its speculator")
     _profile_overrides(p)
     p.add_argument("--dry-run", action="store_true", help="print the argv and exit")
+    p.add_argument("--expose", action="store_true",
+                   help="allow a non-loopback host from the profile (reachable from other machines)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_start)
 
@@ -213,7 +226,7 @@ def register(sub: Subparsers) -> None:
 
     p = bsub.add_parser("attach", help="adopt a server started elsewhere (llama.cpp, vLLM or SGLang)")
     p.add_argument("url")
-    p.add_argument("--api-key")
+    add_key_options(p, "the server")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_attach)
 

@@ -11,7 +11,9 @@ from rich.console import Console
 
 from coder import config as config_mod
 from coder.cli import Subparsers
+from coder.cli.keyopts import add_key_options, api_key
 from coder.errors import CoderError
+from coder.redact import redact_argv, scrub
 
 EPILOG = """\
 examples:
@@ -62,7 +64,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--profile", help="profile to bench (default: the config's default_profile)")
     p.add_argument("--profiles", metavar="a,b", help="bench several profiles on the same prompts")
     p.add_argument("--attach", metavar="URL", help="bench a server someone else started")
-    p.add_argument("--api-key", help="API key for --attach")
+    add_key_options(p)
     p.add_argument("--baseline", action="store_true",
                    help="also run without speculation: speedups, fraction of ideal")
     p.add_argument("--verify-lossless", action="store_true",
@@ -126,8 +128,10 @@ def _bench(args: argparse.Namespace) -> int:
                      "baseline": args.baseline, "verify_lossless": args.verify_lossless,
                      "prefill": not args.no_prefill, "k_restart": args.k_restart,
                      "conc_max_tokens": args.conc_max_tokens}
+    secrets = [api_key(args), *(t.server.api_key for t in targets if t.server is not None)]
     doc = report.build_report(results, settings=settings_json, workloads=[w.to_json() for w in wl],
-                              argv=list(sys.argv))
+                              argv=redact_argv(sys.argv, secrets))
+    doc = scrub(doc, secrets)  # a key must not reach the shareable JSON by any field
     out_dir = args.out or (data_dir() / "bench")
     path = report.write_json(doc, out_dir)
     console = Console()
@@ -152,7 +156,7 @@ def _targets(args: argparse.Namespace) -> list[Any]:
             raise CoderError("--attach measures one given server; drop --profile/--profiles")
         from coder.backends import manager
 
-        server = manager.attach(args.attach, args.api_key)
+        server = manager.attach(args.attach, api_key(args))
         return [Target(args.attach, server=server)]
     cfg = config_mod.load(find_repo_root(Path.cwd()))
     names = [n.strip() for n in args.profiles.split(",") if n.strip()] if args.profiles else [args.profile]

@@ -13,13 +13,18 @@ from rich.table import Table
 from coder.cli import Subparsers
 from coder.cli.backend import load_profile
 from coder.doctor import run_checks
+from coder.errors import CoderError
 from coder.repo import find_repo_root
 
 MARK = {True: "[green]ok[/]", False: "[red]FAIL[/]", None: "[yellow]–[/]"}
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    checks = run_checks(load_profile(args), find_repo_root(Path.cwd()))
+    try:
+        profile = load_profile(args)
+    except CoderError:
+        profile = None  # run_checks reports the config error as its first, failed check
+    checks = run_checks(profile, find_repo_root(Path.cwd()), expose=args.expose)
     if args.json:
         print(json.dumps([asdict(c) for c in checks], indent=2))
     else:
@@ -35,4 +40,5 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("doctor", help="check binary, models, compatibility, port, GPU and config")
     p.add_argument("profile", nargs="?", help="profile to check (default: the default profile)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--expose", action="store_true", help="a non-loopback host is intended (a warning, not a failure)")
     p.set_defaults(func=_doctor)

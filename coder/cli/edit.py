@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from coder.cli import Subparsers
+from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
 
@@ -51,7 +52,10 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--k", type=int, metavar="N", help="cap draft tokens per step for this request")
     p.add_argument("--profile", help="use the running server of this profile (default: any running one)")
     p.add_argument("--attach", metavar="URL", help="use an already running server at URL")
-    p.add_argument("--api-key", help="API key for --attach")
+    add_key_options(p)
+    p.add_argument("--no-git", action="store_true",
+                   help="edit without git even inside a repository (no snapshot, no commit, no undo)")
+    p.add_argument("--allow-ignored", action="store_true", help="allow editing a file that git ignores")
     p.add_argument("--yes", "-y", action="store_true", help="apply without asking")
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     p.add_argument("--json", action="store_true", help="print one JSON result on stdout")
@@ -70,7 +74,7 @@ def _find_server(args: argparse.Namespace) -> ServerInfo:
     from coder.backends import manager
 
     if args.attach:
-        return manager.attach(args.attach, args.api_key)
+        return manager.attach(args.attach, api_key(args))
     info = manager.current(args.profile)
     if info is None:
         raise CoderError("no backend is running; start one with `coder backend start`")
@@ -165,11 +169,13 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit.engine import EditEngine
 
     cwd = Path.cwd()
-    repo = gitops.open_repo(cwd)
+    repo = gitops.open_repo(cwd, check=not args.no_git)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
     session = BackendSession(None)
-    engine = EditEngine(session, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
+    engine = EditEngine(session, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty,
+                        use_git=not args.no_git)
+    engine.allow_ignored = args.allow_ignored
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
     server = _find_server(args)
     if args.k is not None and not server.draft_cap:
@@ -179,7 +185,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:
-        print("coder: not a git repository: the edit will be written without a commit", file=err)
+        why = "--no-git" if args.no_git else "not a git repository"
+        print(f"coder: {why}: the edit will be written without a commit", file=err)
     print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
     proposal = _stream(engine, request, err)

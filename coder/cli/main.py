@@ -18,6 +18,7 @@ COMMANDS = {
     "edit": ("edit", "edit a file (full rewrite, region or auto) and commit it"),
     "undo": ("edit", "revert the last coder commit"),
     "bench": ("bench", "measure tok/s and acceptance length on your own prompts"),
+    "trust": ("trust", "trust this repository's .coder.toml (its launch and exposure settings)"),
 }
 
 EPILOG = """\
@@ -29,6 +30,7 @@ examples:
   coder edit app.py -m "add type hints" --mode auto
   coder bench --quick
   coder doctor
+  coder trust                   let this repository's .coder.toml set binary/host/url/extra_args
 """
 
 
@@ -67,9 +69,13 @@ def tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"coder {__version__}")
     parser.add_argument("path", nargs="?", default=".", help="a path inside the repository")
     parser.add_argument("--resume", action="store_true", help="continue this repository's last session")
+    parser.add_argument("--expose", action="store_true",
+                        help="allow the profile's non-loopback host (the server is reachable from other machines)")
     parser.add_argument("--profile", help="backend profile to use (default: the config's default_profile)")
     parser.add_argument("--attach", metavar="URL", help="use an already running server at URL")
-    parser.add_argument("--api-key", help="API key for --attach")
+    from coder.cli.keyopts import add_key_options
+
+    add_key_options(parser)
     return parser
 
 
@@ -81,6 +87,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = build_parser(args_in[0]).parse_args(args_in)
             return int(args.func(args) or 0)
         args = tui_parser().parse_args(args_in)
+        from coder.cli.keyopts import api_key
+
+        args.api_key = api_key(args)
+        if args.expose:
+            from coder.trust import grant_expose
+
+            grant_expose()
         from coder.ui.run import run_tui  # Textual is imported only for the TUI
 
         return run_tui(args)

@@ -35,6 +35,7 @@ from coder.edit.model import (
 from coder.edit.prompt import build_messages, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, mentioned_symbol, split
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
+from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import DriftGuard, EditRefused, check_reply
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta
@@ -48,9 +49,9 @@ DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
 CONTEXT_LINES = 3  # lines shown around a region
 
 
-def locate_root(start: Path) -> tuple[Path, Repo | None]:
+def locate_root(start: Path, use_git: bool = True) -> tuple[Path, Repo | None]:
     """(root, repo) for ``start``: the enclosing git work tree, else ``start`` itself and None."""
-    repo = gitops.open_repo(start)
+    repo = gitops.open_repo(start) if use_git else None
     if repo is None:
         return start.resolve(), None
     return gitops.root_of(repo), repo
@@ -70,9 +71,11 @@ class EditEngine:
         ctx: int | None = None,
         drift_guard: bool = False,
         context_limit: int = 40,
+        use_git: bool = True,
     ) -> None:
         self.session = session or BackendSession(None)
-        self.root, self.repo = locate_root(root)
+        self.root, self.repo = locate_root(root, use_git)
+        self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.policy: KPolicy = policy or LaunchK()
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
@@ -114,6 +117,7 @@ class EditEngine:
         """Read the file and resolve the region; every bad-input error, without the server."""
         if symbol and lines:
             raise CoderError("give either --symbol or --lines, not both")
+        check_edit_target(self.root, self.repo, Path(path), allow_ignored=self.allow_ignored)
         snap = read_snapshot(self.root, Path(path))
         region = None
         if symbol:
@@ -147,6 +151,8 @@ class EditEngine:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
         if not instruction.strip():
             raise CoderError("the instruction is empty: say what to change with -m")
+        if mode != "region":  # the whole file goes in the prompt: judge it by its byte size first
+            check_size(Path(path), self.context_size())
         snap, region = self.check_target(path, symbol=symbol, lines=lines)
         if mode == "full" and region is not None:
             raise CoderError("--symbol/--lines select a region: use --mode region or --mode auto")
@@ -277,6 +283,8 @@ class EditEngine:
         if not proposal.changed:
             return ApplyResult(snap.rel, False, notes=["the model made no changes; nothing written"])
         check_unchanged(snap)
+        if self.repo is not None:
+            gitops.check_usable(self.repo)  # git broke since prepare: write nothing
         notes: list[str] = []
         snapshot_sha = None
         commit = True

@@ -19,13 +19,46 @@ SNAPSHOT_TRAILER = "Coder-Snapshot"
 _FALLBACK_IDENTITY = ("-c", "user.name=coder", "-c", "user.email=coder@localhost")
 
 
-def open_repo(start: Path) -> git.Repo | None:
-    """The git repository containing ``start`` (a file or directory), or None."""
+def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
+    """The git repository containing ``start`` (a file or directory), or None.
+
+    With ``check`` (the default) a repository git itself refuses to use (another
+    user's, a corrupt config, a locked index) is a one-line CoderError with git's
+    reason, so nothing is written where nothing could be committed.
+    """
     where = start if start.is_dir() else start.parent
     try:
-        return git.Repo(where, search_parent_directories=True)
+        repo = git.Repo(where, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return None
+    except Exception as exc:  # noqa: BLE001 - gitpython parses .git itself; a broken one raises many types
+        raise CoderError(f"git cannot use the repository at {where}: {_first_line(str(exc))}"
+                         f"{_NO_GIT_HINT}") from None
+    if check:
+        check_usable(repo)
+    return repo
+
+
+_NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (fatal or lines or ["unknown error"])[0].strip("'")
+
+
+def check_usable(repo: git.Repo) -> None:
+    """Raise CoderError with git's own reason when git cannot work in ``repo``."""
+    where = repo.working_tree_dir or repo.git_dir
+    try:
+        repo.git.execute(["git", "rev-parse", "--git-dir", "--show-toplevel"])
+        if (Path(repo.git_dir) / "index.lock").exists():
+            # fails without touching anything while the lock is held; its message is git's reason
+            repo.git.execute(["git", "update-index", "--refresh"])
+    except git.GitCommandError as exc:
+        raise CoderError(f"git cannot use the repository at {where}: "
+                         f"{_first_line(str(exc.stderr or exc.stdout or exc))}{_NO_GIT_HINT}") from None
 
 
 def root_of(repo: git.Repo) -> Path:

@@ -1,0 +1,208 @@
+"""The typed configuration schema: every field's type, range and default, defined once.
+
+:class:`Profile` is a strict pydantic dataclass, so the same rules hold for a TOML file,
+a command-line override (``--k``) and a profile built in code: ``k = 7.5``,
+``snapshot_dirty = "no"`` or ``extra_args = "--foo"`` are errors, never coerced.
+Violations become one :class:`~coder.errors.CoderError` line naming the file, the
+key, the value and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic.dataclasses import dataclass
+
+from coder.errors import CoderError
+
+ENGINES = ("llama.cpp", "vllm", "sglang")
+REQUEST_CLASSES = ("full", "region", "fresh")
+Engine = Literal["llama.cpp", "vllm", "sglang"]
+RequestClass = Literal["full", "region", "fresh"]
+NonNegInt = Annotated[int, Field(ge=0)]
+PosInt = Annotated[int, Field(gt=0)]
+Port = Annotated[int, Field(ge=1, le=65535)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+# Profile names become state file names (servers/NAME.json): no separators, no dot-dot.
+_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+_NAME = re.compile(_NAME_PATTERN)
+ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
+
+# Fields a repository's .coder.toml may set only once the user trusted that file
+# (``coder trust``): each runs a program, picks which one runs, or widens who can reach
+# the server or where the code is sent. Audit of every Profile field:
+#   binary      the executable coder launches (and runs ``--help`` of in doctor/dry-run)
+#   engine      picks the program; sglang runs ``python3 -m sglang.launch_server``, and
+#               ``python -m`` imports from the working directory, i.e. the repository
+#   extra_args  any server flag: --host, --api-key, --rpc, --chat-template-file, ...
+#   host        the bind address: anything but loopback exposes the server
+#   url         an attached server: prompts (your code) go wherever it points
+#   api_key     the key sent to that URL
+# Everything else is a number, a known name, or a model path that the server only reads.
+TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key")
+
+_STRICT = ConfigDict(strict=True, extra="forbid")
+
+
+@dataclass(config=_STRICT)
+class Profile:
+    """How to launch (or reach) one inference server with its speculator."""
+
+    name: ProfileName
+    engine: Engine = "llama.cpp"
+    binary: NonEmpty | None = None
+    model: NonEmpty | None = None
+    drafter: NonEmpty | None = None
+    spec_type: NonEmpty = "none"  # comma chains allowed (``ngram-mod,draft-simple``)
+    k: NonNegInt | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
+    k_by_class: dict[RequestClass, NonNegInt] = dataclasses.field(default_factory=dict)
+    adaptive_k: bool = True
+    ctx: PosInt = 8192
+    ngl: Annotated[int, Field(ge=-1)] | None = None
+    parallel: PosInt = 1
+    reasoning_budget: Annotated[int, Field(ge=-1)] | None = 0
+    flash_attn: Literal["on", "off", "auto"] | None = None
+    host: NonEmpty = "127.0.0.1"
+    port: Port | None = None
+    url: NonEmpty | None = None  # attached (unmanaged) server
+    api_key: NonEmpty | None = None
+    threads: PosInt | None = None
+    extra_args: list[str] = dataclasses.field(default_factory=list)
+    # vLLM / SGLang launch options
+    max_model_len: PosInt | None = None
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] | None = None
+    max_num_batched_tokens: PosInt | None = None
+    tensor_parallel_size: PosInt | None = None
+    enable_prefix_caching: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("expected an http:// or https:// URL")
+        return value
+
+    @property
+    def managed(self) -> bool:
+        """True when coder launches this server itself (no fixed URL)."""
+        return self.url is None
+
+    def anchored(self, base: Path) -> Profile:
+        """Relative ``binary``/``model``/``drafter`` paths that exist under ``base``, made absolute.
+
+        Servers are launched outside the repository (``python -m`` imports from its
+        working directory), so a path written relative to where coder runs must not
+        silently change meaning. Names that are no path there (``demo``, a hub id) stay.
+        """
+        changes: dict[str, Any] = {}
+        for key in ("binary", "model", "drafter"):
+            value = getattr(self, key)
+            if value and not Path(value).expanduser().is_absolute() and (base / value).exists():
+                changes[key] = str((base / value).resolve())
+        return dataclasses.replace(self, **changes) if changes else self
+
+    def with_overrides(self, **overrides: Any) -> Profile:
+        """A copy with every non-None override applied (validated like a config file)."""
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise CoderError(f"unknown profile field(s): {', '.join(sorted(unknown))}")
+        try:
+            return dataclasses.replace(self, **changes)
+        except ValidationError as exc:
+            raise CoderError(describe(exc, f"profile {self.name!r}")) from None
+
+
+@dataclass(config=_STRICT)
+class FileSettings:
+    """The top level of ``config.toml`` / ``.coder.toml`` (profiles are checked one by one)."""
+
+    default_profile: NonEmpty | None = None
+    theme: NonEmpty | None = None
+    snapshot_dirty: bool | None = None
+    profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+def check_profile_name(name: str) -> str:
+    """``name`` when it is a valid profile name (it becomes a file name under coder's state dir)."""
+    if not _NAME.fullmatch(name):
+        raise CoderError(f"{name!r} is not a profile name (letters, digits, '.', '_' and '-', at most 64)")
+    return name
+
+
+def _expected(error: Any) -> str:
+    """pydantic's message, phrased as what was expected."""
+    msg = str(error["msg"])
+    for prefix in ("Input should be ", "Value error, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if error["type"] == "unexpected_keyword_argument":
+        return "no such setting"
+    return msg if msg.startswith("expected") else f"expected {msg}"
+
+
+def describe(exc: ValidationError, where: str, prefix: str = "") -> str:
+    """One line for the first violation: ``where: key = value: expected ...``."""
+    error = exc.errors()[0]
+    loc = [str(p) for p in error["loc"] if p != "[key]"]
+    key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
+    value = error.get("input")
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{where}: {key} = {shown}: {_expected(error)}"
+
+
+def known_spec_types(engine: str) -> tuple[str, ...]:
+    """Spec type names coder knows for ``engine`` (``none`` included)."""
+    if engine == "llama.cpp":
+        from coder.backends.llamacpp import DRAFT_TYPES, NGRAM_TYPES
+
+        return ("none", *NGRAM_TYPES, *DRAFT_TYPES)
+    from coder.backends.vllm import _METHODS
+
+    return ("none", *_METHODS)
+
+
+def check_spec_type(profile: Profile, where: str) -> None:
+    """A comma chain whose every element is a spec type known for the profile's engine."""
+    known = known_spec_types(profile.engine)
+    parts = [p.strip() for p in profile.spec_type.split(",")]
+    bad = [p for p in parts if p not in known]
+    if bad or (len(parts) > 1 and "none" in parts):
+        raise CoderError(f"{where}: profiles.{profile.name}.spec_type = {profile.spec_type!r}: expected one "
+                         f"of {', '.join(known)} (or a comma chain of them) for engine {profile.engine}")
+
+
+def parse_file(data: dict[str, Any], path: Path) -> FileSettings:
+    """Validate the top level of one TOML document."""
+    try:
+        return FileSettings(**data)
+    except ValidationError as exc:
+        raise CoderError(describe(exc, str(path))) from None
+    except TypeError as exc:  # a non-identifier key, e.g. "1" at the top level
+        raise CoderError(f"{path}: {exc}") from None
+
+
+def build_profile(name: str, raw: Any, base: Profile | None, path: Path) -> Profile:
+    """``base`` (or the defaults) with the keys of ``[profiles.NAME]`` applied, validated."""
+    if not isinstance(raw, dict):
+        raise CoderError(f"{path}: profiles.{name} = {raw!r}: expected a table ([profiles.{name}])")
+    if not _NAME.fullmatch(name):
+        raise CoderError(f"{path}: profiles.{name!r}: expected a profile name of letters, digits, '.', '_' "
+                         "and '-' (at most 64, starting with a letter or digit)")
+    start = base or Profile(name=name)
+    settings = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
+    if bad := [k for k in raw if k not in settings]:
+        raise CoderError(f"{path}: profiles.{name}: unknown key(s): {bad[0]} = {raw[bad[0]]!r}; "
+                         f"expected one of {', '.join(settings)}")
+    try:
+        profile = dataclasses.replace(start, name=name, **raw)
+    except ValidationError as exc:
+        raise CoderError(describe(exc, str(path), f"profiles.{name}")) from None
+    check_spec_type(profile, str(path))
+    return profile
