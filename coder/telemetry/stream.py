@@ -11,10 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from coder.backends.draft_cap_patch import REQUEST_FIELD
 from coder.errors import CoderError
+from coder.telemetry import prefill
+from coder.telemetry.prefill import PromptProgress
 
 if TYPE_CHECKING:
     import openai
@@ -72,6 +74,10 @@ def _timings(chunk: Any) -> dict[str, Any]:
     return timings if isinstance(timings, dict) else {}
 
 
+def _progress(chunk: Any, elapsed: float) -> PromptProgress | None:
+    return prefill.parse_prompt_progress(getattr(chunk, "model_extra", None) or {}, elapsed)
+
+
 class ChatClient:
     """OpenAI-compatible streaming against llama.cpp, vLLM or SGLang."""
 
@@ -85,6 +91,36 @@ class ChatClient:
             timeout=timeout, max_retries=0,
         )
 
+    @overload
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = ...,
+        temperature: float = ...,
+        k_cap: int | None = ...,
+        cache_prompt: bool | None = ...,
+        stop: list[str] | None = ...,
+        model: str = ...,
+        extra_body: dict[str, Any] | None = ...,
+        progress: Literal[False] = ...,
+    ) -> Iterator[Delta | StreamResult]: ...
+
+    @overload
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = ...,
+        temperature: float = ...,
+        k_cap: int | None = ...,
+        cache_prompt: bool | None = ...,
+        stop: list[str] | None = ...,
+        model: str = ...,
+        extra_body: dict[str, Any] | None = ...,
+        progress: bool,
+    ) -> Iterator[Delta | PromptProgress | StreamResult]: ...
+
     def stream(
         self,
         messages: list[dict[str, str]],
@@ -96,10 +132,12 @@ class ChatClient:
         stop: list[str] | None = None,
         model: str = "default",
         extra_body: dict[str, Any] | None = None,
-    ) -> Iterator[Delta | StreamResult]:
+        progress: bool = False,
+    ) -> Iterator[Delta | PromptProgress | StreamResult]:
         """Yield :class:`Delta` per content chunk, then one :class:`StreamResult`.
 
-        Closing the generator early cancels the request on the server.
+        With ``progress`` (llama.cpp only), :class:`PromptProgress` updates arrive during
+        prefill as well. Closing the generator early cancels the request on the server.
         """
         import openai
 
@@ -110,6 +148,8 @@ class ChatClient:
                 body[REQUEST_FIELD] = k_cap
             if cache_prompt is not None:
                 body["cache_prompt"] = cache_prompt
+            if progress:
+                body[prefill.REQUEST_FIELD] = True
         result = StreamResult(k_cap=k_cap)
         parts: list[str] = []
         start = time.monotonic()
@@ -122,6 +162,8 @@ class ChatClient:
             with response:
                 for chunk in response:
                     timings = _timings(chunk)
+                    if progress and (update := _progress(chunk, time.monotonic() - start)) is not None:
+                        yield update
                     if timings:
                         result.timings = timings
                         result.draft_n = timings.get("draft_n", result.draft_n)
