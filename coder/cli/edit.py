@@ -13,6 +13,7 @@ from coder.edit import gitops
 from coder.edit.apply import diff_stat
 from coder.edit.engine import MODES, ApplyResult, EditEngine, EditProposal, FixedK, KPolicy, Progress
 from coder.errors import CoderError
+from coder.telemetry.prefill import render as prefill_line
 
 EDIT_EPILOG = """\
 examples:
@@ -99,6 +100,11 @@ class _ProgressPrinter:
         if not self.tty and event.elapsed < self.next_at:
             return
         self.next_at = event.elapsed + self.every
+        if event.prefill is not None:
+            line = "  " + prefill_line(event.prefill)
+            sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
+            sys.stderr.flush()
+            return
         tps = f"{event.tok_s:5.1f} tok/s" if event.tok_s else "  ... tok/s"
         acc = f", drafts accepted {event.draft_accepted or 0}/{event.draft_n}" if event.draft_n else ""
         line = f"  streaming: {event.tokens} tok, {tps}{acc}, {event.elapsed:.1f}s"

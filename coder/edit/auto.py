@@ -15,8 +15,8 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from coder.edit.regions import Region, line_range, python_symbols, tree_sitter_symbols
@@ -126,7 +126,7 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
     """The region the instruction names; raises a one-line CoderError for a missing or ambiguous name."""
     named = named_in(instruction)
     if not named:
-        return Target(None, "no function, class or line range named in the instruction")
+        return Target(None, "no region: no function, class or line range named in the instruction")
     found = _symbols(rel, text)
     regions: list[tuple[Named, Region]] = []
     for item in named:
@@ -146,7 +146,7 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
             what = f"{item.kind} {item.name}" if item.kind else item.name
             raise CoderError(f"{rel}: the instruction names {what}, which {rel} does not define")
     if not regions:
-        return Target(None, "the names in the instruction are not symbols of this file")
+        return Target(None, "no region: the names in the instruction are not symbols of this file")
     picked = _merge(regions)
     names = ", ".join(r.label for _, r in regions)
     renamed = {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
@@ -154,7 +154,7 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
     if renamed_regions:
         outside = _uses_outside(rel, text, renamed_regions)
         if outside:
-            return Target(None, f"the rename also touches line(s) {outside} outside {names}")
+            return Target(None, f"no region: the rename also touches line(s) {outside} outside {names}")
     return Target(picked, f"{picked.label} (named in the instruction: {names})")
 
 
@@ -218,10 +218,11 @@ class Prediction:
 class CostModel:
     """Measured prefill cost and expected decode speed per request class."""
 
-    tps: Mapping[str, float]
+    tps: Mapping[str, float]  # prior decode tok/s per class (defaults, bench results)
     prefill_s_per_token: float = DEFAULT_PREFILL_S_PER_TOKEN
     prefill_measured: bool = False
-    alpha: float = 0.5  # EMA weight of a new prefill measurement
+    alpha: float = 0.5  # EMA weight of a new measurement
+    measured_tps: dict[str, float] = field(default_factory=dict)  # learned from this session's edits
 
     def observe_timings(self, timings: Mapping[str, object]) -> None:
         """Learn the prefill cost from llama.cpp ``timings`` (``prompt_n`` tokens in ``prompt_ms``)."""
@@ -233,10 +234,18 @@ class CostModel:
             cost = self.alpha * cost + (1 - self.alpha) * self.prefill_s_per_token
         self.prefill_s_per_token, self.prefill_measured = cost, True
 
+    def observe_decode(self, request_class: str, tok_s: float | None, tokens: int | None) -> None:
+        """Learn a class's decode speed from a finished edit (long replies only: short ones are noisy)."""
+        if not tok_s or not tokens or tokens < 32:
+            return
+        old = self.measured_tps.get(request_class)
+        self.measured_tps[request_class] = tok_s if old is None else self.alpha * tok_s + (1 - self.alpha) * old
+
     def predict(self, mode: str, request_class: str, prompt_tokens: int, cached_tokens: int,
                 output_tokens: int) -> Prediction:
         uncached = max(0, prompt_tokens - cached_tokens)
-        tps = self.tps.get(request_class) or self.tps.get(mode) or 30.0
+        tps = (self.measured_tps.get(request_class) or self.tps.get(request_class) or self.tps.get(mode)
+               or 30.0)
         return Prediction(mode, uncached, output_tokens, uncached * self.prefill_s_per_token,
                           output_tokens / tps)
 
@@ -257,3 +266,29 @@ def decide(full: Prediction | None, region: Prediction | None, target: Target) -
     if region.total <= full.total:
         return "region", f"auto: region is faster, {target.why}; {both}"
     return "full", f"auto: full is faster than region {target.why}; {both}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One mode's request as auto mode sees it (built by the same code that would send it)."""
+
+    mode: str
+    request_class: str
+    prompt_text: str
+    prompt_tokens: int
+    output_tokens: int
+
+
+def choose(full: Candidate | None, region: Candidate | None, target: Target, cost: CostModel,
+           cached: Callable[[str, int], int]) -> tuple[str, str, dict[str, Prediction]]:
+    """Predict both candidates (``cached(text, tokens)`` estimates reused prompt tokens) and decide."""
+    predictions: dict[str, Prediction] = {}
+    for cand in (full, region):
+        if cand is not None:
+            predictions[cand.mode] = cost.predict(cand.mode, cand.request_class, cand.prompt_tokens,
+                                                  cached(cand.prompt_text, cand.prompt_tokens),
+                                                  cand.output_tokens)
+    mode, reason = decide(predictions.get("full"), predictions.get("region"), target)
+    if not cost.prefill_measured:
+        reason += " (prefill cost not measured yet: default)"
+    return mode, reason, predictions

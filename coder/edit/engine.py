@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,14 +20,16 @@ import httpx
 import openai
 
 from coder.backends.server import ServerAPI, ServerInfo
-from coder.edit import gitops
+from coder.edit import auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, diff_stat, read_snapshot, unified_diff, write_edit
 from coder.edit.prompt import EditPrompt, build_messages, repo_context
-from coder.edit.regions import Region, context_lines, find_symbol, line_range, mentioned_symbol, split
+from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
 from coder.edit.tokens import Budget, TokenCounter, plan_budget
 from coder.edit.validate import DriftGuard, EditRefused, check_reply, closing_fence_seen, parse_fenced
+from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta, SpecStats
+from coder.telemetry.prefill import PrefillTracker, PrefillView, PromptProgress
 from coder.telemetry.stream import Delta, StreamResult
 
 MODES = ("full", "region", "auto")
@@ -104,6 +106,7 @@ class EditRequest:
     budget: Budget
     k: KChoiceLike
     token_source: str
+    predictions: dict[str, auto.Prediction] | None = None  # auto mode: both modes' predicted times
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -124,6 +127,14 @@ class EditStats:
     completion_tokens: int | None = None
     finish_reason: str | None = None
     stopped_at_fence: bool = False
+    # Enter-to-diff split (seconds): queueing before the slot took the request, the server's
+    # prompt processing and generation times, and coder's own validation of the reply.
+    queue_s: float | None = None
+    prefill_s: float | None = None
+    decode_s: float | None = None
+    validate_s: float | None = None
+    prefill_updates: int = 0  # streamed prompt-progress updates received
+    prefill_max_gap: float | None = None  # longest wait between two of them (bar smoothness)
 
 
 @dataclass
@@ -189,6 +200,8 @@ class EditProposal:
             "k": self.k,
             "k_reason": self.k_reason,
             "k_via": self.request.k.via,
+            "predicted": ({m: {**asdict(p), "total": p.total} for m, p in self.request.predictions.items()}
+                          if self.request.predictions else None),
             "changed": self.changed,
             "lines_added": added,
             "lines_removed": removed,
@@ -208,6 +221,7 @@ class Progress:
     tok_s: float | None  # decode rate since the first token (prefill excluded)
     draft_n: int | None  # draft tokens proposed so far (llama.cpp per-chunk timings)
     draft_accepted: int | None
+    prefill: PrefillView | None = None  # set while the prompt is processed (no tokens yet)
 
 
 @dataclass(frozen=True)
@@ -247,6 +261,8 @@ class EditEngine:
         self.policy: KPolicy = policy or LaunchK()
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
+        self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
+        self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard = drift_guard
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
@@ -308,13 +324,11 @@ class EditEngine:
             raise CoderError("region mode needs --symbol NAME or --lines A-B")
 
         if mode == "auto":
-            mode, region, reason = self._choose_mode(snap, instruction, region)
-        else:
-            reason = f"{mode} mode requested"
-        return self._build(snap, instruction, mode, region, reason)
+            return self._auto(snap, instruction, region)
+        return self._build(snap, instruction, mode, region, f"{mode} mode requested")
 
     def _build(self, snap: FileSnapshot, instruction: str, mode: str, region: Region | None,
-               reason: str) -> EditRequest:
+               reason: str, *, with_k: bool = True) -> EditRequest:
         if mode == "region" and region is not None:
             parts = split(snap.text, region)
             prompt = build_messages(
@@ -332,36 +346,36 @@ class EditEngine:
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
                              mode=mode, rel=snap.rel)
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
-        choice = self.policy.choose(request_class)
-        # choosing k may have restarted a managed backend (stock build): follow it to its new URL
-        if (restarted := getattr(self.policy, "server", None)) is not None:
-            self.server = restarted
+        choice: KChoiceLike = KChoice(None, "not chosen yet", "default")
+        if with_k:
+            choice = self.policy.choose(request_class)
+            # choosing k may have restarted a managed backend (stock build): follow it to its new URL
+            if (restarted := getattr(self.policy, "server", None)) is not None:
+                self.server = restarted
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
             budget=budget, k=choice, token_source=self.counter.source,
         )
 
-    def _choose_mode(self, snap: FileSnapshot, instruction: str,
-                     region: Region | None) -> tuple[str, Region | None, str]:
-        """Pick full or region by predicted generation time (tokens ÷ tok/s)."""
-        named = region is None
-        region = region or mentioned_symbol(snap.rel, snap.text, instruction)
-        if region is None:
-            return "full", None, "auto: full (no region given or named in the instruction)"
-        full_tokens = self.counter.count(snap.text)
-        region_tokens = self.counter.count(split(snap.text, region).target)
-        t_full = full_tokens / self.mode_tps["full"]
-        t_region = region_tokens / self.mode_tps["region"]
-        how = " (named in the instruction)" if named else ""
-        tps_region, tps_full = self.mode_tps["region"], self.mode_tps["full"]
-        detail = (f"region {region.label}{how}: ~{region_tokens} tok at {tps_region:.0f} tok/s = "
-                  f"{t_region:.1f}s vs full: ~{full_tokens} tok at {tps_full:.0f} tok/s = {t_full:.1f}s")
-        if 2 * full_tokens > self.context_size():  # file in the prompt and again in the reply
-            return "region", region, f"auto: region, the whole file cannot fit the context; {detail}"
-        if t_region <= t_full:
-            return "region", region, f"auto: region is faster; {detail}"
-        return "full", None, f"auto: full is faster; {detail}"
+    def _auto(self, snap: FileSnapshot, instruction: str, region: Region | None) -> EditRequest:
+        """Build both candidate requests, predict their wall times and keep the faster one."""
+        target = (auto.Target(region, f"{region.label} (given)") if region is not None
+                  else auto.find_target(snap.rel, snap.text, instruction))
+        full: EditRequest | None = None
+        try:
+            full = self._build(snap, instruction, "full", None, "", with_k=False)
+        except CoderError:
+            if target.region is None:
+                raise  # the whole file cannot fit and no region is named: say so
+        part = (self._build(snap, instruction, "region", target.region, "", with_k=False)
+                if target.region is not None else None)
+        mode, reason, predictions = auto.choose(_candidate(full), _candidate(part), target, self.cost,
+                                                self.prompt_cache.cached_tokens)
+        chosen = full if mode == "full" else part
+        assert chosen is not None
+        request = self._build(snap, instruction, mode, chosen.region, reason)
+        return replace(request, predictions=predictions)
 
     # -- streaming ------------------------------------------------------------
 
@@ -389,15 +403,21 @@ class EditEngine:
         body_at: int | None = None  # offset of the block's body, once the opening fence streamed
         stopped: EditRefused | None = None
         chunks = 0
+        prefill = PrefillTracker()
         stream = self.server.chat().stream(
             request.messages, max_tokens=request.budget.max_tokens, temperature=0.0,
-            k_cap=k_cap, cache_prompt=True,
+            k_cap=k_cap, cache_prompt=True, progress=True,
         )
         try:
             for item in stream:
                 if isinstance(item, StreamResult):
                     final = item
                     break
+                if isinstance(item, PromptProgress):
+                    prefill.update(item)
+                    if stats.ttft is None:
+                        yield Progress(0, 0, item.elapsed, None, None, None, prefill.view(item.elapsed))
+                    continue
                 chunks += 1
                 if fence_at is not None:
                     # Text after the closing fence is discarded; only wait briefly for the usage chunk.
@@ -431,13 +451,26 @@ class EditEngine:
                 closer()
         reply = text
         _fill_stats(stats, final, last, reply, self.counter)
+        _fill_split(stats, final, prefill)
         after_stats = _metrics(api, wait_for=before_stats, final_seen=final is not None)
         delta = None
         if before_stats is not None and after_stats is not None:
             delta = after_stats - before_stats
             _stats_from_metrics(stats, before_stats, after_stats, have_usage=final is not None)
         self._observe(request, final, stats, delta)
-        yield self.evaluate(request, reply, stats, stopped=stopped)
+        self._learn(request, final, stats)
+        started = time.perf_counter()
+        proposal = self.evaluate(request, reply, stats, stopped=stopped)
+        stats.validate_s = time.perf_counter() - started
+        yield proposal
+
+    def _learn(self, request: EditRequest, final: StreamResult | None, stats: EditStats) -> None:
+        """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
+        if final is not None:
+            self.cost.observe_timings(final.timings)
+        self.cost.observe_decode(request.request_class, stats.tok_s, stats.completion_tokens)
+        if stats.prompt_tokens:
+            self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
 
     def _observe(self, request: EditRequest, final: StreamResult | None, stats: EditStats,
                  delta: SpecDelta | None) -> None:
@@ -528,6 +561,13 @@ class EditEngine:
         return gitops.undo_last(self.repo)
 
 
+def _candidate(request: EditRequest | None) -> auto.Candidate | None:
+    if request is None:
+        return None
+    return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
+                          request.budget.prompt_tokens, request.budget.reply_tokens)
+
+
 def _body_offset(text: str, fence: str) -> int | None:
     """Where the open block's body starts, once its opening fence line is complete."""
     opened = parse_fenced(text, fence)
@@ -572,6 +612,22 @@ def _fill_stats(stats: EditStats, final: StreamResult | None, last: Delta | None
         if steps > 0:
             stats.acceptance_length = n / steps
             stats.acceptance_source = "stream"
+
+
+def _fill_split(stats: EditStats, final: StreamResult | None, prefill: PrefillTracker) -> None:
+    """Queueing, prefill and decode seconds: server timings when known, else client clocks."""
+    stats.prefill_updates, stats.prefill_max_gap = prefill.updates, prefill.max_gap
+    view = prefill.view(stats.ttft or 0.0)
+    stats.queue_s = view.queued
+    timings = final.timings if final is not None else {}
+    if "prompt_ms" in timings:
+        stats.prefill_s = float(timings["prompt_ms"]) / 1000
+    elif stats.ttft is not None:
+        stats.prefill_s = stats.ttft - (stats.queue_s or 0.0)
+    if "predicted_ms" in timings:
+        stats.decode_s = float(timings["predicted_ms"]) / 1000
+    elif stats.ttft is not None and stats.wall:
+        stats.decode_s = max(0.0, stats.wall - stats.ttft)
 
 
 def _stats_from_metrics(stats: EditStats, before: SpecStats, after: SpecStats, *, have_usage: bool) -> None:

@@ -211,3 +211,49 @@ class CacheWarmer:
         if thread is not None:
             thread.join(timeout)
         return self.state
+
+
+def prompt_text(messages: Sequence[dict[str, str]]) -> str:
+    """One string per prompt for prefix comparison (roles included, so turns cannot merge)."""
+    return "".join(f"\x1e{m['role']}\x1f{m['content']}" for m in messages)
+
+
+class PromptCacheModel:
+    """What the server's prompt cache probably holds: the last few prompts sent, with token counts.
+
+    Used by auto mode to predict uncached tokens. The estimate scales the longest common
+    character prefix to tokens; the server's own ``cache_n`` corrects it after each request.
+    """
+
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
+        self._entries: list[tuple[str, int]] = []
+
+    def record(self, text: str, tokens: int) -> None:
+        kept = [(t, n) for t, n in self._entries if t != text][-(self.keep - 1):]
+        self._entries = [*kept, (text, tokens)]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def cached_tokens(self, text: str, tokens: int) -> int:
+        """Estimated tokens of a prompt (``text``, ``tokens`` long) the server would reuse."""
+        best = 0
+        for known, known_tokens in self._entries:
+            common = _common_prefix(known, text)
+            if common == 0:
+                continue
+            best = max(best, min(known_tokens, round(tokens * common / max(1, len(text)))))
+        return min(best, tokens)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # binary search on slice equality: C-speed compares, O(n log n) worst case
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
