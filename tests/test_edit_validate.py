@@ -222,3 +222,54 @@ def test_shrinking_is_fine_when_the_instruction_asks_for_it(repo: Path) -> None:
     assert engine.evaluate(asked, short, finish_reason="stop").ok
     not_asked = engine.prepare(repo / "ttl_cache.py", "add type hints", mode="full")
     assert engine.evaluate(not_asked, short, finish_reason="stop").refusal_code == "shrunk"
+
+
+def _stream_lines(guard: DriftGuard, body: str) -> tuple[int, EditRefused] | None:
+    """Feed ``body`` line by line as a stream does; (offset, refusal) at the first stop."""
+    at = 0
+    while (nl := body.find("\n", at)) >= 0:
+        at = nl + 1
+        if (refusal := guard.check(body[:at])) or (refusal := guard.check_tail(body[:at])):
+            return at, refusal
+    return None
+
+
+# Real files whose copies repeat lines: a decoding table, generated token constants, a test
+# module with runs of near-identical assertions, an HTML entity table.
+REPETITIVE_REAL_FILES = ["encodings/cp1252.py", "token.py", "test/test_fnmatch.py", "html/entities.py",
+                         "lib2to3/pgen2/grammar.py", "colorsys.py"]
+
+
+@pytest.mark.parametrize("rel", REPETITIVE_REAL_FILES)
+def test_loop_guard_never_stops_a_faithful_copy_of_a_repetitive_real_file(rel: str) -> None:
+    import sysconfig
+
+    path = Path(sysconfig.get_paths()["stdlib"]) / rel
+    if not path.exists():
+        pytest.skip(f"{rel} is not in this Python's standard library")
+    text = path.read_text()[:60_000]
+    text = text[: text.rfind("\n") + 1]
+    assert _stream_lines(DriftGuard(text), text) is None
+
+
+def test_repeating_block_is_stopped_within_a_few_hundred_tokens() -> None:
+    from coder.edit.tokens import estimate
+
+    reply = (DATA / "recorded" / "intervals_region_loop.reply.txt").read_text()
+    body = reply[reply.index("\n") + 1:]
+    original = (DATA / "recorded" / "intervals.py.txt").read_text()
+    region = split(original, find_symbol("intervals.py", original, "IntervalSet.__sub__")).target
+    stopped = _stream_lines(DriftGuard(region), body)
+    assert stopped is not None and stopped[1].code == "loop"
+    assert estimate(body[: stopped[0]]) <= 160  # the 24-line window alone needed ~200
+    # a copy of the region itself is never a loop
+    assert _stream_lines(DriftGuard(region), region) is None
+
+
+def test_a_copy_is_allowed_as_many_repeats_as_the_original_has_and_no_more() -> None:
+    original = "rows = [\n" + "    (0, 0),\n    (1, 1),\n" * 6 + "]\n"
+    guard = DriftGuard(original)
+    assert _stream_lines(guard, original) is None
+    runaway = "rows = [\n" + "    (0, 0),\n    (1, 1),\n" * 12
+    stopped = _stream_lines(DriftGuard(original), runaway)
+    assert stopped is not None and "copies of 2 line(s)" in stopped[1].reason

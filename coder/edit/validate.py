@@ -288,10 +288,14 @@ class DriftGuard:
     """
 
     def __init__(self, original: str, *, drift: bool = False, window: int = 40, max_novel: float = 0.9,
-                 loop_window: int = 24, loop_distinct: int = 3) -> None:
+                 loop_window: int = 24, loop_distinct: int = 3, max_period: int = 16,
+                 min_loop_lines: int = 12) -> None:
         lines = [line.strip() for line in original.splitlines() if line.strip()]
         self.original = original
         self.known = set(lines)
+        self.max_period = max_period
+        self.min_loop_lines = min_loop_lines
+        self._original_seq = "\n" + "\n".join(lines) + "\n"  # for "does the original repeat this too?"
         self.drift = drift
         self.window = window
         self.max_novel = max_novel
@@ -302,7 +306,7 @@ class DriftGuard:
     def check(self, partial_body: str) -> EditRefused | None:
         """The refusal to stop with, or None to keep streaming."""
         # Only the recent lines matter: split from the right so a long reply costs the same per call.
-        keep = 2 * max(self.window, self.loop_window) + 2
+        keep = max(2 * max(self.window, self.loop_window), 4 * self.max_period + self.min_loop_lines) + 2
         pieces = partial_body.rsplit("\n", keep)
         if len(pieces) > keep:
             pieces = pieces[1:]  # the first piece is everything earlier, not one line
@@ -314,10 +318,41 @@ class DriftGuard:
                 sample = max(distinct, key=len)[:40]
                 return EditRefused("loop", f"the reply is looping ({self.loop_window} lines like {sample!r}); "
                                    "stopped early")
+        if (loop := self._repeating_block(lines)) is not None:
+            return loop
         if self.drift and len(lines) >= self.window:
             novel = sum(1 for ln in lines[-self.window :] if ln not in self.known)
             if novel / self.window > self.max_novel:
                 return EditRefused("drift", "the rewrite stopped tracking the original file; stopped early")
+        return None
+
+    def _repeating_block(self, lines: list[str]) -> EditRefused | None:
+        """The recent lines are one block of 1..max_period lines repeated, more often than the original does.
+
+        Catches a loop after ``min_loop_lines`` lines (at least 3 copies), where the distinct-line
+        window needs ``loop_window``; a copy of a repetitive original (a table, repeated test
+        cases) passes because the same run occurs in the original.
+        """
+        for period in range(1, self.max_period + 1):
+            repeats = max(3, -(-self.min_loop_lines // period))
+            span = period * repeats
+            if len(lines) < span:
+                break
+            unit = lines[-period:]
+            if any(lines[-span + i] != unit[i % period] for i in range(span - period)):
+                continue
+            if len(set(unit)) == 1 and period > 1:
+                continue  # the same line repeated: period 1 handles it
+            # how far back the repetition goes (bounded by the lines kept)
+            run = span
+            while run + period <= len(lines) and lines[-run - period:-run] == unit:
+                run += period
+            block = "\n" + "\n".join(lines[-run:]) + "\n"
+            if block in self._original_seq:
+                continue  # the original repeats this much itself: a faithful copy
+            sample = max(unit, key=len)[:40]
+            return EditRefused("loop", f"the reply is looping ({run // period} copies of {period} line(s) "
+                               f"like {sample!r}); stopped early")
         return None
 
     def check_tail(self, text: str, max_period: int = 48, repeats: int = 8) -> EditRefused | None:

@@ -1,0 +1,41 @@
+"""Warm-up against the real llama-server: the edit that follows reuses the warmed tokens."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from coder.edit.engine import EditEngine, EditProposal, Progress
+from coder.edit.warmsend import LlamaCppWarmSender
+from coder.edit.warmup import CacheWarmer, edit_prefix
+
+pytestmark = pytest.mark.server
+
+SMALL_FILE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(30))  # ~120 lines
+
+
+def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path) -> None:
+    root = tmp_path / "warm-repo"
+    root.mkdir()
+    (root / "m.py").write_text(SMALL_FILE)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    engine = EditEngine(demo_server, root, ctx=4096)  # type: ignore[arg-type]
+    prefix = edit_prefix("m.py", SMALL_FILE, engine.repo_context)
+    sender = LlamaCppWarmSender(demo_server)  # type: ignore[arg-type]
+    updates: list[object] = []
+    warmer = CacheWarmer(sender, on_state=updates.append)
+    warmer.warm(prefix)
+    state = warmer.join(300)
+    assert state.status == "warm", state
+    assert state.tokens > 500
+    request = engine.prepare(root / "m.py", "Add a docstring to the function f3.", mode="full")
+    assert prefix.is_prefix_of(request.messages)
+    events = list(engine.run(request))
+    proposal = events[-1]
+    assert isinstance(proposal, EditProposal)
+    assert proposal.stats.cached_tokens is not None
+    assert proposal.stats.cached_tokens >= state.tokens - 4  # all but the token at the cut
+    prefill = [e for e in events if isinstance(e, Progress) and e.prefill is not None]
+    assert prefill and prefill[0].prefill is not None and prefill[0].prefill.cached == proposal.stats.cached_tokens
