@@ -273,3 +273,22 @@ def test_a_copy_is_allowed_as_many_repeats_as_the_original_has_and_no_more() -> 
     runaway = "rows = [\n" + "    (0, 0),\n    (1, 1),\n" * 12
     stopped = _stream_lines(DriftGuard(original), runaway)
     assert stopped is not None and "copies of 2 line(s)" in stopped[1].reason
+
+
+LOOPS = [p for p in RECORDED if json.loads(p.read_text())["refusal_code"] == "loop"]
+
+
+@pytest.mark.parametrize("verdict_path", LOOPS, ids=[p.stem for p in LOOPS])
+def test_recorded_loops_are_stopped_within_a_few_hundred_tokens(verdict_path: Path) -> None:
+    """Every real looping reply recorded from the demo model is cut by the stream guard early."""
+    from coder.edit.tokens import estimate
+
+    verdict = json.loads(verdict_path.read_text())
+    original = (DATA / "recorded" / f"{verdict['file']}.txt").read_text()
+    target = original if verdict["mode"] == "full" else split(
+        original, find_symbol(verdict["file"], original, verdict["symbol"])).target
+    reply = (verdict_path.parent / f"{verdict_path.stem}.reply.txt").read_text()
+    body = reply[reply.index("\n") + 1:]
+    stopped = _stream_lines(DriftGuard(target), body)
+    assert stopped is not None and stopped[1].code == "loop"
+    assert estimate(body[: stopped[0]]) <= 300
