@@ -224,12 +224,13 @@ def test_shrinking_is_fine_when_the_instruction_asks_for_it(repo: Path) -> None:
     assert engine.evaluate(not_asked, short, finish_reason="stop").refusal_code == "shrunk"
 
 
-def _stream_lines(guard: DriftGuard, body: str) -> tuple[int, EditRefused] | None:
-    """Feed ``body`` line by line as a stream does; (offset, refusal) at the first stop."""
-    at = 0
-    while (nl := body.find("\n", at)) >= 0:
-        at = nl + 1
-        if (refusal := guard.check(body[:at])) or (refusal := guard.check_tail(body[:at])):
+def _stream_lines(guard: DriftGuard, body: str, step: int = 4) -> tuple[int, EditRefused] | None:
+    """Feed ``body`` as a stream does (a few characters per chunk: the tail check after each,
+    the line checks after each newline); (offset, refusal) at the first stop."""
+    for at in range(step, len(body) + step, step):
+        piece = body[at - step:at]
+        if (refusal := guard.check_tail(body[:at])) or (
+                "\n" in piece and (refusal := guard.check(body[:at]))):
             return at, refusal
     return None
 
