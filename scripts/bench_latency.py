@@ -70,19 +70,19 @@ class Case:
 
 
 CASES = (
-    Case("colorsys", "colorsys", "add a parameter",
-         "Add a parameter `scale: float = 1.0` to the function rgb_to_hsv and divide r, g and b by it first.",
-         "Add a one-line docstring to the function rgb_to_hsv."),
     Case("fnmatch", "fnmatch", "fix a bug",
          "Fix the bug in the function filter: it returns the names that do not match the pattern.",
          "Add a comment above the loop in the function filter saying it keeps the matching names.",
          inject=("            if match(name):\n", "            if not match(name):\n")),
-    Case("getopt", "getopt", "rename",
-         "In the function do_longs, rename the local variable `optarg` to `value`.",
-         "Add a one-line comment at the top of the function do_longs saying it handles --long options."),
+    Case("genericpath", "genericpath", "add a parameter",
+         "Add a parameter `follow_symlinks=True` to the function getsize and pass it on to os.stat.",
+         "Add a parameter `follow_symlinks=True` to the function getmtime and pass it on to os.stat."),
+    Case("linecache", "linecache", "rename",
+         "In the function getline, rename the local variable `lines` to `all_lines`.",
+         "Add a comment above the return statements of the function getline saying what they return."),
     Case("sched", "sched", "add a docstring",
-         "Add a docstring to the method scheduler.empty saying it returns True when no events are queued.",
-         "In the method scheduler.empty, add a comment explaining the lock."),
+         "Expand the docstring of the method scheduler.empty: say it returns True when no events are queued.",
+         "In the method scheduler.empty, add a comment saying why the lock is taken."),
     Case("shlex", "shlex", "add a comment",
          "Add a one-line comment above the function split saying it is a convenience wrapper.",
          "Add a docstring to the function join saying it is the inverse of split."),
@@ -101,6 +101,9 @@ def _parse() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--batch", type=int, default=256, help="llama-server -b/-ub for --start (progress granularity)")
     p.add_argument("--json", type=Path, help="write every raw figure and the environment here")
+    p.add_argument("--aider", metavar="EXE", nargs="?", const="aider",
+                   help="also run each first edit through Aider --edit-format whole on the same server "
+                        "(the aider executable; default: aider on PATH)")
     return p.parse_args()
 
 
@@ -241,6 +244,28 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
     return out
 
 
+def run_aider(exe: str, server: ServerInfo, case: Case, timeout: float = 1800.0) -> dict[str, Any]:
+    """The case's first edit through Aider (``--edit-format whole``) on the same server, cold cache."""
+    root, rel = _scratch(case, "aider")
+    before = (root / rel).read_text()
+    env = {**os.environ, "OPENAI_API_BASE": server.url.rstrip("/") + "/v1",
+           "OPENAI_API_KEY": server.api_key or "none", "AIDER_CHECK_UPDATE": "false"}
+    argv = [exe, "--model", "openai/default", "--edit-format", "whole", "--yes-always", "--no-auto-commits",
+            "--no-stream", "--no-show-model-warnings", "--no-check-update", "--no-analytics",
+            "--map-tokens", "0", "--message", case.instruction, rel]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+        rc: int | None = proc.returncode
+        tail = (proc.stdout + proc.stderr)[-400:]
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        rc, tail = None, f"{type(exc).__name__}: {exc}"
+    wall = time.perf_counter() - t0
+    after = (root / rel).read_text() if (root / rel).exists() else ""
+    return {"wall_s": wall, "rc": rc, "changed": after != before, "lines_before": before.count("\n"),
+            "lines_after": after.count("\n"), "output_tail": tail}
+
+
 def _verdicts(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per case and condition: auto's pick against the faster of the two modes run."""
     rows = []
@@ -278,6 +303,10 @@ def table(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> str:
                     f"{_f(r['prompt_tokens'], 'd'):>6} {_f(r['cached_tokens'], 'd'):>6} "
                     f"{_f(r['completion_tokens'], 'd'):>5} {_f(r['tok_s']):>6} "
                     f"{_f(r['prefill_max_gap_s']):>4} {verdict}")
+    for case in cases:
+        if a := case.get("aider"):
+            lines.append(f"{case['case']:9} aider  cold   {_f(a['wall_s']):>7}  (--edit-format whole; rc {a['rc']}, "
+                         f"{'changed' if a['changed'] else 'unchanged'}, {a['lines_before']}→{a['lines_after']} lines)")
     lines.append("")
     for v in verdicts:
         pred = ", ".join(f"{m} {t:.1f}s" for m, t in v["predicted"].items())
@@ -298,10 +327,12 @@ def targets(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict
         if cold and cold.get("prefill_max_gap_s") is not None:
             gaps.append(cold["prefill_max_gap_s"])
     right = sum(v["right"] for v in verdicts)
+    aider = sorted(c["aider"]["wall_s"] for c in cases if c.get("aider"))
     walls = sorted(r["enter_to_diff_s"] for c in cases for runs in c["runs"].values() if isinstance(runs, dict)
                    for r in runs.values() if isinstance(r, dict) and "enter_to_diff_s" in r)
     return {
         "median_enter_to_diff_s": walls[len(walls) // 2] if walls else None,
+        "median_aider_whole_s": aider[len(aider) // 2] if aider else None,
         "ttft_warm_over_cold": ratios, "ttft_warm_over_cold_max": max(ratios) if ratios else None,
         "ttft_target_met": bool(ratios) and max(ratios) <= 0.1,
         "auto_right": right, "auto_total": len(verdicts),
@@ -340,6 +371,8 @@ def main() -> int:
         for case in cases:
             print(f"bench_latency: {case.name} ({case.kind}) …", file=sys.stderr, flush=True)
             results.append(bench_case(server, case, conditions, cost, args.ctx))
+            if args.aider:
+                results[-1]["aider"] = run_aider(args.aider, server, case)
     finally:
         env = environment(server)
         if started:
