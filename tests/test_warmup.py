@@ -131,3 +131,17 @@ def test_prompt_cache_model_estimates_the_shared_prefix() -> None:
     assert 2900 <= est <= 3000
     other = build_messages("other.py", "x = 1\n", "add a docstring", repo_context=CONTEXT).messages
     assert cache.cached_tokens(prompt_text(other), 200) < 200  # only the system prompt and context
+
+
+def test_warm_all_warms_each_file_in_order_once() -> None:
+    sender = GatedSenderDouble()
+    sender.gate.set()
+    warmer = CacheWarmer(sender)
+    warmer.warm_all([_prefix("a.py"), _prefix("b.py")])
+    deadline = 50
+    while (warmer.state.status != "warm" or warmer.state.rel != "b.py") and deadline:
+        warmer.join(0.1)
+        deadline -= 1
+    assert sender.sent == ["a.py", "b.py"]
+    warmer.warm_all([_prefix("a.py"), _prefix("b.py")])  # both still cached: nothing sent
+    assert sender.sent == ["a.py", "b.py"]

@@ -78,12 +78,13 @@ def named_in(instruction: str) -> list[Named]:
             continue
         add(Named(name, kind, True, bool(_CREATE.search(before))))
         taken.append(m.span())
-    for pattern in (_CALL, _TICKED):
+    # "parse_binding()" must exist; a backticked name may be a variable ("rename `lines`").
+    for pattern, sure in ((_CALL, True), (_TICKED, False)):
         for m in pattern.finditer(instruction):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             before = instruction[max(0, m.start() - 24):m.start()]
-            add(Named(m.group(1).rstrip("."), None, True, bool(_CREATE.search(before))))
+            add(Named(m.group(1).rstrip("."), None, sure, bool(_CREATE.search(before))))
     for m in _CODE_WORD.finditer(instruction):
         word = m.group(1).rstrip(".")
         if _looks_like_code(word):

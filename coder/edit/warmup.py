@@ -108,15 +108,18 @@ class CacheWarmer:
     """Runs at most one background warm-up at a time and keeps out of the way of edits."""
 
     def __init__(self, sender: WarmSender | None, *, enabled: bool = True, reason_off: str = "",
-                 on_state: Callable[[WarmState], None] | None = None) -> None:
+                 on_state: Callable[[WarmState], None] | None = None,
+                 cache: PromptCacheModel | None = None) -> None:
         self.sender = sender
+        self.cache = cache  # told what each warm-up put in the server's cache (auto mode reads it)
         self.enabled = enabled and sender is not None
         self._on_state = on_state or (lambda state: None)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._current: WarmPrefix | None = None
         self._cancel = threading.Event()
-        self._pending: WarmPrefix | None = None
+        self._pending: list[WarmPrefix] = []  # asked for, in order, not yet sent
+        self._warmed: list[WarmPrefix] = []  # recently warmed (llama.cpp keeps several in --cache-ram)
         self._held = 0
         self.state = WarmState("idle") if self.enabled else WarmState("off", detail=reason_off)
 
@@ -126,26 +129,34 @@ class CacheWarmer:
 
     # -- asking ---------------------------------------------------------------------------
     def warm(self, prefix: WarmPrefix) -> None:
-        """Warm ``prefix`` in the background (supersedes an older one; deferred during an edit)."""
+        """Warm ``prefix`` in the background (supersedes older requests; deferred during an edit)."""
+        self.warm_all([prefix])
+
+    def warm_all(self, prefixes: Sequence[WarmPrefix]) -> None:
+        """Warm each prefix in turn, first first (the order edits will use them); replaces older requests."""
         if not self.enabled:
             return
         with self._lock:
-            if self.state.status == "warm" and self._current == prefix:
-                return  # already in the cache
+            todo = [p for p in dict.fromkeys(prefixes) if p not in self._warmed]
+            if not todo:
+                return  # all in the cache already
             if self._held:
-                self._pending = prefix
-                self._set(WarmState("waiting", prefix.rel))
+                self._pending = todo
+                self._set(WarmState("waiting", todo[0].rel))
                 return
-            self._start(prefix)
+            running = self._thread is not None and self._thread.is_alive()
+            if running and self._current in todo:
+                todo.remove(self._current)  # let it finish, then the rest
+                self._pending = todo
+                return
+            self._pending = todo[1:] if not running else todo
+            if running:
+                self._cancel.set()  # the running one sees the flag and hands over
+                return
+            self._start(todo[0])
 
     def _start(self, prefix: WarmPrefix) -> None:
-        """Start a worker for ``prefix``; the caller holds the lock."""
-        if self._thread is not None and self._thread.is_alive():
-            if self._current == prefix:
-                return
-            self._pending = prefix  # the running one sees the cancel flag and hands over
-            self._cancel.set()
-            return
+        """Start a worker for ``prefix``; the caller holds the lock and no worker runs."""
         self._cancel = threading.Event()
         self._current = prefix
         self._set(WarmState("warming", prefix.rel))
@@ -167,15 +178,15 @@ class CacheWarmer:
             state = WarmState("failed", prefix.rel, detail=str(exc)[:120])
         else:
             state = WarmState("warm", prefix.rel, tokens, tokens, tokens)
+            self._warmed = [*[p for p in self._warmed if p != prefix][-7:], prefix]
+            if self.cache is not None:
+                self.cache.record(prompt_text(prefix.as_messages()), tokens)
         with self._lock:
             self._thread = None
-            if state.status != "cancelled" or self._pending is None:
+            if state.status != "cancelled" or not self._pending:
                 self._set(state)
-            pending, self._pending = self._pending, None
-            if pending is not None and not self._held and pending != prefix:
-                self._start(pending)
-            elif pending is not None and self._held:
-                self._pending = pending
+            if self._pending and not self._held:
+                self._start(self._pending.pop(0))
 
     # -- edits ----------------------------------------------------------------------------
     def before_edit(self, messages: Sequence[dict[str, str]], timeout: float = 600.0) -> WarmState:
@@ -201,9 +212,8 @@ class CacheWarmer:
                 # the edit replaced the slot's contents: the old prefix may no longer be cached
                 self._current = None
                 self._set(replace(WarmState("idle"), detail="the edit replaced the cached prompt"))
-            pending, self._pending = self._pending, None
-            if pending is not None and not self._held:
-                self._start(pending)
+            if self._pending and not self._held and (self._thread is None or not self._thread.is_alive()):
+                self._start(self._pending.pop(0))
 
     def join(self, timeout: float | None = None) -> WarmState:
         """Wait for the warm-up in flight (tests, benchmarks); returns the final state."""
