@@ -32,6 +32,7 @@ from typing import Any
 import tomlkit
 
 from coder.errors import CoderError
+from coder.fsutil import atomic_write
 from coder.paths import config_dir
 
 ENGINES = ("llama.cpp", "vllm", "sglang")
@@ -179,6 +180,4 @@ def save_user_setting(path: Path, table: str | None, key: str, value: Any) -> No
             node = node[part]
     node[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(tomlkit.dumps(doc), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, tomlkit.dumps(doc))

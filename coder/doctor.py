@@ -6,7 +6,7 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder.backends import manager
-from coder.backends.engine import Check
+from coder.backends.engine import Check, adapter_for
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
 
@@ -84,7 +84,7 @@ def run_checks(profile: Profile | None = None, repo_root: Path | None = None) ->
     checks = [Check("config", True, ", ".join(map(str, cfg.sources)) or "built-in defaults")]
     profile = profile or cfg.profile()
     checks.append(Check("profile", True, f"{profile.name} ({profile.engine}, spec {profile.spec_type}, k {profile.k})"))
-    if profile.engine == "llama.cpp" and profile.managed:
+    if profile.managed and adapter_for(profile.engine).installable:
         checks += _binary_checks(profile)
         checks += _model_checks(profile)
     if profile.port:

@@ -16,6 +16,7 @@ def _root(kind: str) -> Path | None:
 
 
 def config_dir() -> Path:
+    """coder's config directory (``CODER_HOME`` overrides the platform default)."""
     return _root("config") or Path(platformdirs.user_config_dir(APP))
 
 
@@ -37,6 +38,7 @@ def cache_dir() -> Path:
 
 
 def log_dir() -> Path:
+    """Where managed servers write their logs."""
     return _root("log") or Path(platformdirs.user_log_dir(APP))
 
 
@@ -46,5 +48,6 @@ def state_dir() -> Path:
 
 
 def ensure(path: Path, mode: int = 0o700) -> Path:
+    """Create ``path`` (and parents) with ``mode`` if missing; returns it."""
     path.mkdir(parents=True, exist_ok=True, mode=mode)
     return path

@@ -27,6 +27,7 @@ class PinnedFile:
 
 
 def sha256_of(path: Path) -> str:
+    """SHA-256 of a file's bytes, hex."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -44,6 +44,7 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
 
     def add_turn(self, role: str, content: str) -> Turn:
+        """Append one turn (``role`` one of :data:`ROLES`)."""
         if role not in ROLES:
             raise ValueError(f"unknown role {role!r}")
         turn = Turn(role, content)
@@ -58,6 +59,7 @@ class Session:
         return True
 
     def drop_file(self, rel: str) -> bool:
+        """Remove a context file; False if it was not there."""
         if rel not in self.context_files:
             return False
         self.context_files.remove(rel)
@@ -68,48 +70,56 @@ class Session:
         return [{"role": t.role, "content": t.content} for t in self.turns if t.role != "note"]
 
     def clear(self) -> None:
+        """Forget the conversation (context files stay)."""
         self.turns.clear()
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Session:
+        """Inverse of :meth:`to_dict`; unknown keys are ignored."""
         turns = [Turn(**t) for t in data.get("turns", [])]
         known = set(cls.__dataclass_fields__) - {"turns"}
         return cls(**{k: v for k, v in data.items() if k in known}, turns=turns)
 
 
 def repo_key(repo_root: Path) -> str:
+    """The directory name plus a short hash of the resolved path."""
     resolved = repo_root.resolve()
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
     return f"{resolved.name or 'root'}-{digest}"
 
 
 def sessions_dir(repo_root: Path) -> Path:
+    """Where this repository's sessions live."""
     return data_dir() / "sessions" / repo_key(repo_root)
 
 
 def new_session(repo_root: Path) -> Session:
+    """An empty session for the repository."""
     return Session(repo=str(repo_root.resolve()))
 
 
 def session_path(session: Session) -> Path:
+    """The file a session is saved to."""
     return sessions_dir(Path(session.repo)) / f"{session.id}.json"
 
 
 def save(session: Session) -> Path:
-    """Write the session atomically (temp file + rename) so a crash never leaves half a file."""
+    """Write the session with :func:`coder.fsutil.atomic_write`, so a crash never leaves half a file."""
+    from coder.fsutil import atomic_write
+
     session.updated = time.time()
     path = session_path(session)
     ensure(path.parent)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(session.to_dict(), indent=1), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(session.to_dict(), indent=1), mode=0o600)  # conversations are private
     return path
 
 
 def load(path: Path) -> Session:
+    """Read one session file; CoderError when unreadable."""
     try:
         return Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as exc:

@@ -37,9 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from coder.backends.server import ServerInfo  # noqa: E402
-from coder.edit.engine import EditEngine, EditProposal, EditRequest, Progress  # noqa: E402
+from coder.backends.session import BackendSession  # noqa: E402
+from coder.edit.engine import EditEngine  # noqa: E402
+from coder.edit.model import EditProposal, EditRequest  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 from coder.samples import LARGE, sample_path  # noqa: E402
+from coder.telemetry.stats import RequestStats  # noqa: E402
 
 DEFAULT_SYMBOL = "IntervalSet.__sub__"
 DEFAULT_INSTRUCTION = "Add a one-line comment above each loop in `IntervalSet.__sub__` saying what it does."
@@ -99,7 +102,7 @@ def _run_one(engine: EditEngine, request: EditRequest) -> tuple[EditProposal, in
     events = 0
     proposal: EditProposal | None = None
     for event in engine.run(request):
-        if isinstance(event, Progress):
+        if isinstance(event, RequestStats):
             events += 1
             if events % 25 == 0:
                 print(f"    {request.mode}: {event.tokens} tok, {event.elapsed:.0f}s", file=sys.stderr, flush=True)
@@ -121,13 +124,13 @@ def _row(mode: str, request: EditRequest, proposal: EditProposal, target_tokens:
         "prompt_tokens": s.prompt_tokens,
         "cached_tokens": s.cached_tokens,
         "ttft_s": s.ttft,
-        "tok_s": s.tok_s,
+        "tok_s": s.decode_tps,
         "acceptance_length": s.acceptance_length,
         "acceptance_source": s.acceptance_source,
         "draft_n": s.draft_n,
-        "draft_accepted": s.draft_accepted,
+        "draft_accepted": s.draft_n_accepted,
         "completion_tokens": s.completion_tokens,
-        "wall_s": s.wall,
+        "wall_s": s.elapsed,
         "stopped_at_fence": s.stopped_at_fence,
         "max_tokens": request.budget.max_tokens,
         "outcome": "capped" if capped else ("accepted" if proposal.ok else f"refused: {proposal.refusal_code}"),
@@ -170,7 +173,7 @@ def main() -> int:
     repo = _scratch_repo(source)
     rows: list[dict[str, Any]] = []
     try:
-        engine = EditEngine(server, repo)
+        engine = EditEngine(BackendSession(server), repo)
         for mode in modes:
             symbol = args.symbol if mode == "region" else None
             request = engine.prepare(repo / source.name, args.instruction, mode=mode, symbol=symbol)

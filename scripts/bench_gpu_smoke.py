@@ -15,6 +15,7 @@ import textwrap
 
 from coder.backends import manager
 from coder.config import builtin_profiles
+from coder.telemetry.stats import Reply
 
 CONFIGS = [("baseline", {"spec_type": "none", "k": None}),
            ("ngram-mod k=8", {"spec_type": "ngram-mod", "k": 8}),
@@ -58,7 +59,8 @@ def main() -> int:
                         delta = api.metrics() - before
                     if rep == 0:
                         continue  # warm-up
-                    speeds.append(result.decode_tps or 0.0)  # type: ignore[union-attr]
+                    assert isinstance(result, Reply)
+                    speeds.append(result.stats.decode_tps or 0.0)
                     als.append(delta.acceptance_length or 1.0)
                 speeds.sort()
                 rows.append({"config": label, "prompt": name, "verified": info.verified,

@@ -42,8 +42,9 @@ from coder.backends.server import ServerInfo  # noqa: E402
 from coder.config import Profile  # noqa: E402
 from coder.edit.prompt import build_messages  # noqa: E402
 from coder.kpolicy.controller import KController, is_clean  # noqa: E402
+from coder.telemetry import figures  # noqa: E402
 from coder.telemetry.metrics import SpecDelta  # noqa: E402
-from coder.telemetry.stream import StreamResult  # noqa: E402
+from coder.telemetry.stats import Reply, RequestStats  # noqa: E402
 
 DEFAULT_MODEL = Path.home() / ".local/share/coder/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 CLASSES = ("full", "region", "fresh")
@@ -154,7 +155,7 @@ class Tally:
     accepted: float = 0.0
     ks: list[int] = field(default_factory=list)
 
-    def add(self, res: StreamResult, delta: SpecDelta, k: int) -> None:
+    def add(self, res: RequestStats, delta: SpecDelta, k: int) -> None:
         self.tokens += float(res.timings.get("predicted_n", 0))
         self.ms += float(res.timings.get("predicted_ms", 0))
         self.wall_ms += float(res.timings.get("wall_predicted_ms", res.timings.get("predicted_ms", 0)))
@@ -172,7 +173,7 @@ class Tally:
 
     @property
     def accept_len(self) -> float | None:
-        return 1 + self.accepted / self.drafts if self.drafts else None
+        return figures.exact_acceptance_length(self.accepted, self.drafts)
 
 
 CLOCK = {"mode": "cpu"}  # set from --clock in main()
@@ -189,7 +190,7 @@ def _cpu_ms(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def run_one(info: ServerInfo, messages: list[dict[str, str]], k: int, max_tokens: int) -> tuple[StreamResult,
+def run_one(info: ServerInfo, messages: list[dict[str, str]], k: int, max_tokens: int) -> tuple[RequestStats,
                                                                                                SpecDelta]:
     """One request at cap ``k``; with ``--clock cpu`` its ``predicted_ms`` becomes server CPU ms.
 
@@ -199,10 +200,10 @@ def run_one(info: ServerInfo, messages: list[dict[str, str]], k: int, max_tokens
     with info.api(timeout=30) as api:
         before = api.metrics()
         cpu0 = _cpu_ms(info.pid)
-        result: StreamResult | None = None
+        result: RequestStats | None = None
         for item in info.chat().stream(messages, max_tokens=max_tokens, k_cap=k, cache_prompt=True):
-            if isinstance(item, StreamResult):
-                result = item
+            if isinstance(item, Reply):
+                result = item.stats
         cpu1 = _cpu_ms(info.pid)
         after = api.metrics()
     assert result is not None

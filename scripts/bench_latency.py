@@ -46,9 +46,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from coder.backends.server import ServerInfo  # noqa: E402
+from coder.backends.session import BackendSession  # noqa: E402
+from coder.backends.warmup import LlamaCppWarmSender  # noqa: E402
 from coder.edit import auto  # noqa: E402
-from coder.edit.engine import EditEngine, EditProposal, EditRequest, Progress  # noqa: E402
-from coder.edit.warmsend import LlamaCppWarmSender  # noqa: E402
+from coder.edit.engine import EditEngine  # noqa: E402
+from coder.edit.model import EditProposal, EditRequest  # noqa: E402
 from coder.edit.warmup import CacheWarmer, edit_prefix, prompt_text  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 
@@ -158,11 +160,10 @@ def _run(engine: EditEngine, path: Path, instruction: str, mode: str, symbol: st
     proposal: EditProposal | None = None
     first_progress: float | None = None
     for event in engine.run(request):
-        if isinstance(event, Progress):
-            if event.prefill is not None and first_progress is None:
-                first_progress = event.elapsed
-        else:
+        if isinstance(event, EditProposal):
             proposal = event
+        elif event.prefill is not None and first_progress is None:
+            first_progress = event.elapsed
     diff_at = time.perf_counter() - t0
     assert proposal is not None
     apply_s = None
@@ -180,9 +181,9 @@ def _run(engine: EditEngine, path: Path, instruction: str, mode: str, symbol: st
         "region": request.region.label if request.region else None,
         "ok": proposal.ok, "refusal_code": proposal.refusal_code, "changed": proposal.changed, "applied": applied,
         "enter_to_diff_s": diff_at, "prepare_s": prepare_s, "queue_s": s.queue_s, "prefill_s": s.prefill_s,
-        "decode_s": s.decode_s, "validate_s": s.validate_s, "apply_s": apply_s, "ttft_s": s.ttft,
-        "wall_s": s.wall, "prompt_tokens": s.prompt_tokens, "cached_tokens": s.cached_tokens,
-        "completion_tokens": s.completion_tokens, "tok_s": s.tok_s, "acceptance_length": s.acceptance_length,
+        "decode_s": s.decode_s, "validate_s": proposal.validate_s, "apply_s": apply_s, "ttft_s": s.ttft,
+        "wall_s": s.elapsed, "prompt_tokens": s.prompt_tokens, "cached_tokens": s.cached_tokens,
+        "completion_tokens": s.completion_tokens, "tok_s": s.decode_tps, "acceptance_length": s.acceptance_length,
         "prefill_updates": s.prefill_updates, "prefill_max_gap_s": s.prefill_max_gap,
         "first_progress_s": first_progress, "max_tokens": request.budget.max_tokens,
         "predicted": ({m: {**asdict(p), "total": p.total} for m, p in request.predictions.items()}
@@ -219,7 +220,7 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
                            "second": case.second, "runs": {}, "auto": {}, "warmups": {}}
     for mode in MODES:
         root, rel = _scratch(case, f"{mode}")
-        engine = EditEngine(server, root, ctx=ctx)
+        engine = EditEngine(BackendSession(server), root, ctx=ctx)
         engine.cost = cost  # one cost model across the bench: auto learns as a session would
         path = root / rel
         symbol = _region_symbol(engine, path, case.instruction)
@@ -228,7 +229,7 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
             continue
         if "cold" in conditions:
             cold_root, _ = _scratch(case, f"{mode}-cold")
-            cold = EditEngine(server, cold_root, ctx=ctx)
+            cold = EditEngine(BackendSession(server), cold_root, ctx=ctx)
             cold.cost = cost
             if mode == "full":
                 out["auto"]["cold"] = _auto_pick(cold, cold_root / rel, case.instruction)

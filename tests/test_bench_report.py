@@ -11,8 +11,9 @@ import pytest
 from rich.console import Console
 
 from coder.bench import compare, plots, report
-from coder.bench.runner import RequestRecord, RunResult, summarize_concurrency, summarize_single
+from coder.bench.records import RequestRecord, RunResult, summarize_concurrency, summarize_single
 from coder.errors import CoderError
+from coder.telemetry.stats import RequestStats
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -20,9 +21,10 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def _rec(workload: str, cls: str, rep: int, tokens: int, decode_seconds: float,
          text: str = "") -> RequestRecord:
     ttft = 0.1
-    return RequestRecord(workload, cls, rep, ttft=ttft, wall=ttft + decode_seconds, completion_tokens=tokens,
-                         decode_tps=tokens / decode_seconds, text=text or f"{workload} output",
-                         start=rep * 2.0, end=rep * 2.0 + ttft + decode_seconds, chunks=tokens // 2)
+    # decode_seconds is the time for the tokens after the first, so decode tok/s = (tokens − 1) / it
+    st = RequestStats(ttft=ttft, elapsed=ttft + decode_seconds, completion_tokens=tokens + 1, chunks=tokens // 2)
+    return RequestRecord(workload, cls, rep, stats=st, answered=True, text=text or f"{workload} output",
+                         start=rep * 2.0, end=rep * 2.0 + ttft + decode_seconds)
 
 
 def _single(label: str, k: int | None, speeds: dict[str, tuple[str, list[float]]], al: float | None,
@@ -81,7 +83,7 @@ def test_analyse_speedup_fraction_recommendation_and_lossless() -> None:
     assert ll["exact_share"] == 0.5
     (conc,) = res["concurrency"]
     # 200 tokens over the span 0 → 2.1 s
-    assert conc["output_throughput"] == pytest.approx(200 / 2.1)
+    assert conc["output_throughput"] == pytest.approx(2 * 101 / 2.1)  # 101 tokens per request
 
 
 def test_recommendation_needs_two_k_values() -> None:
@@ -150,7 +152,7 @@ def test_apply_writes_k_by_class_into_the_user_config(coder_home: Path) -> None:
 
 
 def test_spec_json_cuts_positions_past_the_cap() -> None:
-    from coder.bench.runner import spec_json
+    from coder.bench.records import spec_json
     from coder.telemetry.metrics import SpecDelta
 
     # 10 steps capped at k=2 on a server launched with 4 positions; 15 accepted drafts

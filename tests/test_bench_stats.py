@@ -7,6 +7,8 @@ import math
 import pytest
 
 from coder.bench import stats
+from coder.telemetry import figures
+from coder.telemetry.stats import Chunk, RequestStats
 
 
 def test_percentile_matches_linear_interpolation() -> None:
@@ -44,21 +46,42 @@ def test_mean_of_medians_is_the_seeds_single_stream_figure() -> None:
     assert stats.mean_of_medians({}) is None
 
 
-def test_decode_tps_excludes_ttft_and_tpot_divides_by_n_minus_one() -> None:
-    assert stats.decode_tps(100, wall=2.5, ttft=0.5) == pytest.approx(50.0)
-    assert stats.decode_tps(0, 2.5, 0.5) is None
-    assert stats.decode_tps(10, 0.5, 0.5) is None
-    assert stats.decode_tps(10, 1.0, None) is None
-    assert stats.tpot(101, wall=2.5, ttft=0.5) == pytest.approx(0.02)
-    assert stats.tpot(1, 2.5, 0.5) is None
+def test_decode_tps_excludes_the_prefill_token_and_is_one_over_tpot() -> None:
+    # 101 tokens, the first at TTFT 0.5 s, the last at 2.5 s: 100 decoded in 2 s
+    assert figures.decode_tps(101, ttft=0.5, elapsed=2.5) == pytest.approx(50.0)
+    assert figures.tpot(101, ttft=0.5, elapsed=2.5) == pytest.approx(0.02)
+    assert figures.decode_tps(0, 0.5, 2.5) is None
+    assert figures.decode_tps(1, 0.5, 2.5) is None  # one token: nothing decoded after the first
+    assert figures.decode_tps(10, 0.5, 0.5) is None
+    assert figures.decode_tps(10, None, 1.0) is None
+    assert figures.tpot(1, 0.5, 2.5) is None
 
 
 def test_acceptance_lengths() -> None:
-    assert stats.acceptance_length(accepted=300, drafts=100) == 4.0
-    assert stats.acceptance_length(5, 0) is None
-    # 120 tokens, 90 of them accepted drafts → 30 steps → 4 tokens per step
-    assert stats.derived_acceptance_length(120, 90) == 4.0
-    assert stats.derived_acceptance_length(10, 10) is None
+    assert figures.exact_acceptance_length(accepted=300, drafts=100) == 4.0
+    assert figures.exact_acceptance_length(5, 0) is None
+    # 90 accepted drafts over the 30 steps the stream saw a draft grow in → 4 tokens per step
+    assert figures.running_acceptance_length(90, 30) == 4.0
+    assert figures.running_acceptance_length(None, 3) is None
+    assert figures.running_acceptance_length(0, 0) is None  # no draft seen yet
+    assert figures.running_acceptance_length(0, 5) == 1.0
+    assert figures.agree(3.9, 4.0) and not figures.agree(3.0, 4.0)
+
+
+def test_live_and_final_decode_rate_are_one_definition() -> None:
+    live = RequestStats()
+    # two tokens per chunk; a 4-token draft in every other chunk, 3 of each accepted
+    for i in range(1, 7):
+        drafts = (i + 1) // 2
+        live.add(Chunk("x", 0.5 + 0.1 * (i - 1), draft_n=4 * drafts, draft_n_accepted=3 * drafts,
+                       predicted_n=2 * i))
+    assert live.ttft == 0.5 and live.tokens == 12 and live.draft_steps == 3
+    assert live.decode_tps == pytest.approx(figures.decode_tps(12, 0.5, 1.0))
+    assert live.running_acceptance == pytest.approx(1 + 9 / 3)
+    final = live.snapshot()
+    final.exact_acceptance = 2.0
+    assert (final.acceptance_length, final.acceptance_source) == (2.0, "metrics")
+    assert (live.acceptance_source, final.to_dict()["decode_tps"]) == ("stream", live.decode_tps)
 
 
 def test_fraction_of_ideal_and_speedup() -> None:

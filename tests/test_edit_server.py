@@ -1,7 +1,10 @@
 """Edits against the real llama-server with the demo model (SmolLM2-135M, n-gram speculation).
 
-The tiny model often returns an invalid file: then the refusal and the byte-identical file
-are asserted; when its reply is valid, the commit (and undo) are.
+One case is pinned: the greedy reply to "Add a docstring to the function main" on a 10-line
+``greet.py`` is applied by the pinned build and demo model; the exact committed bytes and the
+reply (``tests/data/edit/recorded/greet_docstring.*``) are asserted, then ``coder undo``. The
+other cases exercise paths where the tiny model's reply varies with the prompt: there the
+refusal and the byte-identical file, or the commit and undo, are asserted.
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ from typing import Any
 
 import pytest
 
+from coder.backends.session import BackendSession
 from coder.cli import edit as edit_cli
-from coder.edit.engine import EditEngine, EditProposal, KChoice, Progress
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal, KChoice
 from coder.errors import CoderError
+from coder.telemetry.stats import RequestStats
 
 pytestmark = pytest.mark.server
 
@@ -59,33 +65,37 @@ def _check_outcome(engine: EditEngine, repo: Path, proposal: EditProposal) -> st
 
 
 class RecordingPolicy:
-    """Test double for a coder.kpolicy policy: fixed k, records what the engine feeds back."""
+    """TEST DOUBLE for a coder.kpolicy policy: fixed k, records what the engine feeds back."""
 
     def __init__(self) -> None:
         self.chosen: list[str] = []
-        self.observed: list[tuple[Any, dict[str, Any], Any]] = []
+        self.observed: list[tuple[str, int | None, dict[str, float], Any]] = []
+        self.followed: list[Any] = []
 
     def choose(self, request_class: str) -> KChoice:
         self.chosen.append(request_class)
         return KChoice(4, "test double", "cap")
 
-    def observe(self, choice: Any, timings: dict[str, Any], delta: Any) -> None:
-        self.observed.append((choice, timings, delta))
+    def learn(self, request_class: str, k: int | None, timings: dict[str, float], delta: Any = None) -> None:
+        self.observed.append((request_class, k, timings, delta))
+
+    def follow(self, server: Any, restart_s: float | None = None) -> None:
+        self.followed.append(server)
 
 
 @pytest.mark.parametrize(("mode", "symbol"), [("full", None), ("region", "add")])
 def test_round_trip(demo_server: Any, repo: Path, mode: str, symbol: str | None) -> None:
     policy = RecordingPolicy()
-    engine = EditEngine(demo_server, repo, policy=policy)
+    engine = EditEngine(BackendSession(demo_server), repo, policy=policy)
     request = engine.prepare(repo / "hello.py", "add a docstring to add", mode=mode, symbol=symbol)
     assert request.request_class == mode and request.token_source == "server /tokenize"
     assert policy.chosen == [mode] and request.k.k == 4
     events = list(engine.run(request))
-    assert len(policy.observed) == 1 and policy.observed[0][0] is request.k
-    assert policy.observed[0][1]["predicted_n"] > 0
+    assert len(policy.observed) == 1 and policy.observed[0][:2] == (mode, 4)
+    assert policy.observed[0][2]["predicted_n"] > 0
     proposal = events[-1]
     assert isinstance(proposal, EditProposal)
-    assert events[:-1] and all(isinstance(e, Progress) for e in events[:-1])
+    assert events[:-1] and all(isinstance(e, RequestStats) for e in events[:-1])
     stats = proposal.stats
     assert stats.ttft is not None and stats.ttft > 0
     assert stats.completion_tokens and stats.completion_tokens > 0
@@ -124,11 +134,51 @@ def test_backend_dying_mid_stream_leaves_file_untouched(server_factory: Any, rep
     from coder.backends import manager
 
     info = server_factory()
-    engine = EditEngine(info, repo)
+    engine = EditEngine(BackendSession(info), repo)
     request = engine.prepare(repo / "hello.py", "rewrite everything with type hints", mode="full")
     before = (repo / "hello.py").read_bytes()
     with pytest.raises(CoderError, match="backend"):
         for event in engine.run(request):
-            if isinstance(event, Progress):
+            if isinstance(event, RequestStats):
                 manager.stop(str(info.profile), grace=0.5)
     assert (repo / "hello.py").read_bytes() == before
+
+
+RECORDED = Path(__file__).parent / "data" / "edit" / "recorded"
+GREET = (RECORDED / "greet.py.txt").read_text()
+
+
+def test_pinned_docstring_edit_is_committed_exactly_and_undone(
+        demo_server: Any, tmp_repo: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The pinned build + demo model apply this edit today; the committed bytes are pinned.
+
+    The tiny model does not add the docstring: its greedy reply (recorded beside the expected
+    file) returns the file with the blank lines between the definitions dropped. That reply is
+    valid and complete, so coder applies it; what is pinned is that coder commits exactly the
+    bytes the model returned and that ``coder undo`` restores the original.
+    """
+    assert len(GREET.splitlines()) == 10
+    target = tmp_repo / "greet.py"
+    target.write_text(GREET)
+    _git(tmp_repo, "add", "greet.py")
+    _git(tmp_repo, "commit", "-qm", "greet")
+    head = _git(tmp_repo, "rev-parse", "HEAD").strip()
+    expected = (RECORDED / "greet_docstring.py.txt").read_text()
+    monkeypatch.chdir(tmp_repo)
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["edit", "greet.py", "-m", "Add a docstring to the function main", "--mode", "full",
+                              "--profile", str(demo_server.profile), "--yes", "--json"])
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["changed"] and out["applied"], out.get("refusal")
+    assert target.read_text() == expected  # the exact bytes the model's reply produced
+    assert _git(tmp_repo, "show", "HEAD:greet.py") == expected
+    assert _git(tmp_repo, "log", "-1", "--format=%s").strip() == "coder: Add a docstring to the function main"
+    assert out["commit"] == _git(tmp_repo, "rev-parse", "HEAD").strip()
+    assert expected != GREET
+    undo = parser.parse_args(["undo", "--json"])
+    assert undo.func(undo) == 0
+    assert json.loads(capsys.readouterr().out)["paths"] == ["greet.py"]
+    assert target.read_text() == GREET and _git(tmp_repo, "rev-parse", "HEAD").strip() == head

@@ -254,7 +254,7 @@ def test_loop_guard_never_stops_a_faithful_copy_of_a_repetitive_real_file(rel: s
 
 
 def test_repeating_block_is_stopped_within_a_few_hundred_tokens() -> None:
-    from coder.edit.tokens import estimate
+    from coder.tokens import estimate
 
     reply = (DATA / "recorded" / "intervals_region_loop.reply.txt").read_text()
     body = reply[reply.index("\n") + 1:]
@@ -282,7 +282,7 @@ LOOPS = [p for p in RECORDED if json.loads(p.read_text())["refusal_code"] == "lo
 @pytest.mark.parametrize("verdict_path", LOOPS, ids=[p.stem for p in LOOPS])
 def test_recorded_loops_are_stopped_within_a_few_hundred_tokens(verdict_path: Path) -> None:
     """Every real looping reply recorded from the demo model is cut by the stream guard early."""
-    from coder.edit.tokens import estimate
+    from coder.tokens import estimate
 
     verdict = json.loads(verdict_path.read_text())
     original = (DATA / "recorded" / f"{verdict['file']}.txt").read_text()
@@ -293,3 +293,17 @@ def test_recorded_loops_are_stopped_within_a_few_hundred_tokens(verdict_path: Pa
     stopped = _stream_lines(DriftGuard(target), body)
     assert stopped is not None and stopped[1].code == "loop"
     assert estimate(body[: stopped[0]]) <= 300
+
+
+def test_pinned_greet_reply_replays_to_the_pinned_file(tmp_path: Path) -> None:
+    """The demo model's recorded reply (tests/test_edit_server.py pins it live) validates to the
+    recorded file offline, so a validator change that would refuse or alter it fails here too."""
+    recorded = Path(__file__).parent / "data" / "edit" / "recorded"
+    target = tmp_path / "greet.py"
+    target.write_text((recorded / "greet.py.txt").read_text())
+    engine = EditEngine(None, tmp_path, ctx=4096)
+    request = engine.prepare(target, "Add a docstring to the function main", mode="full")
+    proposal = engine.evaluate(request, (recorded / "greet_docstring.reply.txt").read_text(), finish_reason="stop")
+    assert proposal.ok, proposal.refusal
+    assert proposal.new == (recorded / "greet_docstring.py.txt").read_text()
+    assert proposal.changed

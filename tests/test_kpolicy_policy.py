@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from coder.backends.server import ServerInfo
+from coder.backends.session import BackendSession
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.kpolicy.policy import KPolicy
@@ -73,28 +76,72 @@ def test_attached_stock_server_recommends_instead_of_acting() -> None:
     assert "not managed" in choice.reason
 
 
-def test_stock_managed_server_restarts_on_explicit_override() -> None:
+def test_stock_managed_server_restart_is_a_decision_the_session_carries_out() -> None:
     calls: list[int] = []
     messages: list[str] = []
+    seen: list[ServerInfo | None] = []
 
-    def fake_restart(profile: Profile, k: int) -> ServerInfo:  # test double for manager.restart
+    def fake_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
+        """TEST DOUBLE for manager.restart (the real one is exercised in test_kpolicy_server)."""
         calls.append(k)
-        return _server(k=k, draft_cap=False)
+        return _server(k=k, draft_cap=False, url="http://127.0.0.1:2")
 
-    policy = KPolicy(Profile(name="t", adaptive_k=False), _server(draft_cap=False), restart_fn=fake_restart,
-                     notify=messages.append, persist=False)
+    profile = Profile(name="t", adaptive_k=False)
+    session = BackendSession(_server(draft_cap=False), profile, restart_fn=fake_restart)
+    policy = KPolicy(profile, session.info, notify=messages.append, persist=False)  # type: ignore[arg-type]
+    session.subscribe(seen.append)
+    session.subscribe(lambda info: policy.follow(info, session.last_restart_s))
     assert policy.choose("full").via == "launch"
     keep = policy.choose("fresh")  # no throughput estimate: never restart on a default
     assert keep.via == "launch" and keep.k == 8 and keep.recommended == 3
     policy.override(4, "region")
     switched = policy.choose("region")
-    assert (switched.via, switched.k, switched.restarted, calls) == ("restart", 4, True, [4])
-    assert policy.server.k == 4
-    assert any("restarting" in m for m in messages) and any("restarted" in m for m in messages)
+    assert (switched.via, switched.k, calls) == ("restart", 4, [])  # choose() itself touches nothing
+    assert session.info is not None and session.info.k == 8
+    new = session.apply(switched)
+    assert calls == [4] and new is session.info and new is not None and new.url.endswith(":2")
+    assert [i.k if i else None for i in seen] == [4]  # subscribers told once, with the new server
+    assert policy.server.k == 4 and policy.fallback is not None and policy.fallback.restarts == 1
+    assert any("restarted with k=4" in m for m in messages)
+    assert session.apply(policy.choose("region")) is new and calls == [4]  # already at k=4: no restart
+
+
+def test_session_restart_can_be_cancelled() -> None:
+    started = threading.Event()
+
+    def slow_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
+        """TEST DOUBLE for manager.restart: blocks like a model load until cancelled."""
+        started.set()
+        assert cancel is not None
+        if cancel.wait(10):
+            raise CoderError("start of t cancelled; the half-started server was stopped")
+        return _server(k=k)
+
+    seen: list[ServerInfo | None] = []
+    session = BackendSession(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart)
+    session.subscribe(seen.append)
+    policy = KPolicy(Profile(name="t", adaptive_k=False), _server(draft_cap=False), persist=False)
+    policy.override(2)
+    cancel = threading.Event()
+    errors: list[str] = []
+
+    def run() -> None:
+        try:
+            session.apply(policy.choose("full"), cancel)
+        except CoderError as exc:
+            errors.append(str(exc))
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert started.wait(5)
+    cancel.set()
+    worker.join(5)
+    assert not worker.is_alive() and errors and "cancelled" in errors[0]
+    assert session.info is None and seen == [None]
 
 
 def test_restart_hysteresis_compares_gain_to_measured_cost() -> None:
-    fb = RestartFallback(Profile(name="t"), restart_fn=lambda p, k: _server(k=k), persist=False)
+    fb = RestartFallback(Profile(name="t"), persist=False)
     fb.cost_s = 10.0
     rate = {8: 20.0, 3: 22.0, 2: 40.0}.get
     small = fb.verdict(8, 3, rate, coming_tokens=1000)  # saves 4.5 s < 10 s

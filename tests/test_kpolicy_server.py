@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from coder.backends.server import ServerInfo
+from coder.backends.session import BackendSession
 from coder.config import Profile, builtin_profiles
 from coder.kpolicy.controller import KController
-from coder.kpolicy.policy import KPolicy
+from coder.kpolicy.policy import KChoice, KPolicy
 from coder.telemetry.metrics import SpecDelta
-from coder.telemetry.stream import StreamResult
+from coder.telemetry.stats import Reply
 
 pytestmark = pytest.mark.server
 
@@ -21,15 +22,15 @@ SOURCE = (Path(__file__).resolve().parent.parent / "coder" / "kpolicy" / "contro
 COPY = [{"role": "user", "content": f"Repeat this text exactly:\n\n{SOURCE}"}]
 
 
-def _run(info: ServerInfo, k_cap: int | None, max_tokens: int = 96) -> tuple[StreamResult, SpecDelta]:
+def _run(info: ServerInfo, k_cap: int | None, max_tokens: int = 96) -> tuple[Reply, SpecDelta]:
     with info.api(timeout=60) as api:
         before = api.metrics()
         result = None
         for item in info.chat().stream(COPY, max_tokens=max_tokens, k_cap=k_cap, cache_prompt=True):
-            if isinstance(item, StreamResult):
+            if isinstance(item, Reply):
                 result = item
         after = api.metrics()
-    assert result is not None and result.tokens > 0
+    assert result is not None and result.stats.tokens > 0
     return result, after - before
 
 
@@ -48,7 +49,8 @@ def test_cap_honoured_and_absent_field_unchanged(server_factory: Callable[..., S
     assert capped.draft_tokens <= 2 * capped.drafts  # at most 2 drafted per step
     assert all(v == 0 for v in capped.accepted_per_pos[2:])  # positions ≥ 2 untouched
     assert any(v > 0 for v in capped.accepted_per_pos[:2])
-    assert (capped_res.draft_n or 0) <= 2 * capped.drafts
+    assert capped_res.stats.k_cap == 2
+    assert (capped_res.stats.draft_n or 0) <= 2 * capped.drafts
 
     plain_res, plain = _run(info, None)
     full_res, full = _run(info, 8)  # a cap equal to the launch k must change nothing
@@ -62,26 +64,54 @@ def test_cap_honoured_and_absent_field_unchanged(server_factory: Callable[..., S
     assert plain_res.text == full_res.text == again_res.text == capped_res.text  # greedy: same output
 
 
-def test_restart_fallback_switches_launch_k(server_factory: Callable[..., ServerInfo],
-                                            llama_server_binary: Path) -> None:
+def test_restart_decision_carried_out_by_the_session(server_factory: Callable[..., ServerInfo],
+                                                    llama_server_binary: Path) -> None:
     info = server_factory(spec_type="draft-simple", drafter="demo", k=8, threads=1)
     profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8,
                        threads=1)
     info.draft_cap = False  # force the stock-binary path: k changes only by relaunching
     messages: list[str] = []
+    session = BackendSession(info, profile)
     policy = KPolicy(profile, info, adaptive=False, notify=messages.append, persist=False)
+    seen: list[ServerInfo | None] = []
+    session.subscribe(seen.append)
+    session.subscribe(lambda new: policy.follow(new, session.last_restart_s))
     assert policy.fallback is not None
     policy.override(3, "region")
     choice = policy.choose("region")
-    assert (choice.via, choice.k, choice.restarted) == ("restart", 3, True)
-    assert policy.server.k == 3 and policy.server.pid != info.pid
-    assert policy.fallback.cost_s > 0 and any("restarted" in m for m in messages)
-    _, delta = _run(policy.server, None)  # no cap sent: the launch k is what limits drafts now
+    assert (choice.via, choice.k) == ("restart", 3)
+    assert session.info is info  # the decision alone restarts nothing
+    new = session.apply(choice)
+    assert new is not None and new.k == 3 and new.pid != info.pid and seen == [new]
+    assert policy.server is new and policy.fallback.cost_s > 0 and any("restarted" in m for m in messages)
+    _, delta = _run(new, None)  # no cap sent: the launch k is what limits drafts now
     assert delta.drafts > 0
     assert delta.draft_tokens <= 3 * delta.drafts
     assert (delta.mean_draft_len or 0) > 2.5
     assert all(v == 0 for v in delta.accepted_per_pos[3:])
     assert any(v > 0 for v in delta.accepted_per_pos[:3])
+
+
+def test_restart_cancelled_mid_load_stops_the_new_server(server_factory: Callable[..., ServerInfo],
+                                                        llama_server_binary: Path) -> None:
+    import threading
+
+    from coder.backends import manager
+    from coder.errors import CoderError
+
+    info = server_factory(spec_type="draft-simple", drafter="demo", k=8, threads=1)
+    profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8,
+                       threads=1)
+    session = BackendSession(info, profile)
+    seen: list[ServerInfo | None] = []
+    session.subscribe(seen.append)
+    cancel = threading.Event()
+    cancel.set()  # Escape pressed before the model finished loading
+    choice = KChoice(3, "full", "user override", "restart", "override")
+    with pytest.raises(CoderError, match="cancelled"):
+        session.apply(choice, cancel)
+    assert session.info is None and seen == [None]
+    assert manager.current(str(info.profile)) is None  # nothing left running under that name
 
 
 # unconditional survival: positions 1–2 almost always accepted, then a cliff
@@ -96,8 +126,8 @@ def test_controller_learns_synthetic_acceptance(server_factory: Callable[..., Se
     for _ in range(10):
         decision = ctrl.choose("full")
         res, delta = _run(info, decision.k, 48)
-        ctrl.observe("full", decision.k, res.timings, delta,
-                     alone=abs(delta.draft_tokens - (res.draft_n or 0)) < 0.5)
+        ctrl.observe("full", decision.k, res.stats.timings, delta,
+                     alone=abs(delta.draft_tokens - (res.stats.draft_n or 0)) < 0.5)
     cond = [SYNTH[0]] + [SYNTH[i] / SYNTH[i - 1] for i in range(1, len(SYNTH))]
     learned = ctrl.rates("full")
     assert learned[:2] == pytest.approx(cond[:2], abs=0.1)

@@ -1,108 +1,126 @@
-"""Pilot tests of the TUI: commands, @-mentions, chat streaming, edit review accept/reject, undo, bad input.
+"""Pilot tests of the TUI: commands, @-mentions, chat streaming, edit review accept/reject, hunks, undo, bad input.
 
-Replies come from :class:`coder.ui.replay.RecordedChat`, the recorded-reply **test double** of the chat
-stream (tests/data/ui/*.json); everything else is real: a temporary git repository, the edit engine,
-git commits, the session files.
+Replies are recorded real llama-server traffic (tests/data/ui/*.json, see their ``meta``) served by the
+:class:`coder.session.replay.ReplayServer` **test double** on 127.0.0.1; everything else is real: the
+OpenAI client, the edit engine and its /metrics scrape (of the recorded pages), a temporary git
+repository, git commits, the session files.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import git
 import pytest
+from textual.pilot import Pilot
+from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, SHAPES, SHAPES_INSTRUCTION, load, make_repo, replay
 
 from coder import config, sessions
+from coder.backends.server import ServerInfo
 from coder.ui.app import CoderApp
-from coder.ui.replay import RecordedChat, Recording
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
+from coder.ui.widgets.review.diff_view import DiffView
 from coder.ui.widgets.spec.panel import SpecPanel
+from coder.ui.widgets.status.backend_bar import BackendBar
 
 pytestmark = pytest.mark.asyncio
 
-DATA = Path(__file__).parent / "data" / "ui"
-GREET = 'def greet(name):\n    return "Hello " + name\n\n\ndef shout(text):\n    return text.upper() + "!"\n'
+
+@pytest.fixture
+def ui_repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path)
 
 
 @pytest.fixture
-def ui_repo(tmp_repo: Path) -> Path:
-    """tmp_repo plus greet.py (the file the recorded edit rewrites) and a binary file."""
-    (tmp_repo / "greet.py").write_text(GREET)
-    (tmp_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
-    repo = git.Repo(tmp_repo)
-    repo.index.add(["greet.py", "logo.png"])
-    repo.index.commit("add greet")
-    return tmp_repo
+def greet_repo(tmp_path: Path) -> Path:
+    """The repository the greet recordings were made in."""
+    return make_repo(tmp_path, *SCENARIOS["edit_greet"].files)
 
 
-def make_app(root: Path, recording: str | None = "chat_reply.json", **kwargs: object) -> CoderApp:
-    chat = RecordedChat(Recording.load(DATA / recording), rate=0) if recording else None
-    return CoderApp(root, config.load(root), sessions.new_session(root), chat_source=chat,
-                    persist_theme=False, **kwargs)  # type: ignore[arg-type]
+def make_app(root: Path, server: ServerInfo | None, **kwargs: Any) -> CoderApp:
+    return CoderApp(root, config.load(root), sessions.new_session(root), server=server, persist_theme=False,
+                    **kwargs)
 
 
-async def submit(pilot, text: str) -> None:
+async def submit(pilot: Pilot[None], text: str) -> None:
     prompt = pilot.app.screen.query_one(PromptInput)
     prompt.value = text
     await pilot.press("enter")
-    await pilot.pause()
+    await settle(pilot)
 
 
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    main = pilot.app.main
-    await main.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
+async def settle(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, CoderApp)
+    for _ in range(2):
+        await app.workers.wait_for_complete()
+        await app.main.workers.wait_for_complete()
+        await pilot.pause()
 
 
 def transcript(app: CoderApp) -> str:
     return app.main.query_one(Transcript).text
 
 
-async def test_chat_streams_reply_and_updates_panel(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "how do I read a file safely?")
-        await settle(pilot)
-        text = transcript(app)
-        assert "› how do I read a file safely?" in text
-        assert "def read_text(path: str) -> str:" in text
-        panel = app.main.query_one(SpecPanel)
-        assert panel.final is not None
-        assert panel.live.tokens == len(app.chat_source.recording.chunks)  # type: ignore[union-attr]
-        al, how = panel.accept_length()
-        assert al is not None and al > 1.0 and how == "stream"
-        assert panel.request is not None and panel.request.request_class == "fresh"
-        # the session kept both turns
-        assert [t.role for t in app.session.turns] == ["user", "assistant"]
+@pytest.fixture
+def greet_server() -> Iterator[tuple[Any, ServerInfo]]:
+    with replay("edit_greet") as pair:
+        yield pair
 
 
-async def test_unknown_command_and_help(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+async def test_chat_streams_reply_and_panel_shows_recorded_metrics(ui_repo: Path) -> None:
+    with replay("chat_reply") as (_, info):
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await submit(pilot, SCENARIOS["chat_reply"].instruction)
+            text = transcript(app)
+            panel = app.main.query_one(SpecPanel)
+    assert "› " + SCENARIOS["chat_reply"].instruction in text
+    reply = load("chat_reply").reply_text()
+    assert reply.splitlines()[0] in text
+    assert panel.final is not None and panel.final.spec is not None and panel.final.spec.drafts > 0
+    al, how = panel.accept_length()
+    assert how == "exact" and al is not None and al >= 1.0
+    assert panel.live.stats.tokens > 0 and panel.live.stats.draft_n
+    assert panel.request is not None and panel.request.request_class == "fresh"
+    assert [t.role for t in app.session.turns] == ["user", "assistant"]
+
+
+async def test_unknown_command_help_and_k(greet_repo: Path, greet_server: tuple[Any, ServerInfo]) -> None:
+    server, info = greet_server
+    app = make_app(greet_repo, info)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "/frobnicate now")
         assert "Unknown command /frobnicate" in transcript(app)
         await submit(pilot, "/help")
         assert "/mode full|region|auto" in transcript(app)
-        await submit(pilot, "/mode sideways")
-        assert "Usage: /mode full|region|auto" in transcript(app)
-        await submit(pilot, "/mode region")
-        assert app.session.mode == "region"
         await submit(pilot, "/k 3")
         assert app.session.k_override == 3
+        assert "k 3" in str(app.main.prompt.border_title)
+        await submit(pilot, "@greet.py")
+        await submit(pilot, GREET_DOCSTRING)
+        for _ in range(100):
+            if isinstance(app.screen, ReviewScreen):
+                break
+            await asyncio.sleep(0.05)
+        assert isinstance(app.screen, ReviewScreen), transcript(app)
+        assert server.chat_requests[-1]["speculative.n_max"] == 3  # what /k 3 sends
+        await pilot.press("r")
+        await settle(pilot)
         await submit(pilot, "/k auto")
         assert app.session.k_override is None
 
 
 async def test_mentions_add_drop_and_refusals(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+    app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "greet.py" in app.main.files
+        assert "greet.py" in app.main.prompt.files
         await submit(pilot, "@greet.py")
         assert app.session.context_files == ["greet.py"]
         await submit(pilot, "@missing.py please")
@@ -110,18 +128,15 @@ async def test_mentions_add_drop_and_refusals(ui_repo: Path) -> None:
         await submit(pilot, "@logo.png")
         assert "looks binary" in transcript(app)
         assert app.session.context_files == ["greet.py"]
-        assert app.chat_source.requests == []  # type: ignore[union-attr]  # nothing was sent
         await submit(pilot, "/drop greet.py")
         assert app.session.context_files == []
-        await submit(pilot, "/drop nothere.py")
-        assert "nothere.py is not in the context" in transcript(app)
 
 
 async def test_tab_completes_mention_fuzzily(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+    app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        prompt = app.main.query_one(PromptInput)
+        prompt = app.main.prompt
         prompt.focus()
         prompt.value = "fix @grt"
         prompt.cursor_position = len(prompt.value)
@@ -130,64 +145,81 @@ async def test_tab_completes_mention_fuzzily(ui_repo: Path) -> None:
         assert prompt.value == "fix @greet.py "
 
 
-async def _edit_and_review(pilot, app: CoderApp) -> ReviewScreen:
+async def _review(pilot: Pilot[None], app: CoderApp, file: str, instruction: str) -> ReviewScreen:
     await settle(pilot)
-    await submit(pilot, "@greet.py add type hints and a docstring")
-    for _ in range(50):
-        await settle(pilot)
+    await submit(pilot, f"@{file}")
+    await submit(pilot, instruction)
+    for _ in range(100):
         if isinstance(app.screen, ReviewScreen):
             break
+        await asyncio.sleep(0.05)
     assert isinstance(app.screen, ReviewScreen), transcript(app)
     return app.screen
 
 
-async def test_edit_review_accept_commits_then_undo(ui_repo: Path) -> None:
-    app = make_app(ui_repo, "edit_greet.json")
-    repo = git.Repo(ui_repo)
+async def test_edit_review_accept_commits_then_undo(greet_repo: Path, greet_server: tuple[Any, ServerInfo]) -> None:
+    repo = git.Repo(greet_repo)
     head_before = repo.head.commit.hexsha
+    app = make_app(greet_repo, greet_server[1])
     async with app.run_test(size=(120, 40)) as pilot:
-        review = await _edit_and_review(pilot, app)
-        assert "+def greet(name: str) -> str:" in review.diff
-        await pilot.press("n")  # hunk navigation must not break anything
+        review = await _review(pilot, app, "greet.py", GREET_DOCSTRING)
+        assert '+    """' in review.diff
         await pilot.press("a")
         await settle(pilot)
-        assert 'def greet(name: str) -> str:' in (ui_repo / "greet.py").read_text()
-        assert repo.head.commit.hexsha != head_before
-        assert not repo.is_dirty()
+        edited = (greet_repo / "greet.py").read_text()
+        assert edited != GREET and '"""' in edited
+        assert repo.head.commit.hexsha != head_before and not repo.is_dirty()
         assert "Applied greet.py" in transcript(app)
         await submit(pilot, "/undo")
-        await settle(pilot)
-        assert (ui_repo / "greet.py").read_text() == GREET
+        assert (greet_repo / "greet.py").read_text() == GREET
         assert repo.head.commit.hexsha == head_before
         assert "Undone:" in transcript(app)
 
 
-async def test_edit_review_reject_leaves_file(ui_repo: Path) -> None:
-    app = make_app(ui_repo, "edit_greet.json")
-    repo = git.Repo(ui_repo)
-    head_before = repo.head.commit.hexsha
+async def test_edit_review_reject_leaves_file(greet_repo: Path, greet_server: tuple[Any, ServerInfo]) -> None:
+    head_before = git.Repo(greet_repo).head.commit.hexsha
+    app = make_app(greet_repo, greet_server[1])
     async with app.run_test(size=(120, 40)) as pilot:
-        await _edit_and_review(pilot, app)
+        await _review(pilot, app, "greet.py", GREET_DOCSTRING)
         await pilot.press("r")
         await settle(pilot)
-        assert (ui_repo / "greet.py").read_text() == GREET
-        assert repo.head.commit.hexsha == head_before
+        assert (greet_repo / "greet.py").read_text() == GREET
+        assert git.Repo(greet_repo).head.commit.hexsha == head_before
         assert "Rejected the edit of greet.py" in transcript(app)
 
 
-async def test_refused_reply_shows_reason_and_writes_nothing(ui_repo: Path) -> None:
-    # a reply cut off by max_tokens: the engine refuses it, the UI shows why, the file stays as it was
-    app = make_app(ui_repo, "edit_truncated.json")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await submit(pilot, "@greet.py rename greet")
-        for _ in range(50):
+async def test_hunk_navigation_moves_between_hunks(tmp_path: Path) -> None:
+    ui_repo = make_repo(tmp_path, *SCENARIOS["edit_shapes"].files)
+    with replay("edit_shapes") as (_, info):
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 30)) as pilot:
+            review = await _review(pilot, app, "shapes.py", SHAPES_INSTRUCTION)
+            view = review.query_one(DiffView)
+            assert len(view.hunks) >= 2, review.diff
+            assert view.current == 0 and view.hunk_label == f"hunk 1/{len(view.hunks)}"
+            await pilot.press("n")
+            await pilot.pause()
+            assert view.current == 1
+            assert view.scroll_offset.y == max(0, view.hunks[1] - 1) or view.scroll_offset.y == view.max_scroll_y
+            assert f"hunk 2/{len(view.hunks)}" in str(review.query_one("#review-bar").render())
+            await pilot.press("p")
+            await pilot.pause()
+            assert view.current == 0
+            await pilot.press("r")
             await settle(pilot)
-            if "refused" in transcript(app):
-                break
-        assert "Edit of greet.py refused, nothing written:" in transcript(app)
-        assert not isinstance(app.screen, ReviewScreen)
-        assert (ui_repo / "greet.py").read_text() == GREET
+    assert (ui_repo / "shapes.py").read_text() == SHAPES
+
+
+async def test_refused_reply_shows_reason_and_writes_nothing(greet_repo: Path) -> None:
+    with replay("edit_truncated") as (_, info):
+        app = make_app(greet_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await submit(pilot, "@greet.py")
+            await submit(pilot, GREET_DOCSTRING)
+            assert "Edit of greet.py refused, nothing written:" in transcript(app)
+            assert not isinstance(app.screen, ReviewScreen)
+    assert (greet_repo / "greet.py").read_text() == GREET
 
 
 async def test_backend_down_message_is_polite(ui_repo: Path, tmp_path: Path,
@@ -197,13 +229,13 @@ async def test_backend_down_message_is_polite(ui_repo: Path, tmp_path: Path,
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await submit(pilot, "hello?")
-        await settle(pilot)
         assert "No backend is running, so nothing was sent" in transcript(app)
         assert app.session.turns[-1].content == "hello?"  # kept
+        assert "no backend" in str(app.main.query_one(BackendBar).render())
 
 
 async def test_tiny_terminal_shows_notice(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+    app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(30, 8)) as pilot:
         await pilot.pause()
         assert app.main.has_class("-too-small")
@@ -213,19 +245,24 @@ async def test_tiny_terminal_shows_notice(ui_repo: Path) -> None:
         assert not app.main.has_class("-too-small")
 
 
-async def test_theme_switch_live(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+async def test_theme_switch_live_and_persisted(ui_repo: Path) -> None:
+    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         assert app.theme == "coder-dark"
-        await submit(pilot, "/theme coder-light")
-        assert app.theme == "coder-light"
+        await submit(pilot, "/theme coder-amber")
+        assert app.theme == "coder-amber"
         await submit(pilot, "/theme nope")
         assert "No theme named 'nope'" in transcript(app)
-        assert app.theme == "coder-light"
+        assert app.theme == "coder-amber"
+        await settle(pilot)  # the config write runs in a thread worker
+    assert config.load(ui_repo).theme == "coder-amber"
+    again = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
+    assert again.theme == "coder-amber"
+    config.save_user_setting(config.user_config_path(), None, "theme", "coder-dark")
 
 
 async def test_command_palette_runs_slash_command(ui_repo: Path) -> None:
-    app = make_app(ui_repo)
+    app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
@@ -246,25 +283,13 @@ async def test_resumed_session_shows_history_and_context(ui_repo: Path) -> None:
     sessions.save(old)
     resumed = sessions.load_last(ui_repo)
     assert resumed is not None
-    app = CoderApp(ui_repo, config.load(ui_repo), resumed, chat_source=None, offer_start=False,
-                   persist_theme=False)
+    app = CoderApp(ui_repo, config.load(ui_repo), resumed, offer_start=False, persist_theme=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         text = transcript(app)
         assert "› first question" in text and "first answer" in text
         assert f"Resumed session {old.id}" in text
-        assert "greet.py" in str(app.main.query_one(PromptInput).border_title)
-
-
-async def test_theme_choice_persists(ui_repo: Path) -> None:
-    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "/theme coder-amber")
-        assert app.theme == "coder-amber"
-    assert config.load(ui_repo).theme == "coder-amber"
-    again = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
-    assert again.theme == "coder-amber"
-    config.save_user_setting(config.user_config_path(), None, "theme", "coder-dark")
+        assert "greet.py" in str(app.main.prompt.border_title)
 
 
 async def test_offers_to_start_when_no_backend(ui_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,15 +310,13 @@ async def test_offers_to_start_when_no_backend(ui_repo: Path, monkeypatch: pytes
         assert not isinstance(app.screen, StartScreen)
 
 
-
 async def test_backend_screen_runs_doctor(ui_repo: Path) -> None:
     from coder.ui.screens.backend import BackendScreen
 
-    app = make_app(ui_repo, offer_start=False)
+    app = make_app(ui_repo, None, offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await submit(pilot, "/backend")
-        await pilot.pause()
         assert isinstance(app.screen, BackendScreen)
         await pilot.press("d")  # the real coder.doctor checks, in a thread worker
         for _ in range(240):
@@ -302,24 +325,25 @@ async def test_backend_screen_runs_doctor(ui_repo: Path) -> None:
             await asyncio.sleep(0.25)
         await pilot.pause()
         assert app.last_checks is not None
-        names = {check.name for check in app.last_checks}
-        assert {"config", "profile"} <= names
+        assert {"config", "profile"} <= {check.name for check in app.last_checks}
         await pilot.press("escape")
         assert not isinstance(app.screen, BackendScreen)
 
 
 async def test_escape_stops_a_streaming_reply(ui_repo: Path) -> None:
-    chat = RecordedChat(Recording.load(DATA / "chat_reply.json"), rate=20)  # ~4.5 s of reply
-    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), chat_source=chat,
-                   persist_theme=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "explain")
-        await asyncio.sleep(0.6)
-        await pilot.press("escape")
-        await settle(pilot)
-        assert "Stopped; nothing was applied." in transcript(app)
-        shown = transcript(app)
-        assert "never raises for a missing file" not in shown  # the rest never arrived
-        assert [t.role for t in app.session.turns] == ["user"]
-        await submit(pilot, "/help")  # the app is still responsive
-        assert "/undo" in transcript(app)
+    with replay("chat_reply", rate=10) as (_, info):  # 10 chunks/s: seconds of reply
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.main.prompt.value = SCENARIOS["chat_reply"].instruction
+            await pilot.press("enter")
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                if app.main.query_one(SpecPanel).live.stats.tokens > 2:
+                    break
+            await pilot.press("escape")
+            await settle(pilot)
+            assert "Stopped; nothing was applied." in transcript(app)
+            assert load("chat_reply").reply_text() not in transcript(app)  # the rest never arrived
+            assert [t.role for t in app.session.turns] == ["user"]
+            await submit(pilot, "/help")  # the app is still responsive
+            assert "/undo" in transcript(app)

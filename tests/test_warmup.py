@@ -43,9 +43,9 @@ class GatedSenderDouble:
         self.started = threading.Event()
         self.fail = fail
 
-    def send(self, prefix: WarmPrefix, progress: Callable[[PromptProgress], None],
+    def send(self, messages: list[dict[str, str]], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
-        self.sent.append(prefix.rel)
+        self.sent.append(messages[-1]["content"].split("File: ", 1)[1].split("\n", 1)[0])
         self.started.set()
         progress(PromptProgress(100, 0, 50, 10.0))
         while not self.gate.wait(0.01):

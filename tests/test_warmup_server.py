@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.engine import EditEngine, EditProposal, Progress
-from coder.edit.warmsend import LlamaCppWarmSender
+from coder.backends.session import BackendSession
+from coder.backends.warmup import LlamaCppWarmSender
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal
 from coder.edit.warmup import CacheWarmer, edit_prefix
 
 pytestmark = pytest.mark.server
@@ -21,7 +23,7 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
     root.mkdir()
     (root / "m.py").write_text(SMALL_FILE)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    engine = EditEngine(demo_server, root, ctx=4096)  # type: ignore[arg-type]
+    engine = EditEngine(BackendSession(demo_server), root, ctx=4096)  # type: ignore[arg-type]
     prefix = edit_prefix("m.py", SMALL_FILE, engine.repo_context)
     sender = LlamaCppWarmSender(demo_server)  # type: ignore[arg-type]
     updates: list[object] = []
@@ -37,5 +39,5 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
     assert isinstance(proposal, EditProposal)
     assert proposal.stats.cached_tokens is not None
     assert proposal.stats.cached_tokens >= state.tokens - 4  # all but the token at the cut
-    prefill = [e for e in events if isinstance(e, Progress) and e.prefill is not None]
-    assert prefill and prefill[0].prefill is not None and prefill[0].prefill.cached == proposal.stats.cached_tokens
+    prefill = [e.prefill for e in events if not isinstance(e, EditProposal) and e.prefill is not None]
+    assert prefill and prefill[0].cached == proposal.stats.cached_tokens

@@ -19,6 +19,8 @@ from coder.telemetry.metrics import PREFIXES
 
 @dataclass(frozen=True)
 class Detection:
+    """What probing an unknown server found: its engine and the evidence."""
+
     engine: str
     evidence: str
 

@@ -1,12 +1,19 @@
-"""The contract every engine adapter (llama.cpp, vLLM, SGLang) fulfils for the manager."""
+"""The contract every engine adapter (llama.cpp, vLLM, SGLang) fulfils, and the registry.
+
+Everything engine-specific sits behind this boundary: launch argv, readiness,
+verification, request extras, how k is switched, what is probed after launch.
+No module outside ``coder.backends`` compares engine names; it asks
+:func:`adapter_for` and calls the adapter.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import Profile
+from coder.errors import CoderError
 
 
 @dataclass
@@ -27,19 +34,34 @@ class Verdict:
 
     @property
     def summary(self) -> str:
+        """One line for the user: what proved the speculator live, or what failed."""
         if self.verified:
             return "speculator verified: " + "; ".join(c.detail for c in self.checks if c.ok and c.detail)
         failed = [c for c in self.checks if c.ok is False] or [c for c in self.checks if c.ok is None]
         return "NOT VERIFIED: " + "; ".join(f"{c.name}: {c.detail}" for c in failed)
 
 
+# How an engine switches k between requests: "cap" = a per-request field (coder's
+# llama-server build, probed), "restart" = relaunch at the new launch k (managed
+# stock servers), "launch" = k is fixed for the server's lifetime (attached ones).
+KSwitch = Literal["cap", "restart", "launch"]
+
+
 class EngineAdapter(Protocol):
-    """How the manager launches, waits for, and verifies one engine."""
+    """How coder launches, waits for, verifies and talks to one engine."""
 
     name: str
+    installable: bool  # coder can build this engine itself (binary and GGUF models checked locally)
+    per_request_cache: bool  # a request can switch prompt caching off (cold prefill measurements)
+    streams_draft_counters: bool  # running draft counters arrive in every chunk (the k controller learns)
 
-    def build_argv(self, profile: Profile, port: int, api_key: str) -> list[str]:
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
         """Full argv (binary first) binding 127.0.0.1:port with ``api_key``; raises CoderError if unsupported."""
+        ...
+
+    def k_max(self, profile: Profile) -> int | None:
+        """Largest useful k for the profile's drafter (block-size bound), when it can be read."""
         ...
 
     def ready(self, api: ServerAPI) -> bool:
@@ -49,3 +71,81 @@ class EngineAdapter(Protocol):
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """Prove the speculator is live: launch log lines, a probe request, counters moving."""
         ...
+
+    def describe(self, info: ServerInfo, api: ServerAPI) -> None:
+        """Fill build details and probed capabilities (the per-request draft cap) into ``info``."""
+        ...
+
+    def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
+        """Set ``verified``/``verdict``/``draft_cap`` for a server coder did not start."""
+        ...
+
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
+        """Engine-specific body fields for one streamed chat request."""
+        ...
+
+    def slot_count(self, api: ServerAPI) -> int | None:
+        """Parallel request slots the server reports, when it reports them."""
+        ...
+
+
+def k_switch(info: ServerInfo) -> KSwitch:
+    """How k can change on ``info`` without the user relaunching it by hand."""
+    if info.draft_cap:
+        return "cap"
+    return "restart" if info.managed else "launch"
+
+
+ENGINES = ("llama.cpp", "vllm", "sglang")
+
+
+def adapter_for(engine: str) -> EngineAdapter:
+    """The adapter for ``engine``; a one-line CoderError for an unknown name."""
+    if engine not in ENGINES:
+        raise CoderError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
+    # imported on demand: each adapter pulls in its own helpers
+    if engine == "vllm":
+        from coder.backends.vllm import VllmAdapter
+
+        return VllmAdapter()
+    if engine == "sglang":
+        from coder.backends.sglang import SglangAdapter
+
+        return SglangAdapter()
+    from coder.backends.llamacpp import LlamaCppAdapter
+
+    return LlamaCppAdapter()
+
+
+class ScriptEngineBase:
+    """Defaults shared by the Python-launched engines (vLLM, SGLang): no per-request extras,
+    no probed cap, k fixed at launch, acceptance from ``/metrics`` only."""
+
+    installable = False
+    per_request_cache = False  # no per-request cache switch: bench makes prefixes unique instead
+    streams_draft_counters = False
+
+    def k_max(self, profile: Profile) -> int | None:
+        """Not read from the drafter here: the engine validates k itself at launch."""
+        return None
+
+    def describe(self, info: ServerInfo, api: ServerAPI) -> None:
+        """Nothing to probe: these engines never honour a per-request draft cap."""
+        info.draft_cap = False
+
+    def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
+        """Acceptance is proven only once spec-decode counters move; say whether they exist."""
+        stats = api.metrics()
+        info.verified = None
+        info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
+                        if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
+
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
+        """No engine-specific fields (a k cap is never sent: see :func:`k_switch`)."""
+        return {}
+
+    def slot_count(self, api: ServerAPI) -> int | None:
+        """Not reported."""
+        return None

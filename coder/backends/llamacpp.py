@@ -1,4 +1,11 @@
-"""llama.cpp ``llama-server``: binary discovery, capabilities from ``--help``, argv, readiness, verification."""
+"""llama.cpp ``llama-server``: binary discovery, capabilities from ``--help``, argv, readiness,
+verification, request extras and the per-request draft-cap probe.
+
+The probe asks the server itself, never a version string: coder's patch registers
+``speculative.n_max`` with hard limits [0, INT32_MAX], so a request carrying ``-1``
+is refused with HTTP 400 naming the field, while a stock build ignores unknown
+fields and runs the one-token completion (HTTP 200).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.backends import logscan
+from coder.backends.draft_cap_patch import REQUEST_FIELD
 from coder.backends.engine import Check, Verdict
 from coder.backends.llamacpp_install import find_installed
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
@@ -27,6 +36,8 @@ _K_FLAG = {
     "ngram-map-k4v": "--spec-ngram-map-k4v-size-m",
 }
 # A repetitive continuation: every speculator type drafts on it, n-gram lookup included.
+# a draft cap below the patch's hard lower limit: only a build that knows the field rejects it
+CAP_PROBE_VALUE = -1
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
 
 
@@ -38,6 +49,7 @@ class Capabilities:
     spec_types: tuple[str, ...]
 
     def require_flag(self, flag: str) -> None:
+        """Raise a one-line CoderError when this binary lacks ``flag``."""
         if flag not in self.flags:
             raise CoderError(f"this llama-server has no {flag} flag (too old?); update it or pick another binary")
 
@@ -77,6 +89,7 @@ def parse_help(text: str) -> Capabilities:
 
 
 def capabilities(binary: Path) -> Capabilities:
+    """What ``binary`` supports (its ``--help`` is read once per file version)."""
     return parse_help(_help_text(str(binary), binary.stat().st_mtime))
 
 
@@ -121,10 +134,34 @@ def drafter_k_max(profile: Profile) -> int | None:
     return inspect_gguf(path).k_max
 
 
+def cap_probe_body() -> dict[str, object]:
+    """The cheapest request that exercises the draft-cap field: one prompt token, no generation."""
+    return {"prompt": "a", "n_predict": 1, "temperature": 0, "cache_prompt": False,
+            REQUEST_FIELD: CAP_PROBE_VALUE}
+
+
+def cap_probe_proves(status: int, text: str) -> bool:
+    """True when a probe answer proves the field is parsed (a 400 that names it)."""
+    return status == 400 and REQUEST_FIELD in text
+
+
+def probe_draft_cap(api: ServerAPI) -> bool:
+    """True when the server at ``api`` caps drafts per request via ``speculative.n_max``.
+
+    Any other answer (200 from a stock build, 404, 401, 5xx) means "no cap": the
+    restart fallback then works everywhere, so erring towards False is safe.
+    """
+    resp = api.post("/completion", cap_probe_body())
+    return cap_probe_proves(resp.status_code, resp.text)
+
+
 class LlamaCppAdapter:
     """EngineAdapter for llama.cpp's llama-server."""
 
     name = "llama.cpp"
+    installable = True
+    per_request_cache = True  # ``cache_prompt``
+    streams_draft_counters = True  # ``timings_per_token``
 
     def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
                    key_file: str | None = None) -> list[str]:
@@ -134,22 +171,9 @@ class LlamaCppAdapter:
         spec = profile.spec_type or "none"
         types = [t for t in spec.split(",") if t]
         if caps:
-            unknown = [t for t in types if t != "none" and t not in caps.spec_types]
-            if unknown:
-                listed = ", ".join(caps.spec_types) or "none listed"
-                raise CoderError(f"this llama-server does not support --spec-type {','.join(unknown)} "
-                                 f"(it lists: {listed})")
+            _check_spec_types(caps, types)
         argv = [str(binary), "-m", resolve_model(profile.model, "target", dry_run)]
-        if profile.drafter:
-            argv += ["-md", resolve_model(profile.drafter, "draft", dry_run)]
-        elif any(t in NEEDS_DRAFTER for t in types):
-            raise CoderError(f"--spec-type {spec} needs a drafter model (set `drafter` or pass --drafter)")
-        if spec != "none":
-            if profile.k is None or profile.k < 1:
-                raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
-            k_max = drafter_k_max(profile)
-            argv += ["--spec-type", spec]
-            argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+        argv += _spec_args(profile, spec, types, dry_run)
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -167,8 +191,50 @@ class LlamaCppAdapter:
                 caps.require_flag(flag)
         return argv
 
+    def k_max(self, profile: Profile) -> int | None:
+        """The DFlash-family drafter's block bound, read from its GGUF."""
+        return drafter_k_max(profile)
+
     def ready(self, api: ServerAPI) -> bool:
+        """``/health`` answers 200 once the model is loaded."""
         return api.health_status() == 200
+
+    def describe(self, info: ServerInfo, api: ServerAPI) -> None:
+        """Build info from ``/props``, coder's build record, and the probed draft cap."""
+        props = api.get("/props")
+        if props.status_code == 200:
+            info.build["build_info"] = props.json().get("build_info")
+        info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
+        build = find_installed()
+        if build and info.argv and info.argv[0] == build.binary:
+            info.build.update(variant=build.variant, patches=build.patches)
+
+    def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
+        """``/slots`` must report ``speculative: true``; then probe the draft cap."""
+        slots = api.slots()
+        info.verified = bool(slots) and all(s.get("speculative") for s in slots)
+        info.verdict = ("slots report speculative: true" if info.verified
+                        else "NOT VERIFIED: /slots does not report speculative: true")
+        info.draft_cap = bool(info.verified) and probe_draft_cap(api)
+
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
+        """Running counters per chunk, the draft cap (coder's build) and prompt caching."""
+        body: dict[str, object] = {"timings_per_token": True}
+        if k_cap is not None:
+            body[REQUEST_FIELD] = k_cap
+        if cache_prompt is not None:
+            body["cache_prompt"] = cache_prompt
+        if progress:
+            body[PROGRESS_FIELD] = True  # streamed prompt progress (build 11434 has it)
+        return body
+
+    def slot_count(self, api: ServerAPI) -> int | None:
+        """Slots listed by ``/slots`` (the ``-np`` value)."""
+        try:
+            return len(api.slots()) or None
+        except CoderError:
+            return None
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""
@@ -198,6 +264,30 @@ class LlamaCppAdapter:
             accepted = int(timings.get("draft_n_accepted", 0))
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}, accepted {accepted}"))
         return Verdict(all(c.ok for c in checks), checks)
+
+
+def _check_spec_types(caps: Capabilities, types: list[str]) -> None:
+    unknown = [t for t in types if t != "none" and t not in caps.spec_types]
+    if unknown:
+        listed = ", ".join(caps.spec_types) or "none listed"
+        raise CoderError(f"this llama-server does not support --spec-type {','.join(unknown)} "
+                         f"(it lists: {listed})")
+
+
+def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> list[str]:
+    """Drafter model, ``--spec-type`` and the k flags (always explicit, never llama.cpp's default 3)."""
+    argv: list[str] = []
+    if profile.drafter:
+        argv += ["-md", resolve_model(profile.drafter, "draft", dry_run)]
+    elif any(t in NEEDS_DRAFTER for t in types):
+        raise CoderError(f"--spec-type {spec} needs a drafter model (set `drafter` or pass --drafter)")
+    if spec != "none":
+        if profile.k is None or profile.k < 1:
+            raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
+        k_max = drafter_k_max(profile)
+        argv += ["--spec-type", spec]
+        argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+    return argv
 
 
 def _dry_run_binary(profile: Profile) -> Path:

@@ -165,6 +165,7 @@ def vllm_spec_config(text: str) -> VllmSpecConfig | None:
 
 
 def vllm_version(text: str) -> str | None:
+    """The vLLM version printed in the launch log, if any."""
     m = _VLLM_VERSION.search(text)
     return m["version"] if m else None
 
@@ -197,6 +198,7 @@ class VllmSpecLine:
 
 
 def vllm_spec_lines(text: str) -> list[VllmSpecLine]:
+    """vLLM's periodic speculative-decoding metric lines in the log."""
     out = []
     for m in _VLLM_SPEC_LINE.finditer(text):
         pos = tuple(float(x) for x in m["pos"].split(",") if x.strip())
@@ -233,6 +235,7 @@ class SglangDecode:
 
 
 def sglang_decode_lines(text: str) -> list[SglangDecode]:
+    """SGLang's ``Decode batch`` lines (with accept length) in the log."""
     out = []
     for line in text.splitlines():
         m = _SGL_DECODE.search(line)

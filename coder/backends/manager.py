@@ -13,14 +13,16 @@ import secrets
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from coder.backends.engine import EngineAdapter
+from coder.backends.engine import EngineAdapter, adapter_for
 from coder.backends.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
+from coder.fsutil import LogFollower, atomic_write
 from coder.paths import ensure, log_dir, state_dir
 
 # (phase, fraction 0..1, detail); called from whatever thread runs start()
@@ -36,22 +38,6 @@ _LOAD_MARKERS = (  # log line fragment -> (phase, fraction) while llama-server l
 )
 
 
-def adapter_for(engine: str) -> EngineAdapter:
-    if engine == "llama.cpp":
-        from coder.backends.llamacpp import LlamaCppAdapter
-
-        return LlamaCppAdapter()
-    if engine == "vllm":
-        from coder.backends.vllm import VllmAdapter
-
-        return VllmAdapter()
-    if engine == "sglang":
-        from coder.backends.sglang import SglangAdapter
-
-        return SglangAdapter()
-    raise CoderError(f"unknown engine {engine!r} (llama.cpp, vllm or sglang)")
-
-
 def _servers() -> Path:
     return ensure(state_dir() / "servers")
 
@@ -61,16 +47,19 @@ def _state_path(name: str) -> Path:
 
 
 def key_path(name: str) -> Path:
+    """The 0600 file holding the API key of managed server ``name``."""
     return _servers() / f"{name}.key"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
+    """A port the OS says is free on ``host`` right now."""
     with socket.socket() as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on ``host:port``."""
     with socket.socket() as sock:
         try:
             sock.bind((host, port))
@@ -91,10 +80,7 @@ def _write_key(name: str) -> tuple[str, Path]:
 
 def _save(info: ServerInfo) -> None:
     path = _state_path(info.profile or ATTACHED)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(info.to_json())
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
+    atomic_write(path, info.to_json(), mode=0o600)
 
 
 def _alive(info: ServerInfo) -> bool:
@@ -141,14 +127,9 @@ def _forget(name: str) -> None:
 
 
 def dry_run_argv(profile: Profile) -> list[str]:
-    adapter = adapter_for(profile.engine)
-    port = profile.port or 8080
-    if profile.engine == "llama.cpp":
-        from coder.backends.llamacpp import LlamaCppAdapter
-
-        return LlamaCppAdapter().build_argv(profile, port, "<random>", dry_run=True,
-                                             key_file=str(key_path(profile.name)))
-    return adapter.build_argv(profile, port, "<random>")
+    """The argv ``start`` would run, without checking that files exist (key shown as a placeholder)."""
+    return adapter_for(profile.engine).build_argv(profile, profile.port or 8080, "<random>", dry_run=True,
+                                                  key_file=str(key_path(profile.name)))
 
 
 def _phase(log_text: str) -> tuple[str, float]:
@@ -184,8 +165,11 @@ def _kill_group(pid: int, grace: float = 10.0) -> None:
 
 
 def start(profile: Profile, progress: StartProgress | None = None, *, verify: bool = True,
-          timeout: float = 600.0) -> ServerInfo:
-    """Launch ``profile``, wait until it serves, verify its speculator; idempotent if already running."""
+          timeout: float = 600.0, cancel: threading.Event | None = None) -> ServerInfo:
+    """Launch ``profile``, wait until it serves, verify its speculator; idempotent if already running.
+
+    Setting ``cancel`` while it waits kills the half-started server and raises CoderError.
+    """
     if not profile.managed:
         return attach(profile.url or "", profile.api_key, name=profile.name)
     if (running := current(profile.name)) is not None:
@@ -196,14 +180,8 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
         raise CoderError(f"port {profile.port} is already in use; pick another with --port")
     port = profile.port or free_port(profile.host)
     key, kfile = _write_key(profile.name)
-    k_max: int | None = None
-    if profile.engine == "llama.cpp":
-        from coder.backends.llamacpp import LlamaCppAdapter, drafter_k_max
-
-        argv = LlamaCppAdapter().build_argv(profile, port, key, key_file=str(kfile))
-        k_max = drafter_k_max(profile)
-    else:
-        argv = adapter.build_argv(profile, port, key)
+    argv = adapter.build_argv(profile, port, key, key_file=str(kfile))
+    k_max = adapter.k_max(profile)
     log = ensure(log_dir()) / f"{profile.name}.log"
     if log.exists():
         log.replace(log.with_suffix(".log.1"))
@@ -224,8 +202,9 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
     info.pid = proc.pid
     _save(info)
     try:
-        _wait_ready(proc, info, adapter, report, timeout)
-        _describe(info)
+        _wait_ready(proc, info, adapter, report, timeout, cancel)
+        with info.api(timeout=30) as api:
+            adapter.describe(info, api)
         if verify and profile.spec_type not in (None, "none"):
             report("verifying speculator", 0.97, "")
             with info.api(timeout=120) as api:
@@ -243,35 +222,37 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: EngineAdapter,
-                report: StartProgress, timeout: float) -> None:
+                report: StartProgress, timeout: float, cancel: threading.Event | None) -> None:
     deadline = time.monotonic() + timeout
-    with info.api(timeout=5) as api:
-        while not adapter.ready(api):
-            if (code := proc.poll()) is not None:
-                tail = " | ".join(line for line in info.log_tail(4) if line.strip())
-                raise CoderError(f"{info.engine} exited with status {code} while starting: {tail}")
-            if time.monotonic() > deadline:
-                raise CoderError(f"{info.engine} did not become ready within {timeout:.0f}s (log: {info.log_path})")
-            phase, frac = _phase(Path(info.log_path or "").read_text(errors="replace"))
-            report(phase, frac, "")
-            time.sleep(0.25)
+    seen = _PhaseWatch()
+    follower = LogFollower(Path(info.log_path or ""), seen.feed, interval=0.2).start()
+    stop = cancel or threading.Event()
+    try:
+        with info.api(timeout=5) as api:
+            while not adapter.ready(api):
+                if (code := proc.poll()) is not None:
+                    tail = " | ".join(line for line in info.log_tail(4) if line.strip())
+                    raise CoderError(f"{info.engine} exited with status {code} while starting: {tail}")
+                if time.monotonic() > deadline:
+                    raise CoderError(f"{info.engine} did not become ready within {timeout:.0f}s "
+                                     f"(log: {info.log_path})")
+                report(*seen.phase, "")
+                if stop.wait(0.25):
+                    raise CoderError(f"start of {info.profile} cancelled; the half-started server was stopped")
+    finally:
+        follower.stop()
 
 
-def _describe(info: ServerInfo) -> None:
-    """Fill build details and the per-request draft-cap capability (probed, not assumed)."""
-    if info.engine != "llama.cpp":
-        return
-    from coder.backends.llamacpp_install import find_installed
-    from coder.kpolicy.probe import probe_draft_cap
+class _PhaseWatch:
+    """The furthest load phase seen in the log lines handed over by the follower."""
 
-    with info.api(timeout=30) as api:
-        props = api.get("/props")
-        if props.status_code == 200:
-            info.build["build_info"] = props.json().get("build_info")
-        info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
-    build = find_installed()
-    if build and info.argv and info.argv[0] == build.binary:
-        info.build.update(variant=build.variant, patches=build.patches)
+    def __init__(self) -> None:
+        self.phase = ("starting", 0.02)
+
+    def feed(self, lines: list[str]) -> None:
+        found = _phase("\n".join(lines))
+        if found[1] > self.phase[1]:
+            self.phase = found
 
 
 def stop(name: str, grace: float = 10.0) -> bool:
@@ -285,14 +266,11 @@ def stop(name: str, grace: float = 10.0) -> bool:
     return True
 
 
-def restart(profile: Profile, k: int | None = None) -> ServerInfo:
+def restart(profile: Profile, k: int | None = None, cancel: threading.Event | None = None,
+            progress: StartProgress | None = None) -> ServerInfo:
     """Relaunch ``profile`` (with launch depth ``k`` when given) and return the new server."""
     stop(profile.name)
-    return start(profile.with_overrides(k=k) if k is not None else profile)
-
-
-def ensure_running(profile: Profile, progress: StartProgress | None = None) -> ServerInfo:
-    return current(profile.name) or start(profile, progress)
+    return start(profile.with_overrides(k=k) if k is not None else profile, progress, cancel=cancel)
 
 
 def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> ServerInfo:
@@ -304,18 +282,6 @@ def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> Server
     engine = detect_engine(url, api_key)
     info = ServerInfo(url=url.rstrip("/"), engine=engine, api_key=api_key, profile=name, managed=False)
     with info.api() as api:
-        if engine == "llama.cpp":
-            slots = api.slots()
-            info.verified = bool(slots) and all(s.get("speculative") for s in slots)
-            info.verdict = ("slots report speculative: true" if info.verified
-                            else "NOT VERIFIED: /slots does not report speculative: true")
-            from coder.kpolicy.probe import probe_draft_cap
-
-            info.draft_cap = bool(info.verified) and probe_draft_cap(api)
-        else:
-            stats = api.metrics()
-            info.verified = None
-            info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
-                            if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
+        adapter_for(engine).check_attached(info, api)
     _save(info)
     return info

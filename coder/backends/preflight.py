@@ -45,6 +45,7 @@ class PreflightReport:
 
     @property
     def verdict(self) -> str:
+        """``ok``, ``provisional`` (something could not be checked) or ``refuse`` (a check failed)."""
         if any(c.ok is False for c in self.checks):
             return "refuse"
         if any(c.ok is None for c in self.checks):
@@ -53,9 +54,11 @@ class PreflightReport:
 
     @property
     def refused(self) -> bool:
+        """True when a check failed outright (launching would not work)."""
         return self.verdict == "refuse"
 
     def add(self, name: str, ok: bool | None, detail: str) -> None:
+        """Record one check (``ok``: True pass, False fail, None could not tell)."""
         self.checks.append(Check(name, ok, detail))
 
 
@@ -210,14 +213,7 @@ def _hf(
         return
     fam = draft.drafter_family
     report.family, report.block_size, report.k_max = fam, draft.block_size, draft.k_max
-    if fam is None:
-        report.add("drafter family", None, f"architectures {draft.architectures}: not a recognised drafter "
-                   "(DFlash, DFlash 2, DSpark, EAGLE3)")
-    else:
-        why = f" ({'; '.join(draft.dflash2_signals)})" if draft.dflash2_signals else ""
-        block = f", block size {draft.block_size} [{draft.block_size_source}]" if draft.block_size else ""
-        variant = f", {draft.variant} variant" if draft.variant else ""
-        report.add("drafter family", True, f"{fam}{why}{variant}{block}")
+    _family_line(report, draft)
     dflash2 = fam == FAMILY_DFLASH2
     if dflash2 and engine == "vllm" and "DFlash2DraftModel" not in draft.architectures:
         report.add("DFlash 2 dispatch", False, "the config has DFlash 2 fields but architectures lacks "
@@ -228,18 +224,42 @@ def _hf(
                    f"it with k={report.k_max} (block size {draft.block_size} − 1), not {k}")
 
     if target is not None:
-        if draft.vocab_size and target.vocab_size:
-            report.add("vocab", draft.vocab_size == target.vocab_size,
-                       f"target {target.vocab_size}, drafter {draft.vocab_size}")
-        if draft.target_layer_ids and target.num_hidden_layers:
-            bad = [i for i in draft.target_layer_ids if i >= target.num_hidden_layers]
-            report.add("target layers", not bad, f"target_layer_ids {draft.target_layer_ids} vs target's "
-                       f"{target.num_hidden_layers} layers" + (f": {bad} out of range" if bad else ""))
-        if dflash2:
-            _head(report, engine, target)
+        _pair_checks(report, engine, draft, target, dflash2)
 
+    _context_check(report, engine, draft, target, max_model_len)
+    if engine == "vllm" and fam in (FAMILY_DFLASH2, FAMILY_DSPARK):
+        _v2_runner(report, fam, env, extra_args)
+
+
+def _family_line(report: PreflightReport, draft: CheckpointInfo) -> None:
+    fam = draft.drafter_family
+    if fam is None:
+        report.add("drafter family", None, f"architectures {draft.architectures}: not a recognised drafter "
+                   "(DFlash, DFlash 2, DSpark, EAGLE3)")
+        return
+    why = f" ({'; '.join(draft.dflash2_signals)})" if draft.dflash2_signals else ""
+    block = f", block size {draft.block_size} [{draft.block_size_source}]" if draft.block_size else ""
+    variant = f", {draft.variant} variant" if draft.variant else ""
+    report.add("drafter family", True, f"{fam}{why}{variant}{block}")
+
+
+def _pair_checks(report: PreflightReport, engine: str, draft: CheckpointInfo, target: CheckpointInfo,
+                 dflash2: bool) -> None:
+    if draft.vocab_size and target.vocab_size:
+        report.add("vocab", draft.vocab_size == target.vocab_size,
+                   f"target {target.vocab_size}, drafter {draft.vocab_size}")
+    if draft.target_layer_ids and target.num_hidden_layers:
+        bad = [i for i in draft.target_layer_ids if i >= target.num_hidden_layers]
+        report.add("target layers", not bad, f"target_layer_ids {draft.target_layer_ids} vs target's "
+                   f"{target.num_hidden_layers} layers" + (f": {bad} out of range" if bad else ""))
+    if dflash2:
+        _head(report, engine, target)
+
+
+def _context_check(report: PreflightReport, engine: str, draft: CheckpointInfo, target: CheckpointInfo | None,
+                   max_model_len: int | None) -> None:
     served = max_model_len or (target.max_position_embeddings if target else None)
-    if fam is not None and draft.max_position_embeddings and served:
+    if draft.drafter_family is not None and draft.max_position_embeddings and served:
         short = draft.max_position_embeddings < served
         src = "--max-model-len" if max_model_len else "the target's max_position_embeddings"
         detail = f"drafter max_position_embeddings {draft.max_position_embeddings} vs {src} {served}"
@@ -250,9 +270,6 @@ def _hf(
         else:
             report.add("drafter context", None if short else True,
                        detail + (": drafts stop helping past the drafter's context" if short else ""))
-
-    if engine == "vllm" and fam in (FAMILY_DFLASH2, FAMILY_DSPARK):
-        _v2_runner(report, fam, env, extra_args)
 
 
 def _head(report: PreflightReport, engine: str, target: CheckpointInfo) -> None:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecStats, parse_metrics
-from coder.telemetry.stream import ChatClient
+
+if TYPE_CHECKING:
+    from coder.backends.chat import ChatClient
 
 
 @dataclass
@@ -37,21 +40,29 @@ class ServerInfo:
     build: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
+        """The persisted form (``state_dir()/servers/NAME.json``)."""
         return json.dumps(asdict(self), indent=2)
 
     @classmethod
     def from_json(cls, text: str) -> ServerInfo:
+        """Read a persisted record, ignoring fields this version does not know."""
         data = json.loads(text)
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def api(self, timeout: float = 10.0) -> ServerAPI:
+        """A client for the non-OpenAI endpoints (close it, or use it as a context manager)."""
         return ServerAPI(self.url, self.api_key, self.engine, timeout)
 
     def chat(self, timeout: float = 600.0) -> ChatClient:
-        return ChatClient(self.url, self.api_key, self.engine, timeout)
+        """A streaming chat client carrying this engine's request extras."""
+        from coder.backends.chat import ChatClient
+        from coder.backends.engine import adapter_for
+
+        return ChatClient(self.url, self.api_key, adapter_for(self.engine), timeout)
 
     def log_tail(self, lines: int = 20) -> list[str]:
+        """The last ``lines`` lines of a managed server's log (empty when there is none)."""
         if not self.log_path or not Path(self.log_path).exists():
             return []
         return Path(self.log_path).read_text(errors="replace").splitlines()[-lines:]
@@ -67,6 +78,7 @@ class ServerAPI:
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()
 
     def __enter__(self) -> ServerAPI:
@@ -76,12 +88,14 @@ class ServerAPI:
         self.close()
 
     def get(self, path: str) -> httpx.Response:
+        """GET ``path``; unreachable servers raise a one-line CoderError."""
         try:
             return self._http.get(path)
         except httpx.HTTPError as exc:
             raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
 
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
+        """POST JSON ``body`` to ``path``; unreachable servers raise a one-line CoderError."""
         try:
             return self._http.post(path, json=body)
         except httpx.HTTPError as exc:
@@ -95,15 +109,18 @@ class ServerAPI:
             return None
 
     def metrics_text(self) -> str:
+        """The raw ``/metrics`` exposition text."""
         resp = self.get("/metrics")
         if resp.status_code != 200:
             raise CoderError(f"/metrics answered {resp.status_code}: {resp.text[:120]}")
         return resp.text
 
     def metrics(self) -> SpecStats:
+        """The parsed ``/metrics`` counters."""
         return parse_metrics(self.metrics_text())
 
     def slots(self) -> list[dict[str, Any]]:
+        """The ``/slots`` list (llama.cpp)."""
         resp = self.get("/slots")
         if resp.status_code != 200:
             raise CoderError(f"/slots answered {resp.status_code}: {resp.text[:120]}")
@@ -118,6 +135,7 @@ class ServerAPI:
         return len(resp.json().get("tokens", []))
 
     def models(self) -> list[str]:
+        """Model ids from ``/v1/models`` (empty when not answered)."""
         resp = self.get("/v1/models")
         if resp.status_code != 200:
             return []

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.backends import logscan
-from coder.backends.engine import Check, Verdict
+from coder.backends.engine import Check, ScriptEngineBase, Verdict
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.backends.vllm import all_passed, require_k, send_probe, spec_method
 from coder.config import Profile
@@ -26,12 +26,14 @@ def num_draft_tokens(k: int) -> int:
     return k + 1
 
 
-class SglangAdapter:
+class SglangAdapter(ScriptEngineBase):
     """EngineAdapter for ``python -m sglang.launch_server``."""
 
     name = "sglang"
 
-    def build_argv(self, profile: Profile, port: int, api_key: str) -> list[str]:
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
+        """argv for ``profile`` (the key goes on the command line: these engines read no key file)."""
         if not profile.model:
             raise CoderError(f"profile {profile.name!r} has no target model (--model)")
         binary = profile.binary or "python3"
@@ -71,9 +73,11 @@ class SglangAdapter:
 
     def ready(self, api: ServerAPI) -> bool:
         # SGLang answers /health with 503 while starting
+        """``/health`` answers 200."""
         return api.health_status() == 200
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
+        """Known log failures, a probe request, then an acceptance length above 1."""
         checks = [Check(f.line[:80], False, f.reason) for f in logscan.known_failures("sglang", log_text)]
         if checks:
             return Verdict(verified=False, checks=checks)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.backends import logscan
-from coder.backends.engine import Check, Verdict
+from coder.backends.engine import Check, ScriptEngineBase, Verdict
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
@@ -47,6 +47,7 @@ def spec_method(spec_type: str | None) -> str | None:
 
 
 def require_k(profile: Profile) -> int:
+    """The profile's k, or a one-line CoderError when a speculative profile lacks it."""
     if profile.k is None or profile.k < 1:
         raise CoderError(f"profile {profile.name!r}: set k (draft tokens per step, ≥ 1) for {profile.engine}")
     return profile.k
@@ -69,6 +70,7 @@ def drafter_family(drafter: str | None) -> str | None:
 
 
 def speculative_config(profile: Profile) -> dict[str, object] | None:
+    """The ``--speculative-config`` JSON for the profile (None without speculation)."""
     method = spec_method(profile.spec_type)
     if method is None:
         return None
@@ -83,12 +85,14 @@ def speculative_config(profile: Profile) -> dict[str, object] | None:
     return cfg
 
 
-class VllmAdapter:
+class VllmAdapter(ScriptEngineBase):
     """EngineAdapter for ``vllm serve``."""
 
     name = "vllm"
 
-    def build_argv(self, profile: Profile, port: int, api_key: str) -> list[str]:
+    def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
+                   key_file: str | None = None) -> list[str]:
+        """argv for ``profile`` (the key goes on the command line: these engines read no key file)."""
         if not profile.model:
             raise CoderError(f"profile {profile.name!r} has no target model (--model)")
         binary = profile.binary or "vllm"
@@ -113,9 +117,11 @@ class VllmAdapter:
 
     def ready(self, api: ServerAPI) -> bool:
         # vLLM binds its port only after the engine is built: connection refused until then
+        """``/health`` answers 200 (the port opens only once the engine is built)."""
         return api.health_status() == 200
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
+        """The SpeculativeConfig banner, the model-runner lines, then counters moving on a probe."""
         checks = [Check(f.line[:80], False, f.reason) for f in logscan.known_failures("vllm", log_text)]
         checks.append(_banner_check(log_text, spec_method(info.spec_type), info.k))
         checks += _runner_checks(log_text, drafter_family(info.drafter))
@@ -163,6 +169,7 @@ def _runner_checks(log_text: str, family: str | None) -> list[Check]:
 
 
 def all_passed(checks: list[Check], *required: str) -> bool:
+    """No check failed and every ``required`` check passed."""
     if any(c.ok is False for c in checks):
         return False
     passed = {c.name for c in checks if c.ok is True}

@@ -58,6 +58,7 @@ def prompt_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
 
 
 def render_compare(rows: list[dict[str, Any]], a_name: str, b_name: str, console: Console) -> None:
+    """Print two reports' figures side by side with their ratios."""
     t = Table(title=f"A = {a_name}   B = {b_name}")
     for col in ("run", "metric", "A", "B", "B/A"):
         t.add_column(col, justify="left" if col in ("run", "metric") else "right")

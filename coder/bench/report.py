@@ -19,6 +19,7 @@ from coder import __version__
 from coder.bench import stats
 from coder.config import REQUEST_CLASSES
 from coder.errors import CoderError
+from coder.fsutil import atomic_write
 from coder.hardware import cpu_model, gpus
 
 SCHEMA = 1
@@ -28,8 +29,8 @@ DEFINITIONS: dict[str, str] = {
     "TTFT": "time to first token: request sent → first SSE frame with non-empty content "
             "(llmperf's event; vLLM bench times the first frame with choices, which may be role-only; "
             "AIPerf skips empty first responses)",
-    "decode tok/s": "per request completion_tokens / (wall − TTFT), completion_tokens from the "
-                    "server's usage (never re-tokenised); prefill excluded. ≈ 1/TPOT",
+    "decode tok/s": "per request (N − 1) / (wall − TTFT), N = completion_tokens from the server's usage "
+                    "(never re-tokenised); the first token comes from prefill, so it is excluded. = 1/TPOT",
     "single-stream tok/s": "median decode tok/s over repetitions for each prompt, then the mean over prompts "
                            "(the seeds' figure); per class likewise over that class's prompts",
     "TPOT": "(E2E − TTFT) / (N − 1) per request: vLLM bench 'TPOT', AIPerf/GuideLLM 'ITL' "
@@ -45,8 +46,8 @@ DEFINITIONS: dict[str, str] = {
     "survival[i]": "accepted_per_pos[i] / drafts = P(at least i+1 drafts accepted in a step) "
                    "(vLLM 'Per-position acceptance rate'); non-increasing",
     "conditional[i]": "survival[i] / survival[i−1] = P(position i accepted | position i−1 accepted)",
-    "derived AL": "per request predicted_n / (predicted_n − draft_n_accepted) from llama.cpp timings; "
-                  "approximate (timings carry no step count)",
+    "derived AL": "running acceptance length per request, 1 + draft_n_accepted / steps whose draft the "
+                  "stream saw (growths of timings_per_token's draft_n; coder.telemetry.figures)",
     "tokens per chunk": "completion tokens ÷ content-bearing SSE frames: why chunk-counted ITL is wrong "
                         "under speculation (vLLM's pooled 'ITL' and AIPerf's 'ICL' are chunk gaps)",
     "prefill tok/s": "cold long prompt, cache off: server timings.prompt_per_second (llama.cpp) and "
@@ -195,13 +196,12 @@ def write_json(report: dict[str, Any], out_dir: Path) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     name = "-".join(_slug(p) for p in ("bench", first.get("name", ""), model, stamp) if p)
     path = out_dir / f"{name}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(report, indent=1, default=str))
     return path
 
 
 def load_json(path: Path) -> dict[str, Any]:
+    """Read a bench report; a one-line CoderError when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -223,10 +223,12 @@ def _slug(text: str) -> str:
 
 
 def fmt(value: float | None, spec: str = ".2f", suffix: str = "") -> str:
+    """``value`` formatted with ``spec`` and ``suffix``, or an en dash when missing."""
     return "–" if value is None else f"{value:{spec}}{suffix}"
 
 
 def pct(value: float | None) -> str:
+    """A fraction as a percentage, or an en dash when missing."""
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
@@ -246,6 +248,13 @@ def render(report: dict[str, Any], console: Console, *, definitions: bool = True
 
 
 def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console) -> None:
+    _render_single(res, console)
+    _render_concurrency(res, console)
+    _render_extras(res, console)
+    _render_notes(target, console)
+
+
+def _render_single(res: dict[str, Any], console: Console) -> None:
     classes = [c for c in ("fresh", "full", "region")
                if any(c in row["decode_tps_by_class"] for row in res["single"])]
     if res["single"]:
@@ -273,6 +282,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
                     cells = [f"{pct(s)} ({pct(c)})" for s, c in pairs]
                     p.add_row(row["label"], *cells, *([""] * (depth - len(cells))))
             console.print(p)
+
+
+def _render_concurrency(res: dict[str, Any], console: Console) -> None:
     if res["concurrency"]:
         c = Table(title=f"{res['name']}: concurrency (aggregate output tok/s incl. TTFT)")
         for col in ("run", "c", "output tok/s", "TTFT p50", "AL", "busy streams", "speedup", "flags"):
@@ -283,6 +295,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
                       fmt(row["ttft_p50"], ".3f", "s"), fmt(row["acceptance_length"], ".3f"),
                       fmt(row["mean_active_streams"]), fmt(row["speedup"], ".2f", "×"), flags)
         console.print(c)
+
+
+def _render_extras(res: dict[str, Any], console: Console) -> None:
     for pre in res["prefill"]:
         cold, warm = pre["cold"], pre["warm"]
         console.print(f"prefill ({pre['label']}): cold {fmt(cold['prompt_tokens'], '.0f')} prompt tokens at "
@@ -301,6 +316,9 @@ def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console
     if res["recommendation"]:
         rec = ", ".join(f"{cls} k={k}" for cls, k in res["recommendation"].items())
         console.print(f"[bold]recommended k[/] ({res['name']}): {rec}")
+
+
+def _render_notes(target: dict[str, Any], console: Console) -> None:
     for note in target.get("notes", []):
         console.print(f"note: {note}", highlight=False)
     for run in target["runs"] + target.get("baseline_runs", []):

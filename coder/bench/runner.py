@@ -14,15 +14,26 @@ import time
 import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
+from coder.backends.engine import adapter_for
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.bench import stats
+from coder.bench.records import (
+    RequestRecord,
+    RunResult,
+    server_record,
+    spec_json,
+    stats_json,
+    summarize_concurrency,
+    summarize_prefill,
+    summarize_single,
+)
 from coder.bench.workloads import Workload, prefill_messages
 from coder.errors import CoderError
-from coder.telemetry.metrics import SpecDelta, SpecStats
-from coder.telemetry.stream import Delta, StreamResult
+from coder.telemetry.metrics import SpecStats
+from coder.telemetry.stats import Chunk, Reply
 
 THINKING_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
 WARMUP = Workload("warm-up", "fresh", [{"role": "user", "content": "Count from one to ten in words."}])
@@ -31,17 +42,23 @@ WARMUP = Workload("warm-up", "fresh", [{"role": "user", "content": "Count from o
 class Progress(Protocol):
     """Where a run reports work: ``add`` grows the total, ``step`` marks one request done."""
 
-    def add(self, n: int) -> None: ...
+    def add(self, n: int) -> None:
+        """Grow the total by ``n`` requests."""
+        ...
 
-    def step(self, description: str) -> None: ...
+    def step(self, description: str) -> None:
+        """One request done."""
+        ...
 
 
 class NullProgress:
+    """Progress that reports nowhere."""
+
     def add(self, n: int) -> None:
-        pass
+        """Ignore."""
 
     def step(self, description: str) -> None:
-        pass
+        """Ignore."""
 
 
 @dataclass
@@ -56,95 +73,6 @@ class Settings:
     per_request_counters: bool = True  # snapshot /metrics around every single-stream request
     prefill_chars: int = 6000
     settle_timeout: float = 5.0
-
-
-@dataclass
-class RequestRecord:
-    """Raw numbers of one request (times in seconds; ``start``/``end`` relative to the run's t0)."""
-
-    workload: str
-    cls: str
-    rep: int
-    k_cap: int | None = None
-    start: float = 0.0
-    end: float = 0.0
-    ttft: float | None = None
-    wall: float = 0.0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cached_tokens: int | None = None
-    finish_reason: str | None = None
-    chunks: int = 0  # content-bearing SSE frames (≠ tokens under speculation)
-    draft_n: int | None = None
-    draft_n_accepted: int | None = None
-    timings: dict[str, Any] = field(default_factory=dict)
-    decode_tps: float | None = None
-    tpot: float | None = None
-    derived_al: float | None = None
-    spec: dict[str, Any] | None = None  # counter delta around this request (single-stream only)
-    text: str = ""
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and bool(self.completion_tokens)
-
-
-@dataclass
-class RunResult:
-    """One measured run: its configuration, every request, counters and a summary."""
-
-    kind: str  # single | concurrency | prefill
-    label: str
-    server: dict[str, Any]
-    k: int | None = None  # effective draft depth of the run (None = no speculation)
-    k_applied: str | None = None  # launch | request-cap | restart | none
-    concurrency: int = 1
-    requests: list[RequestRecord] = field(default_factory=list)
-    warmup: list[RequestRecord] = field(default_factory=list)
-    counters_before: dict[str, Any] = field(default_factory=dict)
-    counters_after: dict[str, Any] = field(default_factory=dict)
-    counters_settled: bool = True
-    spec: dict[str, Any] = field(default_factory=dict)
-    summary: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def server_record(server: ServerInfo) -> dict[str, Any]:
-    """The server facts every run carries (engine, build, model, drafter, k, argv)."""
-    return {
-        "url": server.url, "engine": server.engine, "profile": server.profile, "managed": server.managed,
-        "model": server.model, "drafter": server.drafter, "spec_type": server.spec_type,
-        "k_launch": server.k, "k_max": server.k_max, "draft_cap": server.draft_cap,
-        "verified": server.verified, "verdict": server.verdict, "build": server.build, "argv": server.argv,
-    }
-
-
-def spec_json(delta: SpecDelta, k: int | None = None) -> dict[str, Any]:
-    """A counter delta with every derived figure (survival and conditional per position)."""
-    out: dict[str, Any] = {
-        "drafts": delta.drafts, "draft_tokens": delta.draft_tokens, "accepted": delta.accepted,
-        "generated": delta.generated, "accepted_per_pos": list(delta.accepted_per_pos),
-        "drafted_per_pos": list(delta.drafted_per_pos),
-        "acceptance_length": delta.acceptance_length, "acceptance_rate": delta.acceptance_rate,
-        "mean_draft_len": delta.mean_draft_len,
-        # llama.cpp sizes its per-position counters by the launch depth; under a per-request cap
-        # the positions past k cannot be reached, so they are cut rather than shown as 0%.
-        "survival": delta.survival()[:k] if k else delta.survival(),
-        "conditional": delta.conditional()[:k] if k else delta.conditional(),
-    }
-    if k and delta.drafts > 0:
-        # Steps whose draft was cut short (near max_tokens, or a drafter that stopped early)
-        # cannot count at deep positions: this bounds how far survival is biased low.
-        out["draft_slot_deficit"] = max(0.0, k * delta.drafts - delta.draft_tokens)
-    return out
-
-
-def stats_json(s: SpecStats) -> dict[str, Any]:
-    return asdict(s)
 
 
 class Counters:
@@ -163,6 +91,7 @@ class Counters:
         self._lock = threading.Lock()
 
     def count(self, tokens: int | None) -> None:
+        """Add a finished request's generated tokens to what the counters must reach."""
         with self._lock:
             self.issued += tokens or 0
 
@@ -190,17 +119,19 @@ class Runner:
         self.server = server
         self.settings = settings
         self.progress = progress or NullProgress()
+        self.adapter = adapter_for(server.engine)
         self.api = server.api(timeout=30)
         self.counters = Counters(self.api, settings.settle_timeout)
         self.warmed = False
 
     def close(self) -> None:
+        """Close the HTTP client."""
         self.api.close()
 
     # ------------------------------------------------------------ one request
 
     def _messages(self, w: Workload) -> list[dict[str, str]]:
-        if not self.settings.cold or self.server.engine == "llama.cpp":
+        if not self.settings.cold or self.adapter.per_request_cache:
             return w.messages
         # vLLM/SGLang have no per-request cache switch: a unique first line makes every prefix new.
         first, *rest = w.messages
@@ -212,10 +143,10 @@ class Runner:
         """Send one streamed request and record it (errors are recorded, not raised)."""
         t0 = time.monotonic() if t0 is None else t0
         rec = RequestRecord(w.name, w.cls, rep, k_cap=k_cap)
-        cold = self.settings.cold and self.server.engine == "llama.cpp"
+        cold = self.settings.cold and self.adapter.per_request_cache
         client = self.server.chat()
         rec.start = time.monotonic() - t0
-        result: StreamResult | None = None
+        reply: Reply | None = None
         try:
             for item in client.stream(
                 self._messages(w), max_tokens=max_tokens or self.settings.max_tokens,
@@ -223,28 +154,20 @@ class Runner:
                 cache_prompt=cache_prompt if cache_prompt is not None else (False if cold else None),
                 extra_body=THINKING_OFF,
             ):
-                if isinstance(item, Delta):
-                    rec.chunks += 1
+                if isinstance(item, Chunk):
+                    rec.stats.add(item)
                 else:
-                    result = item
+                    reply = item
         except CoderError as exc:
             rec.error = str(exc)
         rec.end = time.monotonic() - t0
-        if result is not None:
-            rec.ttft, rec.wall, rec.text = result.ttft, result.wall, result.text
-            rec.prompt_tokens, rec.cached_tokens = result.prompt_tokens, result.cached_tokens
-            rec.completion_tokens = result.completion_tokens
-            rec.finish_reason, rec.timings = result.finish_reason, result.timings
-            rec.draft_n, rec.draft_n_accepted = result.draft_n, result.draft_n_accepted
-            rec.decode_tps = stats.decode_tps(rec.completion_tokens, rec.wall, rec.ttft)
-            rec.tpot = stats.tpot(rec.completion_tokens, rec.wall, rec.ttft)
-            rec.derived_al = stats.derived_acceptance_length(
-                result.timings.get("predicted_n", rec.completion_tokens), rec.draft_n_accepted)
+        if reply is not None:
+            rec.stats, rec.text, rec.answered = reply.stats, reply.text, True
             if rec.completion_tokens is None and rec.error is None:
                 rec.error = "the server returned no usage (completion_tokens); counts would be guesses"
             elif not rec.completion_tokens and rec.error is None:
                 rec.error = "0 completion tokens"
-        self.counters.count(result.timings.get("predicted_n", rec.completion_tokens) if result else None)
+        self.counters.count(rec.completion_tokens)
         return rec
 
     def warm_up(self) -> list[RequestRecord]:
@@ -343,7 +266,7 @@ class Runner:
             rec.cls = "cold"
             run.requests.append(rec)
             self.progress.step(f"{label} prefill cold #{rep + 1}")
-        if self.server.engine == "llama.cpp":
+        if self.adapter.per_request_cache:
             # Reuse is the point here: fill the cache, then time a request that hits it.
             self.request(w, -1, max_tokens=8, cache_prompt=True, t0=t0)
             rec = self.request(w, 0, max_tokens=8, cache_prompt=True, t0=t0)
@@ -369,88 +292,3 @@ class Runner:
             run.notes.append("no /metrics endpoint: acceptance length is derived from timings only")
 
 
-# ---------------------------------------------------------------- summaries
-
-
-def _by_workload(records: Sequence[RequestRecord]) -> dict[str, list[RequestRecord]]:
-    out: dict[str, list[RequestRecord]] = {}
-    for r in records:
-        out.setdefault(r.workload, []).append(r)
-    return out
-
-
-def summarize_single(records: Sequence[RequestRecord]) -> dict[str, Any]:
-    """Per-prompt medians, per-class and overall mean of medians, TTFT, lengths, errors."""
-    ok = [r for r in records if r.ok]
-    per_prompt: dict[str, Any] = {}
-    by_class: dict[str, dict[str, list[float]]] = {}
-    for name, recs in _by_workload(ok).items():
-        tps = [r.decode_tps for r in recs if r.decode_tps is not None]
-        per_prompt[name] = {
-            "class": recs[0].cls, "decode_tps_median": stats.median(tps), "decode_tps": tps,
-            "ttft_median": stats.median([r.ttft for r in recs if r.ttft is not None]),
-            "completion_tokens_median": stats.median([float(r.completion_tokens or 0) for r in recs]),
-            "derived_al_median": stats.median([r.derived_al for r in recs if r.derived_al is not None]),
-        }
-        by_class.setdefault(recs[0].cls, {})[name] = tps
-    all_tps = {name: p["decode_tps"] for name, p in per_prompt.items()}
-    failed = [r for r in records if not r.ok]
-    return {
-        "decode_tps": stats.mean_of_medians(all_tps),
-        "decode_tps_by_class": {cls: stats.mean_of_medians(v) for cls, v in sorted(by_class.items())},
-        "per_prompt": per_prompt,
-        "ttft": stats.summary([r.ttft for r in ok if r.ttft is not None]),
-        "tpot": stats.summary([r.tpot for r in ok if r.tpot is not None]),
-        "completion_tokens": stats.summary([float(r.completion_tokens or 0) for r in ok]),
-        "hit_cap": sum(1 for r in ok if r.finish_reason == "length"),
-        "tokens_per_chunk": _ratio(sum(r.completion_tokens or 0 for r in ok), sum(r.chunks for r in ok)),
-        "derived_al_mean": stats.mean([r.derived_al for r in ok if r.derived_al is not None]),
-        "requests": len(records),
-        "failed": len(failed),
-        "first_errors": [r.error for r in failed[:3]],
-    }
-
-
-def summarize_concurrency(records: Sequence[RequestRecord], c: int) -> dict[str, Any]:
-    ok = [r for r in records if r.ok]
-    if not ok:
-        return {"concurrency": c, "requests": len(records), "failed": len(records),
-                "first_errors": [r.error for r in records[:3]]}
-    start, end = min(r.start for r in ok), max(r.end for r in ok)
-    tokens = sum(r.completion_tokens or 0 for r in ok)
-    duration = end - start
-    return {
-        "concurrency": c,
-        "output_throughput": tokens / duration if duration > 0 else None,
-        "duration": duration,
-        "ttft": stats.summary([r.ttft for r in ok if r.ttft is not None]),
-        "tpot": stats.summary([r.tpot for r in ok if r.tpot is not None]),
-        "per_stream_decode_tps": stats.summary([r.decode_tps for r in ok if r.decode_tps is not None]),
-        "mean_active_streams": stats.mean_active_streams([(r.start, r.end) for r in ok]),
-        "prompt_counts": {name: len(v) for name, v in _by_workload(records).items()},
-        "requests": len(records),
-        "failed": len(records) - len(ok),
-        "first_errors": [r.error for r in records if not r.ok][:3],
-    }
-
-
-def summarize_prefill(records: Sequence[RequestRecord]) -> dict[str, Any]:
-    def part(cls: str) -> dict[str, Any]:
-        recs = [r for r in records if r.cls == cls and r.error is None]
-        server_tps = [float(r.timings["prompt_per_second"]) for r in recs
-                      if r.timings.get("prompt_per_second")]
-        client_tps = [(r.prompt_tokens or 0) / r.ttft for r in recs if r.ttft and r.prompt_tokens]
-        return {
-            "n": len(recs),
-            "prompt_tokens": stats.median([float(r.prompt_tokens or 0) for r in recs]),
-            "prompt_tps_server": stats.median(server_tps),  # llama.cpp timings.prompt_per_second
-            "prompt_tps_client": stats.median(client_tps),  # prompt_tokens / TTFT
-            "ttft_median": stats.median([r.ttft for r in recs if r.ttft is not None]),
-            "cached_tokens": stats.median([float(r.cached_tokens or 0) for r in recs]),
-        }
-
-    return {"cold": part("cold"), "warm": part("warm")}
-
-
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None

@@ -1,4 +1,8 @@
-"""Statistics for ``coder bench``: pure functions on plain numbers, no I/O."""
+"""Statistics for ``coder bench``: pure functions on plain numbers, no I/O.
+
+Per-request speed figures (decode tok/s, TPOT, acceptance length) are defined once in
+:mod:`coder.telemetry.figures`; this module aggregates them.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 
 def mean(values: Iterable[float]) -> float | None:
+    """Arithmetic mean; None when empty."""
     vals = list(values)
     return sum(vals) / len(vals) if vals else None
 
 
 def median(values: Iterable[float]) -> float | None:
+    """Median; None when empty."""
     return percentile(values, 50.0)
 
 
@@ -61,36 +67,6 @@ def mean_of_medians(samples: Mapping[str, Sequence[float]]) -> float | None:
     return mean(medians)
 
 
-def decode_tps(completion_tokens: int | None, wall: float, ttft: float | None) -> float | None:
-    """completion_tokens / (wall − TTFT): decode speed that leaves prefill out."""
-    if not completion_tokens or ttft is None or wall <= ttft:
-        return None
-    return completion_tokens / (wall - ttft)
-
-
-def tpot(completion_tokens: int | None, wall: float, ttft: float | None) -> float | None:
-    """(E2E − TTFT) / (N − 1): vLLM's TPOT, AIPerf/GuideLLM's ITL; undefined for N ≤ 1."""
-    if not completion_tokens or completion_tokens <= 1 or ttft is None or wall < ttft:
-        return None
-    return (wall - ttft) / (completion_tokens - 1)
-
-
-def acceptance_length(accepted: float, drafts: float) -> float | None:
-    """1 + accepted / drafts: tokens per verification step, bonus token included."""
-    return 1.0 + accepted / drafts if drafts > 0 else None
-
-
-def derived_acceptance_length(predicted: int | None, accepted: int | None) -> float | None:
-    """predicted / (predicted − accepted): per-request AL from llama.cpp ``timings`` (approximate).
-
-    Each verification step emits its accepted drafts plus one token of its own, so
-    steps ≈ predicted − accepted; the first token (from prefill) makes this a slight overestimate.
-    """
-    if not predicted or accepted is None or predicted <= accepted:
-        return None
-    return predicted / (predicted - accepted)
-
-
 def fraction_of_ideal(delivered: float | None, baseline: float | None, al: float | None) -> float | None:
     """delivered ÷ (baseline × AL): the share of the speedup that perfect, free drafting would give."""
     if not delivered or not baseline or not al:
@@ -99,6 +75,7 @@ def fraction_of_ideal(delivered: float | None, baseline: float | None, al: float
 
 
 def speedup(value: float | None, baseline: float | None) -> float | None:
+    """``value`` ÷ ``baseline``; None when either is missing or the baseline is 0."""
     if value is None or not baseline:
         return None
     return value / baseline

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coder.backends import manager
+from coder.backends.engine import adapter_for
 from coder.backends.server import ServerInfo
 from coder.bench import stats
-from coder.bench.runner import NullProgress, Progress, Runner, RunResult, Settings
+from coder.bench.records import RunResult
+from coder.bench.runner import NullProgress, Progress, Runner, Settings
 from coder.bench.workloads import Workload
 from coder.config import Profile
 from coder.errors import CoderError
@@ -30,6 +32,8 @@ class Target:
 
 @dataclass
 class Plan:
+    """What a bench invocation measures: targets, k values, concurrencies, settings."""
+
     workloads: list[Workload]
     settings: Settings
     targets: list[Target]
@@ -109,13 +113,8 @@ class _Session:
 
 
 def _slots(server: ServerInfo) -> int | None:
-    if server.engine != "llama.cpp":
-        return None
     with server.api() as api:
-        try:
-            return len(api.slots()) or None
-        except CoderError:
-            return None
+        return adapter_for(server.engine).slot_count(api)
 
 
 def run_target(plan: Plan, target: Target, progress: Progress) -> dict[str, Any]:

@@ -34,6 +34,7 @@ class Workload:
     source: str = "builtin"  # where the prompt came from (path[:line] for user prompts)
 
     def to_json(self) -> dict[str, Any]:
+        """The workload as recorded in the report (messages included)."""
         return {"name": self.name, "class": self.cls, "file": self.file, "source": self.source,
                 "messages": self.messages}
 
@@ -245,6 +246,12 @@ def _from_record(obj: dict[str, Any], where: str, base: Path) -> Workload:
         if "lines" in obj:
             raise CoderError(f"{where}: \"lines\" needs \"file\" and class region")
         return Workload(name, cls, [{"role": "user", "content": prompt}], file=file, source=where)
+    return _file_workload(obj, where, base, name, cls, file, prompt)
+
+
+def _file_workload(obj: dict[str, Any], where: str, base: Path, name: str, cls: str, file: str,
+                   prompt: str) -> Workload:
+    """A full or region workload built from a file the record names."""
     src = (base / file).expanduser()
     if not src.is_file():
         raise CoderError(f"{where}: file not found: {src}")

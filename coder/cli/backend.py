@@ -11,6 +11,8 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder.backends import manager
+from coder.backends.engine import adapter_for
+from coder.cli import Subparsers
 from coder.cli.progress import phase_bar
 from coder.config import Profile
 from coder.errors import CoderError
@@ -48,7 +50,7 @@ def load_profile(args: argparse.Namespace) -> Profile:
 def _install(args: argparse.Namespace) -> int:
     from coder.backends.llamacpp_install import choose_variant, install, installed
 
-    if args.engine != "llama.cpp":
+    if not adapter_for(args.engine).installable:
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
     cuda = True if args.cuda else False if args.cpu else None
     reused = not args.force and installed(choose_variant(cuda)) is not None
@@ -123,14 +125,17 @@ def _logs(args: argparse.Namespace) -> int:
     lines = path.read_text(errors="replace").splitlines()
     print("\n".join(lines[-args.lines:]))
     if args.follow:
-        with path.open(errors="replace") as fh:
-            fh.seek(0, 2)
-            while manager.current(info.profile):
-                line = fh.readline()
-                if line:
-                    print(line, end="", flush=True)
-                else:
-                    time.sleep(0.2)
+        from coder.fsutil import LogFollower
+
+        def show(new: list[str]) -> None:
+            print("\n".join(new), flush=True)
+
+        follower = LogFollower(path, show, from_start=False).start()
+        try:
+            while manager.current(info.profile) and not follower.stopped:
+                time.sleep(0.5)
+        finally:
+            follower.stop()
     return 0
 
 
@@ -164,7 +169,8 @@ def _profile_overrides(p: argparse.ArgumentParser) -> None:
     p.add_argument("--binary", help="server executable to use")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
+    """Add this command group's parsers."""
     backend = sub.add_parser("backend", help="install, start, verify and supervise the inference server",
                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     bsub = backend.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from coder import config as config_mod
+from coder.cli import Subparsers
 from coder.errors import CoderError
 
 EPILOG = """\
@@ -36,7 +37,8 @@ def _ints(text: str) -> list[int]:
     return sorted(dict.fromkeys(values))
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
+    """Add this command group's parsers."""
     p = sub.add_parser(
         "bench", help="measure tok/s, acceptance and the best k on your own prompts",
         description="Benchmark the speculative-decoding backend the way the seeds do: greedy, thinking "

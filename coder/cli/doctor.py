@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from coder.cli import Subparsers
 from coder.cli.backend import load_profile
 from coder.doctor import run_checks
 from coder.repo import find_repo_root
@@ -29,7 +30,8 @@ def _doctor(args: argparse.Namespace) -> int:
     return 1 if any(c.ok is False for c in checks) else 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
+    """Add this command group's parsers."""
     p = sub.add_parser("doctor", help="check binary, models, compatibility, port, GPU and config")
     p.add_argument("profile", nargs="?", help="profile to check (default: the default profile)")
     p.add_argument("--json", action="store_true")

@@ -6,14 +6,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
-from coder.backends.server import ServerInfo
-from coder.edit import gitops
-from coder.edit.apply import diff_stat
-from coder.edit.engine import MODES, ApplyResult, EditEngine, EditProposal, FixedK, KPolicy, Progress
+from coder.cli import Subparsers
+from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.prefill import render as prefill_line
+
+if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
+    from coder.backends.server import ServerInfo
+    from coder.edit.engine import EditEngine
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
+    from coder.telemetry.stats import RequestStats
 
 EDIT_EPILOG = """\
 examples:
@@ -29,7 +33,8 @@ Refused replies (truncated, elided, unparsable, not one block) leave the file by
 """
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
+    """Add ``edit`` and ``undo``."""
     p = subparsers.add_parser(
         "edit", help="ask the model to rewrite a file or a region, show the diff, apply and commit",
         description="Send one edit request: the model returns the whole file (full) or a whole region "
@@ -63,17 +68,10 @@ def register(subparsers: Any) -> None:
 
 
 def _find_server(args: argparse.Namespace) -> ServerInfo:
-    if args.attach:
-        try:
-            from coder.backends import manager
+    from coder.backends import manager
 
-            return manager.attach(args.attach, args.api_key)
-        except (ImportError, AttributeError):
-            return ServerInfo(url=args.attach, api_key=args.api_key)
-    try:
-        from coder.backends import manager
-    except ImportError:
-        raise CoderError("no backend manager available; use --attach URL") from None
+    if args.attach:
+        return manager.attach(args.attach, args.api_key)
     info = manager.current(args.profile)
     if info is None:
         raise CoderError("no backend is running; start one with `coder backend start`")
@@ -85,6 +83,8 @@ def _policy(args: argparse.Namespace) -> KPolicy | None:
         return None
     if args.k < 0:
         raise CoderError("--k must be 0 or more")
+    from coder.edit.model import FixedK
+
     return FixedK(args.k)
 
 
@@ -96,17 +96,17 @@ class _ProgressPrinter:
         self.every = every
         self.next_at = 0.0
 
-    def __call__(self, event: Progress) -> None:
+    def __call__(self, event: RequestStats) -> None:
         if not self.tty and event.elapsed < self.next_at:
             return
         self.next_at = event.elapsed + self.every
-        if event.prefill is not None:
+        if event.prefill is not None and event.ttft is None:  # still processing the prompt
             line = "  " + prefill_line(event.prefill)
             sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
             sys.stderr.flush()
             return
-        tps = f"{event.tok_s:5.1f} tok/s" if event.tok_s else "  ... tok/s"
-        acc = f", drafts accepted {event.draft_accepted or 0}/{event.draft_n}" if event.draft_n else ""
+        tps = f"{event.decode_tps:5.1f} tok/s" if event.decode_tps else "  ... tok/s"
+        acc = f", drafts accepted {event.draft_n_accepted or 0}/{event.draft_n}" if event.draft_n else ""
         line = f"  streaming: {event.tokens} tok, {tps}{acc}, {event.elapsed:.1f}s"
         sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
         sys.stderr.flush()
@@ -119,7 +119,7 @@ def _stats_line(p: EditProposal) -> str:
         return format(v, fmt) if v is not None else "n/a"
     k = f"k={p.k}" if p.k is not None else "k=launch"
     acc_src = f" ({s.acceptance_source})" if s.acceptance_source else ""
-    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.tok_s, '.1f')} tok/s, "
+    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.decode_tps, '.1f')} tok/s, "
             f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
             f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
             f"completion {s.completion_tokens} tok")
@@ -150,6 +150,7 @@ def _confirm() -> bool:
 
 
 def run_edit(args: argparse.Namespace) -> int:
+    """``coder edit``: one edit end to end; exit 2 when the reply is refused (file untouched)."""
     result: dict[str, Any] = {"ok": False, "applied": False}
     try:
         return _run_edit(args, result)
@@ -163,36 +164,31 @@ def run_edit(args: argparse.Namespace) -> int:
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    from coder.backends.session import BackendSession
     from coder.config import load
+    from coder.edit import gitops
+    from coder.edit.apply import diff_stat
+    from coder.edit.engine import EditEngine
 
     cwd = Path.cwd()
     repo = gitops.open_repo(cwd)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    engine = EditEngine(None, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
+    session = BackendSession(None)
+    engine = EditEngine(session, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty)
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
     server = _find_server(args)
     if args.k is not None and not server.draft_cap:
         print(f"coder: --k {args.k} ignored: this server cannot cap k per request (launch k={server.k}); "
               "relaunch it with `coder backend stop` and `coder backend start --k N`", file=sys.stderr)
-    engine.connect(server)
+    session.replace(server)
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:
         print("coder: not a git repository: the edit will be written without a commit", file=err)
     print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
-    tty = err.isatty()
-    show = _ProgressPrinter(tty)
-    proposal: EditProposal | None = None
-    for event in engine.run(request):
-        if isinstance(event, Progress):
-            show(event)
-        else:
-            proposal = event
-    if tty:
-        err.write("\n")
-    assert proposal is not None
+    proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
     if not proposal.ok:
         print(f"coder: {_stats_line(proposal)}", file=err)
@@ -205,16 +201,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else proposal.diff)
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
-    applied: ApplyResult | None = None
-    if not proposal.changed:
-        note = "the model made no changes; nothing written"
-    elif args.dry_run:
-        note = "dry run: nothing written"
-    elif args.yes or (not args.json and _confirm()):
-        applied = engine.apply(proposal)
-        note = "; ".join(["applied", *applied.notes])
-    else:
-        note = "not applied (pass --yes to apply without asking)"
+    applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
     result["snapshot_commit"] = applied.snapshot if applied else None
@@ -225,7 +212,42 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     return 0
 
 
+def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
+    """Run the request, showing progress on ``err``; the proposal it ends with."""
+    from coder.telemetry.stats import RequestStats
+
+    tty = err.isatty()
+    show = _ProgressPrinter(tty)
+    proposal: EditProposal | None = None
+    for event in engine.run(request):
+        if isinstance(event, RequestStats):
+            show(event)
+        else:
+            proposal = event
+    if tty:
+        err.write("\n")
+    if proposal is None:
+        raise CoderError("internal: the edit stream ended without a result")
+    return proposal
+
+
+def _maybe_apply(engine: EditEngine, proposal: EditProposal,
+                 args: argparse.Namespace) -> tuple[ApplyResult | None, str]:
+    """Apply when asked to (``--yes`` or a yes at the prompt); the result and a note for the user."""
+    if not proposal.changed:
+        return None, "the model made no changes; nothing written"
+    if args.dry_run:
+        return None, "dry run: nothing written"
+    if args.yes or (not args.json and _confirm()):
+        applied = engine.apply(proposal)
+        return applied, "; ".join(["applied", *applied.notes])
+    return None, "not applied (pass --yes to apply without asking)"
+
+
 def run_undo(args: argparse.Namespace) -> int:
+    """``coder undo``: revert coder's last edit commit."""
+    from coder.edit import gitops
+
     repo = gitops.open_repo(Path.cwd())
     try:
         if repo is None:

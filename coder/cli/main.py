@@ -33,6 +33,8 @@ examples:
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help formatter that keeps the hand-wrapped examples as written."""
+
     pass
 
 
@@ -53,6 +55,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def tui_parser() -> argparse.ArgumentParser:
+    """The parser for plain ``coder [PATH]`` (the TUI)."""
     parser = argparse.ArgumentParser(
         prog="coder",
         description="Open the coder TUI in the git repository containing PATH (default: cwd).\n\n"
@@ -71,6 +74,7 @@ def tui_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``coder`` console script: a subcommand, or the TUI; returns the exit status."""
     args_in = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_in and args_in[0] in COMMANDS:

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from coder.cli import Subparsers
 from coder.errors import CoderError
 
 EPILOG = """\
@@ -88,7 +89,8 @@ def _inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
+    """Add this command group's parsers."""
     model = sub.add_parser("model", help="fetch the demo model; inspect GGUF files and checkpoints",
                            epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     msub = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)

@@ -1,33 +1,62 @@
-"""Full-file and region edits built for speculative decoding, applied safely with git."""
+"""Full-file and region edits built for speculative decoding, applied safely with git.
 
-from coder.edit.engine import (
-    ApplyResult,
-    EditEngine,
-    EditProposal,
-    EditRequest,
-    EditStats,
-    FixedK,
-    KChoice,
-    KChoiceLike,
-    KPolicy,
-    LaunchK,
-    Progress,
-)
-from coder.edit.prompt import build_messages
-from coder.edit.validate import EditRefused
+The names below are imported on first use (PEP 562), so ``import coder.edit.X`` of a light
+module (``coder edit --help`` needs only the mode names) does not load git, httpx and the
+edit engine.
+"""
 
-__all__ = [
-    "ApplyResult",
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coder.edit.engine import EditEngine
+    from coder.edit.model import (
+        ApplyResult,
+        EditProposal,
+        EditRequest,
+        FixedK,
+        KChoice,
+        KChoiceLike,
+        KPolicy,
+        LaunchK,
+        LearningKPolicy,
+    )
+    from coder.edit.prompt import build_messages
+    from coder.edit.validate import EditRefused
+
+MODES = ("full", "region", "auto")  # edit modes: auto picks full or region by predicted time
+
+_EXPORTS = {
+    "EditEngine": "coder.edit.engine",
+    "ApplyResult": "coder.edit.model",
+    "EditProposal": "coder.edit.model",
+    "EditRequest": "coder.edit.model",
+    "FixedK": "coder.edit.model",
+    "KChoice": "coder.edit.model",
+    "KChoiceLike": "coder.edit.model",
+    "KPolicy": "coder.edit.model",
+    "LaunchK": "coder.edit.model",
+    "LearningKPolicy": "coder.edit.model",
+    "build_messages": "coder.edit.prompt",
+    "EditRefused": "coder.edit.validate",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import an exported name from its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coder.edit' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [  # noqa: RUF022 (grouped like _EXPORTS)
+    "MODES",
     "EditEngine",
-    "EditProposal",
-    "EditRefused",
-    "EditRequest",
-    "EditStats",
-    "FixedK",
-    "KChoice",
-    "KChoiceLike",
-    "KPolicy",
-    "LaunchK",
-    "Progress",
+    "ApplyResult", "EditProposal", "EditRequest", "FixedK", "KChoice", "KChoiceLike", "KPolicy", "LaunchK",
+    "LearningKPolicy",
     "build_messages",
+    "EditRefused",
 ]

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
-import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.errors import CoderError
+from coder.fsutil import atomic_write
 
 
 @dataclass(frozen=True)
@@ -27,6 +24,7 @@ class FileSnapshot:
 
     @property
     def sha256(self) -> str:
+        """Hash of the bytes read, to detect a change on disk before writing."""
         return hashlib.sha256(self.raw).hexdigest()
 
     def encode(self, text: str) -> bytes:
@@ -74,6 +72,7 @@ def read_snapshot(root: Path, path: Path) -> FileSnapshot:
 
 
 def unified_diff(rel: str, old: str, new: str, context: int = 3) -> str:
+    """A unified diff of ``old`` → ``new`` labelled with ``rel``."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=context
     )
@@ -102,37 +101,6 @@ def check_unchanged(snapshot: FileSnapshot) -> None:
         raise CoderError(f"{snapshot.rel}: cannot re-read before writing: {exc.strerror}") from None
     if hashlib.sha256(now).hexdigest() != snapshot.sha256:
         raise CoderError(f"{snapshot.rel}: changed on disk since the edit was requested; not written")
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once, keeping its mode bits.
-
-    A temporary file in the same directory is written, fsynced, and renamed over the
-    target, so a crash leaves either the old or the new content, never a mix.
-    """
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".coder-tmp")
-    except OSError as exc:
-        raise CoderError(f"{path}: cannot write in {path.parent}: {exc.strerror}") from None
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CoderError(f"{path}: write failed: {exc.strerror}") from None
-    # The rename is durable only once the directory entry is on disk.
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def write_edit(snapshot: FileSnapshot, new_text: str) -> None:

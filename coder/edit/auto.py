@@ -66,18 +66,10 @@ def named_in(instruction: str) -> list[Named]:
     for m in _LINES.finditer(instruction):
         a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(3))
         add(Named(f"{a}-{b}", "lines", True))
-    taken: list[tuple[int, int]] = []
     for m in _RENAME_OLD.finditer(instruction):
         if m.group(1).lower() not in _NOT_NAMES:
             add(Named(m.group(1).rstrip("."), None, True))
-    for m in _KIND_WORD.finditer(instruction):
-        before = instruction[max(0, m.start() - 24):m.start()]
-        name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
-        # "the function split" names split; "the class that parses" names nothing.
-        if name.lower() in _NOT_NAMES:
-            continue
-        add(Named(name, kind, True, bool(_CREATE.search(before))))
-        taken.append(m.span())
+    taken = _kind_words(instruction, add)
     # "parse_binding()" must exist; a backticked name may be a variable ("rename `lines`").
     for pattern, sure in ((_CALL, True), (_TICKED, False)):
         for m in pattern.finditer(instruction):
@@ -90,6 +82,20 @@ def named_in(instruction: str) -> list[Named]:
         if _looks_like_code(word):
             add(Named(word, None, False))
     return list(out.values())
+
+
+def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[int, int]]:
+    """Names after "function", "method", "class", "def"; returns the spans they cover."""
+    taken: list[tuple[int, int]] = []
+    for m in _KIND_WORD.finditer(instruction):
+        before = instruction[max(0, m.start() - 24):m.start()]
+        name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
+        # "the function split" names split; "the class that parses" names nothing.
+        if name.lower() in _NOT_NAMES:
+            continue
+        add(Named(name, kind, True, bool(_CREATE.search(before))))
+        taken.append(m.span())
+    return taken
 
 
 def _looks_like_code(word: str) -> bool:

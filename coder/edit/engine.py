@@ -1,239 +1,57 @@
-"""The edit engine shared by ``coder edit`` and the TUI.
+"""The edit engine shared by ``coder edit``, the TUI and the bench.
 
-``prepare`` builds a request (file snapshot, mode, prompt, token budget, k),
-``run`` streams it and yields :class:`Progress` events and finally one
-:class:`EditProposal` (validated, or carrying the refusal), and ``apply`` writes an
-accepted proposal atomically and commits it. The TUI drives ``run`` from a thread
-worker; nothing here imports Textual.
+``prepare`` builds a request (file snapshot, mode, prompt, token budget, k
+decision) and touches nothing; ``run`` carries out the k decision through the
+:class:`~coder.backends.session.BackendSession` (a restart happens there, in the
+caller's thread, cancellable), streams the request and yields
+:class:`~coder.telemetry.stats.RequestStats` snapshots and finally one
+:class:`EditProposal` (validated, or carrying the refusal); ``apply`` writes an
+accepted proposal atomically and commits it. Nothing here imports Textual or openai.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
 
-import httpx
-import openai
+from git import Repo
 
-from coder.backends.server import ServerAPI, ServerInfo
-from coder.edit import auto, gitops
-from coder.edit.apply import FileSnapshot, check_unchanged, diff_stat, read_snapshot, unified_diff, write_edit
-from coder.edit.prompt import EditPrompt, build_messages, repo_context
+from coder.backends.server import ServerInfo
+from coder.backends.session import BackendSession
+from coder.edit import MODES, auto, gitops
+from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
+from coder.edit.budget import plan_budget
+from coder.edit.model import (
+    ApplyResult,
+    EditProposal,
+    EditRequest,
+    KChoiceLike,
+    KPolicy,
+    LaunchK,
+    LearningKPolicy,
+)
+from coder.edit.prompt import build_messages, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
-from coder.edit.tokens import Budget, TokenCounter, plan_budget
-from coder.edit.validate import DriftGuard, EditRefused, check_reply, closing_fence_seen, parse_fenced
+from coder.edit.stream import ChunkTap, partial_body, stream_edit
+from coder.edit.validate import DriftGuard, EditRefused, check_reply
 from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
-from coder.telemetry.metrics import SpecDelta, SpecStats
-from coder.telemetry.prefill import PrefillTracker, PrefillView, PromptProgress
-from coder.telemetry.stream import Delta, StreamResult
+from coder.telemetry.metrics import SpecDelta
+from coder.telemetry.stats import RequestStats
+from coder.tokens import TokenCounter
 
-MODES = ("full", "region", "auto")
 # Expected decode tok/s per request class when no live statistics are given. Only the
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
 # accepted more often than in a region, and a fresh request copies nothing.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
 CONTEXT_LINES = 3  # lines shown around a region
-FENCE_GRACE_CHUNKS = 3  # after the closing fence, chunks read while waiting for the final usage
 
 
-@dataclass(frozen=True)
-class KChoice:
-    """Draft depth for one request: ``k=None`` means the server's launch k, uncapped."""
-
-    k: int | None
-    reason: str
-    via: str
-
-
-class KChoiceLike(Protocol):
-    """Any k choice: this module's :class:`KChoice` or ``coder.kpolicy``'s richer one."""
-
-    @property
-    def k(self) -> int | None: ...
-
-    @property
-    def reason(self) -> str: ...
-
-    @property
-    def via(self) -> str: ...
-
-
-class KPolicy(Protocol):
-    """What the edit engine needs from a k policy (``coder.kpolicy`` provides real ones).
-
-    A policy may also have ``observe(choice, timings, delta)``; the engine then feeds
-    each finished edit back to it.
-    """
-
-    def choose(self, request_class: str) -> KChoiceLike: ...
-
-
-class LaunchK:
-    """Default policy: leave k at the server's launch value."""
-
-    def choose(self, request_class: str) -> KChoice:
-        return KChoice(None, "launch k, no per-request cap", "default")
-
-
-@dataclass(frozen=True)
-class FixedK:
-    """A k the user asked for (``--k N``)."""
-
-    k: int
-
-    def choose(self, request_class: str) -> KChoice:
-        return KChoice(self.k, f"fixed by the user (--k {self.k})", "user")
-
-
-@dataclass(frozen=True)
-class EditRequest:
-    """Everything needed to send one edit and to apply its reply."""
-
-    snapshot: FileSnapshot
-    instruction: str
-    mode: str  # "full" | "region"
-    request_class: str  # "full" | "region" | "fresh"
-    mode_reason: str
-    region: Region | None
-    before: str  # file text before the region (empty in full mode)
-    after: str
-    prompt: EditPrompt
-    budget: Budget
-    k: KChoiceLike
-    token_source: str
-    predictions: dict[str, auto.Prediction] | None = None  # auto mode: both modes' predicted times
-
-    @property
-    def messages(self) -> list[dict[str, str]]:
-        return self.prompt.messages
-
-
-@dataclass
-class EditStats:
-    ttft: float | None = None
-    wall: float = 0.0
-    tok_s: float | None = None
-    acceptance_length: float | None = None
-    acceptance_source: str | None = None  # "metrics" (exact) | "stream" (per-chunk counters)
-    draft_n: int | None = None
-    draft_accepted: int | None = None
-    prompt_tokens: int | None = None
-    cached_tokens: int | None = None
-    completion_tokens: int | None = None
-    finish_reason: str | None = None
-    stopped_at_fence: bool = False
-    # Enter-to-diff split (seconds): queueing before the slot took the request, the server's
-    # prompt processing and generation times, and coder's own validation of the reply.
-    queue_s: float | None = None
-    prefill_s: float | None = None
-    decode_s: float | None = None
-    validate_s: float | None = None
-    prefill_updates: int = 0  # streamed prompt-progress updates received
-    prefill_max_gap: float | None = None  # longest wait between two of them (bar smoothness)
-
-
-@dataclass
-class EditProposal:
-    """A validated edit ready to apply, or the reason it was refused."""
-
-    request: EditRequest
-    new: str
-    diff: str
-    stats: EditStats
-    refusal_code: str | None = None
-    refusal: str | None = None
-    reply: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.refusal is None
-
-    @property
-    def path(self) -> Path:
-        return self.request.snapshot.path
-
-    @property
-    def rel(self) -> str:
-        return self.request.snapshot.rel
-
-    @property
-    def old(self) -> str:
-        return self.request.snapshot.text
-
-    @property
-    def mode(self) -> str:
-        return self.request.mode
-
-    @property
-    def request_class(self) -> str:
-        return self.request.request_class
-
-    @property
-    def k(self) -> int | None:
-        return self.request.k.k
-
-    @property
-    def k_reason(self) -> str:
-        return self.request.k.reason
-
-    @property
-    def changed(self) -> bool:
-        return self.ok and self.new != self.old
-
-    def to_json(self) -> dict[str, Any]:
-        added, removed = diff_stat(self.diff)
-        region = self.request.region
-        return {
-            "path": self.rel,
-            "ok": self.ok,
-            "refusal_code": self.refusal_code,
-            "refusal": self.refusal,
-            "mode": self.mode,
-            "mode_reason": self.request.mode_reason,
-            "request_class": self.request_class,
-            "region": asdict(region) if region else None,
-            "k": self.k,
-            "k_reason": self.k_reason,
-            "k_via": self.request.k.via,
-            "predicted": ({m: {**asdict(p), "total": p.total} for m, p in self.request.predictions.items()}
-                          if self.request.predictions else None),
-            "changed": self.changed,
-            "lines_added": added,
-            "lines_removed": removed,
-            "diff": self.diff,
-            "stats": asdict(self.stats),
-            "token_source": self.request.token_source,
-        }
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One streaming update (for a status line or the TUI)."""
-
-    chars: int  # reply characters so far
-    tokens: int  # generated tokens so far (server count when streamed, else chunks)
-    elapsed: float  # seconds since the request was sent
-    tok_s: float | None  # decode rate since the first token (prefill excluded)
-    draft_n: int | None  # draft tokens proposed so far (llama.cpp per-chunk timings)
-    draft_accepted: int | None
-    prefill: PrefillView | None = None  # set while the prompt is processed (no tokens yet)
-
-
-@dataclass(frozen=True)
-class ApplyResult:
-    path: str
-    written: bool
-    commit: str | None = None
-    snapshot: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-
-def locate_root(start: Path) -> tuple[Path, Any]:
+def locate_root(start: Path) -> tuple[Path, Repo | None]:
     """(root, repo) for ``start``: the enclosing git work tree, else ``start`` itself and None."""
     repo = gitops.open_repo(start)
     if repo is None:
@@ -246,7 +64,7 @@ class EditEngine:
 
     def __init__(
         self,
-        server: ServerInfo | None,
+        session: BackendSession | None,
         root: Path,
         *,
         policy: KPolicy | None = None,
@@ -256,7 +74,7 @@ class EditEngine:
         drift_guard: bool = False,
         context_limit: int = 40,
     ) -> None:
-        self.server = server
+        self.session = session or BackendSession(None)
         self.root, self.repo = locate_root(root)
         self.policy: KPolicy = policy or LaunchK()
         self.snapshot_dirty = snapshot_dirty
@@ -266,22 +84,35 @@ class EditEngine:
         self.drift_guard = drift_guard
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
-        self.counter = TokenCounter(server.api() if server else None)
         files = gitops.tracked_files(self.repo) if self.repo is not None else []
         # Frozen for the engine's lifetime so consecutive edits share a cached prefix.
         self.repo_context = repo_context(self.root.name, files, limit=context_limit)
+        self._unsubscribe = self.session.subscribe(self._backend_changed)
+
+    @property
+    def server(self) -> ServerInfo | None:
+        """The live server (the session's)."""
+        return self.session.info
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The session's token counter."""
+        return self.session.counter
 
     @property
     def has_git(self) -> bool:
+        """True inside a git work tree (edits are committed and can be undone)."""
         return self.repo is not None
 
-    def connect(self, server: ServerInfo | None) -> None:
-        """Use ``server`` from now on (token counts, context size, streaming)."""
-        self.server = server
-        self.counter = TokenCounter(server.api() if server else None, self.counter.ratio,
-                                    self.counter.calibrated)
+    def close(self) -> None:
+        """Stop following the session."""
+        self._unsubscribe()
+
+    def _backend_changed(self, info: ServerInfo | None) -> None:
         if not self._fixed_ctx:
-            self._ctx = None
+            self._ctx = None  # a new server may have another context size
+        if isinstance(self.policy, LearningKPolicy):
+            self.policy.follow(info, self.session.last_restart_s)
 
     def check_target(self, path: Path | str, *, symbol: str | None = None,
                      lines: str | None = None) -> tuple[FileSnapshot, Region | None]:
@@ -313,6 +144,10 @@ class EditEngine:
         symbol: str | None = None,
         lines: str | None = None,
     ) -> EditRequest:
+        """Build the request for ``instruction`` on ``path``: mode, prompt, budget and k decision.
+
+        Reads the file and counts tokens but changes nothing; bad input raises CoderError.
+        """
         if mode not in MODES:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
         if not instruction.strip():
@@ -346,12 +181,8 @@ class EditEngine:
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
                              mode=mode, rel=snap.rel)
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
-        choice: KChoiceLike = KChoice(None, "not chosen yet", "default")
-        if with_k:
-            choice = self.policy.choose(request_class)
-            # choosing k may have restarted a managed backend (stock build): follow it to its new URL
-            if (restarted := getattr(self.policy, "server", None)) is not None:
-                self.server = restarted
+        # pure: a restart waits for run(); auto's candidates need no k until one is picked
+        choice = self.policy.choose(request_class) if with_k else LaunchK().choose(request_class)
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
@@ -359,7 +190,7 @@ class EditEngine:
         )
 
     def _auto(self, snap: FileSnapshot, instruction: str, region: Region | None) -> EditRequest:
-        """Build both candidate requests, predict their wall times and keep the faster one."""
+        """Build both candidate requests, predict their wall times (:mod:`coder.edit.auto`), keep the faster."""
         target = (auto.Target(region, f"{region.label} (given)") if region is not None
                   else auto.find_target(snap.rel, snap.text, instruction))
         full: EditRequest | None = None
@@ -379,133 +210,62 @@ class EditEngine:
 
     # -- streaming ------------------------------------------------------------
 
-    def run(self, request: EditRequest) -> Iterator[Progress | EditProposal]:
-        """Stream the request; yields :class:`Progress`, then one :class:`EditProposal`.
+    def run(self, request: EditRequest, cancel: threading.Event | None = None,
+            on_chunk: ChunkTap | None = None) -> Iterator[RequestStats | EditProposal]:
+        """Apply the k decision, stream the request; yields live stats, then one :class:`EditProposal`.
 
-        Raises CoderError when the backend is unreachable or dies mid-stream (nothing
-        is written either way).
+        A ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
+        aborts it). ``on_chunk`` is called with every streamed chunk (the reply text as
+        it arrives). Raises CoderError when the backend is unreachable or dies
+        mid-stream (nothing is written either way).
         """
-        if self.server is None:
+        self.session.apply(request.k, cancel)
+        server = self.session.info
+        if server is None:
             raise CoderError("no backend is running; start one with `coder backend start`")
-        with self.server.api() as api:
-            yield from self._stream(request, api)
-
-    def _stream(self, request: EditRequest, api: ServerAPI) -> Iterator[Progress | EditProposal]:
-        assert self.server is not None
-        before_stats = _metrics(api)
-        k_cap = request.k.k if self.server.draft_cap else None
-        guard = DriftGuard(request.snapshot.text, drift=self.drift_guard and request.mode == "full")
-        stats = EditStats(prompt_tokens=request.budget.prompt_tokens)
-        text = ""
-        last: Delta | None = None
-        final: StreamResult | None = None
-        fence_at: int | None = None  # chunk index where the closing fence was seen
-        body_at: int | None = None  # offset of the block's body, once the opening fence streamed
-        stopped: EditRefused | None = None
-        chunks = 0
-        prefill = PrefillTracker()
-        stream = self.server.chat().stream(
-            request.messages, max_tokens=request.budget.max_tokens, temperature=0.0,
-            k_cap=k_cap, cache_prompt=True, progress=True,
-        )
-        try:
-            for item in stream:
-                if isinstance(item, StreamResult):
-                    final = item
-                    break
-                if isinstance(item, PromptProgress):
-                    prefill.update(item)
-                    if stats.ttft is None:
-                        yield Progress(0, 0, item.elapsed, None, None, None, prefill.view(item.elapsed))
-                    continue
-                chunks += 1
-                if fence_at is not None:
-                    # Text after the closing fence is discarded; only wait briefly for the usage chunk.
-                    if chunks - fence_at >= FENCE_GRACE_CHUNKS:
-                        break
-                    continue
-                text += item.text
-                last = item
-                if stats.ttft is None:
-                    stats.ttft = item.elapsed
-                tokens = item.predicted_n or chunks
-                decode_time = item.elapsed - stats.ttft
-                tps = (tokens - 1) / decode_time if decode_time > 0 and tokens > 1 else None  # excl. prefill
-                yield Progress(len(text), tokens, item.elapsed, tps, item.draft_n, item.draft_n_accepted)
-                if "`" in item.text and closing_fence_seen(text, request.prompt.fence):
-                    fence_at = chunks
-                    stats.stopped_at_fence = True
-                    continue
-                if body_at is None and "\n" in item.text:
-                    body_at = _body_offset(text, request.prompt.fence)
-                if (stopped := guard.check_tail(text)) or (
-                        "\n" in item.text and body_at is not None and (stopped := guard.check(text[body_at:]))):
-                    break
-        except (httpx.HTTPError, openai.APIError) as exc:
-            # A server dying mid-stream surfaces as a transport error, not a ChatClient error.
-            raise CoderError(f"backend connection lost mid-stream ({type(exc).__name__}); nothing written") \
-                from None
-        finally:
-            closer = getattr(stream, "close", None)  # a generator: closing cancels the server request
-            if closer is not None:
-                closer()
-        reply = text
-        _fill_stats(stats, final, last, reply, self.counter)
-        _fill_split(stats, final, prefill)
-        after_stats = _metrics(api, wait_for=before_stats, final_seen=final is not None)
-        delta = None
-        if before_stats is not None and after_stats is not None:
-            delta = after_stats - before_stats
-            _stats_from_metrics(stats, before_stats, after_stats, have_usage=final is not None)
-        self._observe(request, final, stats, delta)
-        self._learn(request, final, stats)
+        k_cap = request.k.k if server.draft_cap else None
+        with self.session.api() as api:
+            outcome = yield from stream_edit(self.session, request, api, k_cap=k_cap,
+                                             drift_guard=self.drift_guard, on_chunk=on_chunk)
+        self._learn(request.request_class, request.k, outcome.stats, outcome.delta)
+        self._learn_costs(request, outcome.stats)
         started = time.perf_counter()
-        proposal = self.evaluate(request, reply, stats, stopped=stopped)
-        stats.validate_s = time.perf_counter() - started
+        proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
+        proposal.validate_s = time.perf_counter() - started
         yield proposal
 
-    def _learn(self, request: EditRequest, final: StreamResult | None, stats: EditStats) -> None:
+    def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
-        if final is not None:
-            self.cost.observe_timings(final.timings)
-        self.cost.observe_decode(request.request_class, stats.tok_s, stats.completion_tokens)
+        self.cost.observe_timings(stats.timings)
+        self.cost.observe_decode(request.request_class, stats.decode_tps, stats.completion_tokens)
         if stats.prompt_tokens:
             self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
 
-    def _observe(self, request: EditRequest, final: StreamResult | None, stats: EditStats,
-                 delta: SpecDelta | None) -> None:
+    def _learn(self, request_class: str, choice: KChoiceLike, stats: RequestStats, delta: SpecDelta | None) -> None:
         """Feed the finished request to the k policy, when it learns from results."""
-        observe = getattr(self.policy, "observe", None)
-        if observe is None:
+        if not isinstance(self.policy, LearningKPolicy):
             return
-        timings: dict[str, Any] = dict(final.timings) if final is not None else {}
+        timings = dict(stats.timings)
         # Closed at the fence: no final timings, so report what the stream counted.
-        timings.setdefault("predicted_n", stats.completion_tokens or 0)
-        timings.setdefault("draft_n", stats.draft_n or 0)
-        timings.setdefault("draft_n_accepted", stats.draft_accepted or 0)
+        timings.setdefault("predicted_n", float(stats.completion_tokens or 0))
+        timings.setdefault("draft_n", float(stats.draft_n or 0))
+        timings.setdefault("draft_n_accepted", float(stats.draft_n_accepted or 0))
         with contextlib.suppress(CoderError):  # policy feedback never fails an edit
-            observe(request.k, timings, delta)
+            self.policy.learn(request_class, choice.k, timings, delta)
 
-    def propose(self, request: EditRequest) -> EditProposal:
-        """``run`` without progress events."""
-        for event in self.run(request):
-            if isinstance(event, EditProposal):
-                return event
-        raise CoderError("internal: the edit stream ended without a result")
-
-    def evaluate(self, request: EditRequest, reply: str, stats: EditStats | None = None, *,
+    def evaluate(self, request: EditRequest, reply: str, stats: RequestStats | None = None, *,
                  finish_reason: str | None = None, stopped: EditRefused | None = None) -> EditProposal:
         """Validate a complete ``reply`` to ``request`` into a proposal (accepted or refused).
 
         ``finish_reason`` is used when ``stats`` is not given (replaying a recorded reply);
         ``stopped`` is the guard's refusal when the stream was cut early.
         """
-        stats = stats or EditStats(finish_reason=finish_reason)
+        stats = stats or RequestStats(finish_reason=finish_reason)
         snap = request.snapshot
         try:
             if stopped is None:  # a replayed or complete reply gets the same guard as a live stream
                 guard = DriftGuard(snap.text, drift=self.drift_guard and request.mode == "full")
-                body = _partial_body(reply, request.prompt.fence)
+                body = partial_body(reply, request.prompt.fence)
                 stopped = guard.check(body + "\n") or guard.check_tail(body)
             if stopped is not None:
                 raise stopped
@@ -556,6 +316,7 @@ class EditEngine:
         return ApplyResult(snap.rel, True, sha, snapshot_sha, notes)
 
     def undo(self) -> gitops.UndoResult:
+        """Revert coder's last commit (see :func:`coder.edit.gitops.undo_last`)."""
         if self.repo is None:
             raise CoderError("undo needs a git repository (coder commits each edit there)")
         return gitops.undo_last(self.repo)
@@ -566,102 +327,6 @@ def _candidate(request: EditRequest | None) -> auto.Candidate | None:
         return None
     return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
                           request.budget.prompt_tokens, request.budget.reply_tokens)
-
-
-def _body_offset(text: str, fence: str) -> int | None:
-    """Where the open block's body starts, once its opening fence line is complete."""
-    opened = parse_fenced(text, fence)
-    if opened is None:
-        return None
-    at = len(text) - len(opened.body)  # an open block's body is the whole suffix
-    return at if at > 0 and text[at - 1] == "\n" else None
-
-
-def _partial_body(text: str, fence: str) -> str:
-    parsed = parse_fenced(text, fence)
-    return parsed.body if parsed else ""
-
-
-def _fill_stats(stats: EditStats, final: StreamResult | None, last: Delta | None, reply: str,
-                counter: TokenCounter) -> None:
-    """Stats from the final usage chunk when it arrived, else from the last streamed chunk."""
-    if final is not None:
-        stats.ttft = final.ttft if final.ttft is not None else stats.ttft
-        stats.wall = final.wall
-        stats.finish_reason = final.finish_reason
-        stats.completion_tokens = final.tokens or None
-        stats.prompt_tokens = final.prompt_tokens or stats.prompt_tokens
-        stats.cached_tokens = final.cached_tokens
-        if stats.cached_tokens is None and "cache_n" in final.timings:
-            stats.cached_tokens = int(final.timings["cache_n"])
-        stats.draft_n, stats.draft_accepted = final.draft_n, final.draft_n_accepted
-        stats.tok_s = final.decode_tps
-    if last is not None:
-        stats.draft_n = stats.draft_n if stats.draft_n is not None else last.draft_n
-        stats.draft_accepted = (stats.draft_accepted if stats.draft_accepted is not None
-                                else last.draft_n_accepted)
-        if stats.completion_tokens is None:
-            stats.completion_tokens = last.predicted_n or (counter.count(reply) if reply else 0)
-        if final is None:
-            stats.wall = last.elapsed
-    if stats.tok_s is None and stats.completion_tokens and stats.ttft is not None and stats.wall > stats.ttft:
-        stats.tok_s = stats.completion_tokens / (stats.wall - stats.ttft)
-    n, acc = stats.completion_tokens, stats.draft_accepted
-    if n and acc is not None and stats.draft_n:
-        steps = n - acc  # each verification step yields one target token plus its accepted drafts
-        if steps > 0:
-            stats.acceptance_length = n / steps
-            stats.acceptance_source = "stream"
-
-
-def _fill_split(stats: EditStats, final: StreamResult | None, prefill: PrefillTracker) -> None:
-    """Queueing, prefill and decode seconds: server timings when known, else client clocks."""
-    stats.prefill_updates, stats.prefill_max_gap = prefill.updates, prefill.max_gap
-    view = prefill.view(stats.ttft or 0.0)
-    stats.queue_s = view.queued
-    timings = final.timings if final is not None else {}
-    if "prompt_ms" in timings:
-        stats.prefill_s = float(timings["prompt_ms"]) / 1000
-    elif stats.ttft is not None:
-        stats.prefill_s = stats.ttft - (stats.queue_s or 0.0)
-    if "predicted_ms" in timings:
-        stats.decode_s = float(timings["predicted_ms"]) / 1000
-    elif stats.ttft is not None and stats.wall:
-        stats.decode_s = max(0.0, stats.wall - stats.ttft)
-
-
-def _stats_from_metrics(stats: EditStats, before: SpecStats, after: SpecStats, *, have_usage: bool) -> None:
-    """Exact per-request figures from counter deltas (one slot, so the delta is this request)."""
-    delta = after - before
-    if delta.acceptance_length is not None:
-        stats.acceptance_length = delta.acceptance_length
-        stats.acceptance_source = "metrics"
-    processed = after.prompt_tokens - before.prompt_tokens
-    cached = after.prompt_tokens_cached - before.prompt_tokens_cached
-    if not have_usage and processed + cached > 0:  # stream closed at the fence: no usage chunk
-        stats.prompt_tokens = int(processed + cached)
-        stats.cached_tokens = int(cached)
-    if not have_usage and delta.generated > 0:
-        stats.completion_tokens = int(delta.generated)
-
-
-def _metrics(api: Any, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
-    """A /metrics snapshot, or None when the server exports no metrics (no ``--metrics``).
-
-    llama.cpp moves its counters when a request finishes; after a cancelled stream
-    the slot may still be releasing, so wait briefly for ``generated`` to move.
-    """
-    deadline = time.monotonic() + (0.2 if final_seen else 1.5)
-    while True:
-        try:
-            snap: SpecStats | None = api.metrics()
-        except CoderError:
-            return None
-        if snap is None or snap.engine is None:
-            return None  # not a Prometheus page coder understands
-        if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
-            return snap
-        time.sleep(0.05)
 
 
 def _server_ctx(server: ServerInfo) -> int | None:

@@ -29,12 +29,14 @@ def open_repo(start: Path) -> git.Repo | None:
 
 
 def root_of(repo: git.Repo) -> Path:
+    """The work tree root of ``repo``."""
     if repo.working_tree_dir is None:
         raise CoderError("bare git repositories are not supported")
     return Path(repo.working_tree_dir).resolve()
 
 
 def tracked_files(repo: git.Repo) -> list[str]:
+    """Paths git tracks in ``repo``, relative to its root."""
     try:
         return sorted(repo.git.ls_files().splitlines())
     except git.GitCommandError:
@@ -75,6 +77,7 @@ def is_dirty(repo: git.Repo, rel: str) -> bool:
 
 
 def is_ignored(repo: git.Repo, rel: str) -> bool:
+    """True when git ignores ``rel``."""
     return file_status(repo, rel) == "!!"
 
 
@@ -99,6 +102,8 @@ def _trailer_paths(message: str, trailer: str) -> list[str]:
 
 @dataclass(frozen=True)
 class UndoResult:
+    """What ``coder undo`` reverted: the commit, its subject and the paths restored."""
+
     sha: str
     subject: str
     paths: list[str]

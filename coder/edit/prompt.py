@@ -32,6 +32,7 @@ LANGUAGE_TAGS = {
 
 
 def language_tag(path: str) -> str:
+    """The code-fence language tag for ``path`` (empty when unknown)."""
     dot = path.rfind(".")
     return LANGUAGE_TAGS.get(path[dot:].lower(), "") if dot >= 0 else ""
 

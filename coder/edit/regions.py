@@ -29,6 +29,7 @@ class Region:
 
     @property
     def n_lines(self) -> int:
+        """Lines in the region."""
         return self.end - self.start + 1
 
 
@@ -42,6 +43,7 @@ class Split:
 
 
 def split(text: str, region: Region) -> Split:
+    """``text`` cut into before / the region / after."""
     lines = text.splitlines(keepends=True)
     return Split(
         "".join(lines[: region.start - 1]),

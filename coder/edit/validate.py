@@ -23,6 +23,8 @@ class EditRefused(Exception):
 
 @dataclass(frozen=True)
 class FencedReply:
+    """The first fenced block of a reply: its body, whether it was closed, how many blocks followed."""
+
     body: str  # text between the fences, newline-terminated (or empty)
     closed: bool
     extra_blocks: int  # further fenced blocks after the first
@@ -371,6 +373,7 @@ class DriftGuard:
         return None
 
     def drifted(self, partial_body: str) -> bool:
+        """True when the partial body has drifted from the original (see :meth:`check`)."""
         return self.check(partial_body) is not None or self.check_tail(partial_body) is not None
 
 

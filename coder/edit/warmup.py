@@ -14,7 +14,7 @@ tokens. Rules the :class:`CacheWarmer` keeps:
 * failures are only a state ("warm-up failed: …"), never an exception to the caller.
 
 How a prefix is sent is engine-specific (a :class:`WarmSender`); see
-:mod:`coder.edit.warmsend`.
+:mod:`coder.backends.warmup`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from coder.backends.warmup import SENTINEL, Cancelled
 from coder.edit.prompt import build_messages
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
 
-SENTINEL = "\u2063coder-warm-up-cut\u2063"  # invisible separators: never in a real instruction
+__all__ = ["SENTINEL", "CacheWarmer", "Cancelled", "PromptCacheModel", "WarmPrefix", "WarmState", "edit_prefix"]
 
 
 @dataclass(frozen=True)
@@ -91,16 +92,12 @@ class WarmState:
         return "cache: –"
 
 
-class Cancelled(Exception):
-    """Raised inside a sender when the warm-up was superseded or an edit needs the server."""
-
-
 class WarmSender(Protocol):
-    """Sends one prefix for prefill only; calls ``progress`` per update, raises :class:`Cancelled`."""
+    """Sends one cut prompt for prefill only (:mod:`coder.backends.warmup` has one per engine)."""
 
-    def send(self, prefix: WarmPrefix, progress: Callable[[PromptProgress], None],
+    def send(self, messages: list[dict[str, str]], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
-        """Prefill ``prefix``; returns the prompt tokens now cached. Raises CoderError on failure."""
+        """Prefill ``messages``; returns the prompt tokens now cached. Raises CoderError or Cancelled."""
         ...
 
 
@@ -171,7 +168,7 @@ class CacheWarmer:
             self._set(WarmState("warming", prefix.rel, update.processed, update.total, update.processed))
 
         try:
-            tokens = self.sender.send(prefix, progress, cancel.is_set)
+            tokens = self.sender.send(prefix.as_messages(), progress, cancel.is_set)
         except Cancelled:
             state = WarmState("cancelled", prefix.rel)
         except CoderError as exc:  # server gone, context too small: shown, never raised

@@ -1,11 +1,13 @@
 """Choosing k (draft tokens per verification step) per request class.
 
-* :mod:`coder.kpolicy.policy`: the per-class k, user overrides and validation (:class:`KPolicy`).
+* :mod:`coder.kpolicy.policy`: the per-class k, user overrides and validation (:class:`KPolicy`);
+  ``choose`` is pure and returns a :class:`KChoice` saying how to apply it.
 * :mod:`coder.kpolicy.controller`: learns acceptance per position and step time, picks the
   throughput-maximising k, persists what it learned.
-* :mod:`coder.kpolicy.restart`: switches k by relaunching a managed server when no per-request
-  cap exists, only when the predicted gain beats the measured restart cost.
-* :mod:`coder.kpolicy.probe`: does this server honour ``speculative.n_max`` per request?
+* :mod:`coder.kpolicy.restart`: whether relaunching a managed server (no per-request cap) at a
+  new k pays, from the measured restart cost. The relaunch is ``BackendSession.apply``.
+
+The per-request draft-cap probe is engine-specific and lives in ``coder.backends.llamacpp``.
 """
 
 from coder.kpolicy.policy import KChoice, KPolicy

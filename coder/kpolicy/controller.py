@@ -27,11 +27,13 @@ import hashlib
 import json
 import os
 import platform
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coder.config import REQUEST_CLASSES
+from coder.fsutil import atomic_write
 from coder.hardware import cpu_model
 from coder.paths import data_dir, ensure
 from coder.telemetry.metrics import SpecDelta
@@ -63,6 +65,7 @@ class ClassState:
     k_cur: int | None = None
 
     def grow(self, n: int) -> None:
+        """Extend the per-position tallies to ``n`` positions."""
         while len(self.num) < n:
             self.num.append(0.0)
             self.den.append(0.0)
@@ -79,6 +82,7 @@ class CostFit:
     sxy: float = 0.0
 
     def add(self, x: float, y: float, w: float) -> None:
+        """One weighted observation of step time ``y`` at draft length ``x``."""
         keep = 0.5 ** (w / COST_HALF_LIFE)
         self.sw, self.sx, self.sy = self.sw * keep + w, self.sx * keep + w * x, self.sy * keep + w * y
         self.sxx, self.sxy = self.sxx * keep + w * x * x, self.sxy * keep + w * x * y
@@ -98,6 +102,7 @@ class CostFit:
         return a, PRIOR_COST_SLOPE * a
 
     def T(self, x: float) -> float:
+        """Predicted step time at draft length ``x``: ms once fitted, relative units before any sample."""
         coef = self.coefficients()
         if coef is None:
             return 1.0 + PRIOR_COST_SLOPE * x  # relative units: only ratios matter
@@ -123,6 +128,7 @@ def hardware_key() -> str:
 
 
 def stats_path(profile: str, spec_key: str) -> Path:
+    """Where the controller's learned statistics for this profile and speculator live."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{profile}__{spec_key}")
     return data_dir() / "kstats" / f"{safe}__{hardware_key()}.json"
 
@@ -160,6 +166,7 @@ class KController:
         return out
 
     def tau(self, cls: str, k: int) -> float:
+        """Expected tokens per step at ``k`` from the learned conditional rates."""
         total, surv = 1.0, 1.0
         for a in self.rates(cls)[:k]:
             surv *= a
@@ -171,6 +178,7 @@ class KController:
         return self.tau(cls, k) / self.cost.T(k)
 
     def measured(self, cls: str, k: int) -> float | None:
+        """Observed tokens per ms at ``k`` for ``cls`` (None before enough requests)."""
         arm = self.classes[cls].arms.get(str(k))
         if not arm or arm[0] < ARM_MIN_TOKENS or arm[1] <= 0:
             return None
@@ -205,6 +213,7 @@ class KController:
 
     # ---- decision ----------------------------------------------------------------------
     def choose(self, cls: str) -> Decision:
+        """The k for the next request of ``cls``, exploring now and then, with its reason."""
         st = self.classes[cls]
         for i, rung in enumerate(self.ladder()):
             if str(rung) not in st.arms:
@@ -261,7 +270,7 @@ class KController:
         return f"{shown} {source}"
 
     # ---- learning ----------------------------------------------------------------------
-    def observe(self, cls: str, k: int, timings: dict[str, Any], delta: SpecDelta | None = None,
+    def observe(self, cls: str, k: int, timings: Mapping[str, float], delta: SpecDelta | None = None,
                 alone: bool = True) -> bool:
         """Learn from one finished request run at cap ``k``; True if its window was clean.
 
@@ -304,6 +313,7 @@ class KController:
 
     # ---- views and persistence ---------------------------------------------------------
     def describe(self) -> dict[str, Any]:
+        """What the controller has learned, for ``--json`` and the TUI panel."""
         coef = self.cost.coefficients()
         out: dict[str, Any] = {
             "k_max": self.k_max,
@@ -323,14 +333,13 @@ class KController:
         return out
 
     def save(self) -> None:
+        """Persist the learned statistics (atomically; no-op without a path)."""
         if self.path is None:
             return
         body = {"schema": SCHEMA, "k_max": self.k_max, "cost": asdict(self.cost),
                 "classes": {c: asdict(s) for c, s in self.classes.items()}}
         ensure(self.path.parent)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(body, indent=1))
-        tmp.replace(self.path)
+        atomic_write(self.path, json.dumps(body, indent=1))
 
     def _load(self, path: Path) -> None:
         try:

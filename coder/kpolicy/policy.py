@@ -8,9 +8,12 @@ llama-server build, a relaunch with the new launch k on managed servers without
 the cap (``"restart"``, only when it pays), or nothing at all (``"launch"``: the
 launch k stays; ``"recommend"``: an attached server we may not restart).
 
-The edit engine calls :meth:`KPolicy.choose`, sends ``k_cap=choice.cap`` and, after
-the request, :meth:`KPolicy.observe`. After ``choose`` use :attr:`KPolicy.server`:
-a restart replaces it.
+:meth:`KPolicy.choose` is pure: it returns a :class:`KChoice` and changes nothing
+on the server. The edit engine hands the choice to
+:meth:`coder.backends.session.BackendSession.apply` (which relaunches for
+``via="restart"``), sends ``k_cap=choice.cap``, and afterwards calls
+:meth:`KPolicy.observe`. :meth:`KPolicy.follow` re-points the policy at a changed
+backend (subscribe it to the session).
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from coder.backends.engine import adapter_for, k_switch
 from coder.backends.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError
 from coder.kpolicy.controller import KController, stats_path
-from coder.kpolicy.restart import Notify, RestartFallback, RestartFn
+from coder.kpolicy.restart import Notify, RestartFallback
 from coder.telemetry.metrics import SpecDelta
-from coder.telemetry.stream import StreamResult
+from coder.telemetry.stats import Timings
 
 Via = Literal["cap", "restart", "launch", "recommend"]
 # conservative defaults for the shallow classes (bench on CPU: see scripts/bench_k.py)
@@ -42,7 +46,6 @@ class KChoice:
     via: Via
     source: str = "default"  # override | adaptive | profile | default
     recommended: int | None = None  # the k we would use, when it could not be applied
-    restarted: bool = False
 
     @property
     def cap(self) -> int | None:
@@ -50,6 +53,7 @@ class KChoice:
         return self.k if self.via == "cap" else None
 
     def to_dict(self) -> dict[str, Any]:
+        """All fields, for ``--json`` and bench reports."""
         return asdict(self)
 
     def __str__(self) -> str:
@@ -67,8 +71,7 @@ class KPolicy:
     """Chooses k per request class for one profile and the server it runs on."""
 
     def __init__(self, profile: Profile, server: ServerInfo, *, controller: KController | None = None,
-                 adaptive: bool | None = None, restart_fn: RestartFn | None = None,
-                 notify: Notify | None = None, persist: bool = True) -> None:
+                 adaptive: bool | None = None, notify: Notify | None = None, persist: bool = True) -> None:
         self.profile = profile
         self.server = server
         self.notify = notify or (lambda msg: None)
@@ -78,21 +81,23 @@ class KPolicy:
         self._tokens: dict[str, float] = {}  # EMA of output tokens per request, per class
         for cls, k in profile.k_by_class.items():
             self.validate(k, f"profile {profile.name}: k_by_class.{cls}")
-        on = profile.adaptive_k and server.engine == "llama.cpp" if adaptive is None else adaptive
+        learns = adapter_for(server.engine).streams_draft_counters
+        on = profile.adaptive_k and learns if adaptive is None else adaptive
         if controller is None and on and self.speculating:
             path = stats_path(profile.name, f"{server.spec_type}-{_model_name(server)}") if persist else None
             controller = KController(self.adaptive_max, path=path)
         self.controller = controller if on else None
-        self.fallback = (RestartFallback(profile, restart_fn=restart_fn, notify=self.notify, persist=persist)
-                         if server.managed and not server.draft_cap else None)
+        self.fallback = RestartFallback(profile, persist=persist) if k_switch(server) == "restart" else None
 
     # ---- limits -------------------------------------------------------------------------
     @property
     def speculating(self) -> bool:
+        """True when the server runs a speculator with a launch k."""
         return self.server.k is not None and self.server.spec_type not in (None, "none")
 
     @property
     def launch_k(self) -> int | None:
+        """The server's launch draft depth."""
         return self.server.k
 
     @property
@@ -132,6 +137,7 @@ class KPolicy:
         self._overrides[request_class] = self.validate(k)
 
     def overrides(self) -> dict[str, int]:
+        """The pinned k per class (``all`` for a pin on every class)."""
         return {(c or "all"): k for c, k in self._overrides.items()}
 
     # ---- choice -------------------------------------------------------------------------
@@ -156,7 +162,10 @@ class KPolicy:
         return k, "default", f"default: conservative k for {cls} (short copy runs)", False
 
     def choose(self, request_class: str) -> KChoice:
-        """The k for the next request of ``request_class`` (may restart a managed stock server)."""
+        """The k for the next request of ``request_class``; pure apart from remembering it.
+
+        ``via="restart"`` asks the caller to relaunch at ``k`` (BackendSession.apply).
+        """
         cls = _check_class(request_class)
         self._recent = [*self._recent, cls][-50:]
         if not self.speculating:
@@ -177,9 +186,21 @@ class KPolicy:
         if not verdict.restart:
             return self._remember(KChoice(launch, cls, f"{reason}; {verdict.reason}", "launch", source,
                                           recommended=k))
-        self.server = self.fallback.restart(k, verdict.reason)
-        return self._remember(KChoice(self.server.k, cls, f"{reason}; {verdict.reason}", "restart", source,
-                                      restarted=True))
+        return self._remember(KChoice(k, cls, f"{reason}; {verdict.reason}", "restart", source))
+
+    def follow(self, server: ServerInfo | None, restart_s: float | None = None) -> None:
+        """Re-point at a changed backend; ``restart_s`` is the measured relaunch time, if it was one.
+
+        Idempotent: several subscribers may forward the same change (the edit engine and
+        the UI); only the first one counts the restart.
+        """
+        if server is None or server is self.server:
+            return
+        self.server = server
+        if restart_s is not None and self.fallback is not None:
+            self.fallback.record(restart_s)
+            self.fallback.profile = self.fallback.profile.with_overrides(k=server.k)
+            self.notify(f"backend {self.profile.name} restarted with k={server.k} in {restart_s:.1f} s")
 
     def _remember(self, choice: KChoice) -> KChoice:
         self.last[choice.request_class] = choice
@@ -200,21 +221,25 @@ class KPolicy:
         return _mean_run(self._recent, cls) * self._tokens.get(cls, 400.0)
 
     # ---- learning -----------------------------------------------------------------------
-    def observe(self, choice: KChoice, result: StreamResult | dict[str, Any], delta: SpecDelta | None = None,
+    def observe(self, choice: KChoice, timings: Timings, delta: SpecDelta | None = None,
                 alone: bool | None = None) -> None:
-        """Feed one finished request back: its result (or llama.cpp ``timings``) and the
-        ``/metrics`` delta taken around it. ``alone`` defaults to "the window's draft tokens
-        are exactly this request's", which fails when another request overlapped."""
-        timings = result.timings if isinstance(result, StreamResult) else result
+        """Feed one finished request back (see :meth:`learn`)."""
+        self.learn(choice.request_class, choice.k, timings, delta, alone)
+
+    def learn(self, request_class: str, k: int | None, timings: Timings, delta: SpecDelta | None = None,
+              alone: bool | None = None) -> None:
+        """One finished request of ``request_class`` run at ``k``: its llama.cpp ``timings`` and the
+        ``/metrics`` delta taken around it. ``alone`` defaults to "the window's draft tokens are
+        exactly this request's", which fails when another request overlapped."""
         n = float(timings.get("predicted_n") or 0)
         if n:
-            prev = self._tokens.get(choice.request_class)
-            self._tokens[choice.request_class] = n if prev is None else 0.7 * prev + 0.3 * n
+            prev = self._tokens.get(request_class)
+            self._tokens[request_class] = n if prev is None else 0.7 * prev + 0.3 * n
         if alone is None:
             drafted = float(timings.get("draft_n") or 0)
             alone = delta is not None and abs(delta.draft_tokens - drafted) < 0.5
-        if self.controller is not None and choice.k is not None:
-            self.controller.observe(choice.request_class, choice.k, timings, delta, alone)
+        if self.controller is not None and k is not None:
+            self.controller.observe(request_class, k, timings, delta, alone)
 
     # ---- visibility ---------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:

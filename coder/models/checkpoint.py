@@ -86,6 +86,7 @@ class CheckpointInfo:
 
     @property
     def quant_method(self) -> str | None:
+        """The quantization method named in the config, lower-cased."""
         if not self.quantization:
             return None
         method = self.quantization.get("quant_method") or self.quantization.get("quant_algo")
@@ -93,6 +94,7 @@ class CheckpointInfo:
 
     @property
     def head_keys(self) -> list[str]:
+        """Weight names that belong to the LM head."""
         return [n for n in self.weight_names or [] if _HEAD_KEY.search(n)]
 
 
@@ -263,6 +265,19 @@ def lm_head_status(info: CheckpointInfo) -> HeadStatus:
     excluded = _excluded(patterns)
     where = f"{info.quant_source} (quant_method {method!r})"
 
+    if (verdict := _config_verdict(method, quant, where, excluded, fields_found)) is not None:
+        return verdict
+    shown = ", ".join(head) if head else "none (tied to embeddings)" if info.tie_word_embeddings else "none"
+    return HeadStatus(
+        "clean",
+        f"head tensors {shown} in {info.weight_source or 'no weight index'}; {where}"
+        + (" excludes lm_head" if excluded else " leaves the head unquantized in vLLM"),
+    )
+
+
+def _config_verdict(method: str, quant: dict[str, Any], where: str, excluded: bool,
+                    fields_found: list[str]) -> HeadStatus | None:
+    """What the quantization config alone says about the head (None: it does not decide)."""
     if method == "gptq" or method == "gptqmodel":
         if quant.get("lm_head") is True:
             return HeadStatus("quantized", f"{where} sets lm_head: true")
@@ -289,9 +304,4 @@ def lm_head_status(info: CheckpointInfo) -> HeadStatus:
             )
     elif method not in KNOWN_HEAD_SAFE and not excluded:
         return HeadStatus("unknown", f"{where}: format not recognised and lm_head not listed as excluded")
-    shown = ", ".join(head) if head else "none (tied to embeddings)" if info.tie_word_embeddings else "none"
-    return HeadStatus(
-        "clean",
-        f"head tensors {shown} in {info.weight_source or 'no weight index'}; {where}"
-        + (" excludes lm_head" if excluded else " leaves the head unquantized in vLLM"),
-    )
+    return None

@@ -24,6 +24,7 @@ NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def demo_path() -> Path:
+    """Where the demo model GGUF is (or will be) extracted."""
     return artifacts_dir() / "models" / NAME
 
 
@@ -46,5 +47,6 @@ def fetch_demo(progress: Callable[[int, int], None] | None = None) -> Path:
 
 
 def installed_demo() -> Path | None:
+    """The extracted demo model, when it is already there."""
     path = demo_path()
     return path if path.exists() else None

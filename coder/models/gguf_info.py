@@ -62,7 +62,12 @@ class GgufInfo:
     spec_type: str | None = None  # the llama.cpp --spec-type this file serves with
 
     def to_dict(self) -> dict[str, Any]:
+        """All fields as a dict (for ``--json``)."""
         return asdict(self)
+
+
+# what gguf-py and numpy raise on truncated or malformed files (UnicodeDecodeError is a ValueError)
+_PARSE_ERRORS = (OSError, ValueError, IndexError, KeyError, TypeError, AssertionError)
 
 
 def _value(reader: Any, key: str) -> Any:
@@ -72,7 +77,7 @@ def _value(reader: Any, key: str) -> Any:
         return None
     try:
         return fld.contents()
-    except Exception:  # gguf-py raises assorted errors on malformed fields
+    except _PARSE_ERRORS:  # gguf-py raises assorted errors on malformed fields
         return None
 
 
@@ -115,7 +120,7 @@ def _inspect(p: Path) -> GgufInfo:
         from gguf import GGUFReader
 
         reader = GGUFReader(p, "r")
-    except Exception as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
+    except _PARSE_ERRORS as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CoderError(f"{p}: corrupt GGUF: {first}") from None
 

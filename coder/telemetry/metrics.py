@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from coder.telemetry import figures
+
 PREFIXES = {"llamacpp:": "llama.cpp", "vllm:": "vllm", "sglang:": "sglang"}
 
 _COUNTERS = {
@@ -60,7 +62,10 @@ class SpecStats:
 
 def _sub(later: tuple[float, ...], earlier: tuple[float, ...]) -> tuple[float, ...]:
     n = max(len(later), len(earlier))
-    pad = lambda v: tuple(v) + (0.0,) * (n - len(v))  # noqa: E731
+
+    def pad(v: tuple[float, ...]) -> tuple[float, ...]:
+        return v + (0.0,) * (n - len(v))
+
     return tuple(a - b for a, b in zip(pad(later), pad(earlier), strict=True))
 
 
@@ -77,16 +82,17 @@ class SpecDelta:
 
     @property
     def acceptance_length(self) -> float | None:
-        """Mean tokens per verification step: ``1 + Δaccepted / Δdrafts``."""
-        return 1.0 + self.accepted / self.drafts if self.drafts > 0 else None
+        """Exact acceptance length (:func:`coder.telemetry.figures.exact_acceptance_length`)."""
+        return figures.exact_acceptance_length(self.accepted, self.drafts)
 
     @property
     def acceptance_rate(self) -> float | None:
         """Accepted ÷ drafted tokens (what llama.cpp logs as ``draft acceptance``)."""
-        return self.accepted / self.draft_tokens if self.draft_tokens > 0 else None
+        return figures.acceptance_rate(self.accepted, self.draft_tokens)
 
     @property
     def mean_draft_len(self) -> float | None:
+        """Draft tokens per step that carried a draft."""
         return self.draft_tokens / self.drafts if self.drafts > 0 else None
 
     def survival(self) -> list[float]:

@@ -1,8 +1,15 @@
-"""CoderApp: state (repo, config, session, backend) and the workers that talk to the headless core."""
+"""CoderApp: the repository, config, the live backend and the headless edit session behind the screens.
+
+The app owns one :class:`~coder.backends.session.BackendSession`; its listener posts
+:class:`BackendChanged` (thread-safe), and the handler sets the reactive :attr:`CoderApp.server`
+that the footer, backend screen and main screen watch. Backend start / stop / restart /
+attach / doctor run in thread workers here and report to the screen that asked for them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -12,39 +19,84 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.reactive import reactive
 from textual.screen import Screen
 
 from coder import sessions
-from coder.config import Config, Profile, save_user_setting, user_config_path
+from coder.backends.session import BackendSession
+from coder.config import Config, Profile
 from coder.errors import CoderError
-from coder.telemetry.stream import Delta
+from coder.session.commands import COMMANDS
+from coder.session.edit_session import EditSession
 from coder.ui import themes
-from coder.ui.commands import COMMANDS
-from coder.ui.messages import BackendChanged, BackendFailed, BackendProgress, DoctorResults
 from coder.ui.screens.main import MainScreen
-from coder.ui.streaming import Batch
+from coder.ui.session_link import poster
 
 if TYPE_CHECKING:
+    from coder.backends.engine import Check
     from coder.backends.server import ServerInfo
-    from coder.ui.link import ChatSource, TappedServer
+    from coder.session.feed import Batch
 
 
 class LagProbe(Protocol):
     """Benchmark hook: told when a batch is appended and when it became visible."""
 
-    def appended(self, batch: Batch) -> None: ...
-    def visible(self, batch: Batch) -> None: ...
-    def finished(self) -> None: ...
+    def appended(self, batch: Batch) -> None:
+        """A batch reached the transcript."""
+
+    def visible(self, batch: Batch) -> None:
+        """The refresh showing the batch finished."""
+
+    def finished(self) -> None:
+        """The reply ended."""
+
+
+@dataclass
+class BackendChanged(Message):
+    """The live backend changed (``info`` None: none). Posted by the BackendSession listener."""
+
+    info: ServerInfo | None
+
+
+@dataclass
+class NoBackend(Message):
+    """No server answered at launch (the start screen is offered)."""
+
+
+@dataclass
+class BackendProgress(Message):
+    """Server start progress (phase, 0..1, detail), posted to the screen that asked for the start."""
+
+    phase: str
+    fraction: float
+    detail: str
+
+
+@dataclass
+class BackendFailed(Message):
+    """A start / stop / restart / attach failed, with the reason; posted to the screen that asked."""
+
+    error: str
+
+
+@dataclass
+class DoctorResults(Message):
+    """The doctor's checks, posted to the screen that asked."""
+
+    checks: list[Check]
 
 
 class SlashCommands(Provider):
     """The slash commands in the command palette (ctrl+p)."""
 
     async def discover(self) -> Hits:
+        """Every command, before anything is typed."""
         for spec in COMMANDS.values():
             yield DiscoveryHit(spec.usage, partial(self._run, spec.name), help=spec.help)
 
     async def search(self, query: str) -> Hits:
+        """Commands matching ``query``."""
         matcher = self.matcher(query)
         for spec in COMMANDS.values():
             score = matcher.match(spec.usage)
@@ -54,13 +106,18 @@ class SlashCommands(Provider):
     def _run(self, name: str) -> None:
         app = self.app
         if isinstance(app, CoderApp):
-            app.palette_command(name)
+            app.main.run_command(f"/{name}")
 
 
 class CoderApp(App[None]):
+    """coder's TUI."""
+
     TITLE = "coder"
     COMMANDS = App.COMMANDS | {SlashCommands}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "quit", priority=True)]
+
+    server: reactive[ServerInfo | None] = reactive(None, init=False, always_update=True)
+    """The live backend (watched by the footer, the backend screen and the main screen)."""
 
     def __init__(
         self,
@@ -68,37 +125,48 @@ class CoderApp(App[None]):
         config: Config,
         session: sessions.Session,
         *,
-        profile: str | None = None,
+        profile: str | Profile | None = None,
         server: ServerInfo | None = None,
-        chat_source: ChatSource | None = None,
         offer_start: bool = True,
         attach: tuple[str, str | None] | None = None,
         lag_probe: LagProbe | None = None,
         user_theme_dir: Path | None = None,
         persist_theme: bool = True,
+        persist_session: bool = True,
         chat_max_tokens: int = 1024,
     ) -> None:
         super().__init__()
         self.repo_root = repo_root
         self.config = config
         self.session = session
-        self.profile: Profile = config.profile(profile)
-        self.server = server
-        self.chat_source = chat_source  # a test double replaces the server's ChatClient
+        self.profile: Profile = profile if isinstance(profile, Profile) else config.profile(profile)
         self.offer_start = offer_start
         self.attach_target = attach
         self.lag_probe = lag_probe
         self.persist_theme = persist_theme
-        self.chat_max_tokens = chat_max_tokens
-        self.last_checks: list[Any] | None = None
-        self.baseline_tps: float | None = None
-        self._policy: Any = None
-        self._policy_for: str | None = None
+        self.last_checks: list[Check] | None = None
+        self.backend_checked = server is not None  # a lookup for a running server has finished
+        self.backend = BackendSession(server, self.profile)
+        self.set_reactive(CoderApp.server, server)
+        self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
+                                           chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
+                                           persist=persist_session))
+        self.main.edit.emit = poster(self.main)
+        self.backend.subscribe(self._post_backend_changed)
         self._theme_errors = self._register_themes(user_theme_dir)
         wanted = config.theme or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
 
-    # ---- themes ------------------------------------------------------------------------------
+    def _post_backend_changed(self, info: ServerInfo | None) -> None:
+        """BackendSession listener, called on the thread that changed the backend."""
+        self.post_message(BackendChanged(info))  # thread-safe
+
+    @property
+    def edit(self) -> EditSession:
+        """The headless edit session."""
+        return self.main.edit
+
+    # ---- themes --------------------------------------------------------------------------------
 
     def _register_themes(self, user_dir: Path | None) -> list[str]:
         result = themes.load_all(user_dir)
@@ -107,121 +175,147 @@ class CoderApp(App[None]):
         return result.errors
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
+        """coder's own CSS variables (diff colours, spec bars) for themes that do not set them."""
         return {**super().get_theme_variable_defaults(), **themes.VARIABLE_DEFAULTS}
 
-    def switch_theme(self, name: str) -> str | None:
-        """Switch live and persist; returns a polite error instead of raising."""
+    def theme_command(self, args: list[str]) -> None:
+        """``/theme [NAME]``: list the themes, or switch (and save the choice off the UI thread)."""
+        if not args:
+            self.main.note(f"Theme: {self.theme}. Available: {', '.join(sorted(self.available_themes))}.")
+            return
+        name = args[0]
         if name not in self.available_themes:
-            return f"No theme named {name!r}. Available: {', '.join(sorted(self.available_themes))}."
+            self.main.transcript.add_message(
+                "error", f"No theme named {name!r}. Available: {', '.join(sorted(self.available_themes))}.")
+            return
         self.theme = name
-        if self.persist_theme:
-            try:
-                save_user_setting(user_config_path(), None, "theme", name)
-            except (OSError, CoderError) as exc:
-                return f"Switched to {name}, but could not save the choice: {exc}"
-        return None
+        self.main.note(f"Theme: {name}" + (" (saved)." if self.persist_theme else "."))
+        self.save_theme(name)
 
     def action_next_theme(self) -> None:
+        """ctrl+t: the next coder theme."""
         names = sorted(n for n in self.available_themes if n.startswith("coder-")) or sorted(self.available_themes)
         index = names.index(self.theme) + 1 if self.theme in names else 0
-        name = names[index % len(names)]
-        error = self.switch_theme(name)
-        self.notify(error or f"Theme: {name}", severity="error" if error else "information", timeout=2)
+        self.theme = names[index % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+        self.save_theme(self.theme)
 
-    # ---- lifecycle ---------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="theme", exit_on_error=False, description="saving theme")
+    def save_theme(self, name: str) -> None:
+        """Persist the theme choice in the user config (a file write: never on the UI thread)."""
+        if not self.persist_theme:
+            return
+        from coder.config import save_user_setting, user_config_path
+
+        try:
+            save_user_setting(user_config_path(), None, "theme", name)
+        except (OSError, CoderError) as exc:
+            self.call_from_thread(self.notify, f"Could not save the theme choice: {exc}", severity="warning")
+
+    # ---- lifecycle -----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.main = MainScreen()
+        """Open the main screen, then find or attach a backend and load the bench baseline."""
         self.push_screen(self.main)
         for error in self._theme_errors:
             self.notify(f"Theme file skipped: {error}", severity="warning", timeout=8)
         if self.attach_target is not None:
-            self.attach_backend(*self.attach_target)
-        elif self.server is None and self.chat_source is None:
+            self.attach_backend(*self.attach_target, reply_to=self.main)
+        elif self.backend.info is None:
             self.find_backend()
         self.load_baseline()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands plus the backend screen."""
         yield from super().get_system_commands(screen)
         yield SystemCommand("Backend", "Start, stop, restart the server; log and doctor", self.action_backend)
 
-    def palette_command(self, name: str) -> None:
-        self.main.run_command(f"/{name}")
-
     def action_backend(self) -> None:
+        """ctrl+b: the backend screen."""
         from coder.ui.screens.backend import BackendScreen
 
         if not isinstance(self.screen, BackendScreen):
             self.push_screen(BackendScreen())
 
-    def save_session(self) -> None:
-        try:
-            sessions.save(self.session)
-        except OSError as exc:
-            self.notify(f"Could not save the session: {exc.strerror}", severity="warning")
+    @on(BackendChanged)
+    def _backend_changed(self, message: BackendChanged) -> None:
+        self.backend_checked = True
+        self.server = message.info
+
+    @on(NoBackend)
+    def _no_backend(self, message: NoBackend) -> None:
+        self.backend_checked = True
+        self.server = None
+        if self.offer_start:
+            from coder.ui.screens.start import StartScreen
+
+            what = "the embedded demo model" if self.profile.model == "demo" else (self.profile.model or "?")
+            self.push_screen(StartScreen(self.profile.name, what))
 
     # ---- backend (thread workers; results only through messages) -------------------------------
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="finding backend")
     def find_backend(self) -> None:
+        """Adopt a server coder already runs for this profile (or any), else offer to start one."""
         from coder.backends import manager
 
         info = manager.current(self.profile.name) or manager.current(None)
-        if info is not None:
-            self.post_message(BackendChanged(info, ""))
+        if info is None:
+            self.post_message(NoBackend())
         else:
-            self.post_message(BackendChanged(None, "no-backend"))
+            self.backend.replace(info)
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="starting backend")
-    def start_backend(self) -> None:
+    def start_backend(self, reply_to: MessagePump) -> None:
+        """Launch the profile, reporting progress to ``reply_to``."""
         from coder.backends import manager
 
         def progress(phase: str, fraction: float, detail: str) -> None:
-            self.post_message(BackendProgress(phase, fraction, detail))
+            reply_to.post_message(BackendProgress(phase, fraction, detail))
 
         try:
-            info = manager.start(self.profile, progress=progress)
+            self.backend.replace(manager.start(self.profile, progress=progress))
         except CoderError as exc:
-            self.post_message(BackendFailed(str(exc)))
-            return
-        self.post_message(BackendChanged(info, f"Backend ready: {info.verdict}"))
+            reply_to.post_message(BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="attaching")
-    def attach_backend(self, url: str, api_key: str | None) -> None:
+    def attach_backend(self, url: str, api_key: str | None, *, reply_to: MessagePump) -> None:
+        """Adopt a server someone else runs."""
         from coder.backends import manager
 
         try:
-            info = manager.attach(url, api_key)
+            self.backend.replace(manager.attach(url, api_key))
         except CoderError as exc:
-            self.post_message(BackendFailed(str(exc)))
-            return
-        self.post_message(BackendChanged(info, f"Attached to {url}: {info.verdict}"))
+            reply_to.post_message(BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="stopping backend")
-    def stop_backend(self) -> None:
+    def stop_backend(self, reply_to: MessagePump) -> None:
+        """Stop the managed server."""
         from coder.backends import manager
 
-        name = (self.server.profile if self.server else None) or self.profile.name
+        info = self.backend.info
+        name = (info.profile if info else None) or self.profile.name
         try:
             manager.stop(name)
         except CoderError as exc:
-            self.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(BackendFailed(str(exc)))
             return
-        self.post_message(BackendChanged(None, f"Stopped {name}."))
+        self.backend.replace(None)
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="restarting backend")
-    def restart_backend(self) -> None:
+    def restart_backend(self, reply_to: MessagePump) -> None:
+        """Relaunch the managed server at its current k."""
         from coder.backends import manager
 
+        info = self.backend.info
         try:
-            info = manager.restart(self.profile, self.server.k if self.server else None)
+            self.backend.replace(manager.restart(self.profile, info.k if info else None))
         except CoderError as exc:
-            self.post_message(BackendFailed(str(exc)))
-            return
-        self.post_message(BackendChanged(info, f"Restarted: {info.verdict}"))
+            reply_to.post_message(BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False, description="doctor")
-    def run_doctor(self) -> None:
+    def run_doctor(self, reply_to: MessagePump) -> None:
+        """Run the doctor's checks."""
         from coder.doctor import run_checks
 
         try:
@@ -230,95 +324,15 @@ class CoderApp(App[None]):
             from coder.backends.engine import Check
 
             checks = [Check("doctor", False, str(exc))]
-        self.post_message(DoctorResults(checks))
+        self.last_checks = checks
+        reply_to.post_message(DoctorResults(checks))
 
     @work(thread=True, exclusive=True, group="baseline", exit_on_error=False, description="bench baseline")
     def load_baseline(self) -> None:
+        """The no-speculation tok/s from the newest bench JSON (for the panel's 'ideal' line)."""
         from coder.paths import data_dir
         from coder.ui.widgets.spec.panel import baseline_from_bench
 
         folders = [self.repo_root / "bench-results", data_dir() / "bench"]
         files = [p for folder in folders if folder.is_dir() for p in folder.glob("*.json")]
-        self.baseline_tps = baseline_from_bench(files)
-
-    def _broadcast(self, message: Message) -> None:
-        for screen in self.screen_stack:
-            handler: Callable[[Message], None] | None = getattr(screen, "backend_event", None)
-            if handler is not None:
-                handler(message)
-
-    @on(BackendProgress)
-    @on(BackendFailed)
-    @on(DoctorResults)
-    def _backend_message(self, message: Message) -> None:
-        if isinstance(message, DoctorResults):
-            self.last_checks = message.checks
-        if isinstance(message, BackendFailed):
-            self.main.error(f"Backend: {message.error}")
-        self._broadcast(message)
-
-    @on(BackendChanged)
-    def _backend_changed(self, message: BackendChanged) -> None:
-        if message.note == "no-backend":
-            message.note = ""
-            self.main.backend_changed(message)
-            if self.offer_start:
-                from coder.ui.screens.start import StartScreen
-
-                what = "the embedded demo model" if self.profile.model == "demo" else (self.profile.model or "?")
-                self.push_screen(StartScreen(self.profile.name, what))
-            return
-        self.server = message.info
-        self._policy = None
-        self.main.backend_changed(message)
-        self._broadcast(message)
-
-    # ---- requests: helpers used by the main screen's workers (thread side) ----------------------
-
-    def connect(self) -> tuple[ServerInfo, Any]:
-        """The server to use and its k policy; raises CoderError with what to do when none."""
-        server = self.server
-        if server is None:
-            if self.chat_source is None:
-                raise CoderError("no backend is running: press ctrl+b to start or attach one")
-            from coder.backends.server import ServerInfo
-
-            server = ServerInfo(url="http://127.0.0.1:9", engine=self.chat_source.engine, verdict="test double")
-        return server, self.policy(server)
-
-    def policy(self, server: ServerInfo) -> Any:
-        if self.chat_source is not None or server.k is None:
-            return None  # the test double has no counters to learn from
-        if self._policy is None or self._policy_for != server.url:
-            from coder.kpolicy import KPolicy
-
-            self._policy = KPolicy(self.profile, server)
-            self._policy_for = server.url
-            if self.session.k_override is not None:
-                self._policy.override(self.session.k_override)
-        return self._policy
-
-    def set_k_override(self, k: int | None) -> None:
-        if k is not None and self.server is not None and self.chat_source is None:
-            policy = self.policy(self.server)
-            if policy is not None:
-                policy.override(k)  # validates against the server (raises CoderError)
-        elif k is None and self._policy is not None:
-            self._policy.override(None)
-        self.session.k_override = k
-        self.save_session()
-
-    def chat_for(self, server: ServerInfo) -> ChatSource:
-        return self.chat_source if self.chat_source is not None else server.chat()
-
-    def tapped(self, server: ServerInfo, tap: Callable[[Delta], None]) -> TappedServer:
-        from coder.ui.link import tapped
-
-        return tapped(server, tap, self.chat_source)
-
-    def make_engine(self, server: ServerInfo | None, policy: Any) -> Any:
-        from coder.edit.engine import EditEngine, FixedK
-
-        if policy is None and self.session.k_override is not None:
-            policy = FixedK(self.session.k_override)
-        return EditEngine(server, self.repo_root, policy=policy, snapshot_dirty=self.config.snapshot_dirty)
+        self.edit.baseline_tps = baseline_from_bench(files)

@@ -12,6 +12,7 @@ from coder.repo import find_repo_root
 
 
 def run_tui(args: argparse.Namespace) -> int:
+    """Open the TUI in the repository around ``args.path``; CoderError when there is none."""
     start = Path(getattr(args, "path", ".") or ".").expanduser()
     if not start.exists():
         raise CoderError(f"{start}: no such file or directory")

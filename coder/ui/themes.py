@@ -41,6 +41,8 @@ class ThemeFileError(Exception):
 
 @dataclass
 class ThemeLoadResult:
+    """The themes that loaded, and one line per file that did not."""
+
     themes: list[Theme] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -52,6 +54,7 @@ def builtin_theme_dirs() -> list[Path]:
 
 
 def user_theme_dir() -> Path:
+    """Where the user's own theme files live."""
     return config_dir() / "themes"
 
 
@@ -63,6 +66,20 @@ def _color(path: Path, key: str, value: object) -> str:
     except ColorParseError:
         raise ThemeFileError(f"{path.name}: {key} = {value!r} is not a colour") from None
     return value
+
+
+def _plain_values(path: Path, raw: dict[str, object]) -> dict[str, object]:
+    """The non-colour keys, type-checked (an int is fine where a float is wanted)."""
+    out: dict[str, object] = {}
+    for key, kind in _OTHER_KEYS.items():
+        if key in raw:
+            value = raw[key]
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, kind):
+                raise ThemeFileError(f"{path.name}: {key} must be {kind.__name__}")
+            out[key] = value
+    return out
 
 
 def load_theme_file(path: Path) -> Theme:
@@ -81,15 +98,7 @@ def load_theme_file(path: Path) -> Theme:
         raise ThemeFileError(f"{path.name}: needs a name")
     if "primary" not in raw:
         raise ThemeFileError(f"{path.name}: needs a primary colour")
-    kwargs: dict[str, object] = {}
-    for key, kind in _OTHER_KEYS.items():
-        if key in raw:
-            value = raw[key]
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if not isinstance(value, kind):
-                raise ThemeFileError(f"{path.name}: {key} must be {kind.__name__}")
-            kwargs[key] = value
+    kwargs = _plain_values(path, raw)
     for key in _COLOR_KEYS:
         if key in raw:
             kwargs[key] = _color(path, key, raw[key])

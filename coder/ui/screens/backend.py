@@ -2,30 +2,26 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Log, ProgressBar, Static
-from textual.worker import get_current_worker
 
-from coder.backends.engine import Check
-from coder.backends.server import ServerInfo
-from coder.ui.messages import BackendChanged, BackendFailed, BackendProgress, DoctorResults
+from coder.ui.app import BackendFailed, BackendProgress, CoderApp, DoctorResults
 
 if TYPE_CHECKING:
-    from coder.ui.app import CoderApp
-
-TAIL_BYTES = 64 * 1024
+    from coder.backends.engine import Check
+    from coder.backends.server import ServerInfo
+    from coder.fsutil import LogFollower
 
 
 @dataclass
@@ -37,6 +33,7 @@ class LogLines(Message):
 
 
 def server_table(info: ServerInfo | None, profile: str) -> Table:
+    """The server's state, model, speculation and verdict as a two-column grid."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="dim", no_wrap=True)
     table.add_column()
@@ -60,6 +57,7 @@ def server_table(info: ServerInfo | None, profile: str) -> Table:
 
 
 def checks_table(checks: list[Check]) -> Table:
+    """One row per doctor check: mark, name, detail."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True, style="bold")
@@ -74,6 +72,8 @@ def checks_table(checks: list[Check]) -> Table:
 
 
 class BackendScreen(Screen[None]):
+    """Start, stop, restart and diagnose the backend; follow its log."""
+
     CSS_PATH = "backend.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "back"),
@@ -86,12 +86,16 @@ class BackendScreen(Screen[None]):
     def __init__(self, follow_log: bool = True) -> None:
         super().__init__()
         self.follow_log = follow_log
+        self._follower: LogFollower | None = None
 
     @property
     def capp(self) -> CoderApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed."""
+        assert isinstance(self.app, CoderApp)
+        return self.app
 
     def compose(self) -> ComposeResult:
+        """State and buttons, doctor checks, and the server log."""
         with Horizontal(id="backend-top"):
             with Vertical(id="backend-state"):
                 yield Static("Backend", classes="title")
@@ -111,53 +115,45 @@ class BackendScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.refresh_info()
+        """Show the last doctor run and follow the live server."""
         if self.capp.last_checks is not None:
             self.query_one("#doctor-checks", Static).update(checks_table(self.capp.last_checks))
-        self._follow()
+        self.watch(self.app, "server", self._server_changed)
 
-    def refresh_info(self) -> None:
-        info = self.capp.server
+    def on_unmount(self) -> None:
+        """Stop following the log."""
+        self._stop_following()
+
+    def _server_changed(self, info: ServerInfo | None) -> None:
         self.query_one("#backend-info", Static).update(server_table(info, self.capp.profile.name))
         managed = info is None or info.managed
         self.query_one("#b-stop", Button).disabled = info is None or not info.managed
         self.query_one("#b-restart", Button).disabled = info is None or not managed
         self.query_one("#b-start", Button).disabled = info is not None
+        if info is not None:
+            self.query_one("#backend-status", Static).update(info.verdict)
+        self._follow(info)
 
-    def _follow(self) -> None:
-        info = self.capp.server
+    def _follow(self, info: ServerInfo | None) -> None:
+        from coder.fsutil import LogFollower
+
+        self._stop_following()
+        log = self.query_one(Log)
+        log.clear()
         if self.follow_log and info is not None and info.log_path:
-            self.follow(Path(info.log_path))
+            self._follower = LogFollower(Path(info.log_path), self._post_lines).start()
         else:
-            log = self.query_one(Log)
-            log.clear()
             log.write_line("(no log: the server is attached or not running)" if info is None or not info.log_path
                            else "(log following off)")
 
-    @work(thread=True, exclusive=True, group="log-follow", exit_on_error=False, description="following log")
-    def follow(self, path: Path) -> None:
-        """Tail the log: last 64 KiB first, then new lines as they are written (batched)."""
-        worker = get_current_worker()
-        try:
-            handle = path.open("r", encoding="utf-8", errors="replace")
-        except OSError as exc:
-            self.post_message(LogLines([f"(cannot open {path.name}: {exc.strerror})"], reset=True))
-            return
-        with handle:
-            size = path.stat().st_size
-            handle.seek(max(0, size - TAIL_BYTES))
-            if size > TAIL_BYTES:
-                handle.readline()  # drop the partial first line
-            self.post_message(LogLines(handle.read().splitlines(), reset=True))
-            pending = ""
-            while not worker.is_cancelled:
-                chunk = handle.read()
-                if chunk:
-                    pending += chunk
-                    *lines, pending = pending.split("\n")
-                    if lines:
-                        self.post_message(LogLines(lines))
-                time.sleep(0.25)
+    def _post_lines(self, lines: list[str]) -> None:
+        """Called on the follower thread; post_message is thread-safe."""
+        self.post_message(LogLines(lines))
+
+    def _stop_following(self) -> None:
+        if self._follower is not None:
+            self._follower.stop(timeout=0)  # never block the UI thread on the follower's join
+            self._follower = None
 
     @on(LogLines)
     def _log_lines(self, message: LogLines) -> None:
@@ -166,38 +162,45 @@ class BackendScreen(Screen[None]):
             log.clear()
         log.write_lines(message.lines)
 
+    def _busy(self, text: str) -> None:
+        self.query_one("#backend-status", Static).update(text)
+
     @on(Button.Pressed, "#b-start")
     def action_start(self) -> None:
-        self.query_one("#backend-status", Static).update("starting…")
-        self.capp.start_backend()
+        """Start the profile's server."""
+        self._busy("starting…")
+        self.capp.start_backend(self)
 
     @on(Button.Pressed, "#b-stop")
     def action_stop(self) -> None:
-        self.query_one("#backend-status", Static).update("stopping…")
-        self.capp.stop_backend()
+        """Stop the managed server."""
+        self._busy("stopping…")
+        self.capp.stop_backend(self)
 
     @on(Button.Pressed, "#b-restart")
     def action_restart(self) -> None:
-        self.query_one("#backend-status", Static).update("restarting…")
-        self.capp.restart_backend()
+        """Restart the managed server."""
+        self._busy("restarting…")
+        self.capp.restart_backend(self)
 
     @on(Button.Pressed, "#b-doctor")
     def action_doctor(self) -> None:
+        """Run the doctor's checks."""
         self.query_one("#doctor-checks", Static).update(Text("running checks…", style="dim"))
-        self.capp.run_doctor()
+        self.capp.run_doctor(self)
 
-    def backend_event(self, message: Message) -> None:
-        status = self.query_one("#backend-status", Static)
+    @on(BackendProgress)
+    def _progress(self, message: BackendProgress) -> None:
         bar = self.query_one(ProgressBar)
-        bar.set_class(isinstance(message, BackendProgress), "-busy")
-        if isinstance(message, BackendProgress):
-            bar.progress = max(0.0, min(1.0, message.fraction))
-            status.update(f"{message.phase} {message.detail}".strip())
-        elif isinstance(message, BackendFailed):
-            status.update(Text(f"Failed: {message.error}", style="bold red"))
-        elif isinstance(message, BackendChanged):
-            status.update(message.note)
-            self.refresh_info()
-            self._follow()
-        elif isinstance(message, DoctorResults):
-            self.query_one("#doctor-checks", Static).update(checks_table(message.checks))
+        bar.add_class("-busy")
+        bar.progress = max(0.0, min(1.0, message.fraction))
+        self._busy(f"{message.phase} {message.detail}".strip())
+
+    @on(BackendFailed)
+    def _failed(self, message: BackendFailed) -> None:
+        self.query_one(ProgressBar).remove_class("-busy")
+        self.query_one("#backend-status", Static).update(Text(f"Failed: {message.error}", style="bold red"))
+
+    @on(DoctorResults)
+    def _doctor(self, message: DoctorResults) -> None:
+        self.query_one("#doctor-checks", Static).update(checks_table(message.checks))

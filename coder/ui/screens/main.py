@@ -1,9 +1,13 @@
-"""The main screen: transcript, prompt, speculation panel and backend bar; commands and requests."""
+"""The main screen: transcript, prompt, speculation panel and backend bar, driven by the headless EditSession.
+
+Everything that reads files, runs git or talks to the server happens in the
+:class:`~coder.session.edit_session.EditSession` on thread workers; this screen shows what the
+session reports (``@on`` handlers of :mod:`coder.ui.session_link` messages) and forwards keys.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -11,37 +15,25 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from textual.worker import get_current_worker
 
-from coder.errors import CoderError
-from coder.telemetry.stream import StreamResult
-from coder.ui import commands, context
-from coder.ui.messages import (
-    BackendChanged,
-    EditProposed,
-    FilesListed,
-    Notice,
-    ReplyBatch,
-    ReplyFailed,
-    ReplyFinished,
-    ReplyStarted,
-)
-from coder.ui.streaming import Batch, FinalStats, LiveFeed, pump
+from coder.session import events as ev
+from coder.ui import session_link as sl
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
-from coder.ui.widgets.spec.panel import RequestInfo, SpecPanel
+from coder.ui.widgets.spec.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
 
 if TYPE_CHECKING:
-    from coder.telemetry.metrics import SpecStats
+    from coder.backends.server import ServerInfo
+    from coder.session.edit_session import EditSession
     from coder.ui.app import CoderApp
 
-CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
-               "show code in fenced blocks with a language tag.")
 MIN_WIDTH, MIN_HEIGHT = 60, 12
 
 
 class MainScreen(Screen[None]):
+    """The conversation with the model, and the live figures of the request in flight."""
+
     CSS_PATH = "main.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_reply", "stop reply"),
@@ -50,19 +42,20 @@ class MainScreen(Screen[None]):
         Binding("ctrl+l", "clear", "clear"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, edit: EditSession) -> None:
         super().__init__()
-        self.files: list[str] = []
-        self._edit_queue: list[str] = []
-        self._instruction = ""
-        self._streaming = False
-        self._reviewing = False
+        self.edit = edit
 
     @property
     def capp(self) -> CoderApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed."""
+        from coder.ui.app import CoderApp
+
+        assert isinstance(self.app, CoderApp)
+        return self.app
 
     def compose(self) -> ComposeResult:
+        """Transcript and prompt on the left, the speculation panel on the right, the backend bar below."""
         with Horizontal(id="body"):
             with Vertical(id="conversation"):
                 yield Transcript(id="transcript")
@@ -75,47 +68,43 @@ class MainScreen(Screen[None]):
 
     @property
     def transcript(self) -> Transcript:
+        """The conversation widget."""
         return self.query_one(Transcript)
 
     @property
     def prompt(self) -> PromptInput:
+        """The message input."""
         return self.query_one(PromptInput)
 
     @property
     def spec(self) -> SpecPanel:
+        """The speculation panel."""
         return self.query_one(SpecPanel)
 
     def on_mount(self) -> None:
-        app = self.capp
-        session = app.session
+        """Show a resumed conversation, follow the backend, start the background loads."""
+        session = self.edit.session
         for turn in session.turns:
             self.transcript.add_message(turn.role if turn.role != "system" else "note", turn.content)
         if session.turns:
             self.note(f"Resumed session {session.id}.")
-        self._show_context()
-        if app.server is None and app.chat_source is not None:
-            self.query_one(BackendBar).update(" recorded replies (test double) ")
-        else:
-            self.query_one(BackendBar).show(app.server, "" if app.server else "checking…")
+        self._show_context(self.edit.context_event())
+        self.watch(self.app, "server", self._server_changed)
         self.prompt.focus()
         self.list_files()
         self.warm_up()
 
-    # ---- small helpers ---------------------------------------------------------------------
-
     def note(self, text: str) -> None:
+        """A notice in the transcript."""
         self.transcript.add_message("note", text)
 
-    def error(self, text: str) -> None:
-        self.transcript.add_message("error", text)
-
-    def _show_context(self) -> None:
-        s = self.capp.session
-        files = ", ".join(s.context_files) if s.context_files else "none (add with @path or /add)"
-        k = s.k_override if s.k_override is not None else "auto"
-        self.prompt.border_title = f"context: {files} · mode {s.mode} · k {k}"
+    def _show_context(self, event: ev.ContextChanged) -> None:
+        files = ", ".join(event.files) if event.files else "none (add with @path or /add)"
+        k = event.k if event.k is not None else "auto"
+        self.prompt.border_title = f"context: {files} · mode {event.mode} · k {k}"
 
     def on_resize(self) -> None:
+        """Below the minimum size, say so instead of drawing a broken layout."""
         small = self.size.width < MIN_WIDTH or self.size.height < MIN_HEIGHT
         self.set_class(small, "-too-small")
         if small:
@@ -123,16 +112,23 @@ class MainScreen(Screen[None]):
                 f"The terminal is {self.size.width}×{self.size.height}; coder needs at least "
                 f"{MIN_WIDTH}×{MIN_HEIGHT}. Enlarge the window to continue.")
 
-    # ---- files and mentions ----------------------------------------------------------------
+    def _server_changed(self, old: ServerInfo | None, info: ServerInfo | None) -> None:
+        """The app's live server changed (start, attach, stop, or a restart for k): follow it."""
+        app = self.capp
+        self.query_one(BackendBar).show(info, "" if info or app.backend_checked else "checking…")
+        if old is not None and info is not None and old.url != info.url:
+            self.note(f"Backend restarted: now {info.url} (k {info.k}); {info.verdict}")
+        elif old is not None and info is None:
+            self.note("The backend is gone (stopped, or a restart did not finish).")
+        elif old is None and info is not None and app.backend_checked:
+            self.note(f"Backend ready: {info.verdict}")
+
+    # ---- workers: the session's blocking calls -------------------------------------------------
 
     @work(thread=True, exclusive=True, group="files", exit_on_error=False, description="listing files")
     def list_files(self) -> None:
-        try:
-            files = context.tracked_files(self.capp.repo_root)
-        except Exception as exc:  # git missing or broken repo: completion just stays empty
-            self.post_message(Notice(f"Could not list the repository's files: {exc}", "error"))
-            return
-        self.post_message(FilesListed(files))
+        """Tracked files for @-completion (git)."""
+        self.edit.load_files()
 
     @work(thread=True, group="warm-up", exit_on_error=False, description="warming up")
     def warm_up(self) -> None:
@@ -144,404 +140,124 @@ class MainScreen(Screen[None]):
             if lexer is not None:
                 list(lexer.get_tokens("x = 1\n"))
 
-    @on(FilesListed)
-    def _files_listed(self, message: FilesListed) -> None:
-        self.files = message.files
-        self.prompt.files = message.files
+    @work(thread=True, group="session", exit_on_error=False, description="message or command")
+    def submit(self, text: str) -> None:
+        """Hand one typed line to the session (mentions read files; requests stream)."""
+        self.edit.submit(text)
 
-    @on(PromptInput.Matches)
-    def _show_matches(self, message: PromptInput.Matches) -> None:
-        menu = self.query_one("#mentions", Static)
-        if message.token is None:
-            menu.display = False
-            return
-        menu.display = True
-        if message.matches:
-            menu.update("tab → " + "  ·  ".join(message.matches[:6]))
-        else:
-            menu.update(f"no tracked file matches @{message.token}")
+    @work(thread=True, group="session", exit_on_error=False, description="review verdict")
+    def decide(self, accept: bool) -> None:
+        """Apply (git commit) or drop the reviewed edit, then go on with the queue."""
+        self.edit.decide(accept)
 
-    @on(Notice)
-    def _notice(self, message: Notice) -> None:
-        self.transcript.add_message(message.kind, message.text)
-
-    # ---- input -----------------------------------------------------------------------------
+    # ---- input ---------------------------------------------------------------------------------
 
     @on(Input.Submitted, "#prompt")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         self.prompt.value = ""
         self.query_one("#mentions", Static).display = False
-        if not text:
-            return
-        if text.startswith("/"):
-            self.run_command(text)
-            return
-        if self._streaming:
-            self.note("A reply is still streaming; press escape to stop it first.")
-            return
-        self.submit_message(text)
+        if text:
+            self.submit(text)
 
     def run_command(self, text: str) -> None:
-        try:
-            cmd = commands.parse(text)
-        except commands.CommandError as exc:
-            self.error(str(exc))
-            return
-        handler = getattr(self, f"cmd_{cmd.name}")
-        handler(cmd.args)
-
-    def submit_message(self, text: str) -> None:
-        app = self.capp
-        tokens = context.mentions(text)
-        if tokens:
-            result = context.check_mentions(app.repo_root, tokens, self.files)
-            for reason in result.refused:
-                self.error(reason)
-            for rel in result.added:
-                if app.session.add_file(rel):
-                    self.note(f"Added {rel} to the context.")
-            self._show_context()
-            text = context.strip_mentions(text).strip()
-            if result.refused:
-                self.note("Nothing was sent; fix the mention and try again.")
-                return
-            if not text or all(text.strip() == t.strip() for t in result.added):
-                app.save_session()
-                return
-        self.transcript.add_message("user", text)
-        app.session.add_turn("user", text)
-        app.save_session()
-        if app.server is None and app.chat_source is None:
-            self.error("No backend is running, so nothing was sent. Press ctrl+b (or /backend) to start the "
-                       f"{app.profile.name!r} profile or attach to a server; your message is kept in the session.")
-            return
-        question = text.startswith("?")
-        if app.session.context_files and not question:
-            self._instruction = text
-            self._edit_queue = list(app.session.context_files)
-            self._next_edit()
-        else:
-            self._streaming = True
-            self.chat_reply(text.lstrip("?").strip())
-
-    # ---- commands --------------------------------------------------------------------------
-
-    def cmd_help(self, args: list[str]) -> None:
-        self.note(commands.help_text())
-
-    def cmd_add(self, args: list[str]) -> None:
-        app = self.capp
-        result = context.check_mentions(app.repo_root, [a.lstrip("@") for a in args], self.files)
-        for reason in result.refused:
-            self.error(reason)
-        for rel in result.added:
-            self.note(f"Added {rel} to the context." if app.session.add_file(rel) else f"{rel} is already there.")
-        app.save_session()
-        self._show_context()
-
-    def cmd_drop(self, args: list[str]) -> None:
-        session = self.capp.session
-        targets = [a.lstrip("@") for a in args] or list(session.context_files)
-        for rel in targets:
-            name = context.resolve_mention(rel, session.context_files)
-            if session.drop_file(name):
-                self.note(f"Dropped {name}.")
-            else:
-                self.error(f"{rel} is not in the context.")
-        if not targets:
-            self.note("The context is already empty.")
-        self.capp.save_session()
-        self._show_context()
-
-    def cmd_mode(self, args: list[str]) -> None:
-        self.capp.session.mode = args[0]
-        self.capp.save_session()
-        self.note(f"Edit mode: {args[0]}.")
-        self._show_context()
-
-    def cmd_k(self, args: list[str]) -> None:
-        session = self.capp.session
-        if not args:
-            current = session.k_override if session.k_override is not None else "auto (per request class)"
-            self.note(f"k: {current}. /k N pins it, /k auto returns to coder's choice.")
-            return
-        value = None if args[0] == "auto" else int(args[0])
-        try:
-            self.capp.set_k_override(value)
-        except CoderError as exc:
-            self.error(str(exc))
-            return
-        self.note("k: auto (per request class)." if value is None else f"k pinned to {value} for every request.")
-        self._show_context()
-
-    def cmd_undo(self, args: list[str]) -> None:
-        self.undo_edit()
-
-    def cmd_diff(self, args: list[str]) -> None:
-        self.show_diff()
-
-    def cmd_backend(self, args: list[str]) -> None:
-        self.capp.action_backend()
-
-    def cmd_bench(self, args: list[str]) -> None:
-        profile = self.capp.profile.name
-        self.note(f"Benchmarks run outside the TUI: `coder bench --profile {profile}` (or --quick). Its JSON "
-                  "gives this panel a baseline tok/s for the 'ideal' line.")
-
-    def cmd_theme(self, args: list[str]) -> None:
-        app = self.capp
-        if not args:
-            names = ", ".join(sorted(app.available_themes))
-            self.note(f"Theme: {app.theme}. Available: {names}.")
-            return
-        error = app.switch_theme(args[0])
-        if error:
-            self.error(error)
-        else:
-            self.note(f"Theme: {args[0]} (saved).")
-
-    def cmd_clear(self, args: list[str]) -> None:
-        self.action_clear()
+        """Run a slash command (from the prompt or the command palette)."""
+        self.submit(text)
 
     def action_clear(self) -> None:
-        self.capp.session.clear()
-        self.capp.save_session()
-        self.transcript.clear()
-        self.note("Conversation cleared; context files kept.")
+        """ctrl+l: clear the conversation."""
+        self.submit("/clear")
 
     def action_stop_reply(self) -> None:
-        if self._streaming:
-            self.workers.cancel_group(self, "reply")
-            self._edit_queue.clear()
-            self.transcript.end_stream()
-            self._streaming = False
-            self.note("Stopped; nothing was applied.")
+        """escape: stop the reply or the restart in flight."""
+        self.edit.cancel()  # sets an Event: no I/O on this thread
 
-    # ---- requests --------------------------------------------------------------------------
-
-    def _feed(self) -> LiveFeed:
-        def post(batch: Batch) -> None:
-            self.post_message(ReplyBatch(batch))  # thread-safe; the only way back to the UI
-
-        return LiveFeed(post)
-
-    @work(thread=True, exclusive=True, group="reply", exit_on_error=False, description="chat reply")
-    def chat_reply(self, question: str) -> None:
-        app = self.capp
-        worker = get_current_worker()
-        try:
-            server, policy = app.connect()
-            choice = policy.choose("fresh") if policy is not None else None
-            k = choice.k if choice is not None else (server.k if server else None)
-            reason = choice.reason if choice is not None else "launch k (no policy)"
-            self.post_message(ReplyStarted(RequestInfo("fresh", "chat", k, reason, app.baseline_tps), "chat"))
-            feed = self._feed()
-            messages = self._chat_messages(question)
-            scrape = app.chat_source is None  # the recorded-reply test double has no /metrics
-            before = _metrics(server) if scrape else None
-            stream = app.chat_for(server).stream(
-                messages, max_tokens=app.chat_max_tokens, temperature=0.0,
-                k_cap=choice.cap if choice is not None else None, cache_prompt=True)
-            result = pump(stream, feed, cancelled=lambda: worker.is_cancelled)
-            if result is None:
-                return
-            after = _metrics(server) if scrape else None
-            spec = after - before if before is not None and after is not None else None
-            if policy is not None and choice is not None:
-                policy.observe(choice, result.timings, spec)
-            self.post_message(ReplyFinished(FinalStats(result, spec), result.text))
-        except CoderError as exc:
-            self.post_message(ReplyFailed(str(exc)))
-
-    def _chat_messages(self, question: str) -> list[dict[str, str]]:
-        app = self.capp
-        system = CHAT_SYSTEM
-        for rel, body in context.read_context(app.repo_root, app.session.context_files):
-            system += f"\n\nFile {rel}:\n```\n{body}\n```"
-        history = app.session.chat_messages()[:-1][-20:]  # the question itself is added below
-        return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
-
-    def _next_edit(self) -> None:
-        if not self._edit_queue:
-            self._streaming = False
+    @on(PromptInput.Matches)
+    def _show_matches(self, message: PromptInput.Matches) -> None:
+        menu = self.query_one("#mentions", Static)
+        menu.display = message.token is not None
+        if message.token is None:
             return
-        self._streaming = True
-        self.edit_reply(self._edit_queue.pop(0), self._instruction, self.capp.session.mode)
+        menu.update("tab → " + "  ·  ".join(message.matches[:6]) if message.matches
+                    else f"no tracked file matches @{message.token}")
 
-    @work(thread=True, exclusive=True, group="reply", exit_on_error=False, description="edit reply")
-    def edit_reply(self, rel: str, instruction: str, mode: str) -> None:
-        from coder.edit.engine import EditProposal
+    # ---- what the session reports --------------------------------------------------------------
 
-        app = self.capp
-        worker = get_current_worker()
-        try:
-            server, policy = app.connect()
-            feed = self._feed()
-            engine = app.make_engine(app.tapped(server, feed.push), policy)
-            symbol = None
-            if mode == "region":
-                symbol = _mentioned_symbol(app.repo_root, rel, instruction)
-                if symbol is None:
-                    raise CoderError(f"/mode region: name a function or class of {rel} in your message "
-                                     "(or use /mode auto)")
-            request = engine.prepare(app.repo_root / rel, instruction,
-                                     mode="region" if symbol else ("full" if mode == "full" else "auto"),
-                                     symbol=symbol)
-            title = f"edit {rel} ({request.mode}: {request.mode_reason})"
-            info = RequestInfo(request.request_class, mode, request.k.k, request.k.reason, app.baseline_tps)
-            self.post_message(ReplyStarted(info, title))
-            proposal = None
-            events = engine.run(request)
-            try:
-                for event in events:
-                    if worker.is_cancelled:
-                        return
-                    if isinstance(event, EditProposal):
-                        proposal = event
-            finally:
-                events.close()
-                feed.flush()
-            if proposal is None:
-                raise CoderError("the edit stream ended without a result; nothing was changed")
-            st = proposal.stats
-            result = StreamResult(text=proposal.reply, finish_reason=st.finish_reason, ttft=st.ttft, wall=st.wall,
-                                  prompt_tokens=st.prompt_tokens, completion_tokens=st.completion_tokens,
-                                  cached_tokens=st.cached_tokens, draft_n=st.draft_n,
-                                  draft_n_accepted=st.draft_accepted)
-            exact = st.acceptance_length if st.acceptance_source == "metrics" else None
-            self.post_message(ReplyFinished(FinalStats(result, exact_accept_length=exact), proposal.reply))
-            self.post_message(EditProposed(proposal))
-        except CoderError as exc:
-            self.post_message(ReplyFailed(str(exc)))
+    @on(sl.Noted)
+    def _noted(self, message: sl.Noted) -> None:
+        self.transcript.add_message(message.event.kind, message.event.text)
 
-    @on(ReplyStarted)
-    def _reply_started(self, message: ReplyStarted) -> None:
-        self.note(message.title)
+    @on(sl.UserSaid)
+    def _user_said(self, message: sl.UserSaid) -> None:
+        self.transcript.add_message("user", message.event.text)
+
+    @on(sl.ContextChanged)
+    def _context_changed(self, message: sl.ContextChanged) -> None:
+        self._show_context(message.event)
+
+    @on(sl.FilesListed)
+    def _files_listed(self, message: sl.FilesListed) -> None:
+        self.prompt.files = list(message.event.files)
+
+    @on(sl.Cleared)
+    def _cleared(self, message: sl.Cleared) -> None:
+        self.transcript.clear()
+
+    @on(sl.RequestStarted)
+    def _request_started(self, message: sl.RequestStarted) -> None:
+        self.note(message.event.title)
         self.transcript.begin_stream()
-        self.spec.start(message.info)
+        self.spec.start(message.event.info)
 
-    @on(ReplyBatch)
-    def _reply_batch(self, message: ReplyBatch) -> None:
-        batch = message.batch
+    @on(sl.StreamBatch)
+    def _stream_batch(self, message: sl.StreamBatch) -> None:
+        batch = message.event.batch
         self.transcript.append(batch.text)
-        self.spec.update_live(batch.stats)
+        self.spec.update_live(batch.live)
         probe = self.capp.lag_probe
         if probe is not None:
             probe.appended(batch)
             self.call_after_refresh(probe.visible, batch)
 
-    @on(ReplyFinished)
-    def _reply_finished(self, message: ReplyFinished) -> None:
+    @on(sl.RequestFinished)
+    def _request_finished(self, message: sl.RequestFinished) -> None:
         self.transcript.end_stream()
-        self.spec.finish(message.final)
-        self.capp.session.add_turn("assistant", message.text)
-        self.capp.save_session()
-        if not self._edit_queue and not self._reviewing:
-            self._streaming = False
+        self.spec.finish(message.event.final)
         probe = self.capp.lag_probe
         if probe is not None:
             self.call_after_refresh(probe.finished)
 
-    @on(ReplyFailed)
-    def _reply_failed(self, message: ReplyFailed) -> None:
+    @on(sl.RequestFailed)
+    def _request_failed(self, message: sl.RequestFailed) -> None:
         self.transcript.end_stream()
-        self.error(message.error)
-        self._edit_queue.clear()
-        self._streaming = False
+        self.transcript.add_message("error", message.event.error)
 
-    @on(EditProposed)
-    def _edit_proposed(self, message: EditProposed) -> None:
+    @on(sl.RequestStopped)
+    def _request_stopped(self, message: sl.RequestStopped) -> None:
+        self.transcript.end_stream()
+        self.note("Stopped; nothing was applied.")
+
+    @on(sl.ReviewRequested)
+    def _review(self, message: sl.ReviewRequested) -> None:
         from coder.ui.screens.review import ReviewScreen
 
-        proposal = message.proposal
-        if not proposal.ok:
-            self.error(f"Edit of {proposal.rel} refused, nothing written: {proposal.refusal}")
-            self._next_edit()
-            return
-        if not proposal.changed:
-            self.note(f"The model left {proposal.rel} unchanged; nothing to review.")
-            self._next_edit()
-            return
+        proposal = message.event.proposal
 
         def decided(accept: bool | None) -> None:
-            self._reviewing = False
-            if accept:
-                self.apply_edit(proposal)
-            else:
-                self.note(f"Rejected the edit of {proposal.rel}; the file is untouched.")
-                self._next_edit()
+            self.decide(bool(accept))
 
-        self._reviewing = True
         self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True), decided)
 
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False, description="applying an edit")
-    def apply_edit(self, proposal: Any) -> None:
-        try:
-            engine = self.capp.make_engine(None, None)
-            result = engine.apply(proposal)
-        except CoderError as exc:
-            self.post_message(Notice(f"Not applied: {exc}", "error"))
-        else:
-            notes = "; ".join(result.notes)
-            self.post_message(Notice(f"Applied {result.path}. {notes}".strip()))
-        self.app.call_from_thread(self._next_edit)
-
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False, description="undo")
-    def undo_edit(self) -> None:
-        try:
-            result = self.capp.make_engine(None, None).undo()
-        except CoderError as exc:
-            self.post_message(Notice(f"Nothing undone: {exc}", "error"))
-            return
-        self.post_message(Notice(f"Undone: {_undo_text(result)}"))
-
-    @work(thread=True, exclusive=True, group="git", exit_on_error=False, description="git diff")
-    def show_diff(self) -> None:
-        import git
-
-        try:
-            diff = git.Repo(self.capp.repo_root).git.diff("HEAD")
-        except git.GitCommandError as exc:
-            self.post_message(Notice(f"git diff failed: {exc.stderr.strip() or exc}", "error"))
-            return
-        if not diff.strip():
-            self.post_message(Notice("No uncommitted changes."))
-            return
-        self.app.call_from_thread(self._push_diff, diff)
-
-    def _push_diff(self, diff: str) -> None:
+    @on(sl.DiffReady)
+    def _diff(self, message: sl.DiffReady) -> None:
         from coder.ui.screens.review import ReviewScreen
 
-        self.app.push_screen(ReviewScreen(diff, "", reviewing=False))
+        self.app.push_screen(ReviewScreen(message.event.diff, "", reviewing=False))
 
-    def backend_changed(self, message: BackendChanged) -> None:
-        self.query_one(BackendBar).show(message.info)
-        if message.note:
-            self.note(message.note)
-
-
-def _metrics(server: Any) -> SpecStats | None:
-    try:
-        with server.api(timeout=2.0) as api:
-            stats: SpecStats = api.metrics()
-            return stats if stats.has_spec_metrics else None
-    except CoderError:
-        return None
-
-
-def _mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
-    from coder.edit.regions import mentioned_symbol
-
-    try:
-        text = (root / rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    region = mentioned_symbol(rel, text, instruction)
-    return region.name if region is not None and region.name else None
-
-
-def _undo_text(result: Any) -> str:
-    paths = ", ".join(getattr(result, "paths", []) or [])
-    return f"{getattr(result, 'sha', '')[:8]} {getattr(result, 'subject', '')!r} ({paths} restored)"
-
+    @on(sl.FrontEndCommand)
+    def _front_end_command(self, message: sl.FrontEndCommand) -> None:
+        name, args = message.event.name, message.event.args
+        if name == "backend":
+            self.capp.action_backend()
+        elif name == "theme":
+            self.capp.theme_command(list(args))

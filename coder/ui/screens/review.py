@@ -31,6 +31,7 @@ class ReviewScreen(ModalScreen[bool]):
         self.reviewing = reviewing
 
     def compose(self) -> ComposeResult:
+        """The diff with its +/- counts as the title, and the key bar."""
         from coder.edit.apply import diff_stat  # the edit package pulls in openai: load it only here
 
         added, removed = diff_stat(self.diff)
@@ -42,6 +43,7 @@ class ReviewScreen(ModalScreen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
+        """Focus the diff."""
         view = self.query_one(DiffView)
         view.focus()
         self._bar(view.hunk_label)
@@ -55,8 +57,10 @@ class ReviewScreen(ModalScreen[bool]):
         self._bar(message.label)
 
     def action_accept(self) -> None:
+        """a: accept the edit."""
         if self.reviewing:
             self.dismiss(True)
 
     def action_reject(self) -> None:
+        """r / escape: reject (or close the read-only view)."""
         self.dismiss(False)

@@ -12,13 +12,15 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from coder.ui.messages import BackendChanged, BackendFailed, BackendProgress
+from coder.ui.app import BackendFailed, BackendProgress, CoderApp
 
 if TYPE_CHECKING:
-    from coder.ui.app import CoderApp
+    from coder.backends.server import ServerInfo
 
 
 class StartScreen(ModalScreen[None]):
+    """Start the profile's server or attach to one; dismissed once a backend is live."""
+
     CSS_PATH = "start.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_later", "not now")]
 
@@ -29,9 +31,12 @@ class StartScreen(ModalScreen[None]):
 
     @property
     def capp(self) -> CoderApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed."""
+        assert isinstance(self.app, CoderApp)
+        return self.app
 
     def compose(self) -> ComposeResult:
+        """Start and attach controls, progress and status."""
         with Vertical(id="start"):
             yield Label("No backend is running", id="start-title")
             yield Static(f"Start profile [b]{self.profile_name}[/b] ({self.describe}), or attach to a server "
@@ -47,12 +52,18 @@ class StartScreen(ModalScreen[None]):
             yield Static("", id="start-status")
 
     def on_mount(self) -> None:
+        """Focus the start button; close once the app has a live server."""
         self.query_one("#start-go", Button).focus()
+        self.watch(self.app, "server", self._server_changed, init=False)
+
+    def _server_changed(self, info: ServerInfo | None) -> None:
+        if info is not None:
+            self.dismiss(None)
 
     @on(Button.Pressed, "#start-go")
     def _start(self) -> None:
         self._busy("starting…")
-        self.capp.start_backend()
+        self.capp.start_backend(self)
 
     @on(Button.Pressed, "#attach-go")
     @on(Input.Submitted, "#attach-url")
@@ -62,10 +73,11 @@ class StartScreen(ModalScreen[None]):
             self.query_one("#start-status", Static).update("Type the server's URL first.")
             return
         self._busy(f"attaching to {url}…")
-        self.capp.attach_backend(url, self.query_one("#attach-key", Input).value.strip() or None)
+        self.capp.attach_backend(url, self.query_one("#attach-key", Input).value.strip() or None, reply_to=self)
 
     @on(Button.Pressed, "#start-skip")
     def action_dismiss_later(self) -> None:
+        """Not now: close without a backend."""
         self.dismiss(None)
 
     def _busy(self, text: str) -> None:
@@ -73,14 +85,13 @@ class StartScreen(ModalScreen[None]):
             button.disabled = button.id != "start-skip"
         self.query_one("#start-status", Static).update(text)
 
-    def backend_event(self, message: Message) -> None:
-        status = self.query_one("#start-status", Static)
-        if isinstance(message, BackendProgress):
-            self.query_one(ProgressBar).progress = max(0.0, min(1.0, message.fraction))
-            status.update(f"{message.phase} {message.detail}".strip())
-        elif isinstance(message, BackendFailed):
-            status.update(f"[b red]Failed:[/] {message.error}")
-            for button in self.query(Button):
-                button.disabled = False
-        elif isinstance(message, BackendChanged) and message.info is not None:
-            self.dismiss(None)
+    @on(BackendProgress)
+    def _progress(self, message: BackendProgress) -> None:
+        self.query_one(ProgressBar).progress = max(0.0, min(1.0, message.fraction))
+        self.query_one("#start-status", Static).update(f"{message.phase} {message.detail}".strip())
+
+    @on(BackendFailed)
+    def _failed(self, message: BackendFailed) -> None:
+        self.query_one("#start-status", Static).update(f"[b red]Failed:[/] {message.error}")
+        for button in self.query(Button):
+            button.disabled = False

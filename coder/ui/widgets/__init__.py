@@ -1,0 +1,1 @@
+"""Widgets of the TUI, grouped by area."""

@@ -1,0 +1,1 @@
+"""Transcript, prompt and syntax highlighting."""

@@ -35,7 +35,7 @@ def _theme(dark: bool) -> PygmentsSyntaxTheme:
 
 @lru_cache(maxsize=512)
 def token_style(token: _TokenType, dark: bool) -> Style:
-    # foreground only: the widget's own background shows through in every theme
+    """The Pygments colour of ``token`` (foreground only: the widget's background shows through)."""
     style = _theme(dark).get_style_for_token(token)
     return Style(color=style.color, bold=style.bold, italic=style.italic)
 

@@ -17,7 +17,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -56,13 +55,6 @@ class Transcript(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"transcript--{kind}" for kind in (*KINDS, "inline-code")}
 
-    class Appended(Message):
-        """Text became part of the transcript (posted only when ``report_appends`` is on)."""
-
-        def __init__(self, seq: int) -> None:
-            super().__init__()
-            self.seq = seq
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._lines: list[Line] = []
@@ -85,6 +77,7 @@ class Transcript(ScrollView, can_focus=True):
 
     @property
     def line_count(self) -> int:
+        """Logical lines in the transcript."""
         return len(self._lines)
 
     def add_message(self, kind: str, text: str) -> None:
@@ -128,6 +121,7 @@ class Transcript(ScrollView, can_focus=True):
         self._after_change(first_changed)
 
     def end_stream(self) -> None:
+        """The reply in progress is complete: settle its last line and any open code block."""
         if self._streaming_kind is None:
             return
         self._streaming_kind = None
@@ -139,6 +133,7 @@ class Transcript(ScrollView, can_focus=True):
         self._settle_height()
 
     def clear(self) -> None:
+        """Remove everything."""
         self._lines.clear()
         self._rows.clear()
         self._first_row.clear()
@@ -230,18 +225,22 @@ class Transcript(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def _set_virtual_height(self, rows: int) -> None:
-        """Grow the scrollable area without a screen-wide layout pass.
+        """Grow (or shrink) the scrollable area without a screen-wide layout pass.
 
         ``virtual_size`` is a layout reactive: assigning it re-lays out the whole screen
         (~10 ms on a busy 2-core box) on every streamed batch. The vertical scrollbar is
-        always shown (CSS), so our own size never changes and updating the scrollbars
-        is all that growing needs.
+        always shown (CSS), so our own size never changes: setting the value without its
+        watcher and telling the scrollbar is all that growing needs. Only public API is
+        used; ``tests/test_ui_textual_api.py`` fails if a Textual upgrade changes what it means.
         """
         size = Size(self._wrap_width, rows)
         if size == self.virtual_size:
             return
         self.set_reactive(Transcript.virtual_size, size)
-        self._scroll_update(size)
+        bar = self.vertical_scrollbar
+        bar.window_virtual_size = size.height
+        bar.window_size = self.scrollable_content_region.height
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def _rewrap_all(self) -> None:
         self._rows.clear()
@@ -251,6 +250,7 @@ class Transcript(ScrollView, can_focus=True):
         self.virtual_size = Size(self._wrap_width, len(self._rows))
 
     def on_resize(self) -> None:
+        """Re-wrap everything at the new width."""
         width = self.scrollable_content_region.width
         if width != self._wrap_width:
             self._wrap_width = width
@@ -273,6 +273,7 @@ class Transcript(ScrollView, can_focus=True):
         return style
 
     def notify_style_update(self) -> None:
+        """The theme changed: drop cached styles and strips."""
         super().notify_style_update()
         self._styles.clear()
         self._strips.clear()
@@ -292,6 +293,7 @@ class Transcript(ScrollView, can_focus=True):
         return text
 
     def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the view, from the strip cache when unchanged."""
         scroll_y = self.scroll_offset.y
         width = self.size.width
         row = scroll_y + y

@@ -1,0 +1,1 @@
+"""The diff view of the review screen."""

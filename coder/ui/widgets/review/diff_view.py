@@ -44,19 +44,23 @@ class DiffView(ScrollView, can_focus=True):
         self.virtual_size = Size(max((len(x) for x in self.lines), default=0) + 2, len(self.lines))
 
     def notify_style_update(self) -> None:
+        """The theme changed: drop cached strips."""
         super().notify_style_update()
         self._cache.clear()
 
     @property
     def hunk_label(self) -> str:
+        """``hunk i/n`` (or ``no hunks``)."""
         if not self.hunks:
             return "no hunks"
         return f"hunk {self.current + 1}/{len(self.hunks)}"
 
     def action_next_hunk(self) -> None:
+        """n: the next hunk."""
         self._go(min(self.current + 1, len(self.hunks) - 1))
 
     def action_prev_hunk(self) -> None:
+        """p: the previous hunk."""
         self._go(max(self.current - 1, 0))
 
     def _go(self, index: int) -> None:
@@ -87,6 +91,7 @@ class DiffView(ScrollView, can_focus=True):
         return "context"
 
     def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the view (cached per line and focus)."""
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.size.width

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -11,22 +10,15 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Sparkline, Static
 
-from coder.ui.streaming import FinalStats, LiveStats
+from coder.session.events import RequestInfo
+from coder.session.feed import FinalStats, LiveStats
 
 LIVE_INTERVAL = 0.25  # seconds between live repaints of the panel (4 Hz: readable, and cheap)
 BAR_WIDTH = 12
 MAX_POSITIONS = 12
 
 
-@dataclass(frozen=True)
-class RequestInfo:
-    """What is known about a request before its first token."""
-
-    request_class: str  # full | region | fresh
-    mode: str  # what the user asked for: full | region | auto | chat
-    k: int | None
-    k_reason: str
-    baseline_tps: float | None = None
+__all__ = ["RequestInfo", "SpecPanel", "bars", "baseline_from_bench"]
 
 
 def _num(value: float | None, fmt: str = "{:.1f}", none: str = "–") -> str:
@@ -69,6 +61,7 @@ class SpecPanel(VerticalScroll):
         self._painted = 0.0
 
     def compose(self) -> ComposeResult:
+        """Title, speed line, sparkline, detail table and per-position bars."""
         yield Static("Speculation", classes="spec-title")
         yield Static(self._speed_text(), id="spec-speed")
         yield Sparkline([], id="spec-spark")
@@ -78,6 +71,7 @@ class SpecPanel(VerticalScroll):
     # ---- updates (called by the screen on messages) --------------------------------------
 
     def start(self, request: RequestInfo) -> None:
+        """A new request: reset the figures."""
         self.request, self.live, self.final = request, LiveStats(), None
         self.query_one("#spec-spark", Sparkline).data = []
         self.query_one("#spec-bars", Static).update(self._bars([]), layout=False)
@@ -94,6 +88,7 @@ class SpecPanel(VerticalScroll):
         self._refresh_text()
 
     def finish(self, final: FinalStats) -> None:
+        """The request ended: show the final (exact when scraped) figures and the bars."""
         self.final = final
         self.query_one("#spec-spark", Sparkline).data = list(self.live.samples)
         self.query_one("#spec-bars", Static).update(self._bars(final.survival), layout=False)
@@ -115,15 +110,16 @@ class SpecPanel(VerticalScroll):
         text = Text()
         text.append(_num(live.inst_tps), style="bold")
         text.append(" tok/s now   ", style="dim")
-        avg = self.final.result.decode_tps if self.final and self.final.result.decode_tps else live.avg_tps
+        avg = (self.final.stats if self.final else live.stats).decode_tps
         text.append(_num(avg), style="bold")
         text.append(" tok/s avg", style="dim")
         return text
 
     def accept_length(self) -> tuple[float | None, str]:
+        """Acceptance length and where it comes from: ``running`` while streaming, then ``exact`` or ``stream``."""
         if self.final is not None:
-            return self.final.accept_length, "exact" if self.final.exact else "stream"
-        return self.live.accept_length, "running"
+            return self.final.stats.acceptance_length, "exact" if self.final.exact else "stream"
+        return self.live.stats.running_acceptance, "running"
 
     def _detail_table(self) -> Text:
         """Label/value lines as one Text (a rich Table costs ~10x more to render per repaint)."""
@@ -137,9 +133,10 @@ class SpecPanel(VerticalScroll):
         req, live, final = self.request, self.live, self.final
         al, how = self.accept_length()
         row("accept", f"{_num(al, '{:.2f}')} tok/step ({how})" if al else "–")
-        if live.draft_tokens:
-            rate = (live.draft_accepted or 0) / live.draft_tokens
-            row("drafts", f"{live.draft_accepted or 0}/{live.draft_tokens} accepted ({rate:.0%})")
+        shown = final.stats if final else live.stats
+        if shown.draft_n:
+            accepted = shown.draft_n_accepted or 0
+            row("drafts", f"{accepted}/{shown.draft_n} accepted ({accepted / shown.draft_n:.0%})")
         else:
             row("drafts", "–")
         if req is not None:
@@ -148,16 +145,13 @@ class SpecPanel(VerticalScroll):
         else:
             row("k", "–")
             row("why", "–")
-        result = final.result if final else None
-        ttft = result.ttft if result and result.ttft is not None else live.ttft
-        row("TTFT", _num(ttft, "{:.2f} s"))
-        if result is not None and result.prompt_tokens is not None:
-            cached = f" ({result.cached_tokens} cached)" if result.cached_tokens is not None else ""
-            row("prompt", f"{result.prompt_tokens}{cached}")
+        row("TTFT", _num(shown.ttft, "{:.2f} s"))
+        if shown.prompt_tokens is not None:
+            cached = f" ({shown.cached_tokens} cached)" if shown.cached_tokens is not None else ""
+            row("prompt", f"{shown.prompt_tokens}{cached}")
         else:
             row("prompt", "–")
-        tokens = result.tokens if result is not None and result.tokens else live.tokens
-        row("output", f"{tokens} tok" if tokens else "–")
+        row("output", f"{shown.tokens} tok" if shown.tokens else "–")
         ideal = self.fraction_of_ideal()
         if ideal is not None:
             row("ideal", f"{ideal:.0%} of baseline × AL")
@@ -171,7 +165,7 @@ class SpecPanel(VerticalScroll):
         if self.request is None or not self.request.baseline_tps:
             return None
         al, _ = self.accept_length()
-        delivered = (self.final.result.decode_tps if self.final else None) or self.live.avg_tps
+        delivered = (self.final.stats if self.final else self.live.stats).decode_tps
         if not delivered or not al:
             return None
         return delivered / (self.request.baseline_tps * al)

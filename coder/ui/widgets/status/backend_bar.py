@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from coder.backends.server import ServerInfo
 
 
-
 def describe(info: ServerInfo | None, state: str = "") -> Text:
+    """One line: engine, model, drafter and k, verification, managed or attached."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if info is None:
         text.append(" no backend ", style="reverse")
@@ -46,9 +46,12 @@ def _short(path: str | None) -> str:
 
 
 class BackendBar(Static):
+    """The footer line describing the live backend (updated by the main screen's watch on app.server)."""
+
     DEFAULT_CSS = """
     BackendBar { height: 1; background: $panel; color: $foreground; }
     """
 
     def show(self, info: ServerInfo | None, state: str = "") -> None:
+        """Describe ``info``."""
         self.update(describe(info, state))

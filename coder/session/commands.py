@@ -10,6 +10,8 @@ MODES = ("full", "region", "auto")
 
 @dataclass(frozen=True)
 class CommandSpec:
+    """One slash command: name, usage line and help."""
+
     name: str
     usage: str
     help: str
@@ -32,6 +34,8 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
 
 @dataclass(frozen=True)
 class Parsed:
+    """A parsed command line."""
+
     name: str
     args: list[str]
 
@@ -64,6 +68,7 @@ def parse(text: str) -> Parsed:
 
 
 def help_text() -> str:
+    """The /help text: commands, then what a message does, then keys."""
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = [f"{c.usage:<{width}}  {c.help}" for c in COMMANDS.values()]
     lines += [

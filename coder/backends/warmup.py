@@ -1,4 +1,7 @@
-"""How a warm-up prefix reaches each engine's prompt cache (the :class:`~coder.edit.warmup.WarmSender` side).
+"""How a warm-up prefix reaches each engine's prompt cache (the senders :class:`coder.edit.warmup.CacheWarmer` uses).
+
+A sender gets the chat messages of an edit prompt whose last message is cut where the
+instruction would start (:func:`coder.edit.warmup.edit_prefix` builds them).
 
 * llama.cpp: ``/apply-template`` renders the edit's messages with the server's own chat
   template, the rendered text is cut at the warm-up mark, and ``/completion`` prefills
@@ -20,9 +23,15 @@ from typing import Any
 import httpx
 
 from coder.backends.server import ServerInfo
-from coder.edit.warmup import SENTINEL, Cancelled, WarmPrefix
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
+
+SENTINEL = "\u2063coder-warm-up-cut\u2063"  # invisible separators: never in a real instruction
+Message = dict[str, str]
+
+
+class Cancelled(Exception):
+    """Raised inside a sender when the warm-up was superseded or an edit needs the server."""
 
 
 class LlamaCppWarmSender:
@@ -34,9 +43,9 @@ class LlamaCppWarmSender:
         headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
         self._http = httpx.Client(base_url=server.url.rstrip("/"), headers=headers, timeout=timeout)
 
-    def render(self, prefix: WarmPrefix) -> str:
+    def render(self, messages: list[Message]) -> str:
         """The prompt text the server's template makes of the edit's messages, cut at the mark."""
-        messages = prefix.as_messages()
+        messages = [dict(m) for m in messages]
         messages[-1]["content"] += SENTINEL  # render with the mark where the instruction goes
         resp = self._post("/apply-template", {"messages": messages})
         if resp.status_code != 200:
@@ -57,11 +66,12 @@ class LlamaCppWarmSender:
         slots = resp.json()
         return isinstance(slots, list) and any(isinstance(s, dict) and s.get("is_processing") for s in slots)
 
-    def send(self, prefix: WarmPrefix, progress: Callable[[PromptProgress], None],
+    def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
+        """Prefill ``messages`` (the last one cut); returns the prompt tokens now cached."""
         if self.check_idle and self.busy():
             raise CoderError("the server is busy with another request; not warming")
-        prompt = self.render(prefix)
+        prompt = self.render(messages)
         body = {"prompt": prompt, "n_predict": 0, "cache_prompt": True, "stream": True,
                 "return_progress": True, "temperature": 0}
         final: dict[str, Any] = {}
@@ -102,20 +112,21 @@ class ChatWarmSender:
     def __init__(self, server: ServerInfo) -> None:
         self.server = server
 
-    def send(self, prefix: WarmPrefix, progress: Callable[[PromptProgress], None],
+    def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
-        from coder.telemetry.stream import StreamResult
+        """Prefill the cut messages with one output token; returns the prompt tokens reported."""
+        from coder.telemetry.stats import Reply
 
-        stream = self.server.chat().stream(prefix.as_messages(), max_tokens=1, temperature=0.0)
+        stream = self.server.chat().stream(messages, max_tokens=1, temperature=0.0)
         prompt_tokens = 0
         try:
             for item in stream:
                 if cancelled():
                     raise Cancelled
-                if isinstance(item, StreamResult):
-                    prompt_tokens = item.prompt_tokens or 0
+                if isinstance(item, Reply):
+                    prompt_tokens = item.stats.prompt_tokens or 0
         finally:
-            stream.close()  # type: ignore[attr-defined]
+            stream.close()
         return prompt_tokens
 
 

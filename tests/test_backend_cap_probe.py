@@ -1,4 +1,4 @@
-"""The draft-cap probe: decision logic against a stock-behaving HTTP test double, and the real build."""
+"""The draft-cap probe (llama.cpp adapter): decisions against a stock-behaving test double, and the real build."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from typing import ClassVar
 import pytest
 
 from coder.backends.draft_cap_patch import REQUEST_FIELD
+from coder.backends.engine import adapter_for
+from coder.backends.llamacpp import cap_probe_body as probe_body
+from coder.backends.llamacpp import cap_probe_proves as interpret
+from coder.backends.llamacpp import probe_draft_cap
 from coder.backends.server import ServerAPI, ServerInfo
-from coder.kpolicy.probe import interpret, probe_body, probe_draft_cap
 
 
 class StockLlamaServerDouble(BaseHTTPRequestHandler):
@@ -63,10 +66,11 @@ def test_probe_recognises_stock_build(stock_double: str) -> None:
     assert body[REQUEST_FIELD] == -1 and body["n_predict"] == 1  # cheap, and out of the patch's range
 
 
-def test_probe_does_not_ask_other_engines(stock_double: str) -> None:
+def test_other_engines_are_not_probed(stock_double: str) -> None:
+    info = ServerInfo(url=stock_double, engine="vllm", spec_type="draft-eagle3", draft_cap=True)
     with ServerAPI(stock_double, None, "vllm") as api:
-        assert probe_draft_cap(api) is False
-    assert StockLlamaServerDouble.seen == []
+        adapter_for("vllm").describe(info, api)
+    assert info.draft_cap is False and StockLlamaServerDouble.seen == []
 
 
 def test_interpret_needs_a_400_that_names_the_field() -> None:

@@ -1,0 +1,46 @@
+"""The token budget of one edit request: room for the reply within the server's context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coder.errors import CoderError
+
+# Output cap = expected reply + max(GROWTH_MIN, GROWTH_MARGIN × expected reply): room for a
+# docstring per function or a new helper, not for the file a second time.
+GROWTH_MARGIN = 0.3
+GROWTH_MIN = 128
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Prompt size, expected reply, and the ``max_tokens`` an edit request allows."""
+
+    prompt_tokens: int
+    reply_tokens: int  # expected reply (the target text re-emitted plus fence)
+    max_tokens: int  # what the request allows the model to generate
+    ctx: int
+
+    @property
+    def fits(self) -> bool:
+        """True when the prompt and the expected reply fit the context."""
+        return self.prompt_tokens + self.reply_tokens <= self.ctx
+
+
+def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str) -> Budget:
+    """Reserve room for the reply; refuse (suggesting region mode) when the file cannot fit."""
+    reply = target_tokens + 16  # fence lines and a little slack for the change itself
+    budget = Budget(prompt_tokens, reply, 0, ctx)
+    if not budget.fits:
+        hint = (" Edit a region instead: --mode region --symbol NAME or --lines A-B."
+                if mode == "full" else " Choose a smaller region.")
+        raise CoderError(
+            f"{rel}: prompt ({prompt_tokens} tokens) plus the expected reply ({reply}) exceed the "
+            f"server context ({ctx}).{hint}"
+        )
+    # Headroom for an edit that grows the text, capped by what the context has left. A reply
+    # past it is a runaway (a loop the guard missed, a second copy of the file) and is refused
+    # as truncated, so the margin is kept tight: every token over it is seconds of waiting.
+    room = ctx - prompt_tokens
+    max_tokens = min(room, reply + max(GROWTH_MIN, round(reply * GROWTH_MARGIN)))
+    return Budget(prompt_tokens, reply, max_tokens, ctx)

@@ -1,0 +1,126 @@
+"""File primitives every writer shares: one ``atomic_write`` and one log follower.
+
+Every file coder writes (edited sources, sessions, config, controller and manager
+state, bench reports) goes through :func:`atomic_write`, so a crash leaves the old
+or the new content, never a mix. Every followed log (the manager's load phases,
+the TUI backend screen, ``coder backend logs -f``) uses :class:`LogFollower`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from coder.errors import CoderError
+
+DEFAULT_MODE = 0o644
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> None:
+    """Replace ``path`` with ``data`` all at once.
+
+    A temporary file in the same directory is written, fsynced and renamed over the
+    target, then the directory is fsynced so the rename is durable. An existing
+    file keeps its mode bits; a new one gets ``mode`` (default 0644). ``mode`` also
+    forces the bits of an existing file (0600 for files holding keys).
+    """
+    raw = data.encode(encoding) if isinstance(data, str) else data
+    if mode is None:
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else DEFAULT_MODE
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".coder-tmp")
+    except OSError as exc:
+        raise CoderError(f"{path}: cannot write in {path.parent}: {exc.strerror}") from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CoderError(f"{path}: write failed: {exc.strerror}") from None
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+LinesCallback = Callable[[list[str]], None]
+
+
+class LogFollower:
+    """Follows a growing text file on a daemon thread and hands over new lines in batches.
+
+    Copes with the file not existing yet and with it being replaced (a restarted
+    server rotates its log): a new inode or a shrunk file is read from the start.
+    ``on_lines`` runs on the follower thread; it gets complete lines only.
+    """
+
+    def __init__(self, path: Path, on_lines: LinesCallback, *, from_start: bool = True,
+                 interval: float = 0.2) -> None:
+        self.path = path
+        self.on_lines = on_lines
+        self.interval = interval
+        self._from_start = from_start
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> LogFollower:
+        """Start the thread (once); returns ``self`` for chaining."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"follow {self.path.name}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 1.0) -> None:
+        """Ask the thread to finish and wait up to ``timeout`` seconds for it."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    @property
+    def stopped(self) -> bool:
+        """True once :meth:`stop` was called."""
+        return self._stop.is_set()
+
+    def _run(self) -> None:
+        inode: int | None = None
+        offset = 0
+        partial = b""
+        first = True
+        while not self._stop.is_set():
+            try:
+                st = self.path.stat()
+            except OSError:
+                st = None
+            if st is not None:
+                if inode != st.st_ino or st.st_size < offset:
+                    skip = first and not self._from_start
+                    inode, offset, partial = st.st_ino, (st.st_size if skip else 0), b""
+                first = False
+                if st.st_size > offset:
+                    offset, partial = self._read(offset, partial)
+            self._stop.wait(self.interval)
+
+    def _read(self, offset: int, partial: bytes) -> tuple[int, bytes]:
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(offset)
+                chunk = fh.read()
+        except OSError:
+            return offset, partial
+        data = partial + chunk
+        *lines, rest = data.split(b"\n")
+        if lines:
+            self.on_lines([line.decode(errors="replace") for line in lines])
+        return offset + len(chunk), rest

@@ -1,0 +1,371 @@
+"""The headless edit session: the request queue and its state machine, mentions, slash commands, context.
+
+One :class:`EditSession` sits between a front end (the TUI, a test) and the core. The front end
+calls :meth:`EditSession.submit`, :meth:`~EditSession.decide` and :meth:`~EditSession.cancel`
+from worker threads (they read files, run git and stream from the server; none of it may run on
+a UI thread) and shows the :mod:`coder.session.events` it receives through ``emit``.
+
+States: ``idle`` → ``streaming`` (a chat reply, or one edit per context file in turn) →
+``reviewing`` (a changed edit waits for :meth:`decide`) → ``streaming`` (the next file) … →
+``idle``. Escape is :meth:`cancel`: it stops the stream, or the backend restart the request's k
+needed, and drops the rest of the queue; nothing is written.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coder import sessions
+from coder.errors import CoderError
+from coder.session import context, streams
+from coder.session import events as ev
+from coder.session.feed import Batch, FinalStats, LiveFeed
+from coder.session.slash import SlashCommands
+
+if TYPE_CHECKING:
+    from coder.backends.server import ServerInfo
+    from coder.backends.session import BackendSession
+    from coder.config import Profile
+    from coder.edit.engine import EditEngine
+    from coder.edit.model import EditProposal
+    from coder.kpolicy.policy import KChoice, KPolicy
+
+Emit = Callable[[ev.Event], None]
+
+
+class Stopped(Exception):
+    """Raised inside a request when :meth:`EditSession.cancel` was called."""
+
+
+class EditSession(SlashCommands):
+    """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
+
+    def __init__(self, repo_root: Path, session: sessions.Session, backend: BackendSession, profile: Profile,
+                 emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
+                 persist: bool = True) -> None:
+        self.repo_root = repo_root
+        self.session = session
+        self.backend = backend
+        self.profile = profile
+        self.emit = emit
+        self.chat_max_tokens = chat_max_tokens
+        self.snapshot_dirty = snapshot_dirty
+        self.persist = persist  # save the session file after changes
+        self.files: list[str] = []
+        self.baseline_tps: float | None = None
+        self._state: ev.State = "idle"
+        self._queue: list[str] = []
+        self._instruction = ""
+        self._pending: EditProposal | None = None
+        self._cancel = threading.Event()
+        self._lock = threading.RLock()
+        self._busy = threading.Lock()  # held while a message or a review verdict is being carried out
+        self._engine: EditEngine | None = None
+        self._policy: KPolicy | None = None
+        self._policy_for: object = None
+        backend.subscribe(self._backend_changed)
+
+    # ---- state ---------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ev.State:
+        """``idle``, ``streaming`` or ``reviewing``."""
+        return self._state
+
+    def _set_state(self, state: ev.State) -> None:
+        with self._lock:
+            changed = state != self._state
+            self._state = state
+        if changed:
+            self.emit(ev.StateChanged(state))
+
+    def save(self) -> None:
+        """Persist the session (a failure is reported, never raised)."""
+        if not self.persist:
+            return
+        try:
+            sessions.save(self.session)
+        except (OSError, CoderError) as exc:
+            self.emit(ev.Note(f"Could not save the session: {exc}", "error"))
+
+    def context_event(self) -> ev.ContextChanged:
+        """The current context files, mode and k override."""
+        s = self.session
+        return ev.ContextChanged(tuple(s.context_files), s.mode, s.k_override)
+
+    def load_files(self) -> list[str]:
+        """List the repository's files for completion (git: call from a worker)."""
+        import git
+
+        try:
+            files = context.tracked_files(self.repo_root)
+        except (OSError, ValueError, git.GitError) as exc:  # completion just stays empty
+            self.emit(ev.Note(f"Could not list the repository's files: {exc}", "error"))
+            return []
+        self.files = files
+        self.emit(ev.FilesListed(tuple(files)))
+        return files
+
+    # ---- input ---------------------------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        """One line the user typed: a slash command, or a message (mentions first, then a request)."""
+        text = text.strip()
+        if not text:
+            return
+        if text.startswith("/"):
+            self.run_command(text)
+            return
+        if self._state != "idle" or not self._busy.acquire(blocking=False):
+            what = "An edit waits for review" if self._state == "reviewing" else "A reply is still streaming"
+            self.emit(ev.Note(f"{what}; press escape to stop it first."))
+            return
+        try:
+            self._message(text)
+        finally:
+            self._busy.release()
+
+    def _message(self, text: str) -> None:
+        tokens = context.mentions(text)
+        if tokens:
+            result = context.check_mentions(self.repo_root, tokens, self.files)
+            for reason in result.refused:
+                self.emit(ev.Note(reason, "error"))
+            for rel in result.added:
+                if self.session.add_file(rel):
+                    self.emit(ev.Note(f"Added {rel} to the context."))
+            self.emit(self.context_event())
+            text = context.strip_mentions(text).strip()
+            if result.refused:
+                self.emit(ev.Note("Nothing was sent; fix the mention and try again."))
+                return
+            if not text or all(text == rel for rel in result.added):
+                self.save()
+                return
+        self.emit(ev.UserSaid(text))
+        self.session.add_turn("user", text)
+        self.save()
+        if self.backend.info is None:
+            self.emit(ev.Note("No backend is running, so nothing was sent. Press ctrl+b (or /backend) to start "
+                              f"the {self.profile.name!r} profile or attach to a server; your message is kept "
+                              "in the session.", "error"))
+            return
+        self._cancel.clear()
+        if self.session.context_files and not text.startswith("?"):
+            with self._lock:
+                self._instruction = text
+                self._queue = list(self.session.context_files)
+            self._next_edit()
+        else:
+            self._chat(text.lstrip("?").strip())
+
+    def cancel(self) -> bool:
+        """Stop the request in flight (or the restart it waits for) and drop the queue; any thread.
+
+        Returns True when something was running.
+        """
+        with self._lock:
+            busy = self._state == "streaming"
+            if busy:
+                self._cancel.set()
+                self._queue.clear()
+        return busy
+
+    def decide(self, accept: bool) -> None:
+        """The user's verdict on the edit under review: apply and commit it, or drop it; then go on."""
+        with self._lock:
+            proposal, self._pending = self._pending, None
+        if proposal is None:
+            return
+        with self._busy:
+            self._decided(proposal, accept)
+
+    def _decided(self, proposal: EditProposal, accept: bool) -> None:
+        if accept:
+            try:
+                result = self.engine().apply(proposal)
+            except CoderError as exc:
+                self.emit(ev.Note(f"Not applied: {exc}", "error"))
+            else:
+                notes = "; ".join(result.notes)
+                self.emit(ev.Note(f"Applied {result.path}. {notes}".strip()))
+        else:
+            self.emit(ev.Note(f"Rejected the edit of {proposal.rel}; the file is untouched."))
+        self._next_edit()
+
+    # ---- the core, built lazily on the worker thread ---------------------------------------------
+
+    def engine(self) -> EditEngine:
+        """The edit engine (one per session, so consecutive edits share a cached prompt prefix)."""
+        if self._engine is None:
+            from coder.edit.engine import EditEngine
+
+            self._engine = EditEngine(self.backend, self.repo_root, policy=self.policy(),
+                                      snapshot_dirty=self.snapshot_dirty)
+        return self._engine
+
+    def policy(self) -> KPolicy | None:
+        """The k policy for the live server (rebuilt when the server changes)."""
+        info = self.backend.info
+        if info is None or info.k is None:
+            return None
+        with self._lock:
+            if self._policy is None or self._policy_for is not info:
+                from coder.kpolicy.policy import KPolicy
+
+                self._policy = KPolicy(self.profile, info)
+                self._policy_for = info
+                if self.session.k_override is not None:
+                    self._policy.override(self.session.k_override)
+            return self._policy
+
+    def _backend_changed(self, info: ServerInfo | None) -> None:
+        """BackendSession listener: point the k policy at the new server (it keeps what it learned)."""
+        with self._lock:
+            if self._policy is None or info is None or info.k is None:
+                self._policy, self._policy_for = None, None
+                return
+            self._policy.follow(info, self.backend.last_restart_s)
+            self._policy_for = info
+
+    def set_k(self, k: int | None) -> None:
+        """Pin k for every request (None: back to the per-class choice); raises CoderError when invalid."""
+        policy = self.policy()
+        if policy is not None:
+            policy.override(k)  # validates against the server
+        self.session.k_override = k
+        self.save()
+
+    # ---- requests --------------------------------------------------------------------------------
+
+    def _feed(self) -> LiveFeed:
+        def post(batch: Batch) -> None:
+            self.emit(ev.StreamBatch(batch))
+
+        return LiveFeed(post)
+
+    def _check(self) -> None:
+        if self._cancel.is_set():
+            raise Stopped
+
+    def _chat(self, question: str) -> None:
+        self._set_state("streaming")
+        try:
+            self._chat_request(question)
+        except Stopped:
+            self.emit(ev.RequestStopped())
+        except CoderError as exc:
+            self.emit(ev.RequestFailed(str(exc)))
+        finally:
+            self._set_state("idle")
+
+    def _chat_request(self, question: str) -> None:
+        policy = self.policy()
+        choice = policy.choose("fresh") if policy is not None else None
+        if choice is not None:
+            self._apply_k(choice)
+        info = self.backend.info
+        k = choice.k if choice is not None else (info.k if info else None)
+        reason = choice.reason if choice is not None else "launch k (no policy)"
+        self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
+        before = streams.scrape(self.backend)
+        feed = self._feed()
+        messages = streams.chat_messages(self.repo_root, self.session, question)
+        stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
+                                              k_cap=choice.cap if choice is not None else None, cache_prompt=True)
+        reply = streams.pump(stream, feed, self._check)
+        after = streams.scrape(self.backend)
+        spec = after - before if before is not None and after is not None else None
+        if spec is not None:
+            reply.stats.exact_acceptance = spec.acceptance_length
+        if policy is not None and choice is not None:
+            policy.observe(choice, dict(reply.stats.timings), spec)
+        self._finished(FinalStats(reply.stats, spec), reply.text)
+
+    def _apply_k(self, choice: KChoice) -> None:
+        """Carry out the k decision; a restart blocks here, and escape aborts it."""
+        if choice.via == "restart":
+            self.emit(ev.Note(f"Restarting the backend at k={choice.k} ({choice.reason}); escape cancels."))
+        try:
+            self.backend.apply(choice, self._cancel)
+        except CoderError:
+            if self._cancel.is_set():
+                raise Stopped from None
+            raise
+        self._check()
+
+    def _finished(self, final: FinalStats, text: str) -> None:
+        self.session.add_turn("assistant", text)
+        self.save()
+        self.emit(ev.RequestFinished(final, text))
+
+    def _next_edit(self) -> None:
+        with self._lock:
+            rel = self._queue.pop(0) if self._queue else None
+        if rel is None:
+            self._set_state("idle")
+            return
+        self._set_state("streaming")
+        try:
+            proposal = self._edit(rel, self._instruction, self.session.mode)
+        except Stopped:
+            self.emit(ev.RequestStopped())
+            self._queue.clear()
+            self._set_state("idle")
+            return
+        except CoderError as exc:
+            self.emit(ev.RequestFailed(str(exc)))
+            self._queue.clear()
+            self._set_state("idle")
+            return
+        if not proposal.ok:
+            self.emit(ev.Note(f"Edit of {proposal.rel} refused, nothing written: {proposal.refusal}", "error"))
+        elif not proposal.changed:
+            self.emit(ev.Note(f"The model left {proposal.rel} unchanged; nothing to review."))
+        else:
+            with self._lock:
+                self._pending = proposal
+            self._set_state("reviewing")
+            self.emit(ev.ReviewRequested(proposal))
+            return
+        self._next_edit()
+
+    def _edit(self, rel: str, instruction: str, mode: str) -> EditProposal:
+        from coder.edit.model import EditProposal
+
+        engine = self.engine()
+        engine.policy = self.policy() or engine.policy
+        symbol = None
+        if mode == "region":
+            symbol = streams.mentioned_symbol(self.repo_root, rel, instruction)
+            if symbol is None:
+                raise CoderError(f"/mode region: name a function or class of {rel} in your message "
+                                 "(or use /mode auto)")
+        request = engine.prepare(self.repo_root / rel, instruction,
+                                 mode="region" if symbol else ("full" if mode == "full" else "auto"), symbol=symbol)
+        self._apply_k(request.k)  # type: ignore[arg-type]
+        title = f"edit {rel} ({request.mode}: {request.mode_reason})"
+        self.emit(ev.RequestStarted(ev.RequestInfo(request.request_class, mode, request.k.k, request.k.reason,
+                                                   self.baseline_tps), title))
+        feed = self._feed()
+        proposal: EditProposal | None = None
+        events = engine.run(request, cancel=self._cancel, on_chunk=feed.push)
+        try:
+            for event in events:
+                self._check()
+                if isinstance(event, EditProposal):
+                    proposal = event
+        finally:
+            close = getattr(events, "close", None)  # a generator: closing cancels the server request
+            if close is not None:
+                close()
+            feed.flush()
+        self._check()
+        if proposal is None:
+            raise CoderError("the edit stream ended without a result; nothing was changed")
+        self._finished(FinalStats(proposal.stats), proposal.reply)
+        return proposal
+

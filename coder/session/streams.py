@@ -1,0 +1,82 @@
+"""Helpers of the EditSession's requests: driving a stream, scraping /metrics, building chat messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coder.errors import CoderError
+from coder.session import context
+from coder.session.feed import LiveFeed
+from coder.telemetry.stats import Chunk, Reply
+
+if TYPE_CHECKING:
+    from coder.backends.session import BackendSession
+    from coder.sessions import Session
+    from coder.telemetry.metrics import SpecStats
+
+CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
+               "show code in fenced blocks with a language tag.")
+HISTORY_TURNS = 20  # chat turns sent back to the model with a question
+
+
+def pump(stream: Iterator[Chunk | Reply], feed: LiveFeed, check: Callable[[], None]) -> Reply:
+    """Drive ``stream`` through ``feed`` to its :class:`Reply`; ``check`` raises to stop early.
+
+    Stopping closes the generator, which cancels the request on the server.
+    """
+    reply: Reply | None = None
+    try:
+        for item in stream:
+            if isinstance(item, Reply):
+                reply = item
+                break
+            feed.push(item)
+            check()
+    finally:
+        if reply is None:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        feed.flush()
+    if reply is None:
+        raise CoderError("the reply stream ended without a result")
+    return reply
+
+
+def scrape(backend: BackendSession) -> SpecStats | None:
+    """A /metrics snapshot with speculation counters, or None (no server, no --metrics)."""
+    try:
+        with backend.api(timeout=2.0) as api:
+            stats: SpecStats = api.metrics()
+    except CoderError:
+        return None
+    return stats if stats.has_spec_metrics else None
+
+
+def chat_messages(root: Path, session: Session, question: str) -> list[dict[str, str]]:
+    """System prompt with the context files, recent history, then the question (reads files)."""
+    system = CHAT_SYSTEM
+    for rel, body in context.read_context(root, session.context_files):
+        system += f"\n\nFile {rel}:\n```\n{body}\n```"
+    history = session.chat_messages()[:-1][-HISTORY_TURNS:]  # the question itself is added below
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+
+
+def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
+    """The function or class of ``rel`` the instruction names (region mode), else None."""
+    from coder.edit.regions import mentioned_symbol as find
+
+    try:
+        text = (root / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    region = find(rel, text, instruction)
+    return region.name if region is not None and region.name else None
+
+
+def undo_text(result: Any) -> str:
+    """One line describing an undone commit."""
+    paths = ", ".join(getattr(result, "paths", []) or [])
+    return f"{getattr(result, 'sha', '')[:8]} {getattr(result, 'subject', '')!r} ({paths} restored)"

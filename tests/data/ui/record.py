@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Record the TUI tests' replies from the real llama-server and demo model.
+
+    .venv/bin/python tests/data/ui/record.py            # all scenarios of tests/ui_support.py
+    .venv/bin/python tests/data/ui/record.py edit_greet # one
+
+Starts coder's own llama-server build with the embedded demo model (the ``demo`` profile with
+the test fixtures' overrides: ctx 4096, 2 threads), puts :class:`coder.session.replay.RecordingProxy`
+in front of it, and runs each scenario through the headless :class:`coder.session.EditSession`
+exactly as the TUI does (same repository as ``tests/ui_support.make_repo``). Every exchange
+(chat SSE with timing, /metrics before and after, /tokenize, /props) is saved to
+``tests/data/ui/<scenario>.json`` with a ``meta`` block saying how it was made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[1]))
+
+from ui_support import SCENARIOS, Scenario, make_repo  # noqa: E402
+
+from coder import sessions  # noqa: E402
+from coder.backends import manager  # noqa: E402
+from coder.backends.server import ServerInfo  # noqa: E402
+from coder.backends.session import BackendSession  # noqa: E402
+from coder.config import Profile, builtin_profiles  # noqa: E402
+from coder.session import events as ev  # noqa: E402
+from coder.session.edit_session import EditSession  # noqa: E402
+from coder.session.record import RecordingProxy  # noqa: E402
+
+PUBLIC_FIELDS = ("engine", "model", "drafter", "spec_type", "k", "k_max", "draft_cap", "verified", "verdict",
+                 "build")
+
+
+def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) -> list[ev.Event]:
+    """Run one scenario through a recording proxy; returns the session's events."""
+    server = {f: getattr(info, f) for f in PUBLIC_FIELDS}
+    meta = {
+        "how": "recorded from the real llama-server (coder's build) with the embedded demo model by "
+               "tests/data/ui/record.py through coder.session.replay.RecordingProxy; the headless "
+               "EditSession ran the scenario exactly as the TUI does",
+        "scenario": dataclasses.asdict(scenario),
+        "server": server,
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "host": platform.machine(),
+    }
+    if scenario.max_tokens is not None:
+        meta["note"] = (f"the proxy forced max_tokens={scenario.max_tokens} on the chat request, so the "
+                        "server's real reply is cut off (finish_reason=length)")
+    proxy = RecordingProxy(info.url, info.api_key, meta, force_max_tokens=scenario.max_tokens)
+    seen: list[ev.Event] = []
+    with proxy, tempfile.TemporaryDirectory(prefix="coder-record-") as tmp:
+        root = make_repo(Path(tmp), *scenario.files)
+        proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
+        backend = BackendSession(proxied, profile)
+        edit = EditSession(root, sessions.new_session(root), backend, profile, seen.append, persist=False)
+        edit.load_files()
+        if scenario.file is not None:
+            edit.submit(f"@{scenario.file}")
+        edit.submit(scenario.instruction)
+        if edit.state == "reviewing":
+            edit.decide(False)  # the tests decide; the recording stops at the proposal
+        proxy.wait_idle()
+        proxy.recording.save(out)
+    return seen
+
+
+def main(argv: list[str]) -> int:
+    """Record the named scenarios (default: all)."""
+    names = argv or list(SCENARIOS)
+    profile = builtin_profiles()["demo"].with_overrides(name="ui-record", ctx=4096, threads=2)
+    info = manager.start(profile)
+    try:
+        for name in names:
+            seen = record(SCENARIOS[name], info, profile, HERE / f"{name}.json")
+            summary = [type(e).__name__ + (f": {e.text[:100]}" if isinstance(e, ev.Note) else "") for e in seen
+                       if not isinstance(e, ev.StreamBatch)]
+            print(f"{name}: " + json.dumps(summary, ensure_ascii=False, indent=1))
+    finally:
+        manager.stop(profile.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
