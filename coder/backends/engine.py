@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from coder.backends.server import ServerAPI, ServerInfo
-from coder.config import Profile
+from coder.config import ENGINES, Profile
 from coder.errors import CoderError
 
 
@@ -95,9 +95,6 @@ def k_switch(info: ServerInfo) -> KSwitch:
     if info.draft_cap:
         return "cap"
     return "restart" if info.managed else "launch"
-
-
-ENGINES = ("llama.cpp", "vllm", "sglang")
 
 
 def adapter_for(engine: str) -> EngineAdapter:

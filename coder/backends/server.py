@@ -8,12 +8,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecStats, parse_metrics
 
 if TYPE_CHECKING:
+    import httpx
+
     from coder.backends.chat import ChatClient
 
 
@@ -75,6 +75,8 @@ class ServerAPI:
         self.url = url.rstrip("/")
         self.engine = engine
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        import httpx  # deferred: ~0.1-0.2 s of import the TUI's first paint does not need
+
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
 
     def close(self) -> None:
@@ -89,6 +91,8 @@ class ServerAPI:
 
     def get(self, path: str) -> httpx.Response:
         """GET ``path``; unreachable servers raise a one-line CoderError."""
+        import httpx  # already loaded by __init__
+
         try:
             return self._http.get(path)
         except httpx.HTTPError as exc:
@@ -96,6 +100,8 @@ class ServerAPI:
 
     def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
         """POST JSON ``body`` to ``path``; unreachable servers raise a one-line CoderError."""
+        import httpx  # already loaded by __init__
+
         try:
             return self._http.post(path, json=body)
         except httpx.HTTPError as exc:
@@ -103,6 +109,8 @@ class ServerAPI:
 
     def health_status(self) -> int | None:
         """HTTP status of ``/health``; None when nothing answers."""
+        import httpx  # already loaded by __init__
+
         try:
             return self._http.get("/health").status_code
         except httpx.HTTPError:

@@ -91,6 +91,16 @@ class RequestRecord:
         return self.stats.finish_reason
 
     @property
+    def draft_n(self) -> int | None:
+        """Draft tokens proposed (llama.cpp timings)."""
+        return self.stats.draft_n
+
+    @property
+    def draft_n_accepted(self) -> int | None:
+        """Draft tokens accepted (llama.cpp timings)."""
+        return self.stats.draft_n_accepted
+
+    @property
     def chunks(self) -> int:
         """Content-bearing SSE frames (≠ tokens under speculation)."""
         return self.stats.chunks

@@ -53,7 +53,7 @@ class EditSession(SlashCommands):
         self.emit = emit
         self.chat_max_tokens = chat_max_tokens
         self.snapshot_dirty = snapshot_dirty
-        self.persist = persist  # save the session file after changes
+        self.persist = persist  # write state: the session file, the k controller's statistics
         self.files: list[str] = []
         self.baseline_tps: float | None = None
         self._state: ev.State = "idle"
@@ -216,7 +216,7 @@ class EditSession(SlashCommands):
             if self._policy is None or self._policy_for is not info:
                 from coder.kpolicy.policy import KPolicy
 
-                self._policy = KPolicy(self.profile, info)
+                self._policy = KPolicy(self.profile, info, persist=self.persist)
                 self._policy_for = info
                 if self.session.k_override is not None:
                     self._policy.override(self.session.k_override)

@@ -132,7 +132,7 @@ class CoderApp(App[None]):
         lag_probe: LagProbe | None = None,
         user_theme_dir: Path | None = None,
         persist_theme: bool = True,
-        persist_session: bool = True,
+        persist_state: bool = True,
         chat_max_tokens: int = 1024,
     ) -> None:
         super().__init__()
@@ -150,7 +150,7 @@ class CoderApp(App[None]):
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
-                                           persist=persist_session))
+                                           persist=persist_state))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
         self._theme_errors = self._register_themes(user_theme_dir)

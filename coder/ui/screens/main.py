@@ -116,7 +116,7 @@ class MainScreen(Screen[None]):
         """The app's live server changed (start, attach, stop, or a restart for k): follow it."""
         app = self.capp
         self.query_one(BackendBar).show(info, "" if info or app.backend_checked else "checking…")
-        if old is not None and info is not None and old.url != info.url:
+        if old is not None and info is not None and old is not info:
             self.note(f"Backend restarted: now {info.url} (k {info.k}); {info.verdict}")
         elif old is not None and info is None:
             self.note("The backend is gone (stopped, or a restart did not finish).")

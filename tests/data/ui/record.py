@@ -62,7 +62,8 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
         root = make_repo(Path(tmp), *scenario.files)
         proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
         backend = BackendSession(proxied, profile)
-        edit = EditSession(root, sessions.new_session(root), backend, profile, seen.append, persist=False)
+        edit = EditSession(root, sessions.new_session(root), backend, profile, seen.append, persist=False,
+                           chat_max_tokens=160)
         edit.load_files()
         if scenario.file is not None:
             edit.submit(f"@{scenario.file}")
