@@ -103,6 +103,7 @@ class Config:
     default_profile: str = "demo"
     theme: str | None = None
     snapshot_dirty: bool = True
+    warm_up: str = "managed"  # prompt-cache warm-up: managed servers | "always" (attached too) | "off"
     sources: list[Path] = field(default_factory=list)
 
     def profile(self, name: str | None = None) -> Profile:
@@ -162,6 +163,9 @@ def load(repo_root: Path | None = None) -> Config:
         cfg.default_profile = raw.get("default_profile", cfg.default_profile)
         cfg.theme = raw.get("theme", cfg.theme)
         cfg.snapshot_dirty = bool(raw.get("snapshot_dirty", cfg.snapshot_dirty))
+        cfg.warm_up = str(raw.get("warm_up", cfg.warm_up))
+        if cfg.warm_up not in ("managed", "always", "off"):
+            raise CoderError(f"{path}: warm_up must be \"managed\", \"always\" or \"off\"")
     cfg.profile()  # the default must exist
     return cfg
 

@@ -232,6 +232,7 @@ class EditEngine:
         started = time.perf_counter()
         proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
         proposal.validate_s = time.perf_counter() - started
+        proposal.spec = outcome.delta
         yield proposal
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:

@@ -123,6 +123,7 @@ class EditProposal:
     refusal: str | None = None
     reply: str = ""
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
+    spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
 
     @property
     def ok(self) -> bool:
