@@ -186,6 +186,7 @@ def _run(engine: EditEngine, path: Path, instruction: str, mode: str, symbol: st
         "completion_tokens": s.completion_tokens, "tok_s": s.decode_tps, "acceptance_length": s.acceptance_length,
         "prefill_updates": s.prefill_updates, "prefill_max_gap_s": s.prefill_max_gap,
         "first_progress_s": first_progress, "max_tokens": request.budget.max_tokens,
+        "refusal": proposal.refusal, "reply": proposal.reply,
         "predicted": ({m: {**asdict(p), "total": p.total} for m, p in request.predictions.items()}
                       if request.predictions else None),
     }

@@ -39,6 +39,7 @@ _K_FLAG = {
 # a draft cap below the patch's hard lower limit: only a build that knows the field rejects it
 CAP_PROBE_VALUE = -1
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
+CPU_PREFILL_BATCH = 256  # -b/-ub on CPU: how often streamed prompt progress arrives
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,10 @@ class LlamaCppAdapter:
             argv += ["-t", str(profile.threads)]
         argv += ["--metrics", "--host", profile.host, "--port", str(port)]
         argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
+        if _cpu_only(profile, binary) and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args):
+            # prompt progress streams once per batch: 2048-token batches leave a CPU prefill bar
+            # still for many seconds; 256 moves it every ~1.3 s at 200 tok/s
+            argv += ["-b", str(CPU_PREFILL_BATCH), "-ub", str(CPU_PREFILL_BATCH)]
         argv += profile.extra_args
         if caps:
             for flag in (a for a in argv[1:] if a.startswith("-") and not _is_number(a)):
@@ -288,6 +293,11 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
         argv += ["--spec-type", spec]
         argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
     return argv
+
+
+def _cpu_only(profile: Profile, binary: Path) -> bool:
+    """True for a CPU run: no layers offloaded, or coder's own CPU build (``…-cpu/bin/llama-server``)."""
+    return profile.ngl == 0 or binary.parent.parent.name.endswith("-cpu")
 
 
 def _dry_run_binary(profile: Profile) -> Path:
