@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from test_session import GREET, GREET_DOCSTRING, PROFILE, Recorder
-from ui_support import SCENARIOS, make_repo, replay
+from test_session import PROFILE, Recorder
+from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, make_repo, replay
 
 from coder import sessions
 from coder.backends.session import BackendSession
