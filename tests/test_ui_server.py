@@ -110,7 +110,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
     root = make_repo(tmp_path)
     seen: list[Message] = []
     app = CoderApp(root, config.load(root), sessions.new_session(root), profile=profile, server=info,
-                   persist_theme=False, chat_max_tokens=24)
+                   persist_theme=False, persist_state=False, chat_max_tokens=64)
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await pilot.pause()
         assert "k 8" in str(app.main.query_one(BackendBar).render())

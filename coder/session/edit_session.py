@@ -223,29 +223,32 @@ class EditSession(SlashCommands):
         return self._engine
 
     def policy(self) -> KPolicy | None:
-        """The k policy for the live server (rebuilt when the server changes)."""
+        """The k policy: one for the session's lifetime, following the live server (None without one).
+
+        Rebuilding it would lose what the adaptive controller learned and the measured restart cost.
+        """
         info = self.backend.info
         if info is None or info.k is None:
             return None
         with self._lock:
-            if self._policy is None or self._policy_for is not info:
+            if self._policy is None:
                 from coder.kpolicy.policy import KPolicy
 
                 self._policy = KPolicy(self.profile, info, persist=self.persist)
-                self._policy_for = info
                 if self.session.k_override is not None:
                     self._policy.override(self.session.k_override)
+            elif self._policy_for is not info:
+                self._policy.follow(info, self.backend.last_restart_s)
+            self._policy_for = info
             return self._policy
 
     def _backend_changed(self, info: ServerInfo | None) -> None:
-        """BackendSession listener: point the k policy at the new server (it keeps what it learned)."""
+        """BackendSession listener: point the k policy at the new server (``follow`` is idempotent)."""
         self.warm.follow(info)  # a new server's cache is cold
         with self._lock:
-            if self._policy is None or info is None or info.k is None:
-                self._policy, self._policy_for = None, None
-                return
-            self._policy.follow(info, self.backend.last_restart_s)
-            self._policy_for = info
+            if self._policy is not None and info is not None and info.k is not None:
+                self._policy.follow(info, self.backend.last_restart_s)
+                self._policy_for = info
 
     def set_k(self, k: int | None) -> None:
         """Pin k for every request (None: back to the per-class choice); raises CoderError when invalid."""
