@@ -254,7 +254,8 @@ def run_aider(exe: str, server: ServerInfo, case: Case, timeout: float = 1800.0)
            "OPENAI_API_KEY": server.api_key or "none", "AIDER_CHECK_UPDATE": "false"}
     argv = [exe, "--model", "openai/default", "--edit-format", "whole", "--yes-always", "--no-auto-commits",
             "--no-stream", "--no-show-model-warnings", "--no-check-update", "--no-analytics",
-            "--map-tokens", "0", "--message", case.instruction, rel]
+            "--map-tokens", "0", "--no-pretty", "--no-fancy-input", "--no-gitignore",
+            "--message", case.instruction, rel]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
