@@ -25,6 +25,7 @@ from coder.backends.session import BackendSession
 from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
+from coder.edit.guard import DriftGuard
 from coder.edit.model import (
     ApplyResult,
     EditProposal,
@@ -37,7 +38,7 @@ from coder.edit.model import (
 from coder.edit.prompt import build_messages, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
-from coder.edit.validate import DriftGuard, EditRefused, check_reply
+from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta

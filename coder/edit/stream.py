@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from coder.backends.server import ServerAPI
 from coder.backends.session import BackendSession
+from coder.edit.guard import DriftGuard
 from coder.edit.model import EditRequest
-from coder.edit.validate import DriftGuard, EditRefused, closing_fence_seen, parse_fenced
+from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.prefill import PrefillTracker, PromptProgress
