@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from coder.telemetry import figures
 
 PREFIXES = {"llamacpp:": "llama.cpp", "vllm:": "vllm", "sglang:": "sglang"}
@@ -132,6 +130,8 @@ def _strip(name: str) -> tuple[str | None, str]:
 
 def parse_metrics(text: str) -> SpecStats:
     """Parse exposition text (any of the three engines) into a :class:`SpecStats`."""
+    from prometheus_client.parser import text_string_to_metric_families  # deferred: not needed to paint the TUI
+
     values: dict[str, float] = {}
     per_pos: dict[str, dict[int, float]] = {"accepted_per_pos": {}, "drafted_per_pos": {}}
     gauges: dict[str, float] = {}

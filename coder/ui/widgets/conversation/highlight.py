@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import _TokenType
-from pygments.util import ClassNotFound
 from rich.style import Style
-from rich.syntax import PygmentsSyntaxTheme
 from rich.text import Text
+
+if TYPE_CHECKING:  # pygments loads on the first code block (a warm-up worker), not before the first paint
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
+    from rich.syntax import PygmentsSyntaxTheme
 
 
 @lru_cache(maxsize=64)
@@ -18,6 +19,9 @@ def lexer_for(lang: str | None) -> Lexer | None:
     """A lexer for a fence language or a file name; None when unknown (plain text)."""
     if not lang:
         return None
+    from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -30,6 +34,8 @@ def lexer_for(lang: str | None) -> Lexer | None:
 
 @lru_cache(maxsize=4)
 def _theme(dark: bool) -> PygmentsSyntaxTheme:
+    from rich.syntax import PygmentsSyntaxTheme
+
     return PygmentsSyntaxTheme("monokai" if dark else "friendly")
 
 
