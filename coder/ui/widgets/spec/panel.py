@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,10 +12,12 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Sparkline, Static
 
-from coder.edit.warmup import WarmState
 from coder.session.events import RequestInfo
 from coder.session.feed import FinalStats, LiveStats
 from coder.telemetry.prefill import SPINNER, PrefillView
+
+if TYPE_CHECKING:  # the warm-up module pulls in httpx: not on the first-paint path
+    from coder.edit.warmup import WarmState
 
 LIVE_INTERVAL = 0.25  # seconds between live repaints of the panel (4 Hz: readable, and cheap)
 BAR_WIDTH = 12
@@ -64,7 +67,7 @@ class SpecPanel(VerticalScroll):
         self.final: FinalStats | None = None
         self._painted = 0.0
         self.prefill: PrefillView | None = None
-        self.cache = WarmState()
+        self.cache: WarmState | None = None
         self._started = 0.0
         self._frame = 0
         self._spinner: Timer | None = None
@@ -162,7 +165,8 @@ class SpecPanel(VerticalScroll):
             text.append("(no progress from this engine)\n", style="dim")
         else:
             text.append("prefill –\n\n", style="dim")
-        text.append(self.cache.label(), style="dim" if self.cache.status != "warm" else "")
+        cache = self.cache
+        text.append(cache.label() if cache else "cache: –", style="" if cache and cache.status == "warm" else "dim")
         return text
 
     def _speed_text(self) -> Text:
