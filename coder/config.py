@@ -60,6 +60,7 @@ class Config:
     default_profile: str = "demo"
     theme: str | None = None
     snapshot_dirty: bool = True
+    warm_up: str = "managed"  # prompt-cache warm-up: managed servers | "always" (attached too) | "off"
     sources: list[Path] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # one line per untrusted file
 
@@ -132,6 +133,8 @@ def load(repo_root: Path | None = None) -> Config:
             cfg.theme = settings.theme
         if settings.snapshot_dirty is not None:
             cfg.snapshot_dirty = settings.snapshot_dirty
+        if settings.warm_up is not None:
+            cfg.warm_up = settings.warm_up
     cfg.profile()  # the default must exist
     return cfg
 

@@ -124,6 +124,7 @@ class FileSettings:
     default_profile: NonEmpty | None = None
     theme: NonEmpty | None = None
     snapshot_dirty: bool | None = None
+    warm_up: Literal["managed", "always", "off"] | None = None  # prompt-cache warm-up (attached servers: "always")
     profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 

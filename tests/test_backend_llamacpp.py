@@ -253,3 +253,15 @@ def test_dflash_k_is_capped_by_the_drafter_block(tmp_path: Path) -> None:
     profile = Profile(name="x", model="/t.gguf", drafter=str(drafter), spec_type="draft-dflash", k=15)
     argv = LlamaCppAdapter().build_argv(profile, 1, "key", dry_run=True)
     assert argv[argv.index("--spec-draft-n-max") + 1] == "7"
+
+
+def test_cpu_runs_get_small_batches_so_prompt_progress_streams_often() -> None:
+    """llama.cpp streams prompt progress once per batch (-b): 256 on CPU unless the profile sets it."""
+    cpu = builtin_profiles()["demo"].with_overrides(binary="/x/11434.0.0-cpu/bin/llama-server", ngl=0)
+    argv = LlamaCppAdapter().build_argv(cpu, 1, "key", dry_run=True)
+    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "256"
+    own = cpu.with_overrides(extra_args=["-b", "1024"])
+    argv = LlamaCppAdapter().build_argv(own, 1, "key", dry_run=True)
+    assert argv.count("-b") == 1 and argv[argv.index("-b") + 1] == "1024" and "-ub" not in argv
+    gpu = cpu.with_overrides(binary="/x/11434.0.0-cuda/bin/llama-server", ngl=99)
+    assert "-b" not in LlamaCppAdapter().build_argv(gpu, 1, "key", dry_run=True)

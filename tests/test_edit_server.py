@@ -182,3 +182,26 @@ def test_pinned_docstring_edit_is_committed_exactly_and_undone(
     assert undo.func(undo) == 0
     assert json.loads(capsys.readouterr().out)["paths"] == ["greet.py"]
     assert target.read_text() == GREET and _git(tmp_repo, "rev-parse", "HEAD").strip() == head
+
+
+def test_cli_uses_the_tui_k_policy_per_class(demo_server: Any, repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`coder edit --json` reports k, class, reason and how k was applied; full and region differ."""
+    (repo / ".coder.toml").write_text("[profiles.demo]\nadaptive_k = false\n")  # the per-class defaults
+    monkeypatch.chdir(repo)
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    outs = {}
+    for mode, extra in (("full", []), ("region", ["--symbol", "add"])):
+        args = parser.parse_args(["edit", "hello.py", "-m", "add a docstring to add", "--mode", mode, *extra,
+                                  "--profile", str(demo_server.profile), "--dry-run", "--json"])
+        args.func(args)
+        outs[mode] = json.loads(capsys.readouterr().out)
+    full, region = outs["full"], outs["region"]
+    assert (full["request_class"], region["request_class"]) == ("full", "region")
+    assert full["k"] == demo_server.k and region["k"] == 4 and full["k"] != region["k"]
+    assert "full rewrites use the deepest k" in full["k_reason"]
+    assert "conservative k for region" in region["k_reason"]
+    if demo_server.draft_cap:  # coder's own build: a per-request cap, no restart
+        assert full["k_via"] == region["k_via"] == "cap"
+    assert full["k_source"] == region["k_source"] == "default"

@@ -15,9 +15,10 @@ import pytest
 
 from coder.edit.apply import diff_stat
 from coder.edit.engine import EditEngine
+from coder.edit.guard import DriftGuard
 from coder.edit.prompt import build_messages, fence_for
 from coder.edit.regions import find_symbol, split
-from coder.edit.validate import DriftGuard, EditRefused, check_reply, elided_line, parse_fenced
+from coder.edit.validate import EditRefused, check_reply, elided_line, parse_fenced
 
 DATA = Path(__file__).parent / "data" / "edit"
 CASES: dict[str, dict[str, str | None]] = json.loads((DATA / "cases.json").read_text())
@@ -222,6 +223,94 @@ def test_shrinking_is_fine_when_the_instruction_asks_for_it(repo: Path) -> None:
     assert engine.evaluate(asked, short, finish_reason="stop").ok
     not_asked = engine.prepare(repo / "ttl_cache.py", "add type hints", mode="full")
     assert engine.evaluate(not_asked, short, finish_reason="stop").refusal_code == "shrunk"
+
+
+def _stream_lines(guard: DriftGuard, body: str, step: int = 4) -> tuple[int, EditRefused] | None:
+    """Feed ``body`` as a stream does (a few characters per chunk: the tail check after each,
+    the line checks after each newline); (offset, refusal) at the first stop."""
+    for at in range(step, len(body) + step, step):
+        piece = body[at - step:at]
+        if (refusal := guard.check_tail(body[:at])) or (
+                "\n" in piece and (refusal := guard.check(body[:at]))):
+            return at, refusal
+    return None
+
+
+# Real files whose copies repeat lines: a decoding table, generated token constants, a test
+# module with runs of near-identical assertions, an HTML entity table.
+REPETITIVE_REAL_FILES = ["encodings/cp1252.py", "token.py", "test/test_fnmatch.py", "html/entities.py",
+                         "lib2to3/pgen2/grammar.py", "colorsys.py"]
+
+
+@pytest.mark.parametrize("rel", REPETITIVE_REAL_FILES)
+def test_loop_guard_never_stops_a_faithful_copy_of_a_repetitive_real_file(rel: str) -> None:
+    import sysconfig
+
+    path = Path(sysconfig.get_paths()["stdlib"]) / rel
+    if not path.exists():
+        pytest.skip(f"{rel} is not in this Python's standard library")
+    text = path.read_text()[:60_000]
+    text = text[: text.rfind("\n") + 1]
+    assert _stream_lines(DriftGuard(text), text) is None
+
+
+def test_repeating_block_is_stopped_within_a_few_hundred_tokens() -> None:
+    from coder.tokens import estimate
+
+    reply = (DATA / "recorded" / "intervals_region_loop.reply.txt").read_text()
+    body = reply[reply.index("\n") + 1:]
+    original = (DATA / "recorded" / "intervals.py.txt").read_text()
+    region = split(original, find_symbol("intervals.py", original, "IntervalSet.__sub__")).target
+    stopped = _stream_lines(DriftGuard(region), body)
+    assert stopped is not None and stopped[1].code == "loop"
+    assert estimate(body[: stopped[0]]) <= 160  # the 24-line window alone needed ~200
+    # a copy of the region itself is never a loop
+    assert _stream_lines(DriftGuard(region), region) is None
+
+
+def test_a_copy_is_allowed_as_many_repeats_as_the_original_has_and_no_more() -> None:
+    original = "rows = [\n" + "    (0, 0),\n    (1, 1),\n" * 6 + "]\n"
+    guard = DriftGuard(original)
+    assert _stream_lines(guard, original) is None
+    runaway = "rows = [\n" + "    (0, 0),\n    (1, 1),\n" * 12
+    stopped = _stream_lines(DriftGuard(original), runaway)
+    assert stopped is not None and "copies of 2 line(s)" in stopped[1].reason
+
+
+LOOPS = [p for p in RECORDED if json.loads(p.read_text())["refusal_code"] == "loop"]
+
+
+@pytest.mark.parametrize("verdict_path", LOOPS, ids=[p.stem for p in LOOPS])
+def test_recorded_loops_are_stopped_within_a_few_hundred_tokens(verdict_path: Path) -> None:
+    """Every real looping reply recorded from the demo model is cut by the stream guard early."""
+    from coder.tokens import estimate
+
+    verdict = json.loads(verdict_path.read_text())
+    original = (DATA / "recorded" / f"{verdict['file']}.txt").read_text()
+    target = original if verdict["mode"] == "full" else split(
+        original, find_symbol(verdict["file"], original, verdict["symbol"])).target
+    reply = (verdict_path.parent / f"{verdict_path.stem}.reply.txt").read_text()
+    body = reply[reply.index("\n") + 1:]
+    stopped = _stream_lines(DriftGuard(target), body)
+    assert stopped is not None and stopped[1].code == "loop"
+    assert estimate(body[: stopped[0]]) <= 500  # each ran hundreds to thousands of tokens more unguarded
+
+
+@pytest.mark.parametrize("module", ["fnmatch", "genericpath", "shlex"])
+def test_an_edit_that_adds_the_same_new_line_everywhere_is_not_a_loop(module: str) -> None:
+    """A legitimate edit repeats a new line many times (a log call in every function): not stopped."""
+    import importlib
+    import inspect
+
+    original = Path(inspect.getsourcefile(importlib.import_module(module)) or "").read_text()
+    edited = []
+    for line in original.splitlines(keepends=True):
+        edited.append(line)
+        if line.lstrip().startswith("def ") and line.rstrip().endswith(":"):
+            indent = line[: len(line) - len(line.lstrip())] + "    "
+            edited.append(f'{indent}log.debug("called")\n')
+            edited.append(f"{indent}_calls += 1\n")
+    assert _stream_lines(DriftGuard(original), "".join(edited)) is None
 
 
 def test_pinned_greet_reply_replays_to_the_pinned_file(tmp_path: Path) -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator, Iterator, Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, overload
 
 import httpx
 
 from coder.errors import CoderError
+from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
 from coder.telemetry.stats import Chunk, Reply, RequestStats, Timings
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 class RequestExtras(Protocol):
     """The adapter hook that adds engine-specific request fields."""
 
-    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None) -> dict[str, object]:
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
         """Extra body fields for one streamed chat request."""
         ...
 
@@ -56,6 +58,36 @@ class ChatClient:
             timeout=timeout, max_retries=0,
         )
 
+    @overload
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = ...,
+        temperature: float = ...,
+        k_cap: int | None = ...,
+        cache_prompt: bool | None = ...,
+        stop: list[str] | None = ...,
+        model: str = ...,
+        extra_body: Mapping[str, object] | None = ...,
+        progress: Literal[False] = ...,
+    ) -> Generator[Chunk | Reply, None, None]: ...
+
+    @overload
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int = ...,
+        temperature: float = ...,
+        k_cap: int | None = ...,
+        cache_prompt: bool | None = ...,
+        stop: list[str] | None = ...,
+        model: str = ...,
+        extra_body: Mapping[str, object] | None = ...,
+        progress: bool,
+    ) -> Generator[Chunk | PromptProgress | Reply, None, None]: ...
+
     def stream(
         self,
         messages: list[Message],
@@ -67,16 +99,19 @@ class ChatClient:
         stop: list[str] | None = None,
         model: str = "default",
         extra_body: Mapping[str, object] | None = None,
-    ) -> Generator[Chunk | Reply, None, None]:
+        progress: bool = False,
+    ) -> Generator[Chunk | PromptProgress | Reply, None, None]:
         """Yield a :class:`Chunk` per content piece, then one :class:`Reply`.
 
-        Closing the generator early cancels the request on the server. Connection
+        With ``progress``, :class:`PromptProgress` updates come first while the prompt is
+        processed (engines that stream them: llama.cpp). Closing the generator early
+        cancels the request on the server. Connection
         loss, timeouts and refusals raise one-line CoderErrors.
         """
         import openai
 
         body: dict[str, object] = dict(extra_body or {})
-        body.update(self.extras.request_extras(k_cap=k_cap, cache_prompt=cache_prompt))
+        body.update(self.extras.request_extras(k_cap=k_cap, cache_prompt=cache_prompt, progress=progress))
         stats = RequestStats(k_cap=k_cap)
         parts: list[str] = []
         start = time.monotonic()
@@ -88,6 +123,9 @@ class ChatClient:
             )
             with response:
                 for chunk in response:
+                    if progress and (update := parse_prompt_progress(
+                            chunk.model_extra or {}, time.monotonic() - start)) is not None:
+                        yield update
                     yield from self._pieces(chunk, stats, parts, start)
         # APITimeoutError subclasses APIConnectionError: one branch covers both
         except openai.APIConnectionError as exc:

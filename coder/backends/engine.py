@@ -80,7 +80,8 @@ class EngineAdapter(Protocol):
         """Set ``verified``/``verdict``/``draft_cap`` for a server coder did not start."""
         ...
 
-    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None) -> dict[str, object]:
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
         """Engine-specific body fields for one streamed chat request."""
         ...
 
@@ -137,7 +138,8 @@ class ScriptEngineBase:
         info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
                         if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
 
-    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None) -> dict[str, object]:
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
         """No engine-specific fields (a k cap is never sent: see :func:`k_switch`)."""
         return {}
 

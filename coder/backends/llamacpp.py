@@ -23,6 +23,7 @@ from coder.backends.llamacpp_install import find_installed
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
@@ -38,6 +39,7 @@ _K_FLAG = {
 # a draft cap below the patch's hard lower limit: only a build that knows the field rejects it
 CAP_PROBE_VALUE = -1
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
+CPU_PREFILL_BATCH = 256  # -b/-ub on CPU: how often streamed prompt progress arrives
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,10 @@ class LlamaCppAdapter:
             argv += ["-t", str(profile.threads)]
         argv += ["--metrics", "--host", profile.host, "--port", str(port)]
         argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
+        if _cpu_only(profile, binary) and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args):
+            # prompt progress streams once per batch: 2048-token batches leave a CPU prefill bar
+            # still for many seconds; 256 moves it every ~1.3 s at 200 tok/s
+            argv += ["-b", str(CPU_PREFILL_BATCH), "-ub", str(CPU_PREFILL_BATCH)]
         argv += profile.extra_args
         if caps:
             for flag in (a for a in argv[1:] if a.startswith("-") and not _is_number(a)):
@@ -216,13 +222,16 @@ class LlamaCppAdapter:
                         else "NOT VERIFIED: /slots does not report speculative: true")
         info.draft_cap = bool(info.verified) and probe_draft_cap(api)
 
-    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None) -> dict[str, object]:
+    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
+                       progress: bool = False) -> dict[str, object]:
         """Running counters per chunk, the draft cap (coder's build) and prompt caching."""
         body: dict[str, object] = {"timings_per_token": True}
         if k_cap is not None:
             body[REQUEST_FIELD] = k_cap
         if cache_prompt is not None:
             body["cache_prompt"] = cache_prompt
+        if progress:
+            body[PROGRESS_FIELD] = True  # streamed prompt progress (build 11434 has it)
         return body
 
     def slot_count(self, api: ServerAPI) -> int | None:
@@ -284,6 +293,11 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
         argv += ["--spec-type", spec]
         argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
     return argv
+
+
+def _cpu_only(profile: Profile, binary: Path) -> bool:
+    """True for a CPU run: no layers offloaded, or coder's own CPU build (``…-cpu/bin/llama-server``)."""
+    return profile.ngl == 0 or binary.parent.parent.name.endswith("-cpu")
 
 
 def _dry_run_binary(profile: Profile) -> Path:

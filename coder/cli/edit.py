@@ -12,9 +12,11 @@ from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
+from coder.telemetry.prefill import render as prefill_line
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.server import ServerInfo
+    from coder.config import Config
     from coder.edit.engine import EditEngine
     from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
     from coder.telemetry.stats import RequestStats
@@ -81,14 +83,24 @@ def _find_server(args: argparse.Namespace) -> ServerInfo:
     return info
 
 
-def _policy(args: argparse.Namespace) -> KPolicy | None:
-    if args.k is None:
-        return None
-    if args.k < 0:
-        raise CoderError("--k must be 0 or more")
-    from coder.edit.model import FixedK
+def _policy(args: argparse.Namespace, config: Config, server: ServerInfo) -> KPolicy | None:
+    """The TUI's k policy for ``server``: per-class defaults, profile ``k_by_class``, learned
+    statistics, and ``--k`` as a user override (validated against the server)."""
+    if args.k is not None and args.k < 1:
+        raise CoderError("--k must be at least 1 (draft tokens per step)")
+    if server.k is None:  # launch k unknown (an attached server without speculation info)
+        if args.k is None:
+            return None
+        from coder.edit.model import FixedK
 
-    return FixedK(args.k)
+        return FixedK(args.k)
+    from coder.kpolicy.policy import KPolicy as ClassPolicy
+
+    name = server.profile if server.profile in config.profiles else args.profile
+    policy = ClassPolicy(config.profile(name), server)
+    if args.k is not None:
+        policy.override(args.k)
+    return policy
 
 
 class _ProgressPrinter:
@@ -103,6 +115,11 @@ class _ProgressPrinter:
         if not self.tty and event.elapsed < self.next_at:
             return
         self.next_at = event.elapsed + self.every
+        if event.prefill is not None and event.ttft is None:  # still processing the prompt
+            line = "  " + prefill_line(event.prefill)
+            sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
+            sys.stderr.flush()
+            return
         tps = f"{event.decode_tps:5.1f} tok/s" if event.decode_tps else "  ... tok/s"
         acc = f", drafts accepted {event.draft_n_accepted or 0}/{event.draft_n}" if event.draft_n else ""
         line = f"  streaming: {event.tokens} tok, {tps}{acc}, {event.elapsed:.1f}s"
@@ -173,21 +190,19 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
     session = BackendSession(None)
-    engine = EditEngine(session, root, policy=_policy(args), snapshot_dirty=config.snapshot_dirty,
-                        use_git=not args.no_git)
+    engine = EditEngine(session, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
     server = _find_server(args)
-    if args.k is not None and not server.draft_cap:
-        print(f"coder: --k {args.k} ignored: this server cannot cap k per request (launch k={server.k}); "
-              "relaunch it with `coder backend stop` and `coder backend start --k N`", file=sys.stderr)
     session.replace(server)
+    engine.policy = _policy(args, config, server) or engine.policy
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:
         why = "--no-git" if args.no_git else "not a git repository"
         print(f"coder: {why}: the edit will be written without a commit", file=err)
-    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k: {request.k.reason}; "
+    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={request.k.k} "
+          f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())

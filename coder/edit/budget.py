@@ -6,6 +6,11 @@ from dataclasses import dataclass
 
 from coder.errors import CoderError
 
+# Output cap = expected reply + max(GROWTH_MIN, GROWTH_MARGIN × expected reply): room for a
+# docstring per function or a new helper, not for the file a second time.
+GROWTH_MARGIN = 0.3
+GROWTH_MIN = 128
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -33,8 +38,9 @@ def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, 
             f"{rel}: prompt ({prompt_tokens} tokens) plus the expected reply ({reply}) exceed the "
             f"server context ({ctx}).{hint}"
         )
-    # Headroom for an edit that grows the text (half again, at least 128 tokens), capped by
-    # what the context has left; a reply that runs past it is refused as truncated.
+    # Headroom for an edit that grows the text, capped by what the context has left. A reply
+    # past it is a runaway (a loop the guard missed, a second copy of the file) and is refused
+    # as truncated, so the margin is kept tight: every token over it is seconds of waiting.
     room = ctx - prompt_tokens
-    max_tokens = min(room, reply + max(128, reply // 2))
+    max_tokens = min(room, reply + max(GROWTH_MIN, round(reply * GROWTH_MARGIN)))
     return Budget(prompt_tokens, reply, max_tokens, ctx)

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from git import Repo
 
 from coder.backends.server import ServerInfo
 from coder.backends.session import BackendSession
-from coder.edit import MODES, gitops
+from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
+from coder.edit.guard import DriftGuard
 from coder.edit.model import (
     ApplyResult,
     EditProposal,
@@ -33,10 +36,11 @@ from coder.edit.model import (
     LearningKPolicy,
 )
 from coder.edit.prompt import build_messages, repo_context
-from coder.edit.regions import Region, context_lines, find_symbol, line_range, mentioned_symbol, split
+from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
-from coder.edit.validate import DriftGuard, EditRefused, check_reply
+from coder.edit.validate import EditRefused, check_reply
+from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -79,6 +83,8 @@ class EditEngine:
         self.policy: KPolicy = policy or LaunchK()
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
+        self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
+        self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard = drift_guard
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
@@ -160,13 +166,11 @@ class EditEngine:
             raise CoderError("region mode needs --symbol NAME or --lines A-B")
 
         if mode == "auto":
-            mode, region, reason = self._choose_mode(snap, instruction, region)
-        else:
-            reason = f"{mode} mode requested"
-        return self._build(snap, instruction, mode, region, reason)
+            return self._auto(snap, instruction, region)
+        return self._build(snap, instruction, mode, region, f"{mode} mode requested")
 
     def _build(self, snap: FileSnapshot, instruction: str, mode: str, region: Region | None,
-               reason: str) -> EditRequest:
+               reason: str, *, with_k: bool = True) -> EditRequest:
         if mode == "region" and region is not None:
             parts = split(snap.text, region)
             prompt = build_messages(
@@ -184,33 +188,32 @@ class EditEngine:
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
                              mode=mode, rel=snap.rel)
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
-        choice = self.policy.choose(request_class)  # pure: a restart waits for run()
+        # pure: a restart waits for run(); auto's candidates need no k until one is picked
+        choice = self.policy.choose(request_class) if with_k else LaunchK().choose(request_class)
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
             budget=budget, k=choice, token_source=self.counter.source,
         )
 
-    def _choose_mode(self, snap: FileSnapshot, instruction: str,
-                     region: Region | None) -> tuple[str, Region | None, str]:
-        """Pick full or region by predicted generation time (tokens ÷ tok/s)."""
-        named = region is None
-        region = region or mentioned_symbol(snap.rel, snap.text, instruction)
-        if region is None:
-            return "full", None, "auto: full (no region given or named in the instruction)"
-        full_tokens = self.counter.count(snap.text)
-        region_tokens = self.counter.count(split(snap.text, region).target)
-        t_full = full_tokens / self.mode_tps["full"]
-        t_region = region_tokens / self.mode_tps["region"]
-        how = " (named in the instruction)" if named else ""
-        tps_region, tps_full = self.mode_tps["region"], self.mode_tps["full"]
-        detail = (f"region {region.label}{how}: ~{region_tokens} tok at {tps_region:.0f} tok/s = "
-                  f"{t_region:.1f}s vs full: ~{full_tokens} tok at {tps_full:.0f} tok/s = {t_full:.1f}s")
-        if 2 * full_tokens > self.context_size():  # file in the prompt and again in the reply
-            return "region", region, f"auto: region, the whole file cannot fit the context; {detail}"
-        if t_region <= t_full:
-            return "region", region, f"auto: region is faster; {detail}"
-        return "full", None, f"auto: full is faster; {detail}"
+    def _auto(self, snap: FileSnapshot, instruction: str, region: Region | None) -> EditRequest:
+        """Build both candidate requests, predict their wall times (:mod:`coder.edit.auto`), keep the faster."""
+        target = (auto.Target(region, f"{region.label} (given)") if region is not None
+                  else auto.find_target(snap.rel, snap.text, instruction))
+        full: EditRequest | None = None
+        try:
+            full = self._build(snap, instruction, "full", None, "", with_k=False)
+        except CoderError:
+            if target.region is None:
+                raise  # the whole file cannot fit and no region is named: say so
+        part = (self._build(snap, instruction, "region", target.region, "", with_k=False)
+                if target.region is not None else None)
+        mode, reason, predictions = auto.choose(_candidate(full), _candidate(part), target, self.cost,
+                                                self.prompt_cache.cached_tokens)
+        chosen = full if mode == "full" else part
+        assert chosen is not None
+        request = self._build(snap, instruction, mode, chosen.region, reason)
+        return replace(request, predictions=predictions)
 
     # -- streaming ------------------------------------------------------------
 
@@ -232,7 +235,19 @@ class EditEngine:
             outcome = yield from stream_edit(self.session, request, api, k_cap=k_cap,
                                              drift_guard=self.drift_guard, on_chunk=on_chunk)
         self._learn(request.request_class, request.k, outcome.stats, outcome.delta)
-        yield self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
+        self._learn_costs(request, outcome.stats)
+        started = time.perf_counter()
+        proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
+        proposal.validate_s = time.perf_counter() - started
+        proposal.spec = outcome.delta
+        yield proposal
+
+    def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
+        """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
+        self.cost.observe_timings(stats.timings)
+        self.cost.observe_decode(request.request_class, stats.decode_tps, stats.completion_tokens)
+        if stats.prompt_tokens:
+            self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
 
     def _learn(self, request_class: str, choice: KChoiceLike, stats: RequestStats, delta: SpecDelta | None) -> None:
         """Feed the finished request to the k policy, when it learns from results."""
@@ -315,6 +330,13 @@ class EditEngine:
         if self.repo is None:
             raise CoderError("undo needs a git repository (coder commits each edit there)")
         return gitops.undo_last(self.repo)
+
+
+def _candidate(request: EditRequest | None) -> auto.Candidate | None:
+    if request is None:
+        return None
+    return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
+                          request.budget.prompt_tokens, request.budget.reply_tokens)
 
 
 def _server_ctx(server: ServerInfo) -> int | None:

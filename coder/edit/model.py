@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 from coder.backends.server import ServerInfo
 from coder.edit.apply import FileSnapshot, diff_stat
+from coder.edit.auto import Prediction
 from coder.edit.budget import Budget
 from coder.edit.prompt import EditPrompt
 from coder.edit.regions import Region
@@ -102,6 +103,7 @@ class EditRequest:
     budget: Budget
     k: KChoiceLike
     token_source: str
+    predictions: dict[str, Prediction] | None = None  # auto mode: both modes' predicted wall times
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -120,6 +122,8 @@ class EditProposal:
     refusal_code: str | None = None
     refusal: str | None = None
     reply: str = ""
+    validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
+    spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
 
     @property
     def ok(self) -> bool:
@@ -182,11 +186,15 @@ class EditProposal:
             "k": self.k,
             "k_reason": self.k_reason,
             "k_via": self.request.k.via,
+            "k_source": getattr(self.request.k, "source", None),
+            "predicted": ({m: {**asdict(p), "total": p.total} for m, p in self.request.predictions.items()}
+                          if self.request.predictions else None),
             "changed": self.changed,
             "lines_added": added,
             "lines_removed": removed,
             "diff": self.diff,
             "stats": self.stats.to_dict(),
+            "validate_s": self.validate_s,
             "token_source": self.request.token_source,
         }
 

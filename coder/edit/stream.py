@@ -9,15 +9,17 @@ line or the TUI shows) and returns the :class:`StreamOutcome` via ``StopIteratio
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
 from coder.backends.server import ServerAPI
 from coder.backends.session import BackendSession
+from coder.edit.guard import DriftGuard
 from coder.edit.model import EditRequest
-from coder.edit.validate import DriftGuard, EditRefused, closing_fence_seen, parse_fenced
+from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
 from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta, SpecStats
+from coder.telemetry.prefill import PrefillTracker, PromptProgress
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 
 FENCE_GRACE_CHUNKS = 3  # after the closing fence, chunks read while waiting for the final usage
@@ -52,9 +54,10 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
     stopped: EditRefused | None = None
     chunks = 0
     stream = session.client().stream(request.messages, max_tokens=request.budget.max_tokens,
-                                      temperature=0.0, k_cap=k_cap, cache_prompt=True)
+                                      temperature=0.0, k_cap=k_cap, cache_prompt=True, progress=True)
     try:
-        for item in stream:
+        rest = yield from _prefill_phase(stream, stats)  # the prefill bar moves
+        for item in rest:
             if isinstance(item, Reply):
                 final = item
                 break
@@ -92,9 +95,37 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
     return StreamOutcome(text, stats, stopped, delta)
 
 
+def _prefill_phase(items: Iterator[Chunk | PromptProgress | Reply],
+                   stats: RequestStats) -> Generator[RequestStats, None, Iterator[Chunk | Reply]]:
+    """Yield a stats snapshot per prompt-progress update until the first token; return the rest."""
+    tracker = PrefillTracker()
+    for item in items:
+        if isinstance(item, PromptProgress):
+            tracker.update(item)
+            stats.see_prefill(tracker, item.elapsed)
+            yield stats.snapshot()
+            continue
+        return _without_progress(item, items, tracker, stats)
+    return iter(())
+
+
+def _without_progress(first: Chunk | Reply, items: Iterator[Chunk | PromptProgress | Reply],
+                      tracker: PrefillTracker, stats: RequestStats) -> Iterator[Chunk | Reply]:
+    """``first`` and the remaining items; a late progress update only updates the figures."""
+    yield first
+    for item in items:
+        if isinstance(item, PromptProgress):
+            tracker.update(item)
+            stats.see_prefill(tracker, item.elapsed)
+            continue
+        yield item
+
+
 def _merge_final(live: RequestStats, final: RequestStats) -> RequestStats:
     """The final usage/timings win; what only the live view saw (fence stop, TTFT) is kept."""
     final.stopped_at_fence = live.stopped_at_fence
+    final.prefill, final.queue_s = live.prefill, live.queue_s
+    final.prefill_updates, final.prefill_max_gap = live.prefill_updates, live.prefill_max_gap
     final.prompt_tokens = final.prompt_tokens or live.prompt_tokens
     if final.ttft is None:
         final.ttft = live.ttft

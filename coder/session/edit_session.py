@@ -24,6 +24,7 @@ from coder.session import context, streams
 from coder.session import events as ev
 from coder.session.feed import Batch, FinalStats, LiveFeed
 from coder.session.slash import SlashCommands
+from coder.session.warm import ContextWarmer
 
 if TYPE_CHECKING:
     from coder.backends.server import ServerInfo
@@ -45,7 +46,7 @@ class EditSession(SlashCommands):
 
     def __init__(self, repo_root: Path, session: sessions.Session, backend: BackendSession, profile: Profile,
                  emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
-                 persist: bool = True) -> None:
+                 persist: bool = True, warm_up: str = "managed") -> None:
         self.repo_root = repo_root
         self.session = session
         self.backend = backend
@@ -66,6 +67,9 @@ class EditSession(SlashCommands):
         self._engine: EditEngine | None = None
         self._policy: KPolicy | None = None
         self._policy_for: object = None
+        # prompt-cache warm-up of the context files (needs the engine: built on first use, in a worker)
+        self.warm = ContextWarmer(repo_root, lambda: self.engine().repo_context, lambda: self.engine().prompt_cache,
+                                  lambda state: self.emit(ev.CacheChanged(state)), setting=warm_up)
         backend.subscribe(self._backend_changed)
 
     # ---- state ---------------------------------------------------------------------------------
@@ -90,6 +94,16 @@ class EditSession(SlashCommands):
             sessions.save(self.session)
         except (OSError, CoderError) as exc:
             self.emit(ev.Note(f"Could not save the session: {exc}", "error"))
+
+    def context_changed(self) -> None:
+        """The context changed: tell the front end and warm the cache for it (call from a worker)."""
+        self.emit(self.context_event())
+        self.warm.context_changed(self.session.context_files)
+
+    def warm_context(self) -> None:
+        """Warm the cache for the current backend and context (a resumed session; call from a worker)."""
+        self.warm.follow(self.backend.info)
+        self.warm.context_changed(self.session.context_files)
 
     def context_event(self) -> ev.ContextChanged:
         """The current context files, mode and k override."""
@@ -137,7 +151,7 @@ class EditSession(SlashCommands):
             for rel in result.added:
                 if self.session.add_file(rel):
                     self.emit(ev.Note(f"Added {rel} to the context."))
-            self.emit(self.context_event())
+            self.context_changed()
             text = context.strip_mentions(text).strip()
             if result.refused:
                 self.emit(ev.Note("Nothing was sent; fix the mention and try again."))
@@ -192,6 +206,7 @@ class EditSession(SlashCommands):
             else:
                 notes = "; ".join(result.notes)
                 self.emit(ev.Note(f"Applied {result.path}. {notes}".strip()))
+                self.warm.context_changed(self.session.context_files)  # the file changed: its prefix too
         else:
             self.emit(ev.Note(f"Rejected the edit of {proposal.rel}; the file is untouched."))
         self._next_edit()
@@ -229,6 +244,7 @@ class EditSession(SlashCommands):
 
     def _backend_changed(self, info: ServerInfo | None) -> None:
         """BackendSession listener: point the k policy at the new server (``follow`` is idempotent)."""
+        self.warm.follow(info)  # a new server's cache is cold
         with self._lock:
             if self._policy is not None and info is not None and info.k is not None:
                 self._policy.follow(info, self.backend.last_restart_s)
@@ -355,20 +371,24 @@ class EditSession(SlashCommands):
                                                    self.baseline_tps), title))
         feed = self._feed()
         proposal: EditProposal | None = None
+        self.warm.before_edit(request.messages)  # a warm-up of this prompt's prefix is awaited, others stop
         events = engine.run(request, cancel=self._cancel, on_chunk=feed.push)
         try:
             for event in events:
                 self._check()
                 if isinstance(event, EditProposal):
                     proposal = event
+                elif event.prefill is not None and event.ttft is None:
+                    self.emit(ev.PrefillUpdate(event.prefill))
         finally:
             close = getattr(events, "close", None)  # a generator: closing cancels the server request
             if close is not None:
                 close()
             feed.flush()
+            self.warm.after_edit(request.messages)
         self._check()
         if proposal is None:
             raise CoderError("the edit stream ended without a result; nothing was changed")
-        self._finished(FinalStats(proposal.stats), proposal.reply)
+        self._finished(FinalStats(proposal.stats, proposal.spec), proposal.reply)
         return proposal
 

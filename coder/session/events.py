@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from coder.edit.model import EditProposal
+    from coder.edit.warmup import WarmState
     from coder.session.feed import Batch, FinalStats
+    from coder.telemetry.prefill import PrefillView
 
 State = Literal["idle", "streaming", "reviewing"]
 
@@ -127,6 +129,20 @@ class FrontEndCommand:
     args: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class PrefillUpdate:
+    """The prompt of the request in flight is being processed: processed/total, cached, rate, ETA."""
+
+    view: PrefillView
+
+
+@dataclass(frozen=True)
+class CacheChanged:
+    """The prompt-cache warm-up moved: ``cache: warming … / warm (N tokens) / warm-up failed``."""
+
+    state: WarmState
+
+
 Event = (Note | UserSaid | ContextChanged | FilesListed | StateChanged | RequestStarted | StreamBatch
          | RequestFinished | RequestFailed | RequestStopped | ReviewRequested | DiffReady | Cleared
-         | FrontEndCommand)
+         | FrontEndCommand | PrefillUpdate | CacheChanged)

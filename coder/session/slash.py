@@ -39,6 +39,10 @@ class SlashCommands:
         """The context as an event (EditSession's)."""
         raise NotImplementedError
 
+    def context_changed(self) -> None:
+        """Tell the front end, and warm the prompt cache for the new context (EditSession's)."""
+        raise NotImplementedError
+
     def engine(self) -> EditEngine:
         """The edit engine (EditSession's)."""
         raise NotImplementedError
@@ -75,7 +79,7 @@ class SlashCommands:
         for rel in result.added:
             self._note(f"Added {rel} to the context." if self.session.add_file(rel) else f"{rel} is already there.")
         self.save()
-        self.emit(self.context_event())
+        self.context_changed()
 
     def cmd_drop(self, args: list[str]) -> None:
         """``/drop [PATH…]``: remove context files (all when none given)."""
@@ -89,14 +93,14 @@ class SlashCommands:
         if not targets:
             self._note("The context is already empty.")
         self.save()
-        self.emit(self.context_event())
+        self.context_changed()
 
     def cmd_mode(self, args: list[str]) -> None:
         """``/mode full|region|auto``."""
         self.session.mode = args[0]
         self.save()
         self._note(f"Edit mode: {args[0]}.")
-        self.emit(self.context_event())
+        self.context_changed()
 
     def cmd_k(self, args: list[str]) -> None:
         """``/k [N|auto]``: show, pin or release the draft depth."""
@@ -111,7 +115,7 @@ class SlashCommands:
             self._error(str(exc))
             return
         self._note("k: auto (per request class)." if value is None else f"k pinned to {value} for every request.")
-        self.emit(self.context_event())
+        self.context_changed()
 
     def cmd_undo(self, args: list[str]) -> None:
         """``/undo``: revert the last commit coder made."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from coder.telemetry import figures
+from coder.telemetry.prefill import PrefillTracker, PrefillView
 
 Timings = dict[str, float]  # llama.cpp's numeric ``timings`` object
 AcceptanceSource = Literal["metrics", "stream"]
@@ -48,6 +49,11 @@ class RequestStats:
     stopped_at_fence: bool = False  # closed once the closing fence streamed (no usage chunk)
     exact_acceptance: float | None = None  # from /metrics deltas, once the request ended
     timings: Timings = field(default_factory=dict)
+    # Prompt processing, from llama.cpp's streamed prompt progress (coder.telemetry.prefill):
+    prefill: PrefillView | None = None  # the latest view while the prompt is processed
+    queue_s: float | None = None  # seconds before the server's slot took the request
+    prefill_updates: int = 0  # progress updates received
+    prefill_max_gap: float | None = None  # longest wait between two (how smoothly a bar moves)
 
     def add(self, chunk: Chunk) -> None:
         """Account for one streamed chunk."""
@@ -79,6 +85,27 @@ class RequestStats:
         if value > (self.draft_n or 0):
             self.draft_steps += 1  # one step's draft: every step emits a token, so one per growth
         self.draft_n = value
+
+    def see_prefill(self, tracker: PrefillTracker, elapsed: float) -> None:
+        """Adopt the prefill tracker's view (called per progress update)."""
+        self.prefill = tracker.view(elapsed)
+        self.elapsed = elapsed
+        self.queue_s = self.prefill.queued
+        self.prefill_updates, self.prefill_max_gap = tracker.updates, tracker.max_gap
+
+    @property
+    def prefill_s(self) -> float | None:
+        """Server seconds spent on the prompt (``timings.prompt_ms``), else TTFT less queueing."""
+        if "prompt_ms" in self.timings:
+            return self.timings["prompt_ms"] / 1000
+        return None if self.ttft is None else self.ttft - (self.queue_s or 0.0)
+
+    @property
+    def decode_s(self) -> float | None:
+        """Server seconds spent generating (``timings.predicted_ms``), else wall time after TTFT."""
+        if "predicted_ms" in self.timings:
+            return self.timings["predicted_ms"] / 1000
+        return None if self.ttft is None else max(0.0, self.elapsed - self.ttft)
 
     @property
     def tokens(self) -> int:
@@ -119,6 +146,7 @@ class RequestStats:
     def to_dict(self) -> dict[str, object]:
         """Counters plus the derived figures, for ``--json`` and bench reports."""
         out: dict[str, object] = dataclasses.asdict(self)
+        out.update(prefill_s=self.prefill_s, decode_s=self.decode_s)
         out.update(tokens=self.tokens, decode_tps=self.decode_tps, tpot=self.tpot,
                    running_acceptance=self.running_acceptance, acceptance_length=self.acceptance_length,
                    acceptance_source=self.acceptance_source)

@@ -150,7 +150,7 @@ class CoderApp(App[None]):
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
-                                           persist=persist_state))
+                                           persist=persist_state, warm_up=config.warm_up))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
         self._theme_errors = self._register_themes(user_theme_dir)

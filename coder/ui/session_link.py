@@ -83,12 +83,20 @@ class FrontEndCommand(SessionMessage[ev.FrontEndCommand]):
     """A command for the UI (``/backend``, ``/theme``)."""
 
 
+class PrefillUpdate(SessionMessage[ev.PrefillUpdate]):
+    """The prompt of the request in flight is being processed."""
+
+
+class CacheChanged(SessionMessage[ev.CacheChanged]):
+    """The prompt-cache warm-up moved."""
+
+
 _MESSAGES: dict[type, Callable[[Any], Message]] = {
     ev.Note: Noted, ev.UserSaid: UserSaid, ev.ContextChanged: ContextChanged, ev.FilesListed: FilesListed,
     ev.StateChanged: StateChanged, ev.RequestStarted: RequestStarted, ev.StreamBatch: StreamBatch,
     ev.RequestFinished: RequestFinished, ev.RequestFailed: RequestFailed, ev.RequestStopped: RequestStopped,
     ev.ReviewRequested: ReviewRequested, ev.DiffReady: DiffReady, ev.Cleared: Cleared,
-    ev.FrontEndCommand: FrontEndCommand,
+    ev.FrontEndCommand: FrontEndCommand, ev.PrefillUpdate: PrefillUpdate, ev.CacheChanged: CacheChanged,
 }
 
 

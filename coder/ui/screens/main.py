@@ -93,6 +93,7 @@ class MainScreen(Screen[None]):
         self.prompt.focus()
         self.list_files()
         self.warm_up()
+        self.warm_cache()
 
     def note(self, text: str) -> None:
         """A notice in the transcript."""
@@ -139,6 +140,11 @@ class MainScreen(Screen[None]):
             lexer = lexer_for(lang)
             if lexer is not None:
                 list(lexer.get_tokens("x = 1\n"))
+
+    @work(thread=True, group="cache", exit_on_error=False, description="prompt-cache warm-up")
+    def warm_cache(self) -> None:
+        """Warm the server's prompt cache for a resumed session's files (reads them, builds the prefix)."""
+        self.edit.warm_context()
 
     @work(thread=True, group="session", exit_on_error=False, description="message or command")
     def submit(self, text: str) -> None:
@@ -218,6 +224,14 @@ class MainScreen(Screen[None]):
         if probe is not None:
             probe.appended(batch)
             self.call_after_refresh(probe.visible, batch)
+
+    @on(sl.PrefillUpdate)
+    def _prefill(self, message: sl.PrefillUpdate) -> None:
+        self.spec.show_prefill(message.event.view)
+
+    @on(sl.CacheChanged)
+    def _cache(self, message: sl.CacheChanged) -> None:
+        self.spec.show_cache(message.event.state)
 
     @on(sl.RequestFinished)
     def _request_finished(self, message: sl.RequestFinished) -> None:

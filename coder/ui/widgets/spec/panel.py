@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Sparkline, Static
 
 from coder.session.events import RequestInfo
 from coder.session.feed import FinalStats, LiveStats
+from coder.telemetry.prefill import SPINNER, PrefillView
+
+if TYPE_CHECKING:  # the warm-up module pulls in httpx: not on the first-paint path
+    from coder.edit.warmup import WarmState
 
 LIVE_INTERVAL = 0.25  # seconds between live repaints of the panel (4 Hz: readable, and cheap)
 BAR_WIDTH = 12
@@ -51,6 +57,7 @@ class SpecPanel(VerticalScroll):
     SpecPanel #spec-speed { height: 1; }
     SpecPanel #spec-detail { height: 9; }
     SpecPanel #spec-bars { margin-top: 1; height: 13; }
+    SpecPanel #spec-prefill { height: 3; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -59,10 +66,16 @@ class SpecPanel(VerticalScroll):
         self.live = LiveStats()
         self.final: FinalStats | None = None
         self._painted = 0.0
+        self.prefill: PrefillView | None = None
+        self.cache: WarmState | None = None
+        self._started = 0.0
+        self._frame = 0
+        self._spinner: Timer | None = None
 
     def compose(self) -> ComposeResult:
         """Title, speed line, sparkline, detail table and per-position bars."""
         yield Static("Speculation", classes="spec-title")
+        yield Static(self._prefill_text(), id="spec-prefill")
         yield Static(self._speed_text(), id="spec-speed")
         yield Sparkline([], id="spec-spark")
         yield Static(self._detail_table(), id="spec-detail")
@@ -73,9 +86,37 @@ class SpecPanel(VerticalScroll):
     def start(self, request: RequestInfo) -> None:
         """A new request: reset the figures."""
         self.request, self.live, self.final = request, LiveStats(), None
+        self.prefill, self._started = None, time.monotonic()
+        # engines without prompt progress get an honest elapsed-time spinner until the first token
+        if self._spinner is not None:
+            self._spinner.stop()
+        self._spinner = self.set_interval(LIVE_INTERVAL, self._tick, name="prefill-spinner")
         self.query_one("#spec-spark", Sparkline).data = []
         self.query_one("#spec-bars", Static).update(self._bars([]), layout=False)
         self._refresh_text()
+
+    def show_prefill(self, view: PrefillView) -> None:
+        """A prompt-progress update of the request in flight (every server batch: seconds apart)."""
+        self.prefill = view
+        self._paint_prefill()
+
+    def show_cache(self, state: WarmState) -> None:
+        """The warm-up state: warming / warm (N tokens) / failed."""
+        self.cache = state
+        self._paint_prefill()
+
+    def _tick(self) -> None:
+        if self.live.stats.ttft is not None or self.final is not None:
+            if self._spinner is not None:  # the first token arrived: the spinner's job is done
+                self._spinner.stop()
+                self._spinner = None
+            self._paint_prefill()
+            return
+        self._frame += 1
+        self._paint_prefill()
+
+    def _paint_prefill(self) -> None:
+        self.query_one("#spec-prefill", Static).update(self._prefill_text(), layout=False)
 
     def update_live(self, stats: LiveStats) -> None:
         """Called per streamed batch; repaints at most every LIVE_INTERVAL (the text needs no more)."""
@@ -104,6 +145,29 @@ class SpecPanel(VerticalScroll):
         self.query_one("#spec-detail", Static).update(self._detail_table(), layout=False)
 
     # ---- rendering -----------------------------------------------------------------------
+
+    def _prefill_text(self) -> Text:
+        """Prefill bar (server progress) or spinner (none), then the cache line."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        view, waiting = self.prefill, self.request is not None and self.final is None and self.live.stats.ttft is None
+        elapsed = time.monotonic() - self._started
+        if view is not None and view.fraction is not None:
+            width = 12
+            filled = round(view.fraction * width)
+            text.append("prefill ", style="dim")
+            text.append("█" * filled, style="bold")
+            text.append("░" * (width - filled) + f" {view.fraction:4.0%}\n", style="dim")
+            rate = f" · {view.tok_s:.0f} tok/s" if view.tok_s else ""
+            eta = f" · ETA {view.eta:.0f}s" if view.eta is not None and waiting else ""
+            text.append(f"{view.processed}/{view.to_process} tok (+{view.cached} cached){rate}{eta}\n")
+        elif waiting:
+            text.append(f"{SPINNER[self._frame % len(SPINNER)]} prefill… {elapsed:.1f}s\n", style="dim")
+            text.append("(no progress from this engine)\n", style="dim")
+        else:
+            text.append("prefill –\n\n", style="dim")
+        cache = self.cache
+        text.append(cache.label() if cache else "cache: –", style="" if cache and cache.status == "warm" else "dim")
+        return text
 
     def _speed_text(self) -> Text:
         live = self.live

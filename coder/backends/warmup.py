@@ -1,0 +1,139 @@
+"""How a warm-up prefix reaches each engine's prompt cache (the senders :class:`coder.edit.warmup.CacheWarmer` uses).
+
+A sender gets the chat messages of an edit prompt whose last message is cut where the
+instruction would start (:func:`coder.edit.warmup.edit_prefix` builds them).
+
+* llama.cpp: ``/apply-template`` renders the edit's messages with the server's own chat
+  template, the rendered text is cut at the warm-up mark, and ``/completion`` prefills
+  it with ``n_predict: 0`` (at most one token is sampled), ``cache_prompt: true``,
+  streamed with ``return_progress`` so the panel can show how far it got. The cut is a
+  byte prefix of what the real chat request renders, so every token but possibly the
+  last one at the cut is reused.
+* OpenAI-compatible engines with automatic prefix caching (vLLM, SGLang): a chat
+  request of the cut messages with ``max_tokens: 1``; the template's end-of-turn
+  tokens after the cut are the only part not shared with the real request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from coder.backends.server import ServerInfo
+from coder.errors import CoderError
+from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
+
+SENTINEL = "\u2063coder-warm-up-cut\u2063"  # invisible separators: never in a real instruction
+Message = dict[str, str]
+
+
+class Cancelled(Exception):
+    """Raised inside a sender when the warm-up was superseded or an edit needs the server."""
+
+
+class LlamaCppWarmSender:
+    """Warm-up through llama.cpp's ``/apply-template`` and streamed ``/completion``."""
+
+    def __init__(self, server: ServerInfo, *, check_idle: bool = False, timeout: float = 600.0) -> None:
+        self.server = server
+        self.check_idle = check_idle  # attached servers: skip while another client's request runs
+        headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
+        self._http = httpx.Client(base_url=server.url.rstrip("/"), headers=headers, timeout=timeout)
+
+    def render(self, messages: list[Message]) -> str:
+        """The prompt text the server's template makes of the edit's messages, cut at the mark."""
+        messages = [dict(m) for m in messages]
+        messages[-1]["content"] += SENTINEL  # render with the mark where the instruction goes
+        resp = self._post("/apply-template", {"messages": messages})
+        if resp.status_code != 200:
+            raise CoderError(f"/apply-template answered {resp.status_code}")
+        prompt = resp.json().get("prompt")
+        if not isinstance(prompt, str) or SENTINEL not in prompt:
+            raise CoderError("/apply-template returned no usable prompt")
+        return prompt[: prompt.index(SENTINEL)]
+
+    def busy(self) -> bool:
+        """True when some slot is processing (only checked for attached servers)."""
+        try:
+            resp = self._http.get("/slots")
+        except httpx.HTTPError:
+            return False
+        if resp.status_code != 200:
+            return False
+        slots = resp.json()
+        return isinstance(slots, list) and any(isinstance(s, dict) and s.get("is_processing") for s in slots)
+
+    def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
+             cancelled: Callable[[], bool]) -> int:
+        """Prefill ``messages`` (the last one cut); returns the prompt tokens now cached."""
+        if self.check_idle and self.busy():
+            raise CoderError("the server is busy with another request; not warming")
+        prompt = self.render(messages)
+        body = {"prompt": prompt, "n_predict": 0, "cache_prompt": True, "stream": True,
+                "return_progress": True, "temperature": 0}
+        final: dict[str, Any] = {}
+        try:
+            with self._http.stream("POST", "/completion", json=body) as resp:
+                if resp.status_code != 200:
+                    resp.read()
+                    raise CoderError(f"/completion answered {resp.status_code}: {resp.text[:100]}")
+                for line in resp.iter_lines():
+                    if cancelled():
+                        raise Cancelled  # leaving the block closes the stream: the server cancels it
+                    if not line.startswith("data: "):
+                        continue
+                    chunk = json.loads(line[6:])
+                    if (update := parse_prompt_progress(chunk)) is not None:
+                        progress(update)
+                    if chunk.get("stop"):
+                        final = chunk
+        except httpx.HTTPError as exc:
+            raise CoderError(f"server unreachable ({type(exc).__name__})") from None
+        timings = final.get("timings") or {}
+        cached = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
+        return cached or int(final.get("tokens_evaluated", 0))
+
+    def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        try:
+            return self._http.post(path, json=body)
+        except httpx.HTTPError as exc:
+            raise CoderError(f"server unreachable ({type(exc).__name__})") from None
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class ChatWarmSender:
+    """Warm-up for engines with automatic prefix caching: the cut messages, one output token."""
+
+    def __init__(self, server: ServerInfo) -> None:
+        self.server = server
+
+    def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
+             cancelled: Callable[[], bool]) -> int:
+        """Prefill the cut messages with one output token; returns the prompt tokens reported."""
+        from coder.telemetry.stats import Reply
+
+        stream = self.server.chat().stream(messages, max_tokens=1, temperature=0.0)
+        prompt_tokens = 0
+        try:
+            for item in stream:
+                if cancelled():
+                    raise Cancelled
+                if isinstance(item, Reply):
+                    prompt_tokens = item.stats.prompt_tokens or 0
+        finally:
+            stream.close()
+        return prompt_tokens
+
+
+def sender_for(server: ServerInfo, *, attached_opt_in: bool = False) -> LlamaCppWarmSender | ChatWarmSender | None:
+    """The sender for ``server``'s engine, or None when warm-up should not run on it."""
+    if not server.managed and not attached_opt_in:
+        return None  # someone else's server: do not spend its compute unasked
+    if server.engine == "llama.cpp":
+        return LlamaCppWarmSender(server, check_idle=not server.managed)
+    return ChatWarmSender(server)

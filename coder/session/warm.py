@@ -1,0 +1,96 @@
+"""Keeping the server's prompt cache warm for the files in the context (no UI).
+
+:class:`ContextWarmer` turns "these files are in the context" into background warm-ups of
+each file's edit-prompt prefix (:mod:`coder.edit.warmup`), built with the edit engine's own
+repository context so the prefix is byte-identical to what the edit will send. It follows
+the backend (a new server starts cold; an attached one is warmed only when the user asked)
+and reports the cache state through ``on_state`` ("cache: warming … / warm (N tokens)").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coder.edit.warmup import CacheWarmer, PromptCacheModel, WarmPrefix, WarmState, edit_prefix
+from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    from coder.backends.server import ServerInfo
+
+WARM_UP_SETTINGS = ("managed", "always", "off")  # config `warm_up`: which servers get warmed
+MAX_WARM_BYTES = 256 * 1024  # larger files are not worth a background prefill
+
+
+class ContextWarmer:
+    """One warmer per server; rebuilt when the backend changes."""
+
+    def __init__(self, repo_root: Path, repo_context: Callable[[], str], cache: Callable[[], PromptCacheModel],
+                 on_state: Callable[[WarmState], None], *, setting: str = "managed") -> None:
+        self.repo_root = repo_root
+        self._repo_context = repo_context  # the engine's frozen repository context
+        self._cache = cache  # the engine's prompt-cache model (auto mode reads what was warmed)
+        self._on_state = on_state
+        self.setting = setting if setting in WARM_UP_SETTINGS else "managed"
+        self._lock = threading.Lock()
+        self._warmer: CacheWarmer | None = None
+        self._for: ServerInfo | None = None
+        self._files: list[str] = []
+
+    def follow(self, info: ServerInfo | None) -> None:
+        """A new (or no) backend: its cache is cold, so warm the context again."""
+        from coder.backends.warmup import sender_for
+
+        with self._lock:
+            if info is self._for:
+                return
+            self._for = info
+            if info is None:
+                self._warmer = None
+                self._on_state(WarmState("off", detail="no backend"))
+                return
+            sender = None if self.setting == "off" else sender_for(info, attached_opt_in=self.setting == "always")
+            why = ("warm_up = off" if self.setting == "off"
+                   else "attached server; set warm_up = \"always\" to warm it")
+            self._warmer = CacheWarmer(sender, enabled=sender is not None, reason_off=why,
+                                       on_state=self._on_state, cache=self._cache())
+            self._on_state(self._warmer.state)
+            files = list(self._files)
+        self.context_changed(files)
+
+    def context_changed(self, files: Sequence[str]) -> None:
+        """The context is now ``files`` (added, dropped, edited or resumed): warm each, first first."""
+        with self._lock:
+            self._files = list(files)
+            warmer = self._warmer
+        if warmer is None or not warmer.enabled:
+            return
+        prefixes = [p for rel in files if (p := self._prefix(rel)) is not None]
+        if prefixes:
+            warmer.warm_all(prefixes)
+
+    def _prefix(self, rel: str) -> WarmPrefix | None:
+        """The edit prompt's prefix for ``rel``, read exactly as an edit reads it."""
+        from coder.edit.apply import read_snapshot
+
+        try:
+            if (self.repo_root / rel).stat().st_size > MAX_WARM_BYTES:
+                return None
+            snap = read_snapshot(self.repo_root, self.repo_root / rel)
+        except (OSError, CoderError):
+            return None  # the edit itself will say what is wrong with the file
+        return edit_prefix(snap.rel, snap.text, self._repo_context())
+
+    def before_edit(self, messages: list[dict[str, str]]) -> None:
+        """An edit is about to stream: never compete with it (see CacheWarmer.before_edit)."""
+        warmer = self._warmer
+        if warmer is not None:
+            warmer.before_edit(messages)
+
+    def after_edit(self, messages: list[dict[str, str]]) -> None:
+        """The edit ended: deferred warm-ups may run again."""
+        warmer = self._warmer
+        if warmer is not None:
+            warmer.after_edit(messages)
