@@ -19,6 +19,10 @@ from coder.errors import CoderError
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
 NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
+# Copy drafters (n-gram lookup, coder's prediction): verification is cheap where they hit, so in a
+# chain with a model drafter they launch this deep and the per-request cap picks the depth.
+COPY_TYPES = (*NGRAM_TYPES, "prediction")
+COPY_K_MAX = 64
 # Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
 _K_FLAG = {
     "ngram-mod": "--spec-ngram-mod-n-max",
@@ -100,18 +104,41 @@ def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
 
 
 def k_flags(spec_type: str, k: int) -> list[str]:
-    """Launch flags that set draft depth k for ``spec_type`` (always incl. --spec-draft-n-max)."""
+    """Launch flags that set draft depth k for ``spec_type``, a type or a chain ``a,b``.
+
+    Always includes --spec-draft-n-max (llama.cpp's default of 3 is never used). A single type
+    drafts at k. In a chain with a model drafter, the model drafter stays at k (its block) and
+    the copy drafters launch at ``max(k, COPY_K_MAX)``: the per-request cap chooses the depth.
+    """
+    types = [t for t in spec_type.split(",") if t]
+    chained = len(types) > 1 and any(t in DRAFT_TYPES for t in types)
     flags = ["--spec-draft-n-max", str(k)]
-    if flag := _K_FLAG.get(spec_type):
-        flags += [flag, str(k)]
-        if spec_type == "ngram-mod":
-            flags += ["--spec-ngram-mod-n-min", str(min(k, 4))]
+    for t in types:
+        if flag := _K_FLAG.get(t):
+            depth = max(k, COPY_K_MAX) if chained else k
+            flags += [flag, str(depth)]
+            if t == "ngram-mod":
+                flags += ["--spec-ngram-mod-n-min", str(min(depth, 4))]
     return flags
+
+
+def spec_chain(profile_spec: str | None, caps: Capabilities | None) -> str:
+    """The ``--spec-type`` value to launch: the profile's chain, led by ``prediction`` on coder's build.
+
+    The prediction drafter only drafts for requests that carry a prediction (coder's edits), so
+    putting it first costs nothing elsewhere; a binary that does not list it is left as it is.
+    """
+    spec = profile_spec or "none"
+    types = [t for t in spec.split(",") if t]
+    if spec == "none" or caps is None or "prediction" not in caps.spec_types or "prediction" in types:
+        return spec
+    return ",".join(["prediction", *types])
 
 
 def drafter_k_max(profile: Profile) -> int | None:
     """Largest useful k for the profile's DFlash-family drafter (block size bound), if it can be read."""
-    if profile.spec_type not in ("draft-dflash", "draft-dspark") or not profile.drafter:
+    types = (profile.spec_type or "").split(",")
+    if not {"draft-dflash", "draft-dspark"} & set(types) or not profile.drafter:
         return None
     path = Path(profile.drafter).expanduser()
     if not path.is_file():
@@ -131,7 +158,7 @@ class LlamaCppAdapter:
         """argv for ``profile``; ``dry_run`` skips file checks (models need not exist yet)."""
         binary = _dry_run_binary(profile) if dry_run else find_binary(profile)
         caps = capabilities(binary) if binary.is_file() else None
-        spec = profile.spec_type or "none"
+        spec = spec_chain(profile.spec_type, caps)
         types = [t for t in spec.split(",") if t]
         if caps:
             unknown = [t for t in types if t != "none" and t not in caps.spec_types]
@@ -149,7 +176,7 @@ class LlamaCppAdapter:
                 raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
             k_max = drafter_k_max(profile)
             argv += ["--spec-type", spec]
-            argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+            argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k)
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -188,16 +215,43 @@ class LlamaCppAdapter:
                                 f"{load.family or info.spec_type}, n_max={load.effective_n_max}, "
                                 f"block {load.block_size}" if load.impl_types
                                 else "no 'adding speculative implementation' line"))
-        resp = api.post("/completion", {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
-                                        "cache_prompt": False})
+        checks += _chain_checks(info, slots)
+        body: dict[str, object] = {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
+                                   "cache_prompt": False}
+        if "prediction" in (info.spec_type or "").split(","):
+            # the probe's likely continuation, so the prediction drafter is exercised too
+            body["prediction"] = {"type": "content", "content": " " + PROBE_PROMPT}
+        resp = api.post("/completion", body)
         if resp.status_code != 200:
             checks.append(Check("probe", False, f"probe request answered {resp.status_code}"))
         else:
             timings = resp.json().get("timings", {})
             drafted = int(timings.get("draft_n", 0))
             accepted = int(timings.get("draft_n_accepted", 0))
-            checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}, accepted {accepted}"))
+            by_type = drafted_by_type(timings)
+            split = (" (" + ", ".join(f"{t} {n}" for t, n in by_type.items()) + ")") if by_type else ""
+            checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
         return Verdict(all(c.ok for c in checks), checks)
+
+
+def drafted_by_type(timings: dict[str, object]) -> dict[str, int]:
+    """Draft tokens per speculator type from a response's ``timings`` (coder's build), else empty."""
+    raw = timings.get("draft_by_type")
+    if not isinstance(raw, dict):
+        return {}
+    return {str(t): int(v.get("draft_n", 0)) for t, v in raw.items() if isinstance(v, dict)}
+
+
+def _chain_checks(info: ServerInfo, slots: list[dict[str, object]]) -> list[Check]:
+    """Every type of the launched chain built by the server (``speculative_types`` on coder's build)."""
+    wanted = [t for t in (info.spec_type or "").split(",") if t and t != "none"]
+    built = {str(s["speculative_types"]) for s in slots if "speculative_types" in s}
+    if not built:  # a stock build does not list them; the probe below still has to draft
+        return []
+    have = set(",".join(built).split(","))
+    missing = [t for t in wanted if t not in have]
+    return [Check("chain", not missing, f"server built {' / '.join(sorted(built))}"
+                  + (f"; missing {','.join(missing)}" if missing else ""))]
 
 
 def _dry_run_binary(profile: Profile) -> Path:

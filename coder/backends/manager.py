@@ -210,7 +210,7 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
     info = ServerInfo(
         url=f"http://{profile.host}:{port}", engine=profile.engine, api_key=key, profile=profile.name,
         managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
-        spec_type=profile.spec_type, k_max=k_max,
+        spec_type=_argv_value(argv, "--spec-type") or profile.spec_type, k_max=k_max,
         k=(min(profile.k or 0, k_max) if k_max else profile.k) if profile.spec_type != "none" else None,
     )
     report("launching", 0.01, " ".join(argv[:3]))
@@ -257,18 +257,24 @@ def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: Engine
             time.sleep(0.25)
 
 
+def _argv_value(argv: list[str], flag: str) -> str | None:
+    """The value after ``flag`` in ``argv`` (the chain as launched, e.g. led by ``prediction``)."""
+    return argv[argv.index(flag) + 1] if flag in argv[:-1] else None
+
+
 def _describe(info: ServerInfo) -> None:
     """Fill build details and the per-request draft-cap capability (probed, not assumed)."""
     if info.engine != "llama.cpp":
         return
     from coder.backends.llamacpp_install import find_installed
-    from coder.kpolicy.probe import probe_draft_cap
+    from coder.kpolicy.probe import probe_draft_cap, probe_prediction
 
     with info.api(timeout=30) as api:
         props = api.get("/props")
         if props.status_code == 200:
             info.build["build_info"] = props.json().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
+        info.prediction = info.spec_type not in (None, "none") and probe_prediction(api)
     build = find_installed()
     if build and info.argv and info.argv[0] == build.binary:
         info.build.update(variant=build.variant, patches=build.patches)
@@ -309,9 +315,10 @@ def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> Server
             info.verified = bool(slots) and all(s.get("speculative") for s in slots)
             info.verdict = ("slots report speculative: true" if info.verified
                             else "NOT VERIFIED: /slots does not report speculative: true")
-            from coder.kpolicy.probe import probe_draft_cap
+            from coder.kpolicy.probe import probe_draft_cap, probe_prediction
 
             info.draft_cap = bool(info.verified) and probe_draft_cap(api)
+            info.prediction = bool(info.verified) and probe_prediction(api)
         else:
             stats = api.metrics()
             info.verified = None

@@ -116,7 +116,15 @@ def _stats_line(p: EditProposal) -> str:
     return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.tok_s, '.1f')} tok/s, "
             f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
             f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
-            f"completion {s.completion_tokens} tok")
+            f"completion {s.completion_tokens} tok{_by_type(s.draft_by_type)}")
+
+
+def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
+    """``; drafted: prediction 812/790, draft-simple 40/12`` (draft tokens / accepted)."""
+    if not by_type:
+        return ""
+    parts = [f"{t} {c['draft_n']}/{c['draft_n_accepted']}" for t, c in by_type.items()]
+    return "; drafted (tokens/accepted): " + ", ".join(parts)
 
 
 def _colour_diff(diff: str) -> str:
@@ -176,6 +184,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print("coder: not a git repository: the edit will be written without a commit", file=err)
     print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
+    if request.prompt.target.strip() and (notice := engine.prediction_notice()):
+        print(f"coder: {notice}", file=err)
     tty = err.isatty()
     show = _ProgressPrinter(tty)
     proposal: EditProposal | None = None

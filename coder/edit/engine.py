@@ -22,7 +22,7 @@ import openai
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.edit import gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, diff_stat, read_snapshot, unified_diff, write_edit
-from coder.edit.prompt import EditPrompt, build_messages, repo_context
+from coder.edit.prompt import EditPrompt, build_messages, predicted_reply, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, mentioned_symbol, split
 from coder.edit.tokens import Budget, TokenCounter, plan_budget
 from coder.edit.validate import DriftGuard, EditRefused, check_reply, closing_fence_seen, parse_fenced
@@ -124,6 +124,8 @@ class EditStats:
     completion_tokens: int | None = None
     finish_reason: str | None = None
     stopped_at_fence: bool = False
+    prediction_sent: bool = False  # the original went along as the request's ``prediction``
+    draft_by_type: dict[str, dict[str, int]] | None = None  # which speculator drafted how much
 
 
 @dataclass
@@ -248,6 +250,7 @@ class EditEngine:
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
         self.drift_guard = drift_guard
+        self._prediction_noted = False
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
         self.counter = TokenCounter(server.api() if server else None)
@@ -365,6 +368,21 @@ class EditEngine:
 
     # -- streaming ------------------------------------------------------------
 
+    def prediction_for(self, request: EditRequest) -> str | None:
+        """The ``prediction`` to send: the original in the reply's fence, when the server drafts from it."""
+        if self.server is None or not self.server.prediction or not request.prompt.target.strip():
+            return None
+        return predicted_reply(request.prompt)
+
+    def prediction_notice(self) -> str | None:
+        """One line, the first time only, when edits go without a prediction (unpatched server)."""
+        if self._prediction_noted or self.server is None or self.server.prediction:
+            return None
+        self._prediction_noted = True
+        return (f"{self.server.engine} server at {self.server.url} does not draft from a prediction: "
+                "edits are sent without one (coder's llama-server build has the prediction drafter)")
+
+
     def run(self, request: EditRequest) -> Iterator[Progress | EditProposal]:
         """Stream the request; yields :class:`Progress`, then one :class:`EditProposal`.
 
@@ -389,9 +407,11 @@ class EditEngine:
         body_at: int | None = None  # offset of the block's body, once the opening fence streamed
         stopped: EditRefused | None = None
         chunks = 0
+        prediction = self.prediction_for(request)
+        stats.prediction_sent = prediction is not None
         stream = self.server.chat().stream(
             request.messages, max_tokens=request.budget.max_tokens, temperature=0.0,
-            k_cap=k_cap, cache_prompt=True,
+            k_cap=k_cap, cache_prompt=True, prediction=prediction,
         )
         try:
             for item in stream:
@@ -555,8 +575,10 @@ def _fill_stats(stats: EditStats, final: StreamResult | None, last: Delta | None
         if stats.cached_tokens is None and "cache_n" in final.timings:
             stats.cached_tokens = int(final.timings["cache_n"])
         stats.draft_n, stats.draft_accepted = final.draft_n, final.draft_n_accepted
+        stats.draft_by_type = final.draft_by_type
         stats.tok_s = final.decode_tps
     if last is not None:
+        stats.draft_by_type = stats.draft_by_type or last.draft_by_type
         stats.draft_n = stats.draft_n if stats.draft_n is not None else last.draft_n
         stats.draft_accepted = (stats.draft_accepted if stats.draft_accepted is not None
                                 else last.draft_n_accepted)

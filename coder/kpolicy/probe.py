@@ -8,6 +8,7 @@ unknown fields and just runs the (one-token) completion: HTTP 200.
 
 from __future__ import annotations
 
+from coder.backends import prediction_patch
 from coder.backends.draft_cap_patch import REQUEST_FIELD
 from coder.backends.server import ServerAPI
 
@@ -37,3 +38,20 @@ def probe_draft_cap(api: ServerAPI) -> bool:
         return False
     resp = api.post("/completion", probe_body())
     return interpret(resp.status_code, resp.text)
+
+
+def prediction_probe_body() -> dict[str, object]:
+    """A request whose ``prediction`` has a type coder's patch refuses (400 naming the field)."""
+    return {"prompt": "a", "n_predict": 1, "temperature": 0, "cache_prompt": False,
+            prediction_patch.REQUEST_FIELD: {"type": "coder-probe"}}
+
+
+def probe_prediction(api: ServerAPI) -> bool:
+    """True when the server at ``api`` drafts from a request's ``prediction`` (coder's patch).
+
+    A stock llama-server ignores the field (HTTP 200), so only a 400 naming it counts.
+    """
+    if api.engine != "llama.cpp":
+        return False
+    resp = api.post("/completion", prediction_probe_body())
+    return resp.status_code == 400 and prediction_patch.REQUEST_FIELD in resp.text

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from coder.backends.draft_cap_patch import REQUEST_FIELD
+from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ class Delta:
     draft_n: int | None = None
     draft_n_accepted: int | None = None
     predicted_n: int | None = None
+    draft_by_type: dict[str, dict[str, int]] | None = None  # coder's build: per speculator
 
 
 @dataclass
@@ -65,6 +67,20 @@ class StreamResult:
             return None
         return (self.draft_n_accepted or 0) / self.draft_n
 
+    @property
+    def draft_by_type(self) -> dict[str, dict[str, int]] | None:
+        """Which speculator drafted how much (coder's llama-server build only)."""
+        return by_type(self.timings)
+
+
+def by_type(timings: dict[str, Any]) -> dict[str, dict[str, int]] | None:
+    """``timings.draft_by_type`` of coder's build: {type: {steps, draft_n, draft_n_accepted}}."""
+    raw = timings.get("draft_by_type")
+    if not isinstance(raw, dict):
+        return None
+    return {str(t): {k: int(v.get(k, 0)) for k in ("steps", "draft_n", "draft_n_accepted")}
+            for t, v in raw.items() if isinstance(v, dict)}
+
 
 def _timings(chunk: Any) -> dict[str, Any]:
     extra = getattr(chunk, "model_extra", None) or {}
@@ -96,9 +112,12 @@ class ChatClient:
         stop: list[str] | None = None,
         model: str = "default",
         extra_body: dict[str, Any] | None = None,
+        prediction: str | None = None,
     ) -> Iterator[Delta | StreamResult]:
         """Yield :class:`Delta` per content chunk, then one :class:`StreamResult`.
 
+        ``prediction`` (the text the reply will mostly copy) is sent in OpenAI's Predicted
+        Outputs shape; pass it only to a server that drafts from it (``ServerInfo.prediction``).
         Closing the generator early cancels the request on the server.
         """
         import openai
@@ -110,6 +129,8 @@ class ChatClient:
                 body[REQUEST_FIELD] = k_cap
             if cache_prompt is not None:
                 body["cache_prompt"] = cache_prompt
+            if prediction:
+                body[PREDICTION_FIELD] = {"type": "content", "content": prediction}
         result = StreamResult(k_cap=k_cap)
         parts: list[str] = []
         start = time.monotonic()
@@ -143,7 +164,7 @@ class ChatClient:
                         parts.append(text)
                         yield Delta(
                             text, now, result.draft_n, result.draft_n_accepted,
-                            timings.get("predicted_n"),
+                            timings.get("predicted_n"), by_type(timings),
                         )
         except GeneratorExit:
             result.stopped_early = True
