@@ -1,0 +1,98 @@
+"""The prediction drafter patch: anchors on the pinned source, and the request side in coder."""
+
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from coder.backends import draft_cap_patch, prediction_patch
+from coder.backends.llamacpp import COPY_K_MAX, Capabilities, k_flags, parse_help, spec_chain
+from coder.edit.prompt import build_messages, predicted_reply
+from coder.errors import CoderError
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files both patches touch, straight from the pinned sdist (no patch applied)."""
+    from coder.backends.llamacpp_install import SDIST
+    from coder.pypi import fetch
+
+    paths = {e.path for e in (*draft_cap_patch.EDITS, *prediction_patch.EDITS)}
+    root = tmp_path_factory.mktemp("pristine") / "llama.cpp"
+    with tarfile.open(fetch(SDIST)) as tar:
+        for member in tar.getmembers():
+            rel = member.name.split("/llama.cpp/", 1)[-1]
+            if rel in paths and member.isfile():
+                data = tar.extractfile(member)
+                assert data is not None
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data.read())
+    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == paths
+    return root
+
+
+@pytest.fixture
+def sources(pristine: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(pristine, tmp_path / "llama.cpp")
+    return tmp_path / "llama.cpp"
+
+
+def test_every_edit_lands_once_after_the_draft_cap_and_is_idempotent(sources: Path) -> None:
+    draft_cap_patch.apply(sources)
+    prediction_patch.apply(sources)
+    first = {e.path: (sources / e.path).read_text() for e in prediction_patch.EDITS}
+    prediction_patch.apply(sources)
+    for edit in prediction_patch.EDITS:
+        text = (sources / edit.path).read_text()
+        assert text == first[edit.path]
+        assert text.count(edit.text) == 1, edit.anchor[:60]
+    spec = first["common/speculative.cpp"]
+    assert '{"prediction",    COMMON_SPECULATIVE_TYPE_PREDICTION}' in spec
+    assert "struct common_speculative_impl_prediction" in spec
+    assert 'add((new field_json("prediction"))' in first["tools/server/server-schema.cpp"]
+
+
+def test_order_does_not_matter_between_the_two_patches(sources: Path, pristine: Path) -> None:
+    prediction_patch.apply(sources)
+    draft_cap_patch.apply(sources)
+    ctx = (sources / "tools/server/server-context.cpp").read_text()
+    assert "spec_n_max_cap" in ctx and "common_speculative_set_prediction" in ctx
+
+
+def test_a_moved_anchor_fails_loudly(sources: Path) -> None:
+    spec = sources / "common/speculative.cpp"
+    spec.write_text(spec.read_text().replace("// the one with highest priority are listed first", "// moved"))
+    with pytest.raises(CoderError, match=r"prediction-v1 patch: anchor found 0× in common/speculative\.cpp"):
+        prediction_patch.apply(sources)
+
+
+def test_the_prediction_is_the_original_in_the_reply_fence() -> None:
+    prompt = build_messages("a.py", "x = 1\n```\n", "rename x", mode="full")
+    assert predicted_reply(prompt) == f"{prompt.fence}python\nx = 1\n```\n{prompt.fence}\n"
+    assert prompt.fence == "````"
+
+
+def test_coder_build_leads_every_chain_with_prediction() -> None:
+    caps = Capabilities(frozenset(), ("ngram-mod", "draft-simple", "prediction"))
+    assert spec_chain("ngram-mod,draft-simple", caps) == "prediction,ngram-mod,draft-simple"
+    assert spec_chain("prediction,draft-simple", caps) == "prediction,draft-simple"
+    assert spec_chain("none", caps) == "none"
+    stock = Capabilities(frozenset(), ("ngram-mod", "draft-simple"))
+    assert spec_chain("ngram-mod", stock) == "ngram-mod"
+
+
+def test_chained_copy_drafters_launch_deep_and_the_model_drafter_at_k() -> None:
+    flags = k_flags("prediction,ngram-mod,draft-simple", 7)
+    assert flags[:2] == ["--spec-draft-n-max", "7"]
+    assert flags[flags.index("--spec-ngram-mod-n-max") + 1] == str(COPY_K_MAX)
+    alone = k_flags("ngram-mod", 8)
+    assert alone[alone.index("--spec-ngram-mod-n-max") + 1] == "8"
+
+
+def test_help_lists_the_prediction_type() -> None:
+    text = ("--spec-type [none,draft-simple,ngram-mod,prediction]   comma-separated list of types\n")
+    assert "prediction" in parse_help(text).spec_types
