@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder import config as config_mod
 from coder.backends import manager
 from coder.backends.engine import Check
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    from coder.backends.llamacpp_install import InstalledBuild
 
 
 def _binary_checks(profile: Profile) -> list[Check]:
@@ -25,6 +29,8 @@ def _binary_checks(profile: Profile) -> list[Check]:
     else:
         detail = f"{binary} (not built by coder: per-request k cap unknown until probed)"
     checks = [Check("binary", True, detail)]
+    if build and str(binary) == build.binary:
+        checks.append(_cpu_check(build))
     try:
         caps = capabilities(binary)
     except CoderError as exc:
@@ -36,6 +42,15 @@ def _binary_checks(profile: Profile) -> list[Check]:
     if build and build.variant == "cuda" and gpu_compute_capability() is None:
         checks.append(Check("variant", False, "CUDA build but no GPU visible"))
     return checks
+
+
+def _cpu_check(build: InstalledBuild) -> Check:
+    """The build's CPU configuration, and whether this CPU can execute it."""
+    from coder.backends.cpu_features import can_execute, probe
+
+    ok, why = can_execute(build.cpu, probe())
+    hint = "" if ok else "; run: coder backend install llama.cpp --portable"
+    return Check("cpu build", ok, f"{build.cpu_summary()}: {why}{hint}")
 
 
 def _model_checks(profile: Profile) -> list[Check]:

@@ -46,7 +46,6 @@ sys.path.insert(0, str(ROOT))
 from coder.backends.server import ServerAPI  # noqa: E402
 from coder.bench import lossless  # noqa: E402
 from coder.bench.copy_report import print_table, summarize  # noqa: E402
-from coder.edit.engine import CONTEXT_LINES  # noqa: E402
 from coder.edit.prompt import build_messages, predicted_reply  # noqa: E402
 from coder.edit.regions import Region, context_lines, python_symbols, split  # noqa: E402
 from coder.telemetry.metrics import parse_metrics  # noqa: E402
@@ -68,6 +67,7 @@ CONFIGS: dict[str, list[str]] = {
 PREDICTS = ("prediction", "prediction+draft")
 COPY = ("ngram-mod", "prediction")  # copy drafters that can stand for the block-8 ceiling
 CEILING_CAP = 7
+CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.engine does (not imported: no openai/git needed)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,41 @@ import git
 import pytest
 
 _HOME: Path | None = None
+# server tests that did not run; under CI=true any of them fails the suite (a green CI must have run them)
+_SERVER_NOT_RUN: list[str] = []
+_SERVER_RAN: list[str] = []
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    _SERVER_NOT_RUN.extend(f"{item.nodeid} (deselected)" for item in items if item.get_closest_marker("server"))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "server" not in report.keywords:
+        return
+    if report.skipped:
+        _SERVER_NOT_RUN.append(f"{report.nodeid} (skipped)")
+    elif report.when == "call":
+        _SERVER_RAN.append(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _ci() and (_SERVER_NOT_RUN or not _SERVER_RAN):
+        terminalreporter.section("CI: server tests must run")
+        for line in _SERVER_NOT_RUN[:20]:
+            terminalreporter.write_line(line)
+        if not _SERVER_RAN:
+            terminalreporter.write_line("no server test ran")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under CI=true a skipped, deselected or absent server test fails the run."""
+    if _ci() and (_SERVER_NOT_RUN or not _SERVER_RAN) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -56,7 +91,11 @@ def _start(binary: Path, **overrides: object):  # type: ignore[no-untyped-def]
     name = str(overrides.pop("name", f"test-{os.getpid()}-{next(_names)}"))
     profile = builtin_profiles()["demo"].with_overrides(name=name, binary=str(binary), ctx=4096, threads=2)
     profile = profile.with_overrides(**overrides)
-    return manager.start(profile)
+    info = manager.start(profile)
+    if profile.spec_type not in (None, "none"):
+        # a server test that ran on a silently speculation-free server would measure nothing
+        assert info.verified is True, f"{name}: {info.verdict}"
+    return info
 
 
 @pytest.fixture(scope="session")

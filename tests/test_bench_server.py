@@ -111,8 +111,7 @@ def test_per_position_acceptance_matches_synthetic_rates(server_factory: Any) ->
 
 
 def test_k_sweep_by_request_cap_on_a_patched_server(demo_server: ServerInfo) -> None:
-    if not demo_server.draft_cap:
-        pytest.skip("this llama-server build has no per-request draft cap")
+    assert demo_server.draft_cap, "coder's own build carries draft-cap-v1; the probe must find it"
     plan = Plan(workloads=_suite(("code",)), settings=Settings(reps=1, max_tokens=32),
                 targets=[], ks=[2, demo_server.k or 8], prefill=False)
     section = run_target(plan, Target("demo", server=demo_server), NullProgress())

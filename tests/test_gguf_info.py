@@ -10,7 +10,6 @@ import pytest
 from gguf import GGUFWriter
 
 from coder.errors import CoderError
-from coder.models.demo import installed_demo
 from coder.models.gguf_info import format_info, inspect_gguf
 
 
@@ -47,11 +46,8 @@ DFLASH2_KV = {
 }
 
 
-def test_demo_model_is_a_plain_llama() -> None:
-    demo = installed_demo()
-    if demo is None:
-        pytest.skip("demo model not fetched (coder model fetch demo)")
-    info = inspect_gguf(demo)
+def test_demo_model_is_a_plain_llama(demo_model: Path) -> None:
+    info = inspect_gguf(demo_model)
     assert (info.architecture, info.context_length, info.vocab_size, info.block_count) == (
         "llama",
         8192,

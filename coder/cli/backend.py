@@ -51,12 +51,17 @@ def _install(args: argparse.Namespace) -> int:
     if args.engine != "llama.cpp":
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
     cuda = True if args.cuda else False if args.cpu else None
-    reused = not args.force and installed(choose_variant(cuda)) is not None
+    reused = not args.force and installed(choose_variant(cuda), portable=args.portable) is not None
     with phase_bar("llama-server") as bar:
-        build = install(cuda=cuda, force=args.force, progress=bar)
+        build = install(cuda=cuda, force=args.force, progress=bar, portable=args.portable)
     how = "already installed" if reused else f"built in {build.build_seconds:.0f}s"
-    print(f"llama-server {build.version} ({build.variant}, patches: {', '.join(build.patches) or 'none'}) "
-          f"at {build.binary} — {how}")
+    print(f"llama-server {build.version} ({build.variant}, cpu: {build.cpu_summary()}, "
+          f"patches: {', '.join(build.patches) or 'none'}) at {build.binary} — {how}; "
+          f"smoke test: {build.smoke.get('detail', 'not run')}")
+    for attempt in build.attempts:
+        smoke = attempt.get("smoke")
+        if isinstance(smoke, dict):
+            print(f"  earlier attempt failed: {smoke.get('detail')}")
     return 0
 
 
@@ -175,6 +180,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--cpu", action="store_true", help="force a CPU build")
     group.add_argument("--cuda", action="store_true", help="force a CUDA build (needs nvcc)")
     p.add_argument("--force", action="store_true", help="rebuild even if this version is installed")
+    p.add_argument("--portable", action="store_true",
+                   help="native off, only the CPU features that execute here (for copying binaries between machines)")
     p.set_defaults(func=_install)
 
     p = bsub.add_parser("start", help="launch a profile, wait for it, verify its speculator")

@@ -1,0 +1,179 @@
+"""Which x86 instruction-set extensions this CPU lists, and which of them actually execute here.
+
+A CPU can *list* a feature that its process may not use: a virtual machine that advertises
+``amx_tile`` but never grants AMX tile state kills a native ``-march=native`` build with SIGILL
+at the first ``tilezero``. Linux requires a process to ask for AMX permission
+(``arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)``); a refusal means AMX is unusable
+whatever cpuid says. The other extensions coder builds for are usable once the kernel lists
+them in ``/proc/cpuinfo``, because the kernel hides AVX/AVX-512 flags whose register state it
+does not enable in XCR0.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# ggml CMake option -> the /proc/cpuinfo flag that must be present for it
+GGML_X86_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("GGML_SSE42", "sse4_2"),
+    ("GGML_AVX", "avx"),
+    ("GGML_AVX2", "avx2"),
+    ("GGML_FMA", "fma"),
+    ("GGML_F16C", "f16c"),
+    ("GGML_BMI2", "bmi2"),
+    ("GGML_AVX_VNNI", "avx_vnni"),
+    ("GGML_AVX512", "avx512f"),
+    ("GGML_AVX512_VBMI", "avx512vbmi"),
+    ("GGML_AVX512_VNNI", "avx512_vnni"),
+    ("GGML_AVX512_BF16", "avx512_bf16"),
+    ("GGML_AMX_TILE", "amx_tile"),
+    ("GGML_AMX_INT8", "amx_int8"),
+    ("GGML_AMX_BF16", "amx_bf16"),
+)
+AMX_FLAGS = frozenset({"amx_tile", "amx_int8", "amx_bf16"})
+
+_SYS_ARCH_PRCTL = 158  # x86-64 syscall number
+_ARCH_GET_XCOMP_SUPP = 0x1021
+_ARCH_REQ_XCOMP_PERM = 0x1023
+_XFEATURE_XTILEDATA = 18
+
+
+@dataclass(frozen=True)
+class CpuProbe:
+    """What the CPU lists and what this process may execute."""
+
+    machine: str
+    model: str
+    listed: frozenset[str]
+    amx_usable: bool
+    amx_detail: str
+
+    @property
+    def executable(self) -> frozenset[str]:
+        """Listed flags minus the ones the kernel will not let this process use."""
+        return self.listed if self.amx_usable else self.listed - AMX_FLAGS
+
+    @property
+    def unusable(self) -> frozenset[str]:
+        """Flags the CPU lists but this process cannot execute (a native build would use them)."""
+        return self.listed - self.executable
+
+    def fingerprint(self) -> str:
+        """A short stable hash of the executable feature set (native builds are keyed by it)."""
+        text = ",".join(sorted(self.executable & {flag for _, flag in GGML_X86_OPTIONS}))
+        return hashlib.sha256(f"{self.machine}:{text}".encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class CpuConfig:
+    """How a CPU build is configured: ``native`` (-march=native) or ``portable`` (explicit features)."""
+
+    mode: str
+    features: tuple[str, ...] = ()
+    reason: str = ""
+    cmake: tuple[str, ...] = field(default=())
+
+    def describe(self) -> str:
+        """One line for build.json consumers and ``coder doctor``."""
+        if self.mode == "native":
+            return "native (-march=native)"
+        return "portable: " + (" ".join(self.features) or "baseline x86-64")
+
+
+def read_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, frozenset[str]]:
+    """(model name, flags) of the first CPU in ``cpuinfo``; empty when it cannot be read."""
+    try:
+        text = cpuinfo.read_text(errors="replace")
+    except OSError:
+        return "", frozenset()
+    model, flags = "", frozenset[str]()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "model name" and not model:
+            model = value.strip()
+        elif key == "flags" and not flags:
+            flags = frozenset(value.split())
+    return model, flags
+
+
+def probe_amx() -> tuple[bool, str]:
+    """Ask the kernel whether this process may use AMX tile data; (usable, why)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False, "not x86-64"
+    libc_name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(libc_name or "libc.so.6", use_errno=True)
+    except OSError as exc:
+        return False, f"libc not loadable: {exc}"
+    supported = ctypes.c_uint64(0)
+    if libc.syscall(_SYS_ARCH_PRCTL, _ARCH_GET_XCOMP_SUPP, ctypes.byref(supported)) != 0:
+        return False, f"ARCH_GET_XCOMP_SUPP failed (errno {ctypes.get_errno()})"
+    if not supported.value & (1 << _XFEATURE_XTILEDATA):
+        return False, "the kernel does not offer AMX tile state (XTILEDATA not in the supported xfeatures)"
+    if libc.syscall(_SYS_ARCH_PRCTL, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA) != 0:
+        return False, f"ARCH_REQ_XCOMP_PERM(XTILEDATA) refused (errno {ctypes.get_errno()})"
+    return True, "ARCH_REQ_XCOMP_PERM(XTILEDATA) granted"
+
+
+def probe(cpuinfo: Path = Path("/proc/cpuinfo")) -> CpuProbe:
+    """Probe the running CPU (AMX only when listed: the syscall costs nothing, but says nothing otherwise)."""
+    model, flags = read_flags(cpuinfo)
+    if flags & AMX_FLAGS:
+        usable, detail = probe_amx()
+    else:
+        usable, detail = False, "not listed"
+    return CpuProbe(machine=platform.machine(), model=model, listed=flags, amx_usable=usable, amx_detail=detail)
+
+
+def native_config(cpu: CpuProbe) -> CpuConfig:
+    """The default build: the compiler targets everything the CPU lists."""
+    return CpuConfig(mode="native", reason="default", cmake=("-DGGML_NATIVE=ON",))
+
+
+def portable_config(cpu: CpuProbe, reason: str) -> CpuConfig:
+    """Native off, and each ggml x86 option on exactly when its feature executes here."""
+    if cpu.machine not in ("x86_64", "AMD64"):
+        # other architectures: let ggml pick its generic baseline
+        return CpuConfig(mode="portable", reason=reason, cmake=("-DGGML_NATIVE=OFF",))
+    usable = cpu.executable
+    cmake = ["-DGGML_NATIVE=OFF"]
+    features: list[str] = []
+    for option, flag in GGML_X86_OPTIONS:
+        on = flag in usable
+        cmake.append(f"-D{option}={'ON' if on else 'OFF'}")
+        if on:
+            features.append(flag)
+    return CpuConfig(mode="portable", features=tuple(features), reason=reason, cmake=tuple(cmake))
+
+
+def first_choice(cpu: CpuProbe, portable: bool = False) -> CpuConfig:
+    """Native unless asked for portable, or unless the CPU lists features it cannot execute."""
+    if portable:
+        return portable_config(cpu, "asked for --portable")
+    if cpu.unusable:
+        return portable_config(
+            cpu, f"CPU lists {' '.join(sorted(cpu.unusable))} but this process cannot execute it ({cpu.amx_detail})"
+        )
+    return native_config(cpu)
+
+
+def can_execute(config: dict[str, object], cpu: CpuProbe) -> tuple[bool, str]:
+    """Whether a recorded build configuration (build.json ``cpu``) can run on ``cpu``; (ok, why)."""
+    mode = config.get("mode")
+    if mode == "portable":
+        raw = config.get("features")
+        needed = set(raw) if isinstance(raw, list) else set()
+        missing = sorted(needed - cpu.executable)
+        return (not missing, "all features execute here" if not missing else "needs " + " ".join(missing))
+    if mode == "native":
+        built_for = config.get("fingerprint")
+        if built_for == cpu.fingerprint():
+            return True, "native build for this CPU's feature set"
+        return False, "native build for another CPU's feature set: rebuild or use --portable"
+    return False, "unknown CPU configuration"
