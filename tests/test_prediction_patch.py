@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from coder.backends import draft_cap_patch, prediction_patch
-from coder.backends.llamacpp import COPY_K_MAX, Capabilities, k_flags, parse_help, spec_chain
+from coder.backends.llamacpp import Capabilities, k_flags, parse_help, spec_chain
 from coder.edit.prompt import build_messages, predicted_reply
 from coder.errors import CoderError
+from coder.kpolicy.depth import COPY_K_MAX
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,35 @@ def test_chained_copy_drafters_launch_deep_and_the_model_drafter_at_k() -> None:
 def test_help_lists_the_prediction_type() -> None:
     text = ("--spec-type [none,draft-simple,ngram-mod,prediction]   comma-separated list of types\n")
     assert "prediction" in parse_help(text).spec_types
+
+
+def _chain_policy(spec: str, ngl: int | None, k_max: int | None = None) -> object:
+    from coder.backends.server import ServerInfo
+    from coder.config import Profile
+    from coder.kpolicy.policy import KPolicy
+
+    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=7, k_max=k_max, managed=True, draft_cap=True)
+    return KPolicy(Profile(name="t", adaptive_k=False, ngl=ngl), server, persist=False)
+
+
+@pytest.mark.parametrize(("ngl", "full", "region"), [(99, 64, 32), (None, 16, 16)])
+def test_copy_chain_drafts_deep_on_gpu_shallow_on_cpu_model_at_block(ngl: int | None, full: int,
+                                                                     region: int) -> None:
+    from coder.kpolicy.policy import KPolicy
+
+    policy = _chain_policy("prediction,draft-dflash", ngl, k_max=7)
+    assert isinstance(policy, KPolicy)
+    assert policy.choose("full").k == full
+    assert policy.choose("region").k == region
+    assert policy.choose("fresh").k == 7  # nothing to copy: the model drafter's block
+    policy.override(40, "full")  # above the DFlash block, allowed: the cap is the copy depth
+    assert policy.choose("full").k == 40
+
+
+def test_a_single_model_drafter_keeps_its_block_bound() -> None:
+    from coder.kpolicy.policy import KPolicy
+
+    policy = _chain_policy("draft-dflash", 99, k_max=7)
+    assert isinstance(policy, KPolicy)
+    with pytest.raises(CoderError, match="maximum k=7"):
+        policy.override(8, "full")

@@ -15,14 +15,11 @@ from coder.backends.llamacpp_install import find_installed
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.kpolicy.depth import launch_depth, types_of
 
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
 NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
-# Copy drafters (n-gram lookup, coder's prediction): verification is cheap where they hit, so in a
-# chain with a model drafter they launch this deep and the per-request cap picks the depth.
-COPY_TYPES = (*NGRAM_TYPES, "prediction")
-COPY_K_MAX = 64
 # Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
 _K_FLAG = {
     "ngram-mod": "--spec-ngram-mod-n-max",
@@ -110,12 +107,10 @@ def k_flags(spec_type: str, k: int) -> list[str]:
     drafts at k. In a chain with a model drafter, the model drafter stays at k (its block) and
     the copy drafters launch at ``max(k, COPY_K_MAX)``: the per-request cap chooses the depth.
     """
-    types = [t for t in spec_type.split(",") if t]
-    chained = len(types) > 1 and any(t in DRAFT_TYPES for t in types)
     flags = ["--spec-draft-n-max", str(k)]
-    for t in types:
+    depth = launch_depth(spec_type, k) or k
+    for t in types_of(spec_type):
         if flag := _K_FLAG.get(t):
-            depth = max(k, COPY_K_MAX) if chained else k
             flags += [flag, str(depth)]
             if t == "ngram-mod":
                 flags += ["--spec-ngram-mod-n-min", str(min(depth, 4))]
