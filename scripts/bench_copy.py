@@ -38,7 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,9 +46,10 @@ sys.path.insert(0, str(ROOT))
 from coder.backends.server import ServerAPI  # noqa: E402
 from coder.bench import lossless  # noqa: E402
 from coder.bench.copy_report import print_table, summarize  # noqa: E402
-from coder.edit.prompt import build_messages, predicted_reply  # noqa: E402
-from coder.edit.regions import Region, context_lines, python_symbols, split  # noqa: E402
 from coder.telemetry.metrics import parse_metrics  # noqa: E402
+
+if TYPE_CHECKING:
+    from coder.edit.regions import Region
 
 DEFAULT_MODEL = Path.home() / ".local/share/coder/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 STDLIB = Path(os.__file__).parent
@@ -86,6 +87,8 @@ def _most_used_function(text: str) -> str:
 
 
 def _largest_function(text: str) -> tuple[str, Region]:
+    from coder.edit.regions import python_symbols
+
     funcs = [(n, r) for n, r in python_symbols(text) if r.kind == "function"]
     small = [f for f in funcs if f[1].n_lines < len(text.splitlines()) // 3] or funcs
     return max(small, key=lambda f: f[1].n_lines)
@@ -93,6 +96,11 @@ def _largest_function(text: str) -> tuple[str, Region]:
 
 def workloads(files: list[Path], kinds: list[str], n_edit_files: int) -> list[Workload]:
     """Prompts in coder's edit shape for the first ``n_edit_files`` files, a mismatch, fresh prose."""
+    # coder.edit pulls in the edit engine (openai, git): imported here, so a run from a dumped
+    # workload file (``--workloads``) needs neither
+    from coder.edit.prompt import build_messages, predicted_reply
+    from coder.edit.regions import context_lines, split
+
     out: list[Workload] = []
     for path in files[:n_edit_files]:
         text, rel = path.read_text(encoding="utf-8"), path.name
@@ -102,6 +110,7 @@ def workloads(files: list[Path], kinds: list[str], n_edit_files: int) -> list[Wo
             "param": f"Add a keyword parameter `trace: bool = False` to `{fn}` and pass `trace=trace` at "
                      "every call of it.",
             "docstrings": "Add a one-line docstring to every function and method that lacks one.",
+            "comment": "Add a comment at the top of the file.",  # almost a pure copy
         }
         for kind in (k for k in kinds if k in asks):
             p = build_messages(rel, text, asks[kind], mode="full")
@@ -274,21 +283,32 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true",
                     help="CPU settings: one file's edits, caps 8,32, 192 tokens")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--dump-workloads", type=Path, help="write the prompts as JSON and stop")
+    ap.add_argument("--workloads", type=Path, help="read the prompts from a --dump-workloads file")
     args = ap.parse_args()
     if args.quick:
         args.caps, args.max_tokens = "8,32", min(args.max_tokens, 192)
         args.kinds = "rename,region,mismatch,fresh"
     args.caps = [int(c) for c in str(args.caps).split(",")]
     args.widths = [int(w) for w in str(args.widths).split(",")]
+    if args.workloads:
+        loads = [Workload(**w) for w in json.loads(args.workloads.read_text())]
+    else:
+        loads = workloads(args.files, args.kinds.split(","), 1 if args.quick else len(args.files))
+    if args.dump_workloads:
+        args.dump_workloads.write_text(json.dumps([w.__dict__ for w in loads], indent=1))
+        return 0
     if not args.binary:
         raise SystemExit("pass --binary (coder's llama-server build) or set CODER_LLAMA_SERVER")
-    loads = workloads(args.files, args.kinds.split(","), 1 if args.quick else len(args.files))
     toks: dict[str, list[int]] = {}
     rows: list[dict[str, Any]] = []
     started = time.time()
     for name in args.configs.split(","):
         print(f"config {name}", file=sys.stderr)
         rows += run_config(name, args, loads, toks)
+        if args.json:  # a partial record survives a run cut short
+            args.json.with_suffix(".partial.json").write_text(json.dumps(
+                [{k: v for k, v in r.items() if k != "tokens"} for r in rows], indent=1))
     explain_all(rows, args, toks)
     summary = summarize(rows)
     print_table(rows, summary)

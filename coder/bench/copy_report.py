@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from statistics import mean
 from typing import Any
 
+from coder.bench import lossless
+
 PREDICTS = ("prediction", "prediction+draft")
 SPEC = ("ngram-mod", "ngram-mod+draft", *PREDICTS)
 CEILING_CAP = 7
@@ -58,6 +60,15 @@ def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None) -> float | None:
     return round(float(a["tps"]) / float(b["tps"]), 3)
 
 
+def judge_all(rows: list[dict[str, Any]]) -> float:
+    """Set every run's lossless verdict against the noise floor of the plain-vs-plain runs."""
+    floor = lossless.noise_floor([r["lossless"] for r in rows if r["config"] == "none-cold" and "lossless" in r])
+    for r in rows:
+        if "lossless" in r:
+            r["lossless"]["verdict"] = lossless.judge(r["lossless"], floor)
+    return floor
+
+
 def lossless_counts(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Per config: how many runs were identical to plain greedy, within the floor, or real."""
     out: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -67,9 +78,16 @@ def lossless_counts(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {c: dict(v) for c, v in out.items()}
 
 
+def real_divergences(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every divergence judged real: where, which tokens, and the margins per shape."""
+    return [{"config": r["config"], "cap": r["cap"], "workload": r["workload"], "index": r["lossless"]["index"],
+             "margin": r["lossless"]["margin"], "margins": r["lossless"]["margins"]}
+            for r in rows if r.get("lossless", {}).get("verdict") == "real"]
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Targets per class, the mismatch worst case and the lossless verdicts."""
-    out: dict[str, Any] = {"classes": {}}
+    out: dict[str, Any] = {"classes": {}, "noise_floor_nats": round(judge_all(rows), 3)}
     for cls in sorted({r["cls"] for r in rows}):
         none = {"config": "none", "cap": None, "tps": round(_tps(_by(rows, cls).get(("none", None), [])) or 0, 1)}
         pred, ngram = best(rows, cls, PREDICTS), best(rows, cls, ("ngram-mod",))
@@ -93,14 +111,16 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "fresh prose >= 0.97x model drafter": _met(
             out["classes"].get("fresh", {}).get("prediction_draft_vs_model"), TARGETS["fresh_vs_model"]),
     }
-    mism = [r for r in rows if r["cls"] == "mismatch" and r["config"] in PREDICTS]
+    mism = [r for r in rows if r["cls"] == "mismatch" and r["config"] == "prediction"]
     plain = _tps(r for r in rows if r["cls"] == "mismatch" and r["config"] == "none")
     if mism:
-        out["mismatch"] = {"draft_tokens_max": max(r["draft_tokens"] for r in mism),
-                           "drafts_max": max(r["drafts"] for r in mism),
+        by_pred: list[dict[str, int]] = [r.get("by_type", {}).get("prediction", {}) for r in mism]
+        out["mismatch"] = {"prediction_draft_tokens_max": max(p.get("draft_n", 0) for p in by_pred),
+                           "prediction_drafts_max": max(p.get("steps", 0) for p in by_pred),
                            "tps_vs_none_min": round(min(float(r["tps"] or 0) for r in mism) / plain, 3)
                            if plain else None}
     out["lossless"] = lossless_counts(rows)
+    out["real_divergences"] = real_divergences(rows)
     out["noise_floor"] = [r["lossless"] for r in rows if r["config"] == "none-cold" and "lossless" in r]
     return out
 
@@ -111,9 +131,12 @@ def _met(value: float | None, target: float) -> str:
     return f"{value:.2f}x: {'met' if value >= target else 'NOT met'}"
 
 
-def _share(r: dict[str, Any]) -> str:
+def _share(group: list[dict[str, Any]]) -> str:
+    """Mean share of verification steps each speculator drafted, over the group's runs."""
     short = {"prediction": "pred", "draft-simple": "ds", "ngram-mod": "ngm"}
-    return " ".join(f"{short.get(t, t)} {v:.0%}" for t, v in r.get("step_share", {}).items()) or "-"
+    types = sorted({t for r in group for t in r.get("step_share", {})})
+    shares = {t: mean(r.get("step_share", {}).get(t, 0.0) for r in group) for t in types}
+    return " ".join(f"{short.get(t, t)} {v:.0%}" for t, v in shares.items()) or "-"
 
 
 def _pos(per_pos: list[float]) -> str:
@@ -141,7 +164,7 @@ def table_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
             per_pos = [mean(p) for p in zip(*[r["per_pos"] for r in group if r["per_pos"]], strict=False)]
             out.append([cls, config, "-" if cap is None else str(cap), f"{tps:.1f}" if tps else "-",
                         f"{tps / none:.2f}" if tps and none else "-", f"{mean(als):.2f}" if als else "-",
-                        _pos(per_pos), _share(group[0]), _verdicts(group)])
+                        _pos(per_pos), _share(group), _verdicts(group)])
     return out
 
 
@@ -160,5 +183,8 @@ def print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     if "mismatch" in summary:
         print(f"mismatching prediction (worst case): {summary['mismatch']}")
     print(f"lossless verdicts per config: {summary['lossless']}")
+    print(f"noise floor: plain greedy diverged from itself at margins up to {summary['noise_floor_nats']} nats")
+    for d in summary["real_divergences"]:
+        print(f"REAL divergence: {d}")
     floor = [(d.get("index"), d.get("verdict"), d.get("margin")) for d in summary["noise_floor"]]
     print(f"noise floor (plain greedy, cold vs warm prompt cache): {floor}")

@@ -10,10 +10,13 @@ noise floor measured the same way, on the same server, at the same position:
   last ``w`` are evaluated in one batch of width ``w``, the shape of a verification step;
 - the margin is logprob(reference token) − logprob(speculative token) under each shape.
 
-The divergence is *within the floor* when some batch shape already prefers the speculative
-token, or when the margin is no larger than the spread of margins across shapes; otherwise it is
-*real*: plain decoding would not produce that token under any shape tried, which would point
-at a bug in the speculator's verification.
+The floor has two parts. Locally, the spread of the margin across shapes at that position.
+Globally, the largest margin at which plain greedy decoding diverged from itself (the same prompt
+with and without prompt-cache reuse): flips that large happen with no speculation at all. A
+divergence is *within the floor* when some shape already prefers the speculative token, when its
+margin is no larger than the local spread, or when its smallest margin over the shapes is no
+larger than the global floor; otherwise it is *real*, which would point at a bug in the
+speculator's verification (a real bug accepts tokens the target ranks far below its choice).
 """
 
 from __future__ import annotations
@@ -93,7 +96,8 @@ def margin(top: list[Candidate], ref: int, cand: int) -> float | None:
     return lp.get(ref, floor) - lp.get(cand, floor)
 
 
-def classify(margins: dict[str, float | None], cold: str = "cold") -> tuple[str, float | None, float | None]:
+def classify(margins: dict[str, float | None], cold: str = "cold",
+             global_floor: float = 0.0) -> tuple[str, float | None, float | None]:
     """(verdict, cold margin, spread) from the margins measured under each batch shape."""
     values = [m for m in margins.values() if m is not None]
     if not values:
@@ -101,9 +105,23 @@ def classify(margins: dict[str, float | None], cold: str = "cold") -> tuple[str,
     spread = max(values) - min(values)
     base = margins.get(cold)
     base = values[0] if base is None else base
-    if min(values) <= 0 or abs(base) <= spread:
+    if min(values) <= 0 or abs(base) <= spread or min(values) <= global_floor:
         return "within floor", base, spread
     return "real", base, spread
+
+
+def noise_floor(plain_pairs: Sequence[dict[str, Any]]) -> float:
+    """The largest cold-shape margin at which plain greedy output diverged from itself."""
+    margins = [abs(float(d["margin"])) for d in plain_pairs if d.get("index") is not None
+               and d.get("margin") is not None]
+    return max(margins, default=0.0)
+
+
+def judge(div: dict[str, Any], global_floor: float) -> str:
+    """The verdict of a stored divergence (``Divergence.to_json``) against ``global_floor``."""
+    if div.get("index") is None or div.get("verdict") in ("identical", "length"):
+        return str(div.get("verdict", "identical"))
+    return classify(div.get("margins", {}), global_floor=global_floor)[0]
 
 
 def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequence[int],
