@@ -11,7 +11,8 @@ prose. Configurations:
 * ``none``: no speculation (also the lossless reference and the noise-floor runs);
 * ``draft-simple``: the demo model drafting for itself, at its block (``--block``, default 7);
 * ``ceiling``: the block-8 ceiling, the best copy drafter (ngram-mod or prediction) capped at 7;
-* ``ngram-mod``, ``ngram-mod+draft``, ``prediction``, ``prediction+draft``: at every cap.
+* ``ngram-mod``, ``ngram-mod+draft``, ``prediction``, ``prediction+draft`` and
+  ``prediction+ngram-mod`` (what coder launches for the demo profile on its own build): at every cap.
 
 Per run: decode tok/s (server timings), acceptance length and per-position acceptance (``/metrics``
 deltas), the share of verification steps each speculator drafted (``timings.draft_by_type``) and
@@ -64,8 +65,10 @@ CONFIGS: dict[str, list[str]] = {
     "ngram-mod+draft": ["--spec-type", "ngram-mod,draft-simple", *DRAFT, *NGRAM],
     "prediction": ["--spec-type", "prediction", "--spec-draft-n-max", "{block}"],
     "prediction+draft": ["--spec-type", "prediction,draft-simple", *DRAFT],
+    # what coder launches for the demo profile on its own build: prediction leads, n-gram follows
+    "prediction+ngram-mod": ["--spec-type", "prediction,ngram-mod", "--spec-draft-n-max", "{deep}", *NGRAM],
 }
-PREDICTS = ("prediction", "prediction+draft")
+PREDICTS = ("prediction", "prediction+draft", "prediction+ngram-mod")
 COPY = ("ngram-mod", "prediction")  # copy drafters that can stand for the block-8 ceiling
 CEILING_CAP = 7
 CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.engine does (not imported: no openai/git needed)
@@ -260,7 +263,7 @@ def explain_all(rows: list[dict[str, Any]], args: argparse.Namespace, toks: dict
             if base is None or r is base:
                 continue
             d = lossless.explain(server.api, toks[r["workload"]], base["tokens"], r["tokens"],
-                                 widths=args.widths)
+                                 widths=args.widths, cold=not args.no_cold_shape)
             r["lossless"] = d.to_json()
     finally:
         server.close()
@@ -280,6 +283,8 @@ def main() -> int:
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--ngl", type=int, default=0)
     ap.add_argument("--widths", default=",".join(map(str, lossless.DEFAULT_WIDTHS)))
+    ap.add_argument("--no-cold-shape", action="store_true",
+                    help="lossless check without the whole-context evaluation (a full prefill per divergence)")
     ap.add_argument("--quick", action="store_true",
                     help="CPU settings: one file's edits, caps 8,32, 192 tokens")
     ap.add_argument("--json", type=Path)

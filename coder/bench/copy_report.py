@@ -14,7 +14,8 @@ from typing import Any
 
 from coder.bench import lossless
 
-PREDICTS = ("prediction", "prediction+draft")
+PREDICTS = ("prediction", "prediction+draft", "prediction+ngram-mod")
+TARGETED = ("prediction", "prediction+draft")  # the "prediction, with or without the model drafter"
 SPEC = ("ngram-mod", "ngram-mod+draft", *PREDICTS)
 CEILING_CAP = 7
 TARGETS = {"vs_ceiling": 2.0, "vs_ngram": 1.3, "fresh_vs_model": 0.97}
@@ -90,7 +91,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"classes": {}, "noise_floor_nats": round(judge_all(rows), 3)}
     for cls in sorted({r["cls"] for r in rows}):
         none = {"config": "none", "cap": None, "tps": round(_tps(_by(rows, cls).get(("none", None), [])) or 0, 1)}
-        pred, ngram = best(rows, cls, PREDICTS), best(rows, cls, ("ngram-mod",))
+        pred, ngram = best(rows, cls, TARGETED), best(rows, cls, ("ngram-mod",))
+        chain = best(rows, cls, ("prediction+ngram-mod",))
         model = best(rows, cls, ("draft-simple",)) or next(
             ({"config": "draft-simple", "cap": None, "tps": round(t, 1)}
              for t in [_tps(_by(rows, cls).get(("draft-simple", None), []))] if t), None)
@@ -99,7 +101,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                              "best_overall": best(rows, cls, SPEC), "model_drafter": model,
                              "prediction_vs_ceiling": _ratio(pred, ceil),
                              "prediction_vs_ngram_mod": _ratio(pred, ngram),
-                             "prediction_vs_none": _ratio(pred, none)}
+                             "prediction_vs_none": _ratio(pred, none),
+                             "prediction_ngram_chain": chain, "chain_vs_ngram_mod": _ratio(chain, ngram)}
         if cls == "fresh":
             hybrid = best(rows, cls, ("prediction+draft",))
             c["prediction_draft_vs_model"] = _ratio(hybrid, model)

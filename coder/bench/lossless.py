@@ -125,11 +125,13 @@ def judge(div: dict[str, Any], global_floor: float) -> str:
 
 
 def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequence[int],
-            widths: Sequence[int] = DEFAULT_WIDTHS, extra: dict[str, Any] | None = None) -> Divergence:
+            widths: Sequence[int] = DEFAULT_WIDTHS, extra: dict[str, Any] | None = None,
+            cold: bool = True) -> Divergence:
     """The first divergence of ``cand`` from ``ref`` (both after ``prompt``) and its verdict.
 
     ``api`` should be a server without speculation (or with the request cap at 0 in ``extra``), the
     same model and settings that produced ``ref``. It leaves the slot's prompt cache changed.
+    ``cold=False`` skips the whole-context evaluation (a full prefill: slow on a CPU).
     """
     index = first_difference(ref, cand)
     out = Divergence(index=index, compared=min(len(ref), len(cand)))
@@ -140,7 +142,9 @@ def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequen
         return out
     out.ref_token, out.cand_token = ref[index], cand[index]
     context = [*prompt, *ref[:index]]
-    shapes: dict[str, list[Candidate]] = {"cold": candidates(api, context, cache_prompt=False, extra=extra)}
+    shapes: dict[str, list[Candidate]] = {}
+    if cold:
+        shapes["cold"] = candidates(api, context, cache_prompt=False, extra=extra)
     for w in widths:
         if w >= len(context):
             continue
