@@ -54,6 +54,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.files: list[str] = []
         self._edit_queue: list[str] = []
+        self._prediction_noted = False  # "edits go without a prediction" is said once per session
         self._instruction = ""
         self._streaming = False
         self._reviewing = False
@@ -388,6 +389,10 @@ class MainScreen(Screen[None]):
             request = engine.prepare(app.repo_root / rel, instruction,
                                      mode="region" if symbol else ("full" if mode == "full" else "auto"),
                                      symbol=symbol)
+            notice = engine.prediction_notice() if request.prompt.target.strip() else None
+            if notice and not self._prediction_noted:
+                self._prediction_noted = True
+                self.app.call_from_thread(self.note, notice)
             title = f"edit {rel} ({request.mode}: {request.mode_reason})"
             info = RequestInfo(request.request_class, mode, request.k.k, request.k.reason, app.baseline_tps)
             self.post_message(ReplyStarted(info, title))
