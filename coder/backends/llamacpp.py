@@ -16,6 +16,7 @@ from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
 from coder.kpolicy.depth import launch_depth, types_of
+from coder.telemetry.stream import by_type
 
 NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
@@ -223,18 +224,10 @@ class LlamaCppAdapter:
             timings = resp.json().get("timings", {})
             drafted = int(timings.get("draft_n", 0))
             accepted = int(timings.get("draft_n_accepted", 0))
-            by_type = drafted_by_type(timings)
-            split = (" (" + ", ".join(f"{t} {n}" for t, n in by_type.items()) + ")") if by_type else ""
+            per_type = by_type(timings) or {}
+            split = (" (" + ", ".join(f"{t} {c['draft_n']}" for t, c in per_type.items()) + ")") if per_type else ""
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
         return Verdict(all(c.ok for c in checks), checks)
-
-
-def drafted_by_type(timings: dict[str, object]) -> dict[str, int]:
-    """Draft tokens per speculator type from a response's ``timings`` (coder's build), else empty."""
-    raw = timings.get("draft_by_type")
-    if not isinstance(raw, dict):
-        return {}
-    return {str(t): int(v.get("draft_n", 0)) for t, v in raw.items() if isinstance(v, dict)}
 
 
 def _chain_checks(info: ServerInfo, slots: list[dict[str, object]]) -> list[Check]:
