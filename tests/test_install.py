@@ -22,9 +22,9 @@ from coder.pypi import PinnedFile, fetch
 def server_sources(tmp_path: Path, llama_server_binary: Path) -> Path:
     """A copy of the three server files the patch touches, from the pinned source tree (pristine)."""
     from coder.backends.build_cache import source_path
-    from coder.backends.llamacpp_install import PATCHES, VERSION
+    from coder.backends.llamacpp_install import VERSION
 
-    src = source_path(VERSION, PATCHES)
+    src = source_path(VERSION)
     root = tmp_path / "llama.cpp"
     for edit in draft_cap_patch.EDITS:
         target = root / edit.path

