@@ -8,6 +8,9 @@ files with small edits spread through them (rename a function used throughout, a
 add docstrings), a region rewrite, a prediction that matches nothing (the worst case) and fresh
 prose. Configurations:
 
+Kind ``oracle`` is a region prompt whose prediction is plain greedy's own reply: what the prediction
+drafter does when the reply copies its prediction (the demo model rarely copies the original).
+
 * ``none``: no speculation (also the lossless reference and the noise-floor runs);
 * ``draft-simple``: the demo model drafting for itself, at its block (``--block``, default 7);
 * ``ceiling``: the block-8 ceiling, the best copy drafter (ngram-mod or prediction) capped at 7;
@@ -127,6 +130,8 @@ def workloads(files: list[Path], kinds: list[str], n_edit_files: int) -> list[Wo
                                after=context_lines(parts.after, CONTEXT_LINES, tail=False),
                                region_label=region.label)
             out.append(Workload(f"{rel}:region-{name}", "region", p.messages, predicted_reply(p)))
+            if "oracle" in kinds:  # the same prompt, predicted by plain greedy's own reply: a reply that copies
+                out.append(Workload(f"{rel}:oracle-{name}", "oracle", p.messages, None))
     if "mismatch" in kinds and len(files) > 1:
         p = build_messages(files[0].name, files[0].read_text(encoding="utf-8"),
                            "Add a comment at the top of the file.", mode="full")
@@ -220,7 +225,7 @@ def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | N
 
 
 def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks: dict[str, list[int]],
-               ) -> list[dict[str, Any]]:
+               refs: dict[str, str]) -> list[dict[str, Any]]:
     """Every (workload, cap) run on one freshly launched server for ``name``."""
     flags = [f.format(model=args.model, block=args.block, deep=max(args.caps)) for f in CONFIGS[name]]
     server = Server(args.binary, args.model, flags, args)
@@ -236,7 +241,7 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
             tokens = toks.get(w.name) or prompt_tokens(server.api, w.messages)
             toks[w.name] = tokens
             generate(server.api, tokens, 1)  # prefill once: every measured run starts warm
-            pred = w.prediction if name in PREDICTS else None
+            pred = (refs.get(w.name) if w.cls == "oracle" else w.prediction) if name in PREDICTS else None
             for cap in caps:
                 for rep in range(args.reps):
                     r = generate(server.api, tokens, args.max_tokens, cap=cap, prediction=pred)
@@ -245,6 +250,7 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
                     print(f"  {name:17s} cap={cap!s:4s} {w.name:28s} {r['tps'] or 0:7.1f} tok/s  "
                           f"AL {r['al'] or 1:5.2f}  n={r['n']}", file=sys.stderr)
             if name == "none":  # the noise floor: the same prompt with a cold prompt cache
+                refs[w.name] = rows[-1]["text"]
                 r = generate(server.api, tokens, args.max_tokens, cache_prompt=False)
                 r.update(config="none-cold", cap=None, workload=w.name, cls=w.cls, rep=0)
                 rows.append(r)
@@ -293,7 +299,6 @@ def main() -> int:
     args = ap.parse_args()
     if args.quick:
         args.caps, args.max_tokens = "8,32", min(args.max_tokens, 192)
-        args.kinds = "rename,region,mismatch,fresh"
     args.caps = [int(c) for c in str(args.caps).split(",")]
     args.widths = [int(w) for w in str(args.widths).split(",")]
     if args.workloads:
@@ -306,11 +311,12 @@ def main() -> int:
     if not args.binary:
         raise SystemExit("pass --binary (coder's llama-server build) or set CODER_LLAMA_SERVER")
     toks: dict[str, list[int]] = {}
+    refs: dict[str, str] = {}  # plain greedy replies: the predictions of the oracle workloads
     rows: list[dict[str, Any]] = []
     started = time.time()
     for name in args.configs.split(","):
         print(f"config {name}", file=sys.stderr)
-        rows += run_config(name, args, loads, toks)
+        rows += run_config(name, args, loads, toks, refs)
         if args.json:  # a partial record survives a run cut short
             args.json.with_suffix(".partial.json").write_text(json.dumps(
                 [{k: v for k, v in r.items() if k != "tokens"} for r in rows], indent=1))

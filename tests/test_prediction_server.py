@@ -83,7 +83,7 @@ def test_the_edit_engine_sends_the_original_as_prediction(server_factory: Any, t
     subprocess.run(["git", "commit", "-qm", "funcs"], cwd=tmp_repo, check=True)
     engine = EditEngine(info, tmp_repo)
     assert engine.prediction_notice() is None  # nothing to say: this server drafts from predictions
-    request = engine.prepare("funcs.py", "Add a comment at the top of the file.", mode="full")
+    request = engine.prepare(tmp_repo / "funcs.py", "Add a comment at the top of the file.", mode="full")
     proposal = engine.propose(request)
     assert proposal.stats.prediction_sent
     assert proposal.stats.draft_by_type is not None
