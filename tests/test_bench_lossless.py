@@ -31,7 +31,8 @@ def test_a_large_stable_margin_is_real_unless_plain_decoding_flips_that_far() ->
 
 
 def test_the_noise_floor_is_the_largest_plain_vs_plain_margin() -> None:
-    pairs = [{"index": 3, "margin": -0.4}, {"index": None, "margin": None}, {"index": 7, "margin": 1.1}]
+    pairs: list[dict[str, float | None]] = [{"index": 3, "margin": -0.4}, {"index": None, "margin": None},
+                                            {"index": 7, "margin": 1.1}]
     assert lossless.noise_floor(pairs) == 1.1
     stored = {"index": 5, "verdict": "real", "margins": {"cold": 0.9, "width 1": 0.8}}
     assert lossless.judge(stored, 1.1) == "within floor"

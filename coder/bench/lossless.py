@@ -21,7 +21,7 @@ speculator's verification (a real bug accepts tokens the target ranks far below 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -96,7 +96,7 @@ def margin(top: list[Candidate], ref: int, cand: int) -> float | None:
     return lp.get(ref, floor) - lp.get(cand, floor)
 
 
-def classify(margins: dict[str, float | None], cold: str = "cold",
+def classify(margins: Mapping[str, float | None], cold: str = "cold",
              global_floor: float = 0.0) -> tuple[str, float | None, float | None]:
     """(verdict, cold margin, spread) from the margins measured under each batch shape."""
     values = [m for m in margins.values() if m is not None]
@@ -110,14 +110,14 @@ def classify(margins: dict[str, float | None], cold: str = "cold",
     return "real", base, spread
 
 
-def noise_floor(plain_pairs: Sequence[dict[str, Any]]) -> float:
+def noise_floor(plain_pairs: Sequence[Mapping[str, Any]]) -> float:
     """The largest cold-shape margin at which plain greedy output diverged from itself."""
     margins = [abs(float(d["margin"])) for d in plain_pairs if d.get("index") is not None
                and d.get("margin") is not None]
     return max(margins, default=0.0)
 
 
-def judge(div: dict[str, Any], global_floor: float) -> str:
+def judge(div: Mapping[str, Any], global_floor: float) -> str:
     """The verdict of a stored divergence (``Divergence.to_json``) against ``global_floor``."""
     if div.get("index") is None or div.get("verdict") in ("identical", "length"):
         return str(div.get("verdict", "identical"))
