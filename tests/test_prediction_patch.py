@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coder.backends import draft_cap_patch, prediction_patch
-from coder.backends.llamacpp import Capabilities, k_flags, parse_help, spec_chain
+from coder.backends.llamacpp import k_flags, parse_help
 from coder.edit.prompt import build_messages, predicted_reply
 from coder.errors import CoderError
 from coder.kpolicy.depth import COPY_K_MAX
@@ -75,15 +75,6 @@ def test_the_prediction_is_the_original_in_the_reply_fence() -> None:
     prompt = build_messages("a.py", "x = 1\n```\n", "rename x", mode="full")
     assert predicted_reply(prompt) == f"{prompt.fence}python\nx = 1\n```\n{prompt.fence}\n"
     assert prompt.fence == "````"
-
-
-def test_coder_build_leads_every_chain_with_prediction() -> None:
-    caps = Capabilities(frozenset(), ("ngram-mod", "draft-simple", "prediction"))
-    assert spec_chain("ngram-mod,draft-simple", caps) == "prediction,ngram-mod,draft-simple"
-    assert spec_chain("prediction,draft-simple", caps) == "prediction,draft-simple"
-    assert spec_chain("none", caps) == "none"
-    stock = Capabilities(frozenset(), ("ngram-mod", "draft-simple"))
-    assert spec_chain("ngram-mod", stock) == "ngram-mod"
 
 
 def test_chained_copy_drafters_launch_deep_and_the_model_drafter_at_k() -> None:

@@ -34,12 +34,12 @@ def _by_type(data: dict[str, Any], kind: str) -> dict[str, int]:
 
 @pytest.fixture
 def chain(server_factory: Any) -> ServerInfo:
-    info = server_factory(name="pred-chain", spec_type="ngram-mod", k=8)
+    info = server_factory(name="pred-chain", spec_type="prediction,ngram-mod", k=8)
     assert isinstance(info, ServerInfo)
     return info
 
 
-def test_coder_build_leads_the_chain_with_prediction_and_probes_it(chain: ServerInfo) -> None:
+def test_the_chain_is_built_as_listed_and_the_prediction_probed(chain: ServerInfo) -> None:
     assert chain.spec_type == "prediction,ngram-mod"
     assert chain.prediction is True
     with chain.api() as api:
@@ -76,7 +76,7 @@ def test_empty_prediction_is_a_no_op_and_a_malformed_one_is_refused(chain: Serve
 
 
 def test_the_edit_engine_sends_the_original_as_prediction(server_factory: Any, tmp_repo: Path) -> None:
-    info = server_factory(name="pred-edit", spec_type="ngram-mod,draft-simple", drafter="demo", k=7)
+    info = server_factory(name="pred-edit", spec_type="prediction,ngram-mod,draft-simple", drafter="demo", k=7)
     assert isinstance(info, ServerInfo) and info.prediction
     (tmp_repo / "funcs.py").write_text(SOURCE)
     subprocess.run(["git", "add", "funcs.py"], cwd=tmp_repo, check=True)

@@ -118,19 +118,6 @@ def k_flags(spec_type: str, k: int) -> list[str]:
     return flags
 
 
-def spec_chain(profile_spec: str | None, caps: Capabilities | None) -> str:
-    """The ``--spec-type`` value to launch: the profile's chain, led by ``prediction`` on coder's build.
-
-    The prediction drafter only drafts for requests that carry a prediction (coder's edits), so
-    putting it first costs nothing elsewhere; a binary that does not list it is left as it is.
-    """
-    spec = profile_spec or "none"
-    types = [t for t in spec.split(",") if t]
-    if spec == "none" or caps is None or "prediction" not in caps.spec_types or "prediction" in types:
-        return spec
-    return ",".join(["prediction", *types])
-
-
 def drafter_k_max(profile: Profile) -> int | None:
     """Largest useful k for the profile's DFlash-family drafter (block size bound), if it can be read."""
     types = (profile.spec_type or "").split(",")
@@ -154,7 +141,7 @@ class LlamaCppAdapter:
         """argv for ``profile``; ``dry_run`` skips file checks (models need not exist yet)."""
         binary = _dry_run_binary(profile) if dry_run else find_binary(profile)
         caps = capabilities(binary) if binary.is_file() else None
-        spec = spec_chain(profile.spec_type, caps)
+        spec = profile.spec_type or "none"
         types = [t for t in spec.split(",") if t]
         if caps:
             unknown = [t for t in types if t != "none" and t not in caps.spec_types]

@@ -286,7 +286,8 @@ def _describe(info: ServerInfo) -> None:
         if props.status_code == 200:
             info.build["build_info"] = props.json().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
-        info.prediction = info.spec_type not in (None, "none") and probe_prediction(api)
+        # the field parses on coder's build; it drafts only where the chain has the prediction type
+        info.prediction = "prediction" in (info.spec_type or "").split(",") and probe_prediction(api)
     build = find_installed()
     if build and info.argv and info.argv[0] == build.binary:
         info.build.update(variant=build.variant, patches=build.patches)
@@ -330,7 +331,8 @@ def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> Server
             from coder.kpolicy.probe import probe_draft_cap, probe_prediction
 
             info.draft_cap = bool(info.verified) and probe_draft_cap(api)
-            info.prediction = bool(info.verified) and probe_prediction(api)
+            types = {t for slot in slots for t in str(slot.get("speculative_types", "")).split(",")}
+            info.prediction = bool(info.verified) and "prediction" in types and probe_prediction(api)
         else:
             stats = api.metrics()
             info.verified = None
