@@ -23,10 +23,11 @@ from coder.backends.llamacpp_install import find_installed
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 
-NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
-DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
+NGRAM_TYPES = LLAMACPP_NGRAM_TYPES
+DRAFT_TYPES = LLAMACPP_DRAFT_TYPES
 NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
 # Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
 _K_FLAG = {
