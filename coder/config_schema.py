@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from pydantic.dataclasses import dataclass
 
 from coder.errors import CoderError
+from coder.spec_vocab import known_spec_types
 
 ENGINES = ("llama.cpp", "vllm", "sglang")
 REQUEST_CLASSES = ("full", "region", "fresh")
@@ -156,17 +157,6 @@ def describe(exc: ValidationError, where: str, prefix: str = "") -> str:
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return f"{where}: {key} = {shown}: {_expected(error)}"
-
-
-def known_spec_types(engine: str) -> tuple[str, ...]:
-    """Spec type names coder knows for ``engine`` (``none`` included)."""
-    if engine == "llama.cpp":
-        from coder.backends.llamacpp import DRAFT_TYPES, NGRAM_TYPES
-
-        return ("none", *NGRAM_TYPES, *DRAFT_TYPES)
-    from coder.backends.vllm import _METHODS
-
-    return ("none", *_METHODS)
 
 
 def check_spec_type(profile: Profile, where: str) -> None:

@@ -12,8 +12,10 @@ import pytest
 from cli_helpers import error_lines, make_repo, run_coder
 
 from coder.edit import gitops
-from coder.edit.engine import EditEngine, EditProposal, EditStats
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal
 from coder.errors import CoderError
+from coder.telemetry.stats import RequestStats
 
 HELLO = 'def greet(name):\n    return f"hello {name}"\n'
 
@@ -79,7 +81,7 @@ def test_git_breaking_after_the_request_still_writes_nothing(tmp_path: Path,
     monkeypatch.chdir(root)
     engine = EditEngine(None, root)
     request = engine.prepare("hello.py", "add a docstring", mode="full")
-    proposal = EditProposal(request, '"""Greetings."""\n' + HELLO, "diff", EditStats())
+    proposal = EditProposal(request, '"""Greetings."""\n' + HELLO, "diff", RequestStats())
     _locked_index(root)
     with pytest.raises(CoderError, match=r"index\.lock': File exists"):
         engine.apply(proposal)
@@ -129,7 +131,7 @@ def test_huge_file_refused_before_any_token_is_counted(tmp_path: Path, monkeypat
     monkeypatch.chdir(root)
     engine = EditEngine(None, root, ctx=65536)
     counter = RecordingCounter()
-    engine.counter = counter  # type: ignore[assignment]
+    engine.session._counter = counter  # type: ignore[assignment]  # the recording counter stands in
     with pytest.raises(CoderError, match=r"big.py: 52.4 MB cannot fit the server context \(65536 tokens"):
         engine.prepare("big.py", "tidy up")
     assert counter.seen == 0

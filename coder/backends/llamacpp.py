@@ -29,15 +29,16 @@ from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
 
 __all__ = ["CAP_PROBE_VALUE", "LlamaCppAdapter", "cap_probe_body", "cap_probe_proves", "probe_draft_cap",
            "probe_prediction"]
 
-NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
-DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
-PATCHED_TYPES = ("prediction",)  # coder's own build only (coder.backends.prediction_patch)
+NGRAM_TYPES = LLAMACPP_NGRAM_TYPES
+DRAFT_TYPES = LLAMACPP_DRAFT_TYPES
+PATCHED_TYPES = LLAMACPP_PATCHED_TYPES
 NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
 # Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
 _K_FLAG = {

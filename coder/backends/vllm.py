@@ -19,16 +19,10 @@ from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.models.gguf_info import FAMILY_DFLASH2
+from coder.spec_vocab import SERVED_METHODS
 
 # coder spec_type (llama.cpp names accepted too) -> vLLM speculative_config method
-_METHODS = {
-    "dflash": "dflash", "dflash2": "dflash", "draft-dflash": "dflash",
-    "mtp": "mtp", "draft-mtp": "mtp",
-    "eagle3": "eagle3", "draft-eagle3": "eagle3",
-    "dspark": "dspark", "draft-dspark": "dspark",
-    "ngram": "ngram", "ngram-simple": "ngram", "ngram-mod": "ngram", "ngram-map-k": "ngram",
-    "draft-simple": "draft_model", "draft_model": "draft_model",
-}
+_METHODS = SERVED_METHODS
 NEEDS_DRAFTER = ("dflash", "eagle3", "dspark", "draft_model")
 PROBE_PROMPT = "Repeat exactly, ten times, one per line: the quick brown fox jumps over the lazy dog."
 
