@@ -49,6 +49,12 @@ def builtin_profiles() -> dict[str, Profile]:
         "demo-self": Profile(
             name="demo-self", model=DEMO_MODEL, drafter=DEMO_MODEL, spec_type="draft-simple", k=8
         ),
+        # a copy drafter chained in front of a model drafter: n-gram lookup drafts the copied
+        # text (deep), the model (drafting for itself) the rest; on coder's own build a profile
+        # may put "prediction" first (spec_type = "prediction,ngram-mod,draft-simple")
+        "demo-hybrid": Profile(
+            name="demo-hybrid", model=DEMO_MODEL, drafter=DEMO_MODEL, spec_type="ngram-mod,draft-simple", k=8
+        ),
     }
 
 

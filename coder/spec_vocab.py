@@ -9,6 +9,8 @@ from __future__ import annotations
 # llama.cpp build 11434 ``--spec-type`` values: n-gram drafters first, model drafters after
 LLAMACPP_NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 LLAMACPP_DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
+# coder's own build only (coder.backends.prediction_patch): drafts from the request's ``prediction``
+LLAMACPP_PATCHED_TYPES = ("prediction",)
 # profile spec_type -> vLLM/SGLang speculative method
 SERVED_METHODS: dict[str, str] = {
     "dflash": "dflash", "dflash2": "dflash", "draft-dflash": "dflash",
@@ -19,7 +21,7 @@ SERVED_METHODS: dict[str, str] = {
     "draft-simple": "draft_model", "draft_model": "draft_model",
 }
 SPEC_TYPES: dict[str, tuple[str, ...]] = {
-    "llama.cpp": (*LLAMACPP_NGRAM_TYPES, *LLAMACPP_DRAFT_TYPES),
+    "llama.cpp": (*LLAMACPP_PATCHED_TYPES, *LLAMACPP_NGRAM_TYPES, *LLAMACPP_DRAFT_TYPES),
     "vllm": tuple(SERVED_METHODS),
     "sglang": tuple(SERVED_METHODS),
 }

@@ -18,7 +18,7 @@ import httpx
 
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
-from coder.telemetry.stats import Chunk, Reply, RequestStats, Timings
+from coder.telemetry.stats import Chunk, DraftByType, Reply, RequestStats, Timings, by_type
 
 if TYPE_CHECKING:
     import openai
@@ -29,12 +29,17 @@ class RequestExtras(Protocol):
     """The adapter hook that adds engine-specific request fields."""
 
     def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
-                       progress: bool = False) -> dict[str, object]:
+                       progress: bool = False, prediction: str | None = None) -> dict[str, object]:
         """Extra body fields for one streamed chat request."""
         ...
 
 
 Message = dict[str, str]
+
+
+def _draft_by_type(chunk: ChatCompletionChunk) -> DraftByType | None:
+    raw = (chunk.model_extra or {}).get("timings")
+    return by_type(raw) if isinstance(raw, dict) else None
 
 
 def _timings(chunk: ChatCompletionChunk) -> Timings:
@@ -71,6 +76,7 @@ class ChatClient:
         model: str = ...,
         extra_body: Mapping[str, object] | None = ...,
         progress: Literal[False] = ...,
+        prediction: str | None = ...,
     ) -> Generator[Chunk | Reply, None, None]: ...
 
     @overload
@@ -86,6 +92,7 @@ class ChatClient:
         model: str = ...,
         extra_body: Mapping[str, object] | None = ...,
         progress: bool,
+        prediction: str | None = ...,
     ) -> Generator[Chunk | PromptProgress | Reply, None, None]: ...
 
     def stream(
@@ -100,18 +107,21 @@ class ChatClient:
         model: str = "default",
         extra_body: Mapping[str, object] | None = None,
         progress: bool = False,
+        prediction: str | None = None,
     ) -> Generator[Chunk | PromptProgress | Reply, None, None]:
         """Yield a :class:`Chunk` per content piece, then one :class:`Reply`.
 
         With ``progress``, :class:`PromptProgress` updates come first while the prompt is
         processed (engines that stream them: llama.cpp). Closing the generator early
-        cancels the request on the server. Connection
+        cancels the request on the server. ``prediction`` (the text the reply will mostly
+        copy) goes to the adapter; pass it only where ``ServerInfo.prediction``. Connection
         loss, timeouts and refusals raise one-line CoderErrors.
         """
         import openai
 
         body: dict[str, object] = dict(extra_body or {})
-        body.update(self.extras.request_extras(k_cap=k_cap, cache_prompt=cache_prompt, progress=progress))
+        body.update(self.extras.request_extras(k_cap=k_cap, cache_prompt=cache_prompt, progress=progress,
+                                               prediction=prediction))
         stats = RequestStats(k_cap=k_cap)
         parts: list[str] = []
         start = time.monotonic()
@@ -144,6 +154,8 @@ class ChatClient:
         timings = _timings(chunk)
         if timings:
             stats.take_timings(timings)
+        if (per_type := _draft_by_type(chunk)) is not None:
+            stats.draft_by_type = per_type
         if chunk.usage is not None:
             stats.prompt_tokens = chunk.usage.prompt_tokens
             stats.completion_tokens = chunk.usage.completion_tokens
@@ -158,7 +170,7 @@ class ChatClient:
                 continue
             predicted = timings.get("predicted_n")
             piece = Chunk(text, time.monotonic() - start, stats.draft_n, stats.draft_n_accepted,
-                          int(predicted) if predicted is not None else None)
+                          int(predicted) if predicted is not None else None, per_type)
             stats.add(piece)
             parts.append(text)
             yield piece

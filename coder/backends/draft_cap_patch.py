@@ -56,7 +56,15 @@ EDITS: tuple[AnchoredEdit, ...] = (
 
 def apply(llama_root: Path) -> None:
     """Apply every edit to the llama.cpp tree at ``llama_root`` (idempotent)."""
-    for edit in EDITS:
+    apply_edits(PATCH_NAME, EDITS, llama_root)
+
+
+def apply_edits(patch_name: str, edits: tuple[AnchoredEdit, ...], llama_root: Path) -> None:
+    """Apply ``edits`` in order (idempotent); an anchor that is not there exactly once fails loudly.
+
+    Shared by every patch module so they all fail, and skip already-applied edits, the same way.
+    """
+    for edit in edits:
         path = llama_root / edit.path
         source = path.read_text(encoding="utf-8")
         if edit.text in source:
@@ -64,6 +72,6 @@ def apply(llama_root: Path) -> None:
         count = source.count(edit.anchor)
         if count != 1:
             raise CoderError(
-                f"draft-cap patch: anchor found {count}× in {edit.path}; the llama.cpp source moved"
+                f"{patch_name} patch: anchor found {count}× in {edit.path}; the llama.cpp source moved"
             )
         path.write_text(source.replace(edit.anchor, edit.anchor + edit.text), encoding="utf-8")

@@ -81,7 +81,7 @@ class EngineAdapter(Protocol):
         ...
 
     def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
-                       progress: bool = False) -> dict[str, object]:
+                       progress: bool = False, prediction: str | None = None) -> dict[str, object]:
         """Engine-specific body fields for one streamed chat request."""
         ...
 
@@ -139,8 +139,9 @@ class ScriptEngineBase:
                         if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
 
     def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
-                       progress: bool = False) -> dict[str, object]:
-        """No engine-specific fields (a k cap is never sent: see :func:`k_switch`)."""
+                       progress: bool = False, prediction: str | None = None) -> dict[str, object]:
+        """No engine-specific fields (a k cap is never sent: see :func:`k_switch`; nor a prediction:
+        ``ServerInfo.prediction`` is never set for these engines)."""
         return {}
 
     def slot_count(self, api: ServerAPI) -> int | None:

@@ -1,10 +1,6 @@
 """llama.cpp ``llama-server``: binary discovery, capabilities from ``--help``, argv, readiness,
-verification, request extras and the per-request draft-cap probe.
-
-The probe asks the server itself, never a version string: coder's patch registers
-``speculative.n_max`` with hard limits [0, INT32_MAX], so a request carrying ``-1``
-is refused with HTTP 400 naming the field, while a stock build ignores unknown
-fields and runs the one-token completion (HTTP 200).
+verification and request extras. The capability probes of coder's own build (per-request
+draft cap, prediction drafter) are in :mod:`coder.backends.llamacpp_probe`.
 """
 
 from __future__ import annotations
@@ -17,17 +13,32 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.backends import logscan
+from coder.backends.chain import launch_depth, types_of
 from coder.backends.draft_cap_patch import REQUEST_FIELD
 from coder.backends.engine import Check, Verdict
 from coder.backends.llamacpp_install import find_installed
+from coder.backends.llamacpp_probe import (
+    CAP_PROBE_VALUE,
+    cap_probe_body,
+    cap_probe_proves,
+    chain_checks,
+    probe_draft_cap,
+    probe_prediction,
+)
+from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
-from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES
+from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
+from coder.telemetry.stats import by_type
+
+__all__ = ["CAP_PROBE_VALUE", "LlamaCppAdapter", "cap_probe_body", "cap_probe_proves", "probe_draft_cap",
+           "probe_prediction"]
 
 NGRAM_TYPES = LLAMACPP_NGRAM_TYPES
 DRAFT_TYPES = LLAMACPP_DRAFT_TYPES
+PATCHED_TYPES = LLAMACPP_PATCHED_TYPES
 NEEDS_DRAFTER = ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark")
 # Per spec type, the flag that bounds its draft length (k); n-gram types have their own.
 _K_FLAG = {
@@ -37,8 +48,6 @@ _K_FLAG = {
     "ngram-map-k4v": "--spec-ngram-map-k4v-size-m",
 }
 # A repetitive continuation: every speculator type drafts on it, n-gram lookup included.
-# a draft cap below the patch's hard lower limit: only a build that knows the field rejects it
-CAP_PROBE_VALUE = -1
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
 CPU_PREFILL_BATCH = 256  # -b/-ub on CPU: how often streamed prompt progress arrives
 
@@ -115,18 +124,25 @@ def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
 
 
 def k_flags(spec_type: str, k: int) -> list[str]:
-    """Launch flags that set draft depth k for ``spec_type`` (always incl. --spec-draft-n-max)."""
+    """Launch flags that set draft depth k for ``spec_type``, a type or a chain ``a,b``.
+
+    Always includes --spec-draft-n-max (llama.cpp's default of 3 is never used). A single type
+    drafts at k. In a chain with a model drafter, the model drafter stays at k (its block) and
+    the copy drafters launch at ``max(k, COPY_K_MAX)``: the per-request cap chooses the depth.
+    """
     flags = ["--spec-draft-n-max", str(k)]
-    if flag := _K_FLAG.get(spec_type):
-        flags += [flag, str(k)]
-        if spec_type == "ngram-mod":
-            flags += ["--spec-ngram-mod-n-min", str(min(k, 4))]
+    depth = launch_depth(spec_type, k) or k
+    for t in types_of(spec_type):
+        if flag := _K_FLAG.get(t):
+            flags += [flag, str(depth)]
+            if t == "ngram-mod":
+                flags += ["--spec-ngram-mod-n-min", str(min(depth, 4))]
     return flags
 
 
 def drafter_k_max(profile: Profile) -> int | None:
     """Largest useful k for the profile's DFlash-family drafter (block size bound), if it can be read."""
-    if profile.spec_type not in ("draft-dflash", "draft-dspark") or not profile.drafter:
+    if not {"draft-dflash", "draft-dspark"} & set(types_of(profile.spec_type)) or not profile.drafter:
         return None
     path = Path(profile.drafter).expanduser()
     if not path.is_file():
@@ -134,27 +150,6 @@ def drafter_k_max(profile: Profile) -> int | None:
     from coder.models.gguf_info import inspect_gguf
 
     return inspect_gguf(path).k_max
-
-
-def cap_probe_body() -> dict[str, object]:
-    """The cheapest request that exercises the draft-cap field: one prompt token, no generation."""
-    return {"prompt": "a", "n_predict": 1, "temperature": 0, "cache_prompt": False,
-            REQUEST_FIELD: CAP_PROBE_VALUE}
-
-
-def cap_probe_proves(status: int, text: str) -> bool:
-    """True when a probe answer proves the field is parsed (a 400 that names it)."""
-    return status == 400 and REQUEST_FIELD in text
-
-
-def probe_draft_cap(api: ServerAPI) -> bool:
-    """True when the server at ``api`` caps drafts per request via ``speculative.n_max``.
-
-    Any other answer (200 from a stock build, 404, 401, 5xx) means "no cap": the
-    restart fallback then works everywhere, so erring towards False is safe.
-    """
-    resp = api.post("/completion", cap_probe_body())
-    return cap_probe_proves(resp.status_code, resp.text)
 
 
 class LlamaCppAdapter:
@@ -206,26 +201,30 @@ class LlamaCppAdapter:
         return api.health_status() == 200
 
     def describe(self, info: ServerInfo, api: ServerAPI) -> None:
-        """Build info from ``/props``, coder's build record, and the probed draft cap."""
+        """Build info from ``/props``, coder's build record, the probed draft cap and prediction drafter."""
         props = api.get("/props")
         if props.status_code == 200:
             info.build["build_info"] = props.json().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
+        # the field parses on coder's build; it drafts only where the chain has the prediction type
+        info.prediction = "prediction" in types_of(info.spec_type) and probe_prediction(api)
         build = find_installed()
         if build and info.argv and info.argv[0] == build.binary:
             info.build.update(variant=build.variant, patches=build.patches)
 
     def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
-        """``/slots`` must report ``speculative: true``; then probe the draft cap."""
+        """``/slots`` must report ``speculative: true``; then probe the draft cap and prediction drafter."""
         slots = api.slots()
         info.verified = bool(slots) and all(s.get("speculative") for s in slots)
         info.verdict = ("slots report speculative: true" if info.verified
                         else "NOT VERIFIED: /slots does not report speculative: true")
         info.draft_cap = bool(info.verified) and probe_draft_cap(api)
+        types = {t for slot in slots for t in str(slot.get("speculative_types", "")).split(",")}
+        info.prediction = bool(info.verified) and "prediction" in types and probe_prediction(api)
 
     def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
-                       progress: bool = False) -> dict[str, object]:
-        """Running counters per chunk, the draft cap (coder's build) and prompt caching."""
+                       progress: bool = False, prediction: str | None = None) -> dict[str, object]:
+        """Running counters per chunk, the draft cap and predicted output (coder's build), caching."""
         body: dict[str, object] = {"timings_per_token": True}
         if k_cap is not None:
             body[REQUEST_FIELD] = k_cap
@@ -233,6 +232,8 @@ class LlamaCppAdapter:
             body["cache_prompt"] = cache_prompt
         if progress:
             body[PROGRESS_FIELD] = True  # streamed prompt progress (build 11434 has it)
+        if prediction:  # OpenAI's Predicted Outputs shape; coder's prediction drafter reads it
+            body[PREDICTION_FIELD] = {"type": "content", "content": prediction}
         return body
 
     def slot_count(self, api: ServerAPI) -> int | None:
@@ -260,15 +261,22 @@ class LlamaCppAdapter:
                                 f"{load.family or info.spec_type}, n_max={load.effective_n_max}, "
                                 f"block {load.block_size}" if load.impl_types
                                 else "no 'adding speculative implementation' line"))
-        resp = api.post("/completion", {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
-                                        "cache_prompt": False})
+        checks += chain_checks(info.spec_type, slots)
+        body: dict[str, object] = {"prompt": PROBE_PROMPT, "n_predict": 48, "temperature": 0,
+                                   "cache_prompt": False}
+        if "prediction" in types_of(info.spec_type):
+            # the probe's likely continuation, so the prediction drafter is exercised too
+            body[PREDICTION_FIELD] = {"type": "content", "content": " " + PROBE_PROMPT}
+        resp = api.post("/completion", body)
         if resp.status_code != 200:
             checks.append(Check("probe", False, f"probe request answered {resp.status_code}"))
         else:
             timings = resp.json().get("timings", {})
             drafted = int(timings.get("draft_n", 0))
             accepted = int(timings.get("draft_n_accepted", 0))
-            checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}, accepted {accepted}"))
+            per_type = by_type(timings) or {}
+            split = (" (" + ", ".join(f"{t} {c['draft_n']}" for t, c in per_type.items()) + ")") if per_type else ""
+            checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
         return Verdict(all(c.ok for c in checks), checks)
 
 
@@ -292,7 +300,7 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
             raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
         k_max = drafter_k_max(profile)
         argv += ["--spec-type", spec]
-        argv += k_flags(types[0], min(profile.k, k_max) if k_max else profile.k)
+        argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k)
     return argv
 
 

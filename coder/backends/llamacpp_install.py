@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from coder.backends import build_cache, cpu_features, draft_cap_patch
+from coder.backends import build_cache, cpu_features, draft_cap_patch, prediction_patch
 from coder.backends.build_cache import SourcePatch
 from coder.backends.cpu_features import CpuConfig, CpuProbe
 from coder.backends.smoke import SmokeResult, smoke_test
@@ -36,7 +36,7 @@ SDIST = PinnedFile(
 VERSION = "11434.0.0"
 BUILD_NUMBER = 11434
 # every source patch coder applies, in order; each is recorded in build.json and hashed into the key
-PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch,)
+PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch)
 
 # (phase, fraction 0..1, line of build output)
 BuildProgress = Callable[[str, float, str], None]

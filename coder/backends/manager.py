@@ -204,7 +204,7 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
     info = ServerInfo(
         url=f"http://{profile.host}:{port}", engine=profile.engine, api_key=key, profile=profile.name,
         managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
-        spec_type=profile.spec_type, k_max=k_max,
+        spec_type=_argv_value(argv, "--spec-type") or profile.spec_type, k_max=k_max,
         k=(min(profile.k or 0, k_max) if k_max else profile.k) if profile.spec_type != "none" else None,
     )
     report("launching", 0.01, " ".join(argv[:3]))
@@ -258,6 +258,11 @@ def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: Engine
                     raise CoderError(f"start of {info.profile} cancelled; the half-started server was stopped")
     finally:
         follower.stop()
+
+
+def _argv_value(argv: list[str], flag: str) -> str | None:
+    """The value after ``flag`` in ``argv`` (the chain as launched, e.g. led by ``prediction``)."""
+    return argv[argv.index(flag) + 1] if flag in argv[:-1] else None
 
 
 def _exit_message(info: ServerInfo, code: int, phase: str) -> str:

@@ -35,6 +35,7 @@ class ServerInfo:
     k: int | None = None  # launch draft depth
     k_max: int | None = None  # largest useful k for the drafter (block size bound)
     draft_cap: bool = False  # per-request ``speculative.n_max`` honoured (probed, not assumed)
+    prediction: bool = False  # request field ``prediction`` drafted from (probed, not assumed)
     verified: bool | None = None  # speculator proven live; None = not checked yet
     verdict: str = "not verified yet"
     build: dict[str, Any] = field(default_factory=dict)

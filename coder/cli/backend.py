@@ -81,7 +81,7 @@ def _print_info(info: object, as_json: bool) -> None:
     how = f"managed, pid {info.pid}" if info.managed else "attached"
     print(f"{info.profile}: {info.engine} at {info.url} ({how})")
     print(f"  spec: {info.spec_type or '-'}  k: {info.k or '-'}  per-request k cap: "
-          f"{'yes' if info.draft_cap else 'no'}")
+          f"{'yes' if info.draft_cap else 'no'}  prediction drafter: {'yes' if info.prediction else 'no'}")
     print(f"  verdict: {info.verdict}")
     if info.log_path:
         print(f"  log: {info.log_path}")

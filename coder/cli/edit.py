@@ -137,7 +137,15 @@ def _stats_line(p: EditProposal) -> str:
     return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.decode_tps, '.1f')} tok/s, "
             f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
             f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
-            f"completion {s.completion_tokens} tok")
+            f"completion {s.completion_tokens} tok{_by_type(s.draft_by_type)}")
+
+
+def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
+    """``; drafted (tokens/accepted): prediction 812/790, draft-simple 40/12``."""
+    if not by_type:
+        return ""
+    parts = [f"{t} {c['draft_n']}/{c['draft_n_accepted']}" for t, c in by_type.items()]
+    return "; drafted (tokens/accepted): " + ", ".join(parts)
 
 
 def _colour_diff(diff: str) -> str:
@@ -204,6 +212,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={request.k.k} "
           f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
+    if request.prompt.target.strip() and (notice := engine.prediction_notice()):
+        print(f"coder: {notice}", file=err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
     if not proposal.ok:

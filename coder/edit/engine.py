@@ -35,7 +35,7 @@ from coder.edit.model import (
     LaunchK,
     LearningKPolicy,
 )
-from coder.edit.prompt import build_messages, repo_context
+from coder.edit.prompt import build_messages, predicted_reply, repo_context
 from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
@@ -86,6 +86,7 @@ class EditEngine:
         self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
         self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard = drift_guard
+        self._prediction_noted = False
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
         files = gitops.tracked_files(self.repo) if self.repo is not None else []
@@ -217,6 +218,20 @@ class EditEngine:
 
     # -- streaming ------------------------------------------------------------
 
+    def prediction_for(self, request: EditRequest) -> str | None:
+        """The ``prediction`` to send: the original in the reply's fence, when the server drafts from it."""
+        if self.server is None or not self.server.prediction or not request.prompt.target.strip():
+            return None
+        return predicted_reply(request.prompt)
+
+    def prediction_notice(self) -> str | None:
+        """One line, the first time only, when edits go without a prediction (unpatched server)."""
+        if self._prediction_noted or self.server is None or self.server.prediction:
+            return None
+        self._prediction_noted = True
+        return (f"{self.server.engine} server at {self.server.url} does not draft from a prediction: "
+                "edits are sent without one (coder's llama-server build has the prediction drafter)")
+
     def run(self, request: EditRequest, cancel: threading.Event | None = None,
             on_chunk: ChunkTap | None = None) -> Iterator[RequestStats | EditProposal]:
         """Apply the k decision, stream the request; yields live stats, then one :class:`EditProposal`.
@@ -233,7 +248,8 @@ class EditEngine:
         k_cap = request.k.k if server.draft_cap else None
         with self.session.api() as api:
             outcome = yield from stream_edit(self.session, request, api, k_cap=k_cap,
-                                             drift_guard=self.drift_guard, on_chunk=on_chunk)
+                                             drift_guard=self.drift_guard, on_chunk=on_chunk,
+                                             prediction=self.prediction_for(request))
         self._learn(request.request_class, request.k, outcome.stats, outcome.delta)
         self._learn_costs(request, outcome.stats)
         started = time.perf_counter()

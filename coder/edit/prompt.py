@@ -114,6 +114,14 @@ def build_messages(
     )
 
 
+def predicted_reply(prompt: EditPrompt) -> str:
+    """The reply if nothing changed: the target inside the same fence the reply must use.
+
+    Sent as the request's ``prediction`` so coder's llama-server build drafts the copy from it.
+    """
+    return _block(prompt.fence, prompt.lang, prompt.target)
+
+
 def repo_context(name: str, files: Sequence[str], limit: int = 40) -> str:
     """A short, deterministic description of the repository (sorted, capped file list)."""
     shown = sorted(files)[:limit]

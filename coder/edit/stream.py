@@ -39,14 +39,17 @@ ChunkTap = Callable[[Chunk], None]
 
 
 def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *, k_cap: int | None,
-                drift_guard: bool, on_chunk: ChunkTap | None = None) -> Generator[RequestStats, None, StreamOutcome]:
+                drift_guard: bool, on_chunk: ChunkTap | None = None,
+                prediction: str | None = None) -> Generator[RequestStats, None, StreamOutcome]:
     """Stream ``request`` to the session's server; yields live stats, returns the outcome.
 
-    ``on_chunk`` sees every streamed chunk (text included) before the engine does.
+    ``on_chunk`` sees every streamed chunk (text included) before the engine does;
+    ``prediction`` goes along as the request's predicted output (servers that draft from it).
     """
     before = scrape(api)
     guard = DriftGuard(request.snapshot.text, drift=drift_guard and request.mode == "full")
-    stats = RequestStats(prompt_tokens=request.budget.prompt_tokens, k_cap=k_cap)
+    stats = RequestStats(prompt_tokens=request.budget.prompt_tokens, k_cap=k_cap,
+                         prediction_sent=prediction is not None)
     text = ""
     final: Reply | None = None
     fence_at: int | None = None  # chunk index where the closing fence was seen
@@ -54,7 +57,8 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
     stopped: EditRefused | None = None
     chunks = 0
     stream = session.client().stream(request.messages, max_tokens=request.budget.max_tokens,
-                                      temperature=0.0, k_cap=k_cap, cache_prompt=True, progress=True)
+                                      temperature=0.0, k_cap=k_cap, cache_prompt=True, progress=True,
+                                      prediction=prediction)
     try:
         rest = yield from _prefill_phase(stream, stats)  # the prefill bar moves
         for item in rest:
@@ -124,6 +128,8 @@ def _without_progress(first: Chunk | Reply, items: Iterator[Chunk | PromptProgre
 def _merge_final(live: RequestStats, final: RequestStats) -> RequestStats:
     """The final usage/timings win; what only the live view saw (fence stop, TTFT) is kept."""
     final.stopped_at_fence = live.stopped_at_fence
+    final.prediction_sent = live.prediction_sent
+    final.draft_by_type = final.draft_by_type or live.draft_by_type
     final.prefill, final.queue_s = live.prefill, live.queue_s
     final.prefill_updates, final.prefill_max_gap = live.prefill_updates, live.prefill_max_gap
     final.prompt_tokens = final.prompt_tokens or live.prompt_tokens

@@ -25,6 +25,7 @@ from coder.backends.engine import adapter_for, k_switch
 from coder.backends.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError
+from coder.kpolicy import depth
 from coder.kpolicy.controller import KController, stats_path
 from coder.kpolicy.restart import Notify, RestartFallback
 from coder.telemetry.metrics import SpecDelta
@@ -102,13 +103,25 @@ class KPolicy:
 
     @property
     def hard_max(self) -> int:
-        """Deepest k the drafter supports (block size − 1 for block drafters)."""
+        """Deepest k the drafter supports (block size − 1 for block drafters).
+
+        In a copy chain the cap is the copy drafter's depth; the model drafter's own launch
+        limit keeps it at its block.
+        """
+        if depth.is_copy_chain(self.server.spec_type):
+            return ABSOLUTE_MAX_K
         return self.server.k_max or ABSOLUTE_MAX_K
 
     @property
     def adaptive_max(self) -> int:
-        """Deepest k reachable without a restart (a cap never raises the launch k)."""
-        return min(self.launch_k or 1, self.hard_max)
+        """Deepest k reachable without a restart (a cap never raises the launch depth)."""
+        deepest = depth.launch_depth(self.server.spec_type, self.launch_k)
+        return min(deepest or 1, self.hard_max)
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the target runs on a GPU (deep copy drafts pay there, not on a CPU)."""
+        return self.server.build.get("variant") == "cuda" or bool(self.profile.ngl)
 
     def validate(self, k: object, what: str = "k") -> int:
         """``k`` as an int within what this server can do, else a one-line CoderError."""
@@ -121,8 +134,8 @@ class KPolicy:
             limit = f"the drafter's maximum k={self.server.k_max}" if self.server.k_max else \
                 f"the sanity limit of {ABSOLUTE_MAX_K}"
             raise CoderError(f"{what}={k} is above {limit}")
-        if self.server.draft_cap and self.launch_k is not None and k > self.launch_k:
-            raise CoderError(f"{what}={k} is above the launch k={self.launch_k}: the per-request cap can "
+        if self.server.draft_cap and self.launch_k is not None and k > self.adaptive_max:
+            raise CoderError(f"{what}={k} is above the launch k={self.adaptive_max}: the per-request cap can "
                              f"only lower the draft depth (relaunch with `coder backend start --k {k}`)")
         return k
 
@@ -153,6 +166,11 @@ class KPolicy:
             return d.k, "adaptive", d.reason, False
         if cls in self.profile.k_by_class:
             return self.profile.k_by_class[cls], "profile", f"profile {self.profile.name} k_by_class", False
+        if self.server.draft_cap and depth.is_copy_chain(self.server.spec_type):
+            k = depth.copy_depth(cls, self.on_gpu, self.launch_k, self.adaptive_max)
+            where = "GPU: deep copy drafts" if self.on_gpu else "CPU: shallow copy drafts"
+            what = "model drafter at its block" if cls == "fresh" else where
+            return k, "default", f"default for a copy chain ({what})", False
         deepest = self.server.k_max or self.launch_k or 1
         if self.server.draft_cap:
             deepest = self.adaptive_max

@@ -366,6 +366,8 @@ class EditSession(SlashCommands):
         request = engine.prepare(self.repo_root / rel, instruction,
                                  mode="region" if symbol else ("full" if mode == "full" else "auto"), symbol=symbol)
         self._apply_k(request.k)  # type: ignore[arg-type]
+        if request.prompt.target.strip() and (notice := engine.prediction_notice()):
+            self.emit(ev.Note(notice))  # said once per session: the engine lives as long as it
         title = f"edit {rel} ({request.mode}: {request.mode_reason})"
         self.emit(ev.RequestStarted(ev.RequestInfo(request.request_class, mode, request.k.k, request.k.reason,
                                                    self.baseline_tps), title))

@@ -9,6 +9,7 @@ every derived figure comes from :mod:`coder.telemetry.figures`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -16,6 +17,7 @@ from coder.telemetry import figures
 from coder.telemetry.prefill import PrefillTracker, PrefillView
 
 Timings = dict[str, float]  # llama.cpp's numeric ``timings`` object
+DraftByType = dict[str, dict[str, int]]  # speculator type -> {steps, draft_n, draft_n_accepted}
 AcceptanceSource = Literal["metrics", "stream"]
 
 
@@ -28,6 +30,7 @@ class Chunk:
     draft_n: int | None = None  # draft tokens proposed so far (llama.cpp)
     draft_n_accepted: int | None = None
     predicted_n: int | None = None  # tokens generated so far (llama.cpp)
+    draft_by_type: DraftByType | None = None  # coder's llama-server build: per speculator
 
 
 @dataclass
@@ -46,6 +49,8 @@ class RequestStats:
     draft_steps: int = 0  # steps that carried a draft: times the running draft_n grew
     finish_reason: str | None = None
     k_cap: int | None = None  # per-request draft cap sent, if any
+    prediction_sent: bool = False  # the original went along as the request's ``prediction``
+    draft_by_type: DraftByType | None = None  # which speculator drafted how much (coder's build)
     stopped_at_fence: bool = False  # closed once the closing fence streamed (no usage chunk)
     exact_acceptance: float | None = None  # from /metrics deltas, once the request ended
     timings: Timings = field(default_factory=dict)
@@ -68,6 +73,8 @@ class RequestStats:
             self._see_draft_n(chunk.draft_n)
         if chunk.draft_n_accepted is not None:
             self.draft_n_accepted = chunk.draft_n_accepted
+        if chunk.draft_by_type is not None:
+            self.draft_by_type = chunk.draft_by_type
 
     def take_timings(self, timings: Timings) -> None:
         """Adopt llama.cpp's final (or running) ``timings`` object."""
@@ -151,6 +158,15 @@ class RequestStats:
                    running_acceptance=self.running_acceptance, acceptance_length=self.acceptance_length,
                    acceptance_source=self.acceptance_source)
         return out
+
+
+def by_type(timings: Mapping[str, object]) -> DraftByType | None:
+    """``timings.draft_by_type`` of coder's llama-server build, else None (stock builds lack it)."""
+    raw = timings.get("draft_by_type")
+    if not isinstance(raw, dict):
+        return None
+    return {str(t): {k: int(v.get(k, 0)) for k in ("steps", "draft_n", "draft_n_accepted")}
+            for t, v in raw.items() if isinstance(v, dict)}
 
 
 @dataclass(frozen=True)

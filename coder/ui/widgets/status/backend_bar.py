@@ -23,6 +23,8 @@ def describe(info: ServerInfo | None, state: str = "") -> Text:
     text.append(f"  model {_short(info.model)}")
     if info.spec_type and info.spec_type != "none":
         drafter = _short(info.drafter) if info.drafter else info.spec_type
+        if "," in info.spec_type:  # a chain: every speculator, in the order they are asked
+            text.append(f" · spec {info.spec_type.replace(',', ' → ')}")
         text.append(f" · drafter {drafter} · k {info.k if info.k is not None else '?'}")
         if info.draft_cap:
             text.append(" (per-request cap)")

@@ -1,0 +1,122 @@
+"""The prediction drafter patch: anchors on the pinned source, and the request side in coder."""
+
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from coder.backends import draft_cap_patch, prediction_patch
+from coder.backends.llamacpp import k_flags, parse_help
+from coder.edit.prompt import build_messages, predicted_reply
+from coder.errors import CoderError
+from coder.kpolicy.depth import COPY_K_MAX
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files both patches touch, straight from the pinned sdist (no patch applied)."""
+    from coder.backends.llamacpp_install import SDIST
+    from coder.pypi import fetch
+
+    paths = {e.path for e in (*draft_cap_patch.EDITS, *prediction_patch.EDITS)}
+    root = tmp_path_factory.mktemp("pristine") / "llama.cpp"
+    with tarfile.open(fetch(SDIST)) as tar:
+        for member in tar.getmembers():
+            rel = member.name.split("/llama.cpp/", 1)[-1]
+            if rel in paths and member.isfile():
+                data = tar.extractfile(member)
+                assert data is not None
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data.read())
+    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == paths
+    return root
+
+
+@pytest.fixture
+def sources(pristine: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(pristine, tmp_path / "llama.cpp")
+    return tmp_path / "llama.cpp"
+
+
+def test_every_edit_lands_once_after_the_draft_cap_and_is_idempotent(sources: Path) -> None:
+    draft_cap_patch.apply(sources)
+    prediction_patch.apply(sources)
+    first = {e.path: (sources / e.path).read_text() for e in prediction_patch.EDITS}
+    prediction_patch.apply(sources)
+    for edit in prediction_patch.EDITS:
+        text = (sources / edit.path).read_text()
+        assert text == first[edit.path]
+        assert text.count(edit.text) == 1, edit.anchor[:60]
+    spec = first["common/speculative.cpp"]
+    assert '{"prediction",    COMMON_SPECULATIVE_TYPE_PREDICTION}' in spec
+    assert "struct common_speculative_impl_prediction" in spec
+    assert 'add((new field_json("prediction"))' in first["tools/server/server-schema.cpp"]
+
+
+def test_order_does_not_matter_between_the_two_patches(sources: Path, pristine: Path) -> None:
+    prediction_patch.apply(sources)
+    draft_cap_patch.apply(sources)
+    ctx = (sources / "tools/server/server-context.cpp").read_text()
+    assert "spec_n_max_cap" in ctx and "common_speculative_set_prediction" in ctx
+
+
+def test_a_moved_anchor_fails_loudly(sources: Path) -> None:
+    spec = sources / "common/speculative.cpp"
+    spec.write_text(spec.read_text().replace("// the one with highest priority are listed first", "// moved"))
+    with pytest.raises(CoderError, match=r"prediction-v1 patch: anchor found 0× in common/speculative\.cpp"):
+        prediction_patch.apply(sources)
+
+
+def test_the_prediction_is_the_original_in_the_reply_fence() -> None:
+    prompt = build_messages("a.py", "x = 1\n```\n", "rename x", mode="full")
+    assert predicted_reply(prompt) == f"{prompt.fence}python\nx = 1\n```\n{prompt.fence}\n"
+    assert prompt.fence == "````"
+
+
+def test_chained_copy_drafters_launch_deep_and_the_model_drafter_at_k() -> None:
+    flags = k_flags("prediction,ngram-mod,draft-simple", 7)
+    assert flags[:2] == ["--spec-draft-n-max", "7"]
+    assert flags[flags.index("--spec-ngram-mod-n-max") + 1] == str(COPY_K_MAX)
+    alone = k_flags("ngram-mod", 8)
+    assert alone[alone.index("--spec-ngram-mod-n-max") + 1] == "8"
+
+
+def test_help_lists_the_prediction_type() -> None:
+    text = ("--spec-type [none,draft-simple,ngram-mod,prediction]   comma-separated list of types\n")
+    assert "prediction" in parse_help(text).spec_types
+
+
+def _chain_policy(spec: str, ngl: int | None, k_max: int | None = None) -> object:
+    from coder.backends.server import ServerInfo
+    from coder.config import Profile
+    from coder.kpolicy.policy import KPolicy
+
+    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=7, k_max=k_max, managed=True, draft_cap=True)
+    return KPolicy(Profile(name="t", adaptive_k=False, ngl=ngl), server, persist=False)
+
+
+@pytest.mark.parametrize(("ngl", "full", "region"), [(99, 64, 32), (None, 16, 16)])
+def test_copy_chain_drafts_deep_on_gpu_shallow_on_cpu_model_at_block(ngl: int | None, full: int,
+                                                                     region: int) -> None:
+    from coder.kpolicy.policy import KPolicy
+
+    policy = _chain_policy("prediction,draft-dflash", ngl, k_max=7)
+    assert isinstance(policy, KPolicy)
+    assert policy.choose("full").k == full
+    assert policy.choose("region").k == region
+    assert policy.choose("fresh").k == 7  # nothing to copy: the model drafter's block
+    policy.override(40, "full")  # above the DFlash block, allowed: the cap is the copy depth
+    assert policy.choose("full").k == 40
+
+
+def test_a_single_model_drafter_keeps_its_block_bound() -> None:
+    from coder.kpolicy.policy import KPolicy
+
+    policy = _chain_policy("draft-dflash", 99, k_max=7)
+    assert isinstance(policy, KPolicy)
+    with pytest.raises(CoderError, match="maximum k=7"):
+        policy.override(8, "full")
