@@ -137,8 +137,11 @@ def test_load_json_rejects_other_files(tmp_path: Path) -> None:
         report.load_json(bad)
 
 
-def test_apply_writes_k_by_class_into_the_user_config(coder_home: Path) -> None:
+def test_apply_writes_k_by_class_into_the_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from coder import config
+
+    # a home of its own: the session's shared user config must not gain k_by_class for later tests
+    monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
     from coder.bench.sweep import Target
     from coder.cli.bench import _apply
 

@@ -122,9 +122,9 @@ def test_cli_auto_mode_json(demo_server: Any, repo: Path, monkeypatch: pytest.Mo
     # and its reason carries both predictions (on a 6-line file either may win)
     times = dict(re.findall(r"\b(region|full) ~([0-9.]+)s", out["mode_reason"]))
     assert set(times) == {"region", "full"}, out["mode_reason"]
-    faster = "region" if float(times["region"]) <= float(times["full"]) else "full"
-    assert out["mode"] == faster and out["request_class"] == faster
-    assert f"auto: {faster} is faster" in out["mode_reason"]
+    chosen, other = out["mode"], ("full" if out["mode"] == "region" else "region")
+    assert float(times[chosen]) <= float(times[other]), out["mode_reason"]  # shown rounded: ties either way
+    assert out["request_class"] == chosen and f"auto: {chosen} is faster" in out["mode_reason"]
     assert out["stats"]["completion_tokens"] > 0
     if out["ok"]:
         assert code == 0

@@ -62,10 +62,15 @@ def test_edits_without_a_prediction_drafter_are_said_once(tmp_path: Path) -> Non
     from coder.backends.session import BackendSession
     from coder.edit.engine import EditEngine
 
-    stock = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p")
-    engine = EditEngine(BackendSession(stock), tmp_path, ctx=4096)
+    # a profile that never asked for the prediction drafter has nothing to be told
+    plain = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", spec_type="ngram-mod")
+    engine = EditEngine(BackendSession(plain), tmp_path, ctx=4096)
     (tmp_path / "a.py").write_text("x = 1\n")
     request = engine.prepare(tmp_path / "a.py", "rename x to y", mode="full")
+    assert engine.prediction_for(request) is None and engine.prediction_notice() is None
+    # one that asked for it, on a server that cannot (a stock build), is told once
+    stock = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", spec_type="prediction,ngram-mod")
+    engine.session.replace(stock)
     assert engine.prediction_for(request) is None
     notice = engine.prediction_notice()
     assert notice is not None and "does not draft from a prediction" in notice

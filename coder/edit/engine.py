@@ -20,6 +20,7 @@ from pathlib import Path
 
 from git import Repo
 
+from coder.backends.chain import types_of
 from coder.backends.server import ServerInfo
 from coder.backends.session import BackendSession
 from coder.edit import MODES, auto, gitops
@@ -226,10 +227,13 @@ class EditEngine:
 
     def prediction_notice(self) -> str | None:
         """One line, the first time only, when edits go without a prediction (unpatched server)."""
-        if self._prediction_noted or self.server is None or self.server.prediction:
+        server = self.server
+        # only a profile that asked for the prediction drafter expects one; others never send it
+        if self._prediction_noted or server is None or server.prediction or "prediction" not in types_of(
+                server.spec_type):
             return None
         self._prediction_noted = True
-        return (f"{self.server.engine} server at {self.server.url} does not draft from a prediction: "
+        return (f"{server.engine} server at {server.url} does not draft from a prediction: "
                 "edits are sent without one (coder's llama-server build has the prediction drafter)")
 
     def run(self, request: EditRequest, cancel: threading.Event | None = None,
