@@ -12,18 +12,16 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-import git
 import pytest
 from textual.message import Message
 from textual.pilot import Pilot
-from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, load, make_repo
+from ui_support import GREET_DOCSTRING, SCENARIOS, load, make_repo
 
 from coder import config, sessions
 from coder.backends.server import ServerInfo
 from coder.config import builtin_profiles
 from coder.ui import session_link as sl
 from coder.ui.app import CoderApp
-from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.spec.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
 
@@ -38,49 +36,6 @@ async def _until(pilot: Pilot[None], done: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.5)
     await pilot.pause()
-
-
-async def test_typed_edit_streams_reviews_commits_and_undoes(demo_server: ServerInfo, tmp_path: Path) -> None:
-    root = make_repo(tmp_path, *SCENARIOS["edit_greet"].files)
-    repo = git.Repo(root)
-    head = repo.head.commit.hexsha
-    seen: list[Message] = []
-    app = CoderApp(root, config.load(root), sessions.new_session(root), server=demo_server, persist_theme=False)
-    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
-        await pilot.pause()
-        await pilot.press(*"@greet.py", "enter")
-        await _until(pilot, lambda: app.session.context_files == ["greet.py"])
-        await pilot.press(*GREET_DOCSTRING, "enter")
-        await _until(pilot, lambda: isinstance(app.screen, ReviewScreen)
-                     or any(isinstance(m, sl.RequestFailed) for m in seen))
-        failed = [m.event.error for m in seen if isinstance(m, sl.RequestFailed)]
-        assert not failed, failed
-        assert isinstance(app.screen, ReviewScreen), app.main.transcript.text
-        # it streamed: batches reached the UI with live figures (tokens, decode tok/s from the server's timings;
-        # this reply rewrites the file, so the n-gram drafter may find nothing to draft: drafts are not asserted)
-        batches = [m.event.batch for m in seen if isinstance(m, sl.StreamBatch)]
-        assert len(batches) >= 2
-        assert batches[-1].live.stats.tokens > batches[0].live.stats.tokens
-        assert (batches[-1].live.stats.decode_tps or 0) > 0
-        panel = app.main.query_one(SpecPanel)
-        assert panel.final is not None and panel.final.stats.tokens > 0
-        assert '"""' in app.screen.diff
-        await pilot.press("a")
-        await _until(pilot, lambda: repo.head.commit.hexsha != head)
-        await pilot.pause()
-        edited = (root / "greet.py").read_text()
-        # what was reviewed is exactly what was committed (the live reply may differ from the recorded one
-        # within greedy decoding's noise floor: verify widths and cache reuse flip near-tied tokens)
-        reviewed = [m.event.proposal for m in seen if isinstance(m, sl.ReviewRequested)]
-        assert len(reviewed) == 1 and edited == reviewed[0].new and edited != GREET
-        compile(edited, "greet.py", "exec")  # it still parses
-        assert _recorded_edit(tmp_path / "replayed") != GREET  # the recording, replayed, is a real edit too
-        assert not repo.is_dirty() and "Applied greet.py" in app.main.transcript.text
-        await pilot.press(*"/undo", "enter")
-        await _until(pilot, lambda: repo.head.commit.hexsha == head)
-        await pilot.pause()
-        assert (root / "greet.py").read_text() == GREET
-        assert "Undone:" in app.main.transcript.text
 
 
 def _recorded_edit(parent: Path) -> str:
