@@ -1,3 +1,5 @@
+"""``python -m coder``: the same entry point as the ``coder`` command."""
+
 import sys
 
 from coder.cli.main import main

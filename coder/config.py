@@ -99,10 +99,12 @@ def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
 
 
 def user_config_path() -> Path:
+    """The user's config file (``config.toml`` in the platform config dir)."""
     return config_dir() / "config.toml"
 
 
 def repo_config_path(repo_root: Path) -> Path:
+    """The repository's own config file, ``.coder.toml`` at its root (read only once trusted)."""
     return repo_root / ".coder.toml"
 
 

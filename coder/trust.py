@@ -31,6 +31,7 @@ def store_path() -> Path:
 
 
 def digest(data: bytes) -> str:
+    """SHA-256 hex digest of ``data``: the identity a trusted file is recorded under."""
     return hashlib.sha256(data).hexdigest()
 
 
@@ -117,6 +118,7 @@ def notify_once(line: str) -> None:
 
 
 def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP addresses (IPv6 in brackets too)."""
     if host == "localhost":
         return True
     try:

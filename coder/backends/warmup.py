@@ -103,6 +103,7 @@ class LlamaCppWarmSender:
             raise CoderError(f"server unreachable ({type(exc).__name__})") from None
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()
 
 

@@ -34,7 +34,9 @@ TOP_N = 10
 class Poster(Protocol):
     """What is needed of a server: ``post(path, body)`` (coder's ServerAPI has it)."""
 
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response: ...
+    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body`` as JSON to ``path`` on the server and return the response."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ def _value(profiles: Mapping[str, object], dotted: str) -> str:
 
 
 def register(sub: Any) -> None:
+    """Add the ``trust`` subcommand (trust, list and revoke repository config files) to ``sub``."""
     p = sub.add_parser("trust", help="trust this repository's .coder.toml (by content hash)",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="the file to trust (default: .coder.toml at the repository root)")

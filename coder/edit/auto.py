@@ -214,9 +214,11 @@ class Prediction:
 
     @property
     def total(self) -> float:
+        """Predicted seconds from send to the last token: prefill plus decode."""
         return self.prefill_s + self.decode_s
 
     def describe(self) -> str:
+        """One line for the notice: the mode, its total and how it splits into prefill and decode."""
         return (f"{self.mode} ~{self.total:.1f}s ({self.uncached_tokens} uncached prompt tok "
                 f"{self.prefill_s:.1f}s + {self.output_tokens} out tok {self.decode_s:.1f}s)")
 
@@ -250,6 +252,7 @@ class CostModel:
 
     def predict(self, mode: str, request_class: str, prompt_tokens: int, cached_tokens: int,
                 output_tokens: int) -> Prediction:
+        """Predict the wall time of an edit in ``mode`` from its token counts and the learned speeds."""
         uncached = max(0, prompt_tokens - cached_tokens)
         tps = (self.measured_tps.get(request_class) or self.tps.get(request_class) or self.tps.get(mode)
                or 30.0)

@@ -41,9 +41,11 @@ class WarmPrefix:
 
     @property
     def text(self) -> str:
+        """The prefix as one string (all message contents joined), for prefix matching."""
         return "".join(content for _, content in self.messages)
 
     def as_messages(self) -> list[dict[str, str]]:
+        """The prefix as OpenAI chat messages (``role``/``content`` dicts), ready to send."""
         return [{"role": role, "content": content} for role, content in self.messages]
 
     def is_prefix_of(self, messages: Sequence[dict[str, str]]) -> bool:
@@ -78,6 +80,7 @@ class WarmState:
     detail: str = ""
 
     def label(self) -> str:
+        """The short status text the panel shows for this state."""
         if self.status == "warming":
             share = f" {100 * self.processed // self.total}%" if self.total else ""
             return f"cache: warming{share} ({self.rel})"
@@ -237,10 +240,12 @@ class PromptCacheModel:
         self._entries: list[tuple[str, int]] = []
 
     def record(self, text: str, tokens: int) -> None:
+        """Remember that ``text`` (a prompt sent) occupied ``tokens`` tokens, keeping the newest few."""
         kept = [(t, n) for t, n in self._entries if t != text][-(self.keep - 1):]
         self._entries = [*kept, (text, tokens)]
 
     def clear(self) -> None:
+        """Forget every remembered prompt (the server restarted or its cache was dropped)."""
         self._entries.clear()
 
     def cached_tokens(self, text: str, tokens: int) -> int:

@@ -24,4 +24,5 @@ def sample_path(name: str) -> Path:
 
 
 def sample_names() -> list[str]:
+    """Names of every shipped sample file, sorted."""
     return sorted(p.name for p in SAMPLES_DIR.iterdir() if p.is_file() and not p.name.startswith("_"))

@@ -39,10 +39,12 @@ class PromptProgress:
 
     @property
     def new_done(self) -> int:
+        """New tokens processed so far (the cached prefix excluded)."""
         return max(0, self.processed - self.cache)
 
     @property
     def done(self) -> bool:
+        """True once the server has processed the whole prompt."""
         return self.total > 0 and self.processed >= self.total
 
 
@@ -80,6 +82,7 @@ class PrefillView:
 
     @property
     def fraction(self) -> float | None:
+        """Share of the new tokens processed (0..1), or None without server progress."""
         if self.to_process is None or self.processed is None:
             return None
         return 1.0 if self.to_process == 0 else min(1.0, self.processed / self.to_process)
@@ -100,6 +103,7 @@ class PrefillTracker:
         self.gaps: list[float] = []  # client seconds between consecutive updates
 
     def update(self, progress: PromptProgress) -> None:
+        """Record one progress update (and the client-side gap since the previous one)."""
         if self.last is not None:
             self.gaps.append(progress.elapsed - self.last.elapsed)
         if self.first is None:
@@ -109,9 +113,11 @@ class PrefillTracker:
 
     @property
     def max_gap(self) -> float | None:
+        """The longest client-side wait between two updates, in seconds (None before two)."""
         return max(self.gaps) if self.gaps else None
 
     def view(self, elapsed: float) -> PrefillView:
+        """What the progress bar shows ``elapsed`` seconds after the request was sent."""
         last = self.last
         if last is None:
             return PrefillView(elapsed)
