@@ -25,17 +25,26 @@ def error_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.startswith("coder: error:")]
 
 
-def make_repo(root: Path, files: dict[str, str] | None = None) -> git.Repo:
-    """A real git repository at ``root`` with ``files`` committed."""
+HELLO = 'def greet(name):\n    return f"hello {name}"\n'
+
+
+def make_repo(root: Path, files: dict[str, str | bytes] | None = None) -> git.Repo:
+    """A real git repository at ``root`` with ``files`` committed (default: ``hello.py``).
+
+    The one builder of test repositories: ``tmp_repo`` and ``ui_support.make_repo`` use it too.
+    """
     root.mkdir(parents=True, exist_ok=True)
     repo = git.Repo.init(root)
     with repo.config_writer() as cfg:
         cfg.set_value("user", "name", "Test User")
         cfg.set_value("user", "email", "test@example.com")
-    for rel, text in (files or {"hello.py": 'def greet(name):\n    return f"hello {name}"\n'}).items():
+    for rel, content in (files or {"hello.py": HELLO}).items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
         repo.index.add([rel])
     repo.index.commit("initial")
     return repo

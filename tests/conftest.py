@@ -7,8 +7,8 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import git
 import pytest
+from cli_helpers import make_repo
 
 _HOME: Path | None = None
 # server tests that did not run; under CI=true any of them fails the suite (a green CI must have run them)
@@ -134,12 +134,5 @@ def server_factory(llama_server_binary: Path, demo_model: Path) -> Iterator[Call
 def tmp_repo(tmp_path: Path) -> Path:
     """A real git repository with one committed file (``hello.py``)."""
     root = tmp_path / "repo"
-    root.mkdir()
-    repo = git.Repo.init(root)
-    with repo.config_writer() as cfg:
-        cfg.set_value("user", "name", "Test User")
-        cfg.set_value("user", "email", "test@example.com")
-    (root / "hello.py").write_text('def greet(name):\n    return f"hello {name}"\n')
-    repo.index.add(["hello.py"])
-    repo.index.commit("initial")
+    make_repo(root)
     return root

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.message import Message
 from textual.pilot import Pilot
-from ui_support import GREET_DOCSTRING, SCENARIOS, load, make_repo
+from ui_support import SCENARIOS, load, make_repo
 
 from coder import config, sessions
 from coder.backends.server import ServerInfo
@@ -36,28 +36,6 @@ async def _until(pilot: Pilot[None], done: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.5)
     await pilot.pause()
-
-
-def _recorded_edit(parent: Path) -> str:
-    """The file the recorded greet reply produces (the EditSession run headless on the replay)."""
-    from ui_support import replay
-
-    from coder.backends.session import BackendSession
-    from coder.session import events as ev
-    from coder.session.edit_session import EditSession
-
-    parent.mkdir()
-    root = make_repo(parent, *SCENARIOS["edit_greet"].files)
-    events: list[ev.Event] = []
-    with replay("edit_greet") as (_, info):
-        edit = EditSession(root, sessions.new_session(root), BackendSession(info, builtin_profiles()["demo"]),
-                           builtin_profiles()["demo"], events.append, persist=False)
-        edit.load_files()
-        edit.submit("@greet.py")
-        edit.submit(GREET_DOCSTRING)
-    reviews = [e for e in events if isinstance(e, ev.ReviewRequested)]
-    assert reviews, [e for e in events if isinstance(e, ev.Note)]
-    return reviews[0].proposal.new
 
 
 async def test_k_restart_mid_session_follows_the_new_server(server_factory: Callable[..., ServerInfo],

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
+from cli_helpers import HELLO
+from cli_helpers import make_repo as build_repo
 
 from coder.backends.server import ServerInfo
 from coder.session.replay import HttpRecording, ReplayServer
@@ -106,17 +107,7 @@ def make_repo(parent: Path, *files: str) -> Path:
     ``make_repo(tmp, *SCENARIOS[name].files)``.
     """
     root = parent / "repo"
-    root.mkdir()
-    repo = git.Repo.init(root)
-    with repo.config_writer() as cfg:
-        cfg.set_value("user", "name", "Test User")
-        cfg.set_value("user", "email", "test@example.com")
-    (root / "hello.py").write_text('def greet(name):\n    return f"hello {name}"\n')
-    names = list(files or CONTENT)
-    for name in names:
-        (root / name).write_bytes(CONTENT[name])
-    repo.index.add(["hello.py", *names])
-    repo.index.commit("initial")
+    build_repo(root, {"hello.py": HELLO, **{name: CONTENT[name] for name in files or CONTENT}})
     return root
 
 
