@@ -80,7 +80,7 @@ class Config:
             raise CoderError(f"no profile named {key!r} (known: {known})") from None
 
 
-def read_toml(path: Path) -> tuple[bytes, dict[str, Any]]:
+def read_toml(path: Path) -> tuple[bytes, dict[str, object]]:
     """The file's bytes (hashed for trust) and its parsed TOML; one line for any problem."""
     try:
         data = path.read_bytes()
@@ -147,7 +147,7 @@ def load(repo_root: Path | None = None) -> Config:
     return cfg
 
 
-def save_user_setting(path: Path, table: str | None, key: str, value: Any) -> None:
+def save_user_setting(path: Path, table: str | None, key: str, value: str | int | float | bool) -> None:
     """Set one key (top level, or in ``[table]``) in a TOML file, keeping the rest.
 
     Comments and layout are preserved (tomlkit).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -106,9 +107,10 @@ class Profile:
                 changes[key] = str((base / value).resolve())
         return dataclasses.replace(self, **changes) if changes else self
 
-    def with_overrides(self, **overrides: Any) -> Profile:
+    def with_overrides(self, **overrides: object) -> Profile:
         """A copy with every non-None override applied (validated like a config file)."""
-        changes = {k: v for k, v in overrides.items() if v is not None}
+        # pydantic validates each value at runtime (dataclasses.replace runs the validators)
+        changes: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             raise CoderError(f"unknown profile field(s): {', '.join(sorted(unknown))}")
@@ -126,7 +128,7 @@ class FileSettings:
     theme: NonEmpty | None = None
     snapshot_dirty: bool | None = None
     warm_up: Literal["managed", "always", "off"] | None = None  # prompt-cache warm-up (attached servers: "always")
-    profiles: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    profiles: dict[str, dict[str, object]] = dataclasses.field(default_factory=dict)
 
 
 def check_profile_name(name: str) -> str:
@@ -169,17 +171,18 @@ def check_spec_type(profile: Profile, where: str) -> None:
                          f"of {', '.join(known)} (or a comma chain of them) for engine {profile.engine}")
 
 
-def parse_file(data: dict[str, Any], path: Path) -> FileSettings:
+def parse_file(data: Mapping[str, object], path: Path) -> FileSettings:
     """Validate the top level of one TOML document."""
+    fields: dict[str, Any] = dict(data)  # pydantic checks each value's type at runtime, below
     try:
-        return FileSettings(**data)
+        return FileSettings(**fields)
     except ValidationError as exc:
         raise CoderError(describe(exc, str(path))) from None
     except TypeError as exc:  # a non-identifier key, e.g. "1" at the top level
         raise CoderError(f"{path}: {exc}") from None
 
 
-def build_profile(name: str, raw: Any, base: Profile | None, path: Path) -> Profile:
+def build_profile(name: str, raw: object, base: Profile | None, path: Path) -> Profile:
     """``base`` (or the defaults) with the keys of ``[profiles.NAME]`` applied, validated."""
     if not isinstance(raw, dict):
         raise CoderError(f"{path}: profiles.{name} = {raw!r}: expected a table ([profiles.{name}])")

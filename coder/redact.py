@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 REDACTED = "<redacted>"
 # flags whose value is a secret (llama.cpp, vLLM, SGLang, coder itself)
@@ -40,8 +42,8 @@ def redact_text(text: str, secrets: Iterable[str | None]) -> str:
     return text
 
 
-def scrub(value: Any, secrets: Iterable[str | None]) -> Any:
-    """A copy of a JSON-like value with every secret string replaced, at any depth."""
+def scrub(value: T, secrets: Iterable[str | None]) -> T:
+    """A copy of a JSON-like value with every secret string replaced, at any depth (same shape)."""
     known = [s for s in secrets if s and len(s) >= 4]
     if not known:
         return value
@@ -51,8 +53,11 @@ def scrub(value: Any, secrets: Iterable[str | None]) -> Any:
             return redact_text(node, known)
         if isinstance(node, dict):
             return {walk(k): walk(v) for k, v in node.items()}
-        if isinstance(node, list | tuple):
+        if isinstance(node, tuple):
+            return tuple(walk(v) for v in node)
+        if isinstance(node, list):
             return [walk(v) for v in node]
         return node
 
-    return walk(value)
+    copy: T = walk(value)  # walk rebuilds every container as the same type
+    return copy

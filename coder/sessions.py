@@ -11,11 +11,13 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 from coder.paths import data_dir, ensure
 
 ROLES = ("user", "assistant", "system", "note")
@@ -73,16 +75,18 @@ class Session:
         """Forget the conversation (context files stay)."""
         self.turns.clear()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """The JSON form."""
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Session:
+    def from_dict(cls, data: Mapping[str, object]) -> Session:
         """Inverse of :meth:`to_dict`; unknown keys are ignored."""
-        turns = [Turn(**t) for t in data.get("turns", [])]
+        raw_turns = data.get("turns")
+        turns = [Turn(**t) for t in raw_turns if isinstance(t, dict)] if isinstance(raw_turns, list) else []
         known = set(cls.__dataclass_fields__) - {"turns"}
-        return cls(**{k: v for k, v in data.items() if k in known}, turns=turns)
+        fields: dict[str, Any] = {k: v for k, v in data.items() if k in known}  # as to_dict wrote them
+        return cls(**fields, turns=turns)
 
 
 def repo_key(repo_root: Path) -> str:

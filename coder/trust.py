@@ -15,8 +15,8 @@ import hashlib
 import ipaddress
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from coder.errors import CoderError
 from coder.paths import config_dir
@@ -88,7 +88,7 @@ def trusted_files() -> dict[str, str]:
     return _load_store()
 
 
-def untrusted_keys(raw_profiles: dict[str, Any]) -> list[str]:
+def untrusted_keys(raw_profiles: Mapping[str, object]) -> list[str]:
     """``profiles.NAME.KEY`` for each trust-only setting present in the profile tables."""
     from coder.config_schema import TRUSTED_ONLY
 
@@ -96,12 +96,11 @@ def untrusted_keys(raw_profiles: dict[str, Any]) -> list[str]:
             for key in TRUSTED_ONLY if key in body]
 
 
-def strip_untrusted(raw_profiles: dict[str, Any]) -> dict[str, Any]:
+def strip_untrusted(raw_profiles: Mapping[str, Mapping[str, object]]) -> dict[str, dict[str, object]]:
     """The profile tables without any trust-only setting."""
     from coder.config_schema import TRUSTED_ONLY
 
-    return {name: ({k: v for k, v in body.items() if k not in TRUSTED_ONLY} if isinstance(body, dict) else body)
-            for name, body in raw_profiles.items()}
+    return {name: {k: v for k, v in body.items() if k not in TRUSTED_ONLY} for name, body in raw_profiles.items()}
 
 
 def ignored_line(path: Path, keys: list[str]) -> str:

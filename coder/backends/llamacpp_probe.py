@@ -10,7 +10,7 @@ type the same way. A stock build ignores unknown fields and runs the one-token c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from coder.backends import prediction_patch
 from coder.backends.chain import types_of
@@ -58,7 +58,7 @@ def probe_prediction(api: ServerAPI) -> bool:
     return resp.status_code == 400 and prediction_patch.REQUEST_FIELD in resp.text
 
 
-def chain_checks(spec_type: str | None, slots: Sequence[dict[str, object]]) -> list[Check]:
+def chain_checks(spec_type: str | None, slots: Sequence[Mapping[str, object]]) -> list[Check]:
     """Every type of the launched chain built by the server (``speculative_types`` on coder's build)."""
     wanted = types_of(spec_type)
     built = {str(s["speculative_types"]) for s in slots if "speculative_types" in s}

@@ -6,15 +6,25 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 from coder.telemetry.metrics import SpecStats, parse_metrics
 
 if TYPE_CHECKING:
     import httpx
 
     from coder.backends.chat import ChatClient
+
+
+class Slot(TypedDict, total=False):
+    """The ``/slots`` fields coder reads (llama.cpp sends many more)."""
+
+    n_ctx: int
+    speculative: bool
+    speculative_types: str  # the spec-type chain, comma-separated (coder's build)
+    is_processing: bool
 
 
 @dataclass
@@ -38,7 +48,7 @@ class ServerInfo:
     prediction: bool = False  # request field ``prediction`` drafted from (probed, not assumed)
     verified: bool | None = None  # speculator proven live; None = not checked yet
     verdict: str = "not verified yet"
-    build: dict[str, Any] = field(default_factory=dict)
+    build: JSONObject = field(default_factory=dict)
 
     def to_json(self) -> str:
         """The persisted form (``state_dir()/servers/NAME.json``)."""
@@ -128,7 +138,7 @@ class ServerAPI:
         """The parsed ``/metrics`` counters."""
         return parse_metrics(self.metrics_text())
 
-    def slots(self) -> list[dict[str, Any]]:
+    def slots(self) -> list[Slot]:
         """The ``/slots`` list (llama.cpp)."""
         resp = self.get("/slots")
         if resp.status_code != 200:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from coder.backends import logscan
 from coder.backends.engine import Check, ScriptEngineBase, Verdict
@@ -222,7 +222,7 @@ class PerRequestSpec:
     acceptance_histogram: list[int] | None = None
 
 
-def per_request_spec_metrics(chunk: dict[str, Any]) -> PerRequestSpec | None:
+def per_request_spec_metrics(chunk: Mapping[str, object]) -> PerRequestSpec | None:
     """The per-request speculation summary on a response (streaming: only the final usage chunk)."""
     metrics = chunk.get("metrics")
     spec = metrics.get("speculative_decoding") if isinstance(metrics, dict) else None

@@ -6,10 +6,10 @@ import argparse
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from coder.cli import Subparsers
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 
 EPILOG = """\
 examples:
@@ -39,7 +39,7 @@ def _fetch(args: argparse.Namespace) -> int:
     return 0
 
 
-def checkpoint_lines(path: Path) -> tuple[list[str], dict[str, Any]]:
+def checkpoint_lines(path: Path) -> tuple[list[str], JSONObject]:
     """Human lines and a JSON-able dict for a Hugging Face checkpoint directory."""
     from coder.models.checkpoint import inspect_checkpoint, lm_head_status
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from coder import trust
+from coder.cli import Subparsers
 from coder.config import read_toml, repo_config_path
 from coder.config_schema import parse_file
 from coder.errors import CoderError
@@ -68,7 +68,7 @@ def _value(profiles: Mapping[str, object], dotted: str) -> str:
     return "<hidden>" if key == "api_key" else repr(value)
 
 
-def register(sub: Any) -> None:
+def register(sub: Subparsers) -> None:
     """Add the ``trust`` subcommand (trust, list and revoke repository config files) to ``sub``."""
     p = sub.add_parser("trust", help="trust this repository's .coder.toml (by content hash)",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import git
 
@@ -29,7 +28,7 @@ def _metadata_part(rel_parts: tuple[str, ...]) -> str | None:
     return next((p for p in rel_parts if p in VCS_METADATA), None)
 
 
-def check_edit_target(root: Path, repo: Any, path: Path, *, allow_ignored: bool = False) -> Path:
+def check_edit_target(root: Path, repo: git.Repo | None, path: Path, *, allow_ignored: bool = False) -> Path:
     """The real path of ``path`` when it may be edited; one-line CoderError otherwise."""
     if "\0" in str(path):
         raise CoderError(f"{str(path)!r}: a path cannot contain NUL bytes")
@@ -44,7 +43,7 @@ def _short(path: Path) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check(root: Path, repo: Any, path: Path, allow_ignored: bool) -> Path:
+def _check(root: Path, repo: git.Repo | None, path: Path, allow_ignored: bool) -> Path:
     given = path if path.is_absolute() else Path.cwd() / path
     real_root = root.resolve()
     # the path as typed (before symlinks) and the real path must both stay out of metadata
@@ -73,7 +72,7 @@ def _check(root: Path, repo: Any, path: Path, allow_ignored: bool) -> Path:
     return real
 
 
-def _ignored(repo: Any, rel: str) -> bool:
+def _ignored(repo: git.Repo, rel: str) -> bool:
     """git's own verdict; a tracked file is never ignored, whatever .gitignore says."""
     try:
         repo.git.execute(["git", "check-ignore", "-q", "--", rel])

@@ -30,11 +30,11 @@ import platform
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coder.config import REQUEST_CLASSES
 from coder.fsutil import atomic_write
 from coder.hardware import cpu_model
+from coder.jsontypes import JSONObject
 from coder.paths import data_dir, ensure
 from coder.telemetry.metrics import SpecDelta
 
@@ -312,23 +312,24 @@ class KController:
         st.steps = st.steps * keep + delta.drafts
 
     # ---- views and persistence ---------------------------------------------------------
-    def describe(self) -> dict[str, Any]:
-        """What the controller has learned, for ``--json`` and the TUI panel."""
+    def describe(self) -> JSONObject:
+        """What the controller has learned, for ``--json`` and the TUI panel (k keys as strings, as in JSON)."""
         coef = self.cost.coefficients()
-        out: dict[str, Any] = {
+        classes: JSONObject = {}
+        out: JSONObject = {
             "k_max": self.k_max,
             "step_ms": {"a": round(coef[0], 3), "b": round(coef[1], 3)} if coef else None,
-            "classes": {},
+            "classes": classes,
         }
         for cls, st in self.classes.items():
             scores = self.scores(cls) if (st.requests or st.steps) else {}
-            out["classes"][cls] = {
+            classes[cls] = {
                 "requests": st.requests,
                 "k_cur": st.k_cur,
                 "steps_observed": round(st.steps, 1),
                 "rates": [round(a, 3) for a in self.rates(cls)],
-                "tau": {k: round(self.tau(cls, k), 3) for k in range(self.k_min, self.k_max + 1)},
-                "tok_s": {k: (round(v * 1000, 2) if coef else None, src) for k, (v, src) in scores.items()},
+                "tau": {str(k): round(self.tau(cls, k), 3) for k in range(self.k_min, self.k_max + 1)},
+                "tok_s": {str(k): (round(v * 1000, 2) if coef else None, src) for k, (v, src) in scores.items()},
             }
         return out
 

@@ -19,12 +19,13 @@ backend (subscribe it to the session).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from coder.backends.engine import adapter_for, k_switch
 from coder.backends.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 from coder.kpolicy import depth
 from coder.kpolicy.controller import KController, stats_path
 from coder.kpolicy.restart import Notify, RestartFallback
@@ -53,7 +54,7 @@ class KChoice:
         """The value to send as ``k_cap`` (only when the server honours a per-request cap)."""
         return self.k if self.via == "cap" else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """All fields, for ``--json`` and bench reports."""
         return asdict(self)
 
@@ -260,7 +261,7 @@ class KPolicy:
             self.controller.observe(request_class, k, timings, delta, alone)
 
     # ---- visibility ---------------------------------------------------------------------
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         """Everything the TUI speculation panel and ``--json`` outputs show about k."""
         return {
             "profile": self.profile.name,
@@ -276,7 +277,7 @@ class KPolicy:
             "controller": self.controller.describe() if self.controller else None,
         }
 
-    def _describe_class(self, cls: str) -> dict[str, Any]:
+    def _describe_class(self, cls: str) -> JSONObject:
         last = self.last.get(cls)
         return {"last": last.to_dict() if last else None}
 

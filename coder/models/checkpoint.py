@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 from coder.models.gguf_info import (
     DEFAULT_BLOCK_SIZE,
     FAMILY_DFLASH,
@@ -79,7 +80,7 @@ class CheckpointInfo:
     target_layer_ids: list[int] = field(default_factory=list)
     mtp_layers: int | None = None
     tie_word_embeddings: bool = False
-    quantization: dict[str, Any] | None = None
+    quantization: JSONObject | None = None
     quant_source: str | None = None
     weight_names: list[str] | None = None  # None when no weight index or safetensors header was found
     weight_source: str | None = None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONObject
 
 DEFAULT_BLOCK_SIZE = 16  # llama.cpp's runtime default when dflash.block_size is absent
 # with selector_hidden.weight present, llama.cpp's loader requires all of these > 0 (src/models/dflash.cpp)
@@ -61,7 +62,7 @@ class GgufInfo:
     dflash2_missing: list[str] = field(default_factory=list)  # DFlash 2 keys llama.cpp's loader requires
     spec_type: str | None = None  # the llama.cpp --spec-type this file serves with
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         """All fields as a dict (for ``--json``)."""
         return asdict(self)
 

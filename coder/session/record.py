@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
-from typing import Any
 
+from coder.jsontypes import JSONObject, JSONValue
 from coder.session.replay import Exchange, HttpRecording, LoopbackHTTP, send_body
 
 
@@ -17,7 +18,7 @@ class RecordingProxy(LoopbackHTTP):
     headers are never recorded.
     """
 
-    def __init__(self, upstream: str, api_key: str | None, meta: dict[str, Any] | None = None, *,
+    def __init__(self, upstream: str, api_key: str | None, meta: JSONObject | None = None, *,
                  force_max_tokens: int | None = None) -> None:
         super().__init__()
         import httpx
@@ -40,7 +41,7 @@ class RecordingProxy(LoopbackHTTP):
         super().close()
         self._client.close()
 
-    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
+    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: JSONValue) -> None:
         """Forward one request and record what came back."""
         with self._lock:
             self._in_flight += 1
@@ -50,10 +51,10 @@ class RecordingProxy(LoopbackHTTP):
             with self._lock:
                 self._in_flight -= 1
 
-    def _forward(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
+    def _forward(self, handler: BaseHTTPRequestHandler, method: str, body: JSONValue) -> None:
         path = handler.path.split("?")[0]
         start = time.monotonic()
-        if method == "POST" and body is not None and body.get("stream"):
+        if method == "POST" and isinstance(body, Mapping) and body.get("stream"):
             exchange = Exchange(method, path, body, content_type="text/event-stream")
             sent = dict(body, max_tokens=self.force_max_tokens) if self.force_max_tokens else body
             with self._client.stream(method, path, json=sent) as resp:

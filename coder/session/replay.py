@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, NotRequired, Self, TypedDict
+
+from coder.jsontypes import JSONObject, JSONValue, as_object
 
 if TYPE_CHECKING:
     from coder.backends.server import ServerInfo
@@ -29,21 +31,33 @@ FORMAT = "coder-http-recording-1"
 CHAT_PATH = "/v1/chat/completions"
 
 
+class ExchangeJSON(TypedDict):
+    """An exchange as stored in a recording file (:meth:`Exchange.to_dict`)."""
+
+    method: str
+    path: str
+    status: NotRequired[int]
+    content_type: NotRequired[str]
+    body: NotRequired[JSONValue]
+    events: NotRequired[list[list[float | str]]]  # [seconds after the request, data]
+    text: NotRequired[str]
+
+
 @dataclass
 class Exchange:
     """One recorded request and the server's answer (SSE events with arrival times, or a body)."""
 
     method: str
     path: str
-    body: Any = None  # the JSON request body (None for GET)
+    body: JSONValue = None  # the JSON request body (None for GET)
     status: int = 200
     content_type: str = "application/json"
     text: str = ""  # the response body (non-streamed)
     events: list[tuple[float, str]] = field(default_factory=list)  # (seconds after the request, data)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ExchangeJSON:
         """The JSON form stored in a recording file."""
-        out: dict[str, Any] = {"method": self.method, "path": self.path, "status": self.status,
+        out: ExchangeJSON = {"method": self.method, "path": self.path, "status": self.status,
                                "content_type": self.content_type}
         if self.body is not None:
             out["body"] = self.body
@@ -54,7 +68,7 @@ class Exchange:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Exchange:
+    def from_dict(cls, data: ExchangeJSON) -> Exchange:
         """Inverse of :meth:`to_dict`."""
         return cls(data["method"], data["path"], data.get("body"), int(data.get("status", 200)),
                    str(data.get("content_type", "application/json")), str(data.get("text", "")),
@@ -71,7 +85,7 @@ class HttpRecording:
     """Every exchange of one recorded session with a server, plus how it was made (``meta``)."""
 
     exchanges: list[Exchange] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JSONObject = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> HttpRecording:
@@ -95,7 +109,8 @@ class HttpRecording:
         from coder.backends.server import ServerInfo
 
         known = set(ServerInfo.__dataclass_fields__)
-        fields = {k: v for k, v in dict(self.meta.get("server", {})).items() if k in known}
+        # the recorder wrote these from a real ServerInfo (ServerInfo.to_json), so they fit its fields
+        fields: dict[str, Any] = {k: v for k, v in as_object(self.meta.get("server")).items() if k in known}
         return ServerInfo(url=url, **fields)
 
     @property
@@ -214,7 +229,7 @@ class LoopbackHTTP:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
+    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: JSONValue) -> None:
         """Answer one request (subclasses)."""
         raise NotImplementedError
 
@@ -243,18 +258,18 @@ class ReplayServer(LoopbackHTTP):
         self.recording = recording
         self.rate = rate
         self.strict = strict
-        self.requests: list[tuple[str, str, Any]] = []  # what coder sent (tests inspect it)
+        self.requests: list[tuple[str, str, JSONValue]] = []  # what coder sent (tests inspect it)
         self._lock = threading.Lock()
         self._chats: Iterator[Exchange] = iter(recording.chats)
         self._metrics = [e for e in recording.exchanges if e.path == "/metrics"]
         self._metrics_served = 0
 
     @property
-    def chat_requests(self) -> list[Any]:
+    def chat_requests(self) -> list[JSONValue]:
         """The JSON bodies of the chat requests received so far."""
         return [body for method, path, body in self.requests if method == "POST" and path == CHAT_PATH]
 
-    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: Any) -> None:
+    def answer(self, handler: BaseHTTPRequestHandler, method: str, body: JSONValue) -> None:
         """Serve the recorded answer to one request."""
         path = handler.path.split("?")[0]
         with self._lock:
@@ -266,15 +281,16 @@ class ReplayServer(LoopbackHTTP):
         else:
             self._other(handler, method, path, body)
 
-    def _chat(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+    def _chat(self, handler: BaseHTTPRequestHandler, body: JSONValue) -> None:
         with self._lock:
             chat = next(self._chats, None)
         if chat is None:
             send_body(handler, 500, "application/json",
                   json.dumps({"error": {"message": "the recording has no more chat replies"}}))
             return
-        sent = body.get("messages") if isinstance(body, dict) else None
-        if self.strict and sent != (chat.body or {}).get("messages"):
+        sent = body.get("messages") if isinstance(body, Mapping) else None
+        recorded = chat.body.get("messages") if isinstance(chat.body, Mapping) else None
+        if self.strict and sent != recorded:
             # coder's prompt changed since the recording: its reply would be meaningless, so say so
             send_body(handler, 409, "application/json", json.dumps({"error": {
                 "message": "the prompt differs from the recorded one: re-record with tests/data/ui/record.py"}}))
@@ -291,7 +307,7 @@ class ReplayServer(LoopbackHTTP):
         page = self._metrics[index]
         send_body(handler, page.status, page.content_type, page.text)
 
-    def _other(self, handler: BaseHTTPRequestHandler, method: str, path: str, body: Any) -> None:
+    def _other(self, handler: BaseHTTPRequestHandler, method: str, path: str, body: JSONValue) -> None:
         for e in self.recording.exchanges:
             if e.method == method and e.path == path and e.body == body and not e.is_chat:
                 send_body(handler, e.status, e.content_type, e.text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coder.errors import CoderError
 from coder.session import context
@@ -13,6 +13,7 @@ from coder.telemetry.stats import Chunk, Reply
 
 if TYPE_CHECKING:
     from coder.backends.session import BackendSession
+    from coder.edit.gitops import UndoResult
     from coder.sessions import Session
     from coder.telemetry.metrics import SpecStats
 
@@ -76,7 +77,6 @@ def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
     return region.name if region is not None and region.name else None
 
 
-def undo_text(result: Any) -> str:
+def undo_text(result: UndoResult) -> str:
     """One line describing an undone commit."""
-    paths = ", ".join(getattr(result, "paths", []) or [])
-    return f"{getattr(result, 'sha', '')[:8]} {getattr(result, 'subject', '')!r} ({paths} restored)"
+    return f"{result.sha[:8]} {result.subject!r} ({', '.join(result.paths)} restored)"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REQUEST_FIELD = "return_progress"  # llama.cpp request flag that turns the updates on
@@ -48,7 +47,7 @@ class PromptProgress:
         return self.total > 0 and self.processed >= self.total
 
 
-def parse_prompt_progress(chunk: Mapping[str, Any], elapsed: float = 0.0) -> PromptProgress | None:
+def parse_prompt_progress(chunk: Mapping[str, object], elapsed: float = 0.0) -> PromptProgress | None:
     """The ``prompt_progress`` object of a streamed chunk (chat or /completion), if any."""
     raw = chunk.get("prompt_progress")
     if not isinstance(raw, Mapping):

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -225,7 +225,7 @@ class CoderApp(App[None]):
             self.find_backend()
         self.load_baseline()
 
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus the backend screen."""
         yield from super().get_system_commands(screen)
         yield SystemCommand("Backend", "Start, stop, restart the server; log and doctor", self.action_backend)
