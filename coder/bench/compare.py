@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from rich.console import Console
 from rich.table import Table
 
 from coder.bench.report import fmt
+from coder.bench.schema import BenchReport
 
 
-def _key_metrics(report: dict[str, Any]) -> dict[tuple[str, str], float | None]:
+class CompareRow(TypedDict):
+    """One figure of both reports: A's value, B's and B ÷ A (None where either is missing)."""
+
+    row: str
+    metric: str
+    a: float | None
+    b: float | None
+    ratio: float | None
+
+
+def _key_metrics(report: BenchReport) -> dict[tuple[str, str], float | None]:
     """(row, metric) → value for every comparable figure; rows keyed without the target name."""
     out: dict[tuple[str, str], float | None] = {}
     multi = len(report["results"]) > 1
@@ -23,20 +34,20 @@ def _key_metrics(report: dict[str, Any]) -> dict[tuple[str, str], float | None]:
                 out[(label, f"decode tok/s {cls}")] = v
             out[(label, "acceptance length")] = row["acceptance_length"]
             out[(label, "TTFT p50 s")] = row["ttft_p50"]
-        for row in res["concurrency"]:
-            label = pre + f"{'baseline ' if row['baseline'] else ''}c={row['concurrency']}"
-            out[(label, "output tok/s")] = row["output_throughput"]
-            out[(label, "TTFT p50 s")] = row["ttft_p50"]
+        for point in res["concurrency"]:
+            label = pre + f"{'baseline ' if point['baseline'] else ''}c={point['concurrency']}"
+            out[(label, "output tok/s")] = point["output_throughput"]
+            out[(label, "TTFT p50 s")] = point["ttft_p50"]
         for pre_row in res["prefill"]:
             out[(pre + "prefill", "cold prompt tok/s")] = pre_row["cold"]["prompt_tps_server"] \
                 or pre_row["cold"]["prompt_tps_client"]
     return out
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+def compare(a: BenchReport, b: BenchReport) -> list[CompareRow]:
     """Rows present in either report, with both values and B/A where both exist."""
     ma, mb = _key_metrics(a), _key_metrics(b)
-    rows = []
+    rows: list[CompareRow] = []
     for key in list(ma) + [k for k in mb if k not in ma]:
         va, vb = ma.get(key), mb.get(key)
         ratio = vb / va if va and vb is not None else None
@@ -44,7 +55,7 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def prompt_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+def prompt_mismatch(a: BenchReport, b: BenchReport) -> str | None:
     """A warning when A and B measured different prompts or method (ratios then compare unlike things)."""
     names_a = [w["name"] for w in a.get("workloads", [])]
     names_b = [w["name"] for w in b.get("workloads", [])]
@@ -57,7 +68,7 @@ def prompt_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     return f"A and B differ in method: {', '.join(problems)}" if problems else None
 
 
-def render_compare(rows: list[dict[str, Any]], a_name: str, b_name: str, console: Console) -> None:
+def render_compare(rows: list[CompareRow], a_name: str, b_name: str, console: Console) -> None:
     """Print two reports' figures side by side with their ratios."""
     t = Table(title=f"A = {a_name}   B = {b_name}")
     for col in ("run", "metric", "A", "B", "B/A"):

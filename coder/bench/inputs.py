@@ -13,9 +13,9 @@ import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONValue
 
 MAX_PROMPT_BYTES = 16 * 1024 * 1024  # a prompt file or a file an edit prompt rewrites
 MAX_JSON_DEPTH = 32  # prompt records are flat: {"messages": [{"role": ..., "content": ...}]}
@@ -64,12 +64,13 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> JSONValue:
     """``json.loads`` after a depth check, so a deep document is one line, never a RecursionError."""
     if json_depth(text) > max_depth:
         raise CoderError(f"{where}: JSON nested deeper than {max_depth} levels")
     try:
-        return json.loads(text)
+        value: JSONValue = json.loads(text)
+        return value
     except json.JSONDecodeError as exc:
         raise CoderError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:  # the depth check counts brackets; this is only a backstop

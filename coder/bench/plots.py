@@ -10,10 +10,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after use("Agg"): no display needed
 
+from coder.bench.schema import BenchReport
+
 CLASS_COLORS = {"fresh": "tab:blue", "full": "tab:green", "region": "tab:orange", "all": "black"}
 
 
-def plot_all(report: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
+def plot_all(report: BenchReport, out_dir: Path, stem: str) -> list[Path]:
     """Write every plot the report has data for; returns the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -45,15 +47,17 @@ def _finish(fig: Any, ax: Any, path: Path, drawn: bool, xlabel: str, ylabel: str
     return True
 
 
-def plot_k(report: dict[str, Any], path: Path) -> bool:
+def plot_k(report: BenchReport, path: Path) -> bool:
     """Single-stream tok/s vs k, one line per class (and all prompts), baseline dashed."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     drawn = False
     for res in report["results"]:
-        rows = sorted((r for r in res["single"] if r["k"] and not r.get("baseline")), key=lambda r: r["k"])
-        if len(rows) < 2:
+        by_k = sorted(((k, r) for r in res["single"] if (k := r["k"]) and not r.get("baseline")),
+                      key=lambda kr: kr[0])
+        if len(by_k) < 2:
             continue
-        ks = [r["k"] for r in rows]
+        ks = [k for k, _ in by_k]
+        rows = [r for _, r in by_k]
         series = {"all": [r["decode_tps"] for r in rows]}
         for cls in ("fresh", "full", "region"):
             if any(cls in r["decode_tps_by_class"] for r in rows):
@@ -71,7 +75,7 @@ def plot_k(report: dict[str, Any], path: Path) -> bool:
                    "tok/s vs k per request class")
 
 
-def plot_acceptance(report: dict[str, Any], path: Path) -> bool:
+def plot_acceptance(report: BenchReport, path: Path) -> bool:
     """Survival P(A ≥ i) per position for every speculative run (conditional rates dotted)."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     drawn = False
@@ -89,7 +93,7 @@ def plot_acceptance(report: dict[str, Any], path: Path) -> bool:
     return _finish(fig, ax, path, drawn, "draft position i", "acceptance", "acceptance per position", legend_size=7)
 
 
-def plot_concurrency(report: dict[str, Any], path: Path) -> bool:
+def plot_concurrency(report: BenchReport, path: Path) -> bool:
     """Aggregate output tok/s vs concurrency, per target and its baseline."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     drawn = False

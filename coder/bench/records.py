@@ -6,11 +6,12 @@ Plain data and pure arithmetic; :mod:`coder.bench.runner` produces these.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import asdict, dataclass, field
 
 from coder.backends.server import ServerInfo
 from coder.bench import stats
+from coder.bench.schema import PrefillPart, PromptSummary, RunJSON, RunSummary, SpecJSON
+from coder.jsontypes import JSONObject
 from coder.redact import redact_argv
 from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.stats import RequestStats, Timings
@@ -31,7 +32,7 @@ class RequestRecord:
     start: float = 0.0
     end: float = 0.0
     stats: RequestStats = field(default_factory=RequestStats)
-    spec: dict[str, object] | None = None  # counter delta around this request (single-stream only)
+    spec: SpecJSON | None = None  # counter delta around this request (single-stream only)
     text: str = ""
     error: str | None = None
     answered: bool = False  # the stream ended with a final usage/timings chunk
@@ -122,28 +123,30 @@ class RunResult:
 
     kind: str  # single | concurrency | prefill
     label: str
-    server: dict[str, Any]
+    server: JSONObject
     k: int | None = None  # effective draft depth of the run (None = no speculation)
     k_applied: str | None = None  # launch | request-cap | restart | none
     concurrency: int = 1
     requests: list[RequestRecord] = field(default_factory=list)
     warmup: list[RequestRecord] = field(default_factory=list)
-    counters_before: dict[str, Any] = field(default_factory=dict)
-    counters_after: dict[str, Any] = field(default_factory=dict)
+    counters_before: JSONObject = field(default_factory=dict)
+    counters_after: JSONObject = field(default_factory=dict)
     counters_settled: bool = True
-    spec: dict[str, Any] = field(default_factory=dict)
-    summary: dict[str, Any] = field(default_factory=dict)
+    spec: SpecJSON = field(default_factory=lambda: SpecJSON())
+    summary: RunSummary = field(default_factory=lambda: RunSummary())
     notes: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunJSON:
         """The report form (requests flattened by :meth:`RequestRecord.to_json`)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["requests"] = [r.to_json() for r in self.requests]
-        out["warmup"] = [r.to_json() for r in self.warmup]
-        return out
+        return {"kind": self.kind, "label": self.label, "server": self.server, "k": self.k,
+                "k_applied": self.k_applied, "concurrency": self.concurrency,
+                "requests": [r.to_json() for r in self.requests], "warmup": [r.to_json() for r in self.warmup],
+                "counters_before": self.counters_before, "counters_after": self.counters_after,
+                "counters_settled": self.counters_settled, "spec": self.spec, "summary": self.summary,
+                "notes": self.notes}
 
 
-def server_record(server: ServerInfo) -> dict[str, Any]:
+def server_record(server: ServerInfo) -> JSONObject:
     """The server facts every run carries (engine, build, model, drafter, k, argv)."""
     return {
         "url": server.url, "engine": server.engine, "profile": server.profile, "managed": server.managed,
@@ -154,9 +157,9 @@ def server_record(server: ServerInfo) -> dict[str, Any]:
     }
 
 
-def spec_json(delta: SpecDelta, k: int | None = None) -> dict[str, Any]:
+def spec_json(delta: SpecDelta, k: int | None = None) -> SpecJSON:
     """A counter delta with every derived figure (survival and conditional per position)."""
-    out: dict[str, Any] = {
+    out: SpecJSON = {
         "drafts": delta.drafts, "draft_tokens": delta.draft_tokens, "accepted": delta.accepted,
         "generated": delta.generated, "accepted_per_pos": list(delta.accepted_per_pos),
         "drafted_per_pos": list(delta.drafted_per_pos),
@@ -174,7 +177,7 @@ def spec_json(delta: SpecDelta, k: int | None = None) -> dict[str, Any]:
     return out
 
 
-def stats_json(s: SpecStats) -> dict[str, Any]:
+def stats_json(s: SpecStats) -> JSONObject:
     """A counter snapshot as JSON."""
     return asdict(s)
 
@@ -189,10 +192,10 @@ def _by_workload(records: Sequence[RequestRecord]) -> dict[str, list[RequestReco
     return out
 
 
-def summarize_single(records: Sequence[RequestRecord]) -> dict[str, Any]:
+def summarize_single(records: Sequence[RequestRecord]) -> RunSummary:
     """Per-prompt medians, per-class and overall mean of medians, TTFT, lengths, errors."""
     ok = [r for r in records if r.ok]
-    per_prompt: dict[str, Any] = {}
+    per_prompt: dict[str, PromptSummary] = {}
     by_class: dict[str, dict[str, list[float]]] = {}
     for name, recs in _by_workload(ok).items():
         tps = [r.decode_tps for r in recs if r.decode_tps is not None]
@@ -221,7 +224,7 @@ def summarize_single(records: Sequence[RequestRecord]) -> dict[str, Any]:
     }
 
 
-def summarize_concurrency(records: Sequence[RequestRecord], c: int) -> dict[str, Any]:
+def summarize_concurrency(records: Sequence[RequestRecord], c: int) -> RunSummary:
     """Aggregate output throughput (TTFT included), latency spreads and stream occupancy."""
     ok = [r for r in records if r.ok]
     if not ok:
@@ -245,9 +248,9 @@ def summarize_concurrency(records: Sequence[RequestRecord], c: int) -> dict[str,
     }
 
 
-def summarize_prefill(records: Sequence[RequestRecord]) -> dict[str, Any]:
+def summarize_prefill(records: Sequence[RequestRecord]) -> RunSummary:
     """Cold and warm prompt-processing speed, server- and client-measured."""
-    def part(cls: str) -> dict[str, Any]:
+    def part(cls: str) -> PrefillPart:
         recs = [r for r in records if r.cls == cls and r.error is None]
         server_tps = [float(r.timings["prompt_per_second"]) for r in recs
                       if r.timings.get("prompt_per_second")]

@@ -9,7 +9,7 @@ import platform
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,10 +17,23 @@ from rich.table import Table
 
 from coder import __version__
 from coder.bench import stats
+from coder.bench.schema import (
+    Analysis,
+    BenchReport,
+    ConcurrencyRow,
+    LosslessItem,
+    LosslessJSON,
+    PrefillRow,
+    RunJSON,
+    SingleRow,
+    TargetJSON,
+    WorkloadJSON,
+)
 from coder.config import REQUEST_CLASSES
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
 from coder.hardware import cpu_model, gpus
+from coder.jsontypes import JSONObject, as_list
 
 SCHEMA = 1
 
@@ -63,7 +76,7 @@ DEFINITIONS: dict[str, str] = {
 }
 
 
-def hardware() -> dict[str, Any]:
+def hardware() -> JSONObject:
     """CPU model, cores, memory and GPUs (nvidia-smi when present)."""
     mem = None
     try:
@@ -75,10 +88,10 @@ def hardware() -> dict[str, Any]:
             "platform": platform.platform(), "python": sys.version.split()[0]}
 
 
-def build_report(targets: list[dict[str, Any]], *, settings: dict[str, Any], workloads: list[dict[str, Any]],
-                 argv: list[str]) -> dict[str, Any]:
+def build_report(targets: list[TargetJSON], *, settings: JSONObject, workloads: list[WorkloadJSON],
+                 argv: list[str]) -> BenchReport:
     """The versioned JSON document: raw runs per target plus derived results."""
-    report = {
+    return {
         "schema": SCHEMA,
         "tool": "coder bench",
         "coder_version": __version__,
@@ -89,22 +102,22 @@ def build_report(targets: list[dict[str, Any]], *, settings: dict[str, Any], wor
         "definitions": DEFINITIONS,
         "workloads": workloads,
         "targets": targets,
+        "results": [analyse(t) for t in targets],
     }
-    report["results"] = [analyse(t) for t in targets]
-    return report
 
 
-def _servers(targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _servers(targets: list[TargetJSON]) -> list[JSONObject]:
     """Each distinct server measured (engine, build, model, drafter, k, argv), in order of first use."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, JSONObject] = {}
     for t in targets:
         for run in t["runs"] + t.get("baseline_runs", []):
             server = run["server"]
-            seen.setdefault(" ".join(server.get("argv") or [server.get("url", "")]), server)
+            argv = as_list(server.get("argv")) or [server.get("url", "")]
+            seen.setdefault(" ".join(map(str, argv)), server)
     return list(seen.values())
 
 
-def _single_row(run: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
+def _single_row(run: RunJSON, base: RunJSON | None) -> SingleRow:
     summ, spec = run["summary"], run.get("spec") or {}
     al = spec.get("acceptance_length")
     base_summ = base["summary"] if base else {}
@@ -123,15 +136,17 @@ def _single_row(run: dict[str, Any], base: dict[str, Any] | None) -> dict[str, A
     }
 
 
-def analyse(target: dict[str, Any]) -> dict[str, Any]:
+def analyse(target: TargetJSON) -> Analysis:
     """Speedups, fraction of ideal, per-class k recommendation and lossless agreement for one target."""
     runs, base_runs = target["runs"], target.get("baseline_runs", [])
     base_single = next((r for r in base_runs if r["kind"] == "single"), None)
     single = [_single_row(r, base_single) for r in runs if r["kind"] == "single"]
     if base_single:
-        single.append(_single_row(base_single, None) | {"baseline": True})
+        base_row = _single_row(base_single, None)
+        base_row["baseline"] = True
+        single.append(base_row)
     base_conc = {r["concurrency"]: r for r in base_runs if r["kind"] == "concurrency"}
-    conc = []
+    conc: list[ConcurrencyRow] = []
     for r in (x for x in runs + base_runs if x["kind"] == "concurrency"):
         thr = r["summary"].get("output_throughput")
         b = base_conc.get(r["concurrency"])
@@ -145,27 +160,28 @@ def analyse(target: dict[str, Any]) -> dict[str, Any]:
             "speedup": None if is_base else stats.speedup(thr, base_thr),
             "baseline": is_base, "notes": r["notes"],
         })
-    prefill = [{"label": r["label"], **r["summary"]} for r in runs if r["kind"] == "prefill"]
+    prefill: list[PrefillRow] = [{"label": r["label"], "cold": r["summary"]["cold"], "warm": r["summary"]["warm"]}
+                                 for r in runs if r["kind"] == "prefill"]
     return {
         "name": target["name"], "single": single, "concurrency": conc, "prefill": prefill,
         "recommendation": recommend(runs), "lossless": lossless(runs, base_single),
     }
 
 
-def recommend(runs: list[dict[str, Any]]) -> dict[str, int]:
+def recommend(runs: list[RunJSON]) -> dict[str, int]:
     """Per class, the k whose run had the best single-stream tok/s (needs at least two k values)."""
-    sweep = [r for r in runs if r["kind"] == "single" and r["k"]]
-    if len({r["k"] for r in sweep}) < 2:
+    sweep = [(k, r) for r in runs if r["kind"] == "single" and (k := r["k"])]
+    if len({k for k, _ in sweep}) < 2:
         return {}
     out: dict[str, int] = {}
     for cls in REQUEST_CLASSES:
-        by_k = {r["k"]: r["summary"].get("decode_tps_by_class", {}).get(cls) for r in sweep}
+        by_k = {k: r["summary"].get("decode_tps_by_class", {}).get(cls) for k, r in sweep}
         if (k := stats.best_k(by_k)) is not None:
             out[cls] = k
     return out
 
 
-def lossless(runs: list[dict[str, Any]], base: dict[str, Any] | None) -> dict[str, Any]:
+def lossless(runs: list[RunJSON], base: RunJSON | None) -> LosslessJSON:
     """Per prompt, first-repetition output with speculation (launch k) vs the baseline's."""
     if base is None:
         return {}
@@ -173,9 +189,9 @@ def lossless(runs: list[dict[str, Any]], base: dict[str, Any] | None) -> dict[st
     if not spec_runs:
         return {}
     spec = next((r for r in spec_runs if r["k_applied"] == "launch"), spec_runs[0])
-    first = {(r["workload"]): r["text"] for r in spec["requests"] if r["rep"] == 0 and r["error"] is None}
-    ref = {(r["workload"]): r["text"] for r in base["requests"] if r["rep"] == 0 and r["error"] is None}
-    items = []
+    first = {str(r["workload"]): str(r["text"]) for r in spec["requests"] if r["rep"] == 0 and r["error"] is None}
+    ref = {str(r["workload"]): str(r["text"]) for r in base["requests"] if r["rep"] == 0 and r["error"] is None}
+    items: list[LosslessItem] = []
     for name in (n for n in first if n in ref):
         a, b = first[name], ref[name]
         items.append({"workload": name, "exact": a == b, "chars": [len(a), len(b)],
@@ -186,22 +202,27 @@ def lossless(runs: list[dict[str, Any]], base: dict[str, Any] | None) -> dict[st
             "mean_prefix_fraction": stats.mean(i["prefix_fraction"] for i in items)}
 
 
-def write_json(report: dict[str, Any], out_dir: Path) -> Path:
+def write_json(report: BenchReport, out_dir: Path) -> Path:
     """``bench-<target>-<model>-<UTC time>.json`` in ``out_dir`` (written atomically, mode 0600)."""
     out_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    first = report["targets"][0] if report["targets"] else {}
+    first = report["targets"][0] if report["targets"] else None
     model = ""
-    if first.get("runs"):
+    if first and first["runs"]:
         model = Path(str(first["runs"][0]["server"].get("model") or "")).stem
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    name = "-".join(_slug(p) for p in ("bench", first.get("name", ""), model, stamp) if p)
+    name = "-".join(_slug(p) for p in ("bench", first["name"] if first else "", model, stamp) if p)
     path = out_dir / f"{name}.json"
     # 0600: the results hold prompts (your code) and local paths
     atomic_write(path, json.dumps(report, indent=1, default=str), mode=0o600)
     return path
 
 
-def load_json(path: Path) -> dict[str, Any]:
+def _is_report(data: object) -> TypeGuard[BenchReport]:
+    """A coder bench document of the schema this coder reads (what :func:`load_json` checks)."""
+    return isinstance(data, dict) and data.get("tool") == "coder bench" and data.get("schema") == SCHEMA
+
+
+def load_json(path: Path) -> BenchReport:
     """Read a bench report; a one-line CoderError when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -211,7 +232,7 @@ def load_json(path: Path) -> dict[str, Any]:
         raise CoderError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     if not isinstance(data, dict) or data.get("tool") != "coder bench":
         raise CoderError(f"{path}: not a coder bench result")
-    if data.get("schema") != SCHEMA:
+    if not _is_report(data):
         raise CoderError(f"{path}: result schema {data.get('schema')!r}; this coder reads schema {SCHEMA}")
     return data
 
@@ -233,7 +254,7 @@ def pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
-def render(report: dict[str, Any], console: Console, *, definitions: bool = True) -> None:
+def render(report: BenchReport, console: Console, *, definitions: bool = True) -> None:
     """Print every table of a report (and the definitions, so the numbers can't be misread)."""
     settings, host = report["settings"], report["environment"]["host"]
     cache = "cold prompts (cache off)" if settings["cold"] else "prompt cache on"
@@ -248,14 +269,14 @@ def render(report: dict[str, Any], console: Console, *, definitions: bool = True
             console.print(f"  [bold]{escape(name)}[/]: {escape(text)}", highlight=False)
 
 
-def _render_target(res: dict[str, Any], target: dict[str, Any], console: Console) -> None:
+def _render_target(res: Analysis, target: TargetJSON, console: Console) -> None:
     _render_single(res, console)
     _render_concurrency(res, console)
     _render_extras(res, console)
     _render_notes(target, console)
 
 
-def _render_single(res: dict[str, Any], console: Console) -> None:
+def _render_single(res: Analysis, console: Console) -> None:
     classes = [c for c in ("fresh", "full", "region")
                if any(c in row["decode_tps_by_class"] for row in res["single"])]
     if res["single"]:
@@ -285,7 +306,7 @@ def _render_single(res: dict[str, Any], console: Console) -> None:
             console.print(p)
 
 
-def _render_concurrency(res: dict[str, Any], console: Console) -> None:
+def _render_concurrency(res: Analysis, console: Console) -> None:
     if res["concurrency"]:
         c = Table(title=f"{res['name']}: concurrency (aggregate output tok/s incl. TTFT)")
         for col in ("run", "c", "output tok/s", "TTFT p50", "AL", "busy streams", "speedup", "flags"):
@@ -298,7 +319,7 @@ def _render_concurrency(res: dict[str, Any], console: Console) -> None:
         console.print(c)
 
 
-def _render_extras(res: dict[str, Any], console: Console) -> None:
+def _render_extras(res: Analysis, console: Console) -> None:
     for pre in res["prefill"]:
         cold, warm = pre["cold"], pre["warm"]
         console.print(f"prefill ({pre['label']}): cold {fmt(cold['prompt_tokens'], '.0f')} prompt tokens at "
@@ -319,7 +340,7 @@ def _render_extras(res: dict[str, Any], console: Console) -> None:
         console.print(f"[bold]recommended k[/] ({res['name']}): {rec}")
 
 
-def _render_notes(target: dict[str, Any], console: Console) -> None:
+def _render_notes(target: TargetJSON, console: Console) -> None:
     for note in target.get("notes", []):
         console.print(f"note: {note}", highlight=False)
     for run in target["runs"] + target.get("baseline_runs", []):

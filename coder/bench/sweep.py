@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
 from coder.backends import manager
 from coder.backends.engine import adapter_for
@@ -16,6 +15,7 @@ from coder.backends.server import ServerInfo
 from coder.bench import stats
 from coder.bench.records import RunResult
 from coder.bench.runner import NullProgress, Progress, Runner, Settings
+from coder.bench.schema import TargetJSON
 from coder.bench.workloads import Workload
 from coder.config import Profile
 from coder.errors import CoderError
@@ -117,7 +117,7 @@ def _slots(server: ServerInfo) -> int | None:
         return adapter_for(server.engine).slot_count(api)
 
 
-def run_target(plan: Plan, target: Target, progress: Progress) -> dict[str, Any]:
+def run_target(plan: Plan, target: Target, progress: Progress) -> TargetJSON:
     """Every measurement the plan asks for on one target; returns its JSON section."""
     session = _Session(target, plan.settings, progress)
     runs: list[RunResult] = []
@@ -191,7 +191,7 @@ def _baseline(plan: Plan, target: Target, progress: Progress, notes: list[str]) 
     return runs
 
 
-def run_plan(plan: Plan, progress: Progress | None = None) -> list[dict[str, Any]]:
+def run_plan(plan: Plan, progress: Progress | None = None) -> list[TargetJSON]:
     """Run every target in turn (never two servers measured at once)."""
     progress = progress or NullProgress()
     progress.add(plan.request_count())

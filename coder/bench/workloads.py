@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.bench import inputs
+from coder.bench.schema import WorkloadJSON
 from coder.config import REQUEST_CLASSES
 from coder.edit.prompt import build_messages
 from coder.errors import CoderError
@@ -33,7 +34,7 @@ class Workload:
     file: str | None = None  # source file an edit workload rewrites
     source: str = "builtin"  # where the prompt came from (path[:line] for user prompts)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WorkloadJSON:
         """The workload as recorded in the report (messages included)."""
         return {"name": self.name, "class": self.cls, "file": self.file, "source": self.source,
                 "messages": self.messages}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -14,6 +14,10 @@ from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key
 from coder.errors import CoderError
 from coder.redact import redact_argv, scrub
+
+if TYPE_CHECKING:
+    from coder.bench.schema import BenchReport
+    from coder.bench.sweep import Target
 
 EPILOG = """\
 examples:
@@ -147,7 +151,7 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _targets(args: argparse.Namespace) -> list[Any]:
+def _targets(args: argparse.Namespace) -> list[Target]:
     from coder.bench.sweep import Target
     from coder.repo import find_repo_root
 
@@ -163,7 +167,7 @@ def _targets(args: argparse.Namespace) -> list[Any]:
     return [Target((p := cfg.profile(n)).name, profile=p) for n in names]
 
 
-def _apply(doc: dict[str, Any], targets: list[Any], console: Console) -> None:
+def _apply(doc: BenchReport, targets: list[Target], console: Console) -> None:
     path = config_mod.user_config_path()
     applied = False
     for res, target in zip(doc["results"], targets, strict=True):
