@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from statistics import mean
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from coder.bench import lossless
 
@@ -21,20 +21,100 @@ CEILING_CAP = 7
 TARGETS = {"vs_ceiling": 2.0, "vs_ngram": 1.3, "fresh_vs_model": 0.97}
 
 
-def _tps(rows: Iterable[dict[str, Any]]) -> float | None:
-    values = [float(r["tps"]) for r in rows if r.get("tps")]
+class CopyRun(TypedDict, total=False):
+    """One greedy run of ``scripts/bench_copy.py``: its identity, timings, counters and lossless verdict."""
+
+    config: str
+    cap: int | None
+    workload: str
+    cls: str
+    rep: int
+    tokens: list[int]
+    text: str
+    n: int
+    tps: float | None  # llama.cpp timings.predicted_per_second
+    wall: float
+    prompt_ms: float | None
+    drafts: float
+    draft_tokens: float
+    accepted: float
+    al: float | None
+    per_pos: list[float]
+    by_type: dict[str, dict[str, int]]  # timings.draft_by_type of coder's build
+    step_share: dict[str, float]
+    lossless: lossless.DivergenceJSON
+
+
+class RealDivergence(TypedDict):
+    """Where a run diverged beyond the noise floor, and the margins per batch shape."""
+
+    config: str
+    cap: int | None
+    workload: str
+    index: int | None
+    margin: float | None
+    margins: dict[str, float | None]
+
+
+class Pick(TypedDict):
+    """A configuration at one cap and its mean tok/s."""
+
+    config: str
+    cap: int | None
+    tps: float
+
+
+class ClassSummary(TypedDict):
+    """One request class: the best configurations and the ratios the targets name."""
+
+    none: Pick
+    ceiling: Pick | None
+    best_prediction: Pick | None
+    best_ngram_mod: Pick | None
+    best_overall: Pick | None
+    model_drafter: Pick | None
+    prediction_vs_ceiling: float | None
+    prediction_vs_ngram_mod: float | None
+    prediction_vs_none: float | None
+    prediction_ngram_chain: Pick | None
+    chain_vs_ngram_mod: float | None
+    prediction_draft_vs_model: NotRequired[float | None]  # fresh only
+
+
+class MismatchSummary(TypedDict):
+    """The worst case: a prediction that does not match the output."""
+
+    prediction_draft_tokens_max: int
+    prediction_drafts_max: int
+    tps_vs_none_min: float | None
+
+
+class CopySummary(TypedDict, total=False):
+    """What :func:`summarize` returns (keys in the order they are filled)."""
+
+    classes: dict[str, ClassSummary]
+    noise_floor_nats: float
+    targets: dict[str, str]
+    mismatch: MismatchSummary
+    lossless: dict[str, dict[str, int]]
+    real_divergences: list[RealDivergence]
+    noise_floor: list[lossless.DivergenceJSON]
+
+
+def _tps(rows: Iterable[CopyRun]) -> float | None:
+    values = [float(t) for r in rows if (t := r.get("tps"))]
     return mean(values) if values else None
 
 
-def _by(rows: list[dict[str, Any]], cls: str) -> dict[tuple[str, int | None], list[dict[str, Any]]]:
-    out: dict[tuple[str, int | None], list[dict[str, Any]]] = defaultdict(list)
+def _by(rows: list[CopyRun], cls: str) -> dict[tuple[str, int | None], list[CopyRun]]:
+    out: dict[tuple[str, int | None], list[CopyRun]] = defaultdict(list)
     for r in rows:
         if r["cls"] == cls:
             out[(r["config"], r["cap"])].append(r)
     return out
 
 
-def best(rows: list[dict[str, Any]], cls: str, configs: tuple[str, ...]) -> dict[str, Any] | None:
+def best(rows: list[CopyRun], cls: str, configs: tuple[str, ...]) -> Pick | None:
     """The (config, cap) of ``configs`` with the highest mean tok/s on ``cls`` (cap 7 excluded)."""
     groups = [(k, _tps(v)) for k, v in _by(rows, cls).items() if k[0] in configs and k[1] != CEILING_CAP]
     scored = [(k, t) for k, t in groups if t is not None]
@@ -44,7 +124,7 @@ def best(rows: list[dict[str, Any]], cls: str, configs: tuple[str, ...]) -> dict
     return {"config": config, "cap": cap, "tps": round(tps, 1)}
 
 
-def ceiling(rows: list[dict[str, Any]], cls: str) -> dict[str, Any] | None:
+def ceiling(rows: list[CopyRun], cls: str) -> Pick | None:
     """The block-8 ceiling: the better copy drafter (ngram-mod or prediction) capped at k=7."""
     groups = _by(rows, cls)
     scored = [(c, _tps(groups.get((c, CEILING_CAP), []))) for c in ("ngram-mod", "prediction")]
@@ -55,13 +135,13 @@ def ceiling(rows: list[dict[str, Any]], cls: str) -> dict[str, Any] | None:
     return {"config": config, "cap": CEILING_CAP, "tps": round(tps or 0.0, 1)}
 
 
-def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None) -> float | None:
+def _ratio(a: Pick | None, b: Pick | None) -> float | None:
     if not a or not b or not b["tps"]:
         return None
     return round(float(a["tps"]) / float(b["tps"]), 3)
 
 
-def judge_all(rows: list[dict[str, Any]]) -> float:
+def judge_all(rows: list[CopyRun]) -> float:
     """Set every run's lossless verdict against the noise floor of the plain-vs-plain runs."""
     floor = lossless.noise_floor([r["lossless"] for r in rows if r["config"] == "none-cold" and "lossless" in r])
     for r in rows:
@@ -70,7 +150,7 @@ def judge_all(rows: list[dict[str, Any]]) -> float:
     return floor
 
 
-def lossless_counts(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def lossless_counts(rows: list[CopyRun]) -> dict[str, dict[str, int]]:
     """Per config: how many runs were identical to plain greedy, within the floor, or real."""
     out: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for r in rows:
@@ -79,25 +159,26 @@ def lossless_counts(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {c: dict(v) for c, v in out.items()}
 
 
-def real_divergences(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def real_divergences(rows: list[CopyRun]) -> list[RealDivergence]:
     """Every divergence judged real: where, which tokens, and the margins per shape."""
     return [{"config": r["config"], "cap": r["cap"], "workload": r["workload"], "index": r["lossless"]["index"],
              "margin": r["lossless"]["margin"], "margins": r["lossless"]["margins"]}
             for r in rows if r.get("lossless", {}).get("verdict") == "real"]
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: list[CopyRun]) -> CopySummary:
     """Targets per class, the mismatch worst case and the lossless verdicts."""
-    out: dict[str, Any] = {"classes": {}, "noise_floor_nats": round(judge_all(rows), 3)}
+    classes: dict[str, ClassSummary] = {}
+    out: CopySummary = {"classes": classes, "noise_floor_nats": round(judge_all(rows), 3)}
     for cls in sorted({r["cls"] for r in rows}):
-        none = {"config": "none", "cap": None, "tps": round(_tps(_by(rows, cls).get(("none", None), [])) or 0, 1)}
+        none: Pick = {"config": "none", "cap": None, "tps": round(_tps(_by(rows, cls).get(("none", None), [])) or 0, 1)}
         pred, ngram = best(rows, cls, TARGETED), best(rows, cls, ("ngram-mod",))
         chain = best(rows, cls, ("prediction+ngram-mod",))
-        model = best(rows, cls, ("draft-simple",)) or next(
-            ({"config": "draft-simple", "cap": None, "tps": round(t, 1)}
+        model: Pick | None = best(rows, cls, ("draft-simple",)) or next(
+            (Pick(config="draft-simple", cap=None, tps=round(t, 1))
              for t in [_tps(_by(rows, cls).get(("draft-simple", None), []))] if t), None)
         ceil = ceiling(rows, cls)
-        c: dict[str, Any] = {"none": none, "ceiling": ceil, "best_prediction": pred, "best_ngram_mod": ngram,
+        c: ClassSummary = {"none": none, "ceiling": ceil, "best_prediction": pred, "best_ngram_mod": ngram,
                              "best_overall": best(rows, cls, SPEC), "model_drafter": model,
                              "prediction_vs_ceiling": _ratio(pred, ceil),
                              "prediction_vs_ngram_mod": _ratio(pred, ngram),
@@ -106,13 +187,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if cls == "fresh":
             hybrid = best(rows, cls, ("prediction+draft",))
             c["prediction_draft_vs_model"] = _ratio(hybrid, model)
-        out["classes"][cls] = c
-    full = out["classes"].get("full", {})
+        classes[cls] = c
+    full, fresh = classes.get("full"), classes.get("fresh")
     out["targets"] = {
-        "prediction >= 2.0x ceiling (full)": _met(full.get("prediction_vs_ceiling"), TARGETS["vs_ceiling"]),
-        "prediction >= 1.3x ngram-mod (full)": _met(full.get("prediction_vs_ngram_mod"), TARGETS["vs_ngram"]),
+        "prediction >= 2.0x ceiling (full)": _met(full and full["prediction_vs_ceiling"], TARGETS["vs_ceiling"]),
+        "prediction >= 1.3x ngram-mod (full)": _met(full and full["prediction_vs_ngram_mod"], TARGETS["vs_ngram"]),
         "fresh prose >= 0.97x model drafter": _met(
-            out["classes"].get("fresh", {}).get("prediction_draft_vs_model"), TARGETS["fresh_vs_model"]),
+            fresh and fresh.get("prediction_draft_vs_model"), TARGETS["fresh_vs_model"]),
     }
     mism = [r for r in rows if r["cls"] == "mismatch" and r["config"] == "prediction"]
     plain = _tps(r for r in rows if r["cls"] == "mismatch" and r["config"] == "none")
@@ -134,7 +215,7 @@ def _met(value: float | None, target: float) -> str:
     return f"{value:.2f}x: {'met' if value >= target else 'NOT met'}"
 
 
-def _share(group: list[dict[str, Any]]) -> str:
+def _share(group: list[CopyRun]) -> str:
     """Mean share of verification steps each speculator drafted, over the group's runs."""
     short = {"prediction": "pred", "draft-simple": "ds", "ngram-mod": "ngm"}
     types = sorted({t for r in group for t in r.get("step_share", {})})
@@ -147,7 +228,7 @@ def _pos(per_pos: list[float]) -> str:
     return " ".join(f"p{i + 1} {per_pos[i]:.2f}" for i in picks) or "-"
 
 
-def _verdicts(group: list[dict[str, Any]]) -> str:
+def _verdicts(group: list[CopyRun]) -> str:
     counts: dict[str, int] = defaultdict(int)
     for r in group:
         if "lossless" in r:
@@ -155,7 +236,7 @@ def _verdicts(group: list[dict[str, Any]]) -> str:
     return ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "ref"
 
 
-def table_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+def table_rows(rows: list[CopyRun]) -> list[list[str]]:
     """One row per (class, config, cap): tok/s, ×none, AL, per-position survival, shares, lossless."""
     out = []
     for cls in sorted({r["cls"] for r in rows}):
@@ -163,7 +244,7 @@ def table_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
         none = _tps(groups.get(("none", None), []))
         for (config, cap), group in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1] or 0)):
             tps = _tps(group)
-            als = [r["al"] for r in group if r.get("al")]
+            als = [al for r in group if (al := r.get("al"))]
             per_pos = [mean(p) for p in zip(*[r["per_pos"] for r in group if r["per_pos"]], strict=False)]
             out.append([cls, config, "-" if cap is None else str(cap), f"{tps:.1f}" if tps else "-",
                         f"{tps / none:.2f}" if tps and none else "-", f"{mean(als):.2f}" if als else "-",
@@ -171,7 +252,7 @@ def table_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
     return out
 
 
-def print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+def print_table(rows: list[CopyRun], summary: CopySummary) -> None:
     """The table, then the targets, the worst case and the lossless verdicts (plain text)."""
     head = ["class", "config", "cap", "tok/s", "x none", "AL", "accept by position", "steps drafted", "lossless"]
     body = table_rows(rows)

@@ -22,10 +22,12 @@ speculator's verification (a real bug accepts tokens the target ranks far below 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Protocol, TypedDict
 
 import httpx
+
+from coder.jsontypes import JSONObject
 
 DEFAULT_WIDTHS = (1, 8, 65)  # a plain decode step, a block-8 verification, a cap-64 verification
 TOP_N = 10
@@ -34,9 +36,31 @@ TOP_N = 10
 class Poster(Protocol):
     """What is needed of a server: ``post(path, body)`` (coder's ServerAPI has it)."""
 
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
         """POST ``body`` as JSON to ``path`` on the server and return the response."""
         ...
+
+
+class CandidateJSON(TypedDict):
+    """A :class:`Candidate` as stored in a report."""
+
+    token: int
+    piece: str
+    logprob: float
+
+
+class DivergenceJSON(TypedDict):
+    """A :class:`Divergence` as stored in a report (:meth:`Divergence.to_json`)."""
+
+    index: int | None
+    compared: int
+    ref_token: int | None
+    cand_token: int | None
+    margins: dict[str, float | None]
+    top: dict[str, list[CandidateJSON]]
+    margin: float | None
+    floor: float | None
+    verdict: str
 
 
 @dataclass(frozen=True)
@@ -62,9 +86,13 @@ class Divergence:
     floor: float | None = None  # spread of the margin across shapes
     verdict: str = "identical"  # identical | within floor | real | unexplained
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DivergenceJSON:
         """Plain JSON (candidates as dicts)."""
-        return asdict(self)
+        top = {shape: [CandidateJSON(token=c.token, piece=c.piece, logprob=c.logprob) for c in cands]
+               for shape, cands in self.top.items()}
+        return DivergenceJSON(index=self.index, compared=self.compared, ref_token=self.ref_token,
+                              cand_token=self.cand_token, margins=dict(self.margins), top=top, margin=self.margin,
+                              floor=self.floor, verdict=self.verdict)
 
 
 def first_difference(ref: Sequence[int], cand: Sequence[int]) -> int | None:
@@ -76,9 +104,9 @@ def first_difference(ref: Sequence[int], cand: Sequence[int]) -> int | None:
 
 
 def candidates(api: Poster, context: Sequence[int], *, cache_prompt: bool,
-               extra: dict[str, Any] | None = None) -> list[Candidate]:
+               extra: Mapping[str, object] | None = None) -> list[Candidate]:
     """Top next-token candidates after ``context`` (token ids), greedy, one token generated."""
-    body: dict[str, Any] = {"prompt": list(context), "n_predict": 1, "n_probs": TOP_N, "temperature": 0,
+    body: dict[str, object] = {"prompt": list(context), "n_predict": 1, "n_probs": TOP_N, "temperature": 0,
                             "cache_prompt": cache_prompt, "post_sampling_probs": False, **(extra or {})}
     resp = api.post("/completion", body)
     resp.raise_for_status()
@@ -112,14 +140,14 @@ def classify(margins: Mapping[str, float | None], cold: str = "cold",
     return "real", base, spread
 
 
-def noise_floor(plain_pairs: Sequence[Mapping[str, Any]]) -> float:
+def noise_floor(plain_pairs: Sequence[DivergenceJSON]) -> float:
     """The largest cold-shape margin at which plain greedy output diverged from itself."""
-    margins = [abs(float(d["margin"])) for d in plain_pairs if d.get("index") is not None
-               and d.get("margin") is not None]
+    margins = [abs(float(m)) for d in plain_pairs if d.get("index") is not None
+               and (m := d.get("margin")) is not None]
     return max(margins, default=0.0)
 
 
-def judge(div: Mapping[str, Any], global_floor: float) -> str:
+def judge(div: DivergenceJSON, global_floor: float) -> str:
     """The verdict of a stored divergence (``Divergence.to_json``) against ``global_floor``."""
     if div.get("index") is None or div.get("verdict") in ("identical", "length"):
         return str(div.get("verdict", "identical"))
@@ -127,7 +155,7 @@ def judge(div: Mapping[str, Any], global_floor: float) -> str:
 
 
 def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequence[int],
-            widths: Sequence[int] = DEFAULT_WIDTHS, extra: dict[str, Any] | None = None,
+            widths: Sequence[int] = DEFAULT_WIDTHS, extra: Mapping[str, object] | None = None,
             cold: bool = True) -> Divergence:
     """The first divergence of ``cand`` from ``ref`` (both after ``prompt``) and its verdict.
 
@@ -159,7 +187,7 @@ def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequen
     return out
 
 
-def summarize(items: Sequence[Divergence]) -> dict[str, Any]:
+def summarize(items: Sequence[Divergence]) -> JSONObject:
     """Counts per verdict, plus the largest margin among real divergences."""
     counts: dict[str, int] = {}
     for d in items:
