@@ -9,6 +9,7 @@ stored, forwarded or probed uses these aliases, so no ``Any`` leaks through a pu
   ``list[int]`` built by a caller is a ``JSONValue`` without copying.
 - :data:`JSONObject` is a JSON object a function builds and returns (a real ``dict``, so the
   caller may add keys).
+- A JSON object a function only reads is a ``Mapping[str, object]`` parameter.
 - Readers narrow with ``isinstance`` or the helpers below instead of casting.
 """
 
@@ -20,7 +21,6 @@ from typing import TypeAlias
 JSONScalar: TypeAlias = str | int | float | bool | None
 JSONValue: TypeAlias = JSONScalar | Sequence["JSONValue"] | Mapping[str, "JSONValue"]
 JSONObject: TypeAlias = dict[str, JSONValue]
-JSONMapping: TypeAlias = Mapping[str, JSONValue]  # a JSON object read, never written
 
 
 def as_object(value: object) -> JSONObject:
@@ -33,20 +33,3 @@ def as_object(value: object) -> JSONObject:
 def as_list(value: object) -> list[JSONValue]:
     """``value`` if it is a JSON array (a list copy), else an empty one."""
     return list(value) if isinstance(value, list | tuple) else []
-
-
-def as_number(value: object) -> float | None:
-    """``value`` as a float when it is a JSON number (booleans excluded), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def as_int(value: object) -> int | None:
-    """``value`` when it is a JSON integer (booleans excluded), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def as_str(value: object) -> str | None:
-    """``value`` when it is a JSON string, else None."""
-    return value if isinstance(value, str) else None
