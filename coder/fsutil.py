@@ -1,14 +1,16 @@
-"""File primitives every writer shares: one ``atomic_write`` and one log follower.
+"""File primitives every writer shares: one ``atomic_write``, one JSON reader and one log follower.
 
 Every file coder writes (edited sources, sessions, config, controller and manager
 state, bench reports) goes through :func:`atomic_write`, so a crash leaves the old
 or the new content, never a mix. Every followed log (the manager's load phases,
-the TUI backend screen, ``coder backend logs -f``) uses :class:`LogFollower`.
+the TUI backend screen, ``coder backend logs -f``) uses :class:`LogFollower`. JSON files a
+user hands coder (bench reports, checkpoint configs) are read by :func:`read_json`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import tempfile
@@ -17,8 +19,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder.errors import CoderError
+from coder.jsontypes import JSONValue
 
 DEFAULT_MODE = 0o644
+
+
+def read_json(path: Path) -> JSONValue:
+    """The parsed JSON of ``path``; a one-line CoderError (``path:line: ...``) when it is unreadable or invalid."""
+    try:
+        data: JSONValue = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise CoderError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    return data
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> None:

@@ -31,7 +31,7 @@ from coder.bench.schema import (
 )
 from coder.config import REQUEST_CLASSES
 from coder.errors import CoderError
-from coder.fsutil import atomic_write
+from coder.fsutil import atomic_write, read_json
 from coder.hardware import cpu_model, gpus
 from coder.jsontypes import JSONObject, as_list
 
@@ -224,12 +224,7 @@ def _is_report(data: object) -> TypeGuard[BenchReport]:
 
 def load_json(path: Path) -> BenchReport:
     """Read a bench report; a one-line CoderError when it is not one."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise CoderError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("tool") != "coder bench":
         raise CoderError(f"{path}: not a coder bench result")
     if not _is_report(data):

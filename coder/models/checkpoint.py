@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from coder.errors import CoderError
+from coder.fsutil import read_json
 from coder.jsontypes import JSONObject
 from coder.models.gguf_info import (
     DEFAULT_BLOCK_SIZE,
@@ -100,12 +101,7 @@ class CheckpointInfo:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise CoderError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise CoderError(f"{path}: expected a JSON object")
     return data
