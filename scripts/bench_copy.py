@@ -186,13 +186,6 @@ class Server:
         Path(self.key_path).unlink(missing_ok=True)
 
 
-def prompt_tokens(api: ServerAPI, messages: list[dict[str, str]]) -> list[int]:
-    """The chat-templated prompt as token ids (sent as ids so every run sees the same tokens)."""
-    text = api.post("/apply-template", {"messages": messages}).json()["prompt"]
-    resp = api.post("/tokenize", {"content": text, "add_special": True, "parse_special": True})
-    return [int(t) for t in resp.json()["tokens"]]
-
-
 def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | None = None,
              prediction: str | None = None, cache_prompt: bool = True) -> dict[str, Any]:
     """One greedy completion with its timings, token ids and ``/metrics`` deltas."""
@@ -238,7 +231,7 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
         for w in loads:
             if w.cls == "mismatch" and name not in (*PREDICTS, "none"):
                 continue
-            tokens = toks.get(w.name) or prompt_tokens(server.api, w.messages)
+            tokens = toks.get(w.name) or lossless.prompt_tokens(server.api, w.messages)
             toks[w.name] = tokens
             generate(server.api, tokens, 1)  # prefill once: every measured run starts warm
             pred = (refs.get(w.name) if w.cls == "oracle" else w.prediction) if name in PREDICTS else None

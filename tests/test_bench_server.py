@@ -167,3 +167,43 @@ def test_concurrency_sweep_flags_slots_and_balances_prompts(demo_server: ServerI
     # the demo server has one slot: c=2 queues in the server, and an attached server is not relaunched
     assert any("slot" in n for n in conc[1]["notes"])
     assert any("slot(s)" in n for n in section["notes"])
+
+
+def test_verify_lossless_explains_every_prompt_against_a_plain_server(
+        llama_server_binary: Path, demo_model: Path) -> None:
+    """A drafting demo server (demo-hybrid: ngram-mod, then the model drafting for itself) against its
+    spec-none baseline, two short prompts."""
+    from rich.console import Console
+
+    from coder.bench.report import build_report, render
+
+    profile = builtin_profiles()["demo-hybrid"].with_overrides(
+        name="bench-lossless-test", binary=str(llama_server_binary), ctx=4096, threads=2)
+    plan = Plan(workloads=_suite(("code", "refactor")), settings=Settings(reps=1, max_tokens=32),
+                targets=[], prefill=False, verify_lossless=True)
+    try:
+        section = run_target(plan, Target(profile.name, profile=profile), NullProgress())
+    finally:
+        manager.stop(profile.name)
+        manager.stop(profile.name + "-baseline")
+    assert manager.current(profile.name) is None and manager.current(profile.name + "-baseline") is None
+    (run,) = section["runs"]
+    assert run["spec"]["drafts"] > 0, "the speculating server must have drafted, or nothing was checked"
+    check = section["lossless_check"]
+    assert check is not None, section["notes"]
+    assert check["k"] == 8 and check["spec_type"] == "ngram-mod,draft-simple"
+    assert [i["workload"] for i in check["items"]] == [w.name for w in plan.workloads]
+    for item in check["items"]:
+        assert item["verdict"] in ("identical", "length", "within floor"), item
+        if item["verdict"] == "within floor":  # a divergence: where, which tokens, by how much
+            assert item["index"] is not None and item["ref_token"] != item["cand_token"]
+            assert item["ref_piece"] is not None and item["cand_piece"] is not None
+            assert item["margin"] is not None and item["detail"]["margins"]
+    assert check["real"] == 0
+    doc = build_report([section], settings={"cold": True, "reps": 1, "max_tokens": 32, "temperature": 0.0},
+                       workloads=[w.to_json() for w in plan.workloads], argv=["test"])
+    assert doc["results"][0]["lossless"]["real_differences"] == 0
+    console = Console(record=True, width=160)
+    render(doc, console, definitions=False)
+    out = console.export_text()
+    assert "real differences: 0" in out and all(w.name in out for w in plan.workloads)

@@ -16,16 +16,18 @@ from typing import Any
 import git
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, SHAPES, SHAPES_INSTRUCTION, load, make_repo, replay
 
 from coder import config, sessions
 from coder.backends.server import ServerInfo
+from coder.telemetry.stats import draft_split
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.review.diff_view import DiffView
-from coder.ui.widgets.spec.panel import SpecPanel
+from coder.ui.widgets.spec.panel import SpecPanel, drafted_lines
 from coder.ui.widgets.status.backend_bar import BackendBar
 
 pytestmark = pytest.mark.asyncio
@@ -89,6 +91,59 @@ async def test_chat_streams_reply_and_panel_shows_recorded_metrics(ui_repo: Path
     assert panel.live.stats.tokens > 0 and panel.live.stats.draft_n
     assert panel.request is not None and panel.request.request_class == "fresh"
     assert [t.role for t in app.session.turns] == ["user", "assistant"]
+
+
+def _recorded_by_type(name: str) -> list[dict[str, dict[str, int]]]:
+    """Every ``timings.draft_by_type`` the recorded stream carried, in order (coder's build sends one per chunk)."""
+    import json
+
+    out = []
+    for chat in load(name).chats:
+        for _, data in chat.events:
+            if data.startswith("{") and (timings := json.loads(data).get("timings")):
+                out.append(timings.get("draft_by_type") or {})
+    return out
+
+
+async def test_panel_shows_which_speculator_drafted_how_much_live_and_final(ui_repo: Path) -> None:
+    recorded = _recorded_by_type("chat_hybrid")  # real reply of the chained demo-hybrid server
+    assert len(draft_split(recorded[-1])) == 2, "the recording must show both speculators drafting"
+    with replay("chat_hybrid", rate=40) as (_, info):  # ~4 s of reply: the panel is seen mid-stream
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            panel = app.main.query_one(SpecPanel)
+            detail = panel.query_one("#spec-detail", Static)
+            app.main.prompt.value = SCENARIOS["chat_hybrid"].instruction
+            await pilot.press("enter")
+            live_rows: list[str] = []
+            for _ in range(200):
+                await asyncio.sleep(0.05)
+                shown = str(detail.content)
+                if panel.final is None and panel.live.stats.draft_n and "\n  " in shown:
+                    live_rows = [line for line in shown.splitlines() if line.startswith("  ")]
+                    break
+            await settle(pilot)
+            final_text = str(detail.content)
+    # while streaming: the rows come from the live counters, one of the recorded states
+    assert live_rows, "the panel never showed the split while the reply streamed"
+    seen = [drafted_lines(draft_split(b)) for b in recorded]
+    assert live_rows in seen
+    # once finished: the final counts of the recording, every speculator on its own row
+    assert panel.final is not None and panel.final.stats.draft_by_type == recorded[-1]
+    want = drafted_lines(draft_split(recorded[-1]))
+    assert f"accepted (100%)\n{want[0]}\n{want[1]}\n" in final_text  # right under the drafts row
+    assert {want[0].split()[0], want[1].split()[0]} == {"ngram-mod", "draft-simple"}
+
+
+async def test_panel_shows_no_split_without_per_speculator_counts(ui_repo: Path) -> None:
+    with replay("chat_reply") as (_, info):  # recorded before the build reported draft_by_type
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await submit(pilot, SCENARIOS["chat_reply"].instruction)
+            panel = app.main.query_one(SpecPanel)
+            text = str(panel.query_one("#spec-detail", Static).content)
+    assert panel.final is not None and panel.final.stats.draft_n and "drafts " in text
+    assert "\n  " not in text
 
 
 async def test_unknown_command_help_and_k(greet_repo: Path, greet_server: tuple[Any, ServerInfo]) -> None:

@@ -91,6 +91,18 @@ def test_main_screen_after_streamed_reply(snap_compare, repo: Path, chat: Server
     assert snap_compare(app_for(repo, chat), terminal_size=SIZE, run_before=run_before)
 
 
+def test_panel_splits_drafts_of_a_chained_reply(snap_compare, repo: Path) -> None:  # type: ignore[no-untyped-def]
+    """The recorded demo-hybrid reply (ngram-mod, then draft-simple): one ``by`` row per speculator."""
+    async def run_before(pilot: Pilot[None]) -> None:
+        await _settle(pilot)
+        await _say(pilot, SCENARIOS["chat_hybrid"].instruction)
+        _freeze(pilot)
+        await pilot.pause()
+
+    with replay("chat_hybrid") as (_, info):
+        assert snap_compare(app_for(repo, info), terminal_size=SIZE, run_before=run_before)
+
+
 def test_diff_review(snap_compare, repo: Path, greet: ServerInfo) -> None:  # type: ignore[no-untyped-def]
     async def run_before(pilot: Pilot[None]) -> None:
         await _settle(pilot)

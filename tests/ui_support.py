@@ -78,6 +78,7 @@ class Scenario:
     file: str | None
     instruction: str
     max_tokens: int | None = None  # forced by the recording proxy (a real truncated reply)
+    profile: str = "demo"  # the built-in profile the recording server ran
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -90,6 +91,9 @@ SCENARIOS = {
     "edit_greet": Scenario("edit_greet", "greet.py", GREET_DOCSTRING),
     "edit_shapes": Scenario("edit_shapes", "shapes.py", SHAPES_INSTRUCTION),
     "edit_truncated": Scenario("edit_truncated", "greet.py", GREET_DOCSTRING, max_tokens=24),
+    # a chained pair (ngram-mod, then the model drafting for itself) on coder's build: the reply's
+    # timings carry ``draft_by_type``, which speculator drafted how much
+    "chat_hybrid": Scenario("chat_hybrid", None, CHAT_QUESTION, profile="demo-hybrid"),
 }
 
 

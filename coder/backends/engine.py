@@ -54,6 +54,7 @@ class EngineAdapter(Protocol):
     installable: bool  # coder can build this engine itself (binary and GGUF models checked locally)
     per_request_cache: bool  # a request can switch prompt caching off (cold prefill measurements)
     streams_draft_counters: bool  # running draft counters arrive in every chunk (the k controller learns)
+    token_probes: bool  # /completion by token ids with output ids and n_probs (lossless divergence check)
 
     def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
                    key_file: str | None = None) -> list[str]:
@@ -122,6 +123,7 @@ class ScriptEngineBase:
     installable = False
     per_request_cache = False  # no per-request cache switch: bench makes prefixes unique instead
     streams_draft_counters = False
+    token_probes = False  # no llama.cpp-style /completion: the lossless check compares text only
 
     def k_max(self, profile: Profile) -> int | None:
         """Not read from the drafter here: the engine validates k itself at launch."""

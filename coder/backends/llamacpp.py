@@ -159,6 +159,7 @@ class LlamaCppAdapter:
     installable = True
     per_request_cache = True  # ``cache_prompt``
     streams_draft_counters = True  # ``timings_per_token``
+    token_probes = True  # ``/completion`` with ``return_tokens``, ``n_probs``; ``/apply-template``, ``/tokenize``
 
     def build_argv(self, profile: Profile, port: int, api_key: str, *, dry_run: bool = False,
                    key_file: str | None = None) -> list[str]:

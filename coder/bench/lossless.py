@@ -17,13 +17,16 @@ divergence is *within the floor* when some shape already prefers the speculative
 margin is no larger than the local spread, or when its smallest margin over the shapes is no
 larger than the global floor; otherwise it is *real*, which would point at a bug in the
 speculator's verification (a real bug accepts tokens the target ranks far below its choice).
+
+:func:`verify` runs the whole check for ``coder bench --verify-lossless``; ``scripts/bench_copy.py``
+uses the same pieces on its own runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 import httpx
 
@@ -63,6 +66,34 @@ class DivergenceJSON(TypedDict):
     verdict: str
 
 
+class CheckItemJSON(TypedDict):
+    """One prompt of :func:`verify`: where the speculative output first differs, and the verdict."""
+
+    workload: str
+    index: int | None
+    compared: int
+    ref_token: int | None
+    cand_token: int | None
+    ref_piece: str | None
+    cand_piece: str | None
+    margin: float | None
+    verdict: str
+    detail: DivergenceJSON
+    plain_vs_plain: dict[str, int | float | None]
+
+
+class CheckJSON(TypedDict):
+    """The result of :func:`verify` (``k``/``spec_type`` are added by the bench: the speculating server's)."""
+
+    items: list[CheckItemJSON]
+    noise_floor: float
+    real: int
+    widths: list[int]
+    verdicts: dict[str, int]
+    k: NotRequired[int | None]
+    spec_type: NotRequired[str | None]
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One next-token candidate and its log-probability."""
@@ -84,7 +115,9 @@ class Divergence:
     top: dict[str, list[Candidate]] = field(default_factory=dict)  # shape -> candidates
     margin: float | None = None  # under the cold shape
     floor: float | None = None  # spread of the margin across shapes
-    verdict: str = "identical"  # identical | within floor | real | unexplained
+    verdict: str = "identical"  # identical | length | within floor | real | unexplained
+    ref_piece: str | None = None  # the two tokens as text (/detokenize)
+    cand_piece: str | None = None
 
     def to_json(self) -> DivergenceJSON:
         """Plain JSON (candidates as dicts)."""
@@ -115,6 +148,33 @@ def candidates(api: Poster, context: Sequence[int], *, cache_prompt: bool,
         return []
     return [Candidate(int(c["id"]), str(c.get("token", "")), float(c["logprob"]))
             for c in probs[0].get("top_logprobs", [])]
+
+
+def detokenize(api: Poster, token: int) -> str:
+    """One token id as text (llama.cpp ``/detokenize``)."""
+    resp = api.post("/detokenize", {"tokens": [token]})
+    resp.raise_for_status()
+    return str(resp.json().get("content", ""))
+
+
+def prompt_tokens(api: Poster, messages: Sequence[Mapping[str, str]],
+                  extra: Mapping[str, object] | None = None) -> list[int]:
+    """The chat-templated prompt as token ids (sent as ids, so every run sees the same tokens)."""
+    resp = api.post("/apply-template", {"messages": list(messages), **(extra or {})})
+    resp.raise_for_status()
+    text = resp.json()["prompt"]
+    resp = api.post("/tokenize", {"content": text, "add_special": True, "parse_special": True})
+    resp.raise_for_status()
+    return [int(t) for t in resp.json()["tokens"]]
+
+
+def greedy(api: Poster, prompt: Sequence[int], max_tokens: int, *, cache_prompt: bool) -> list[int]:
+    """The greedy output token ids after ``prompt`` (the server's own speculation, if any, at its launch k)."""
+    body: dict[str, Any] = {"prompt": list(prompt), "n_predict": max_tokens, "temperature": 0, "top_k": 1,
+                            "cache_prompt": cache_prompt, "return_tokens": True}
+    resp = api.post("/completion", body)
+    resp.raise_for_status()
+    return [int(t) for t in resp.json().get("tokens", [])]
 
 
 def margin(top: list[Candidate], ref: int, cand: int) -> float | None:
@@ -171,6 +231,7 @@ def explain(api: Poster, prompt: Sequence[int], ref: Sequence[int], cand: Sequen
         out.verdict = "length"  # one output stops early; the tokens it has all agree
         return out
     out.ref_token, out.cand_token = ref[index], cand[index]
+    out.ref_piece, out.cand_piece = detokenize(api, out.ref_token), detokenize(api, out.cand_token)
     context = [*prompt, *ref[:index]]
     shapes: dict[str, list[Candidate]] = {}
     if cold:
@@ -194,3 +255,40 @@ def summarize(items: Sequence[Divergence]) -> JSONObject:
         counts[d.verdict] = counts.get(d.verdict, 0) + 1
     real = [d.margin for d in items if d.verdict == "real" and d.margin is not None]
     return {"runs": len(items), "verdicts": counts, "real": len(real), "max_real_margin": max(real, default=None)}
+
+
+def verify(api: Poster, prompts: Mapping[str, Sequence[int]], spec: Mapping[str, Sequence[int]],
+           max_tokens: int, widths: Sequence[int] = DEFAULT_WIDTHS,
+           on_prompt: Callable[[str], None] | None = None) -> CheckJSON:
+    """The lossless check of ``coder bench --verify-lossless`` on a server **without** speculation.
+
+    ``spec[name]`` is the prompt's greedy output on the speculating server (:func:`greedy`, cold).
+    Per prompt: plain greedy output cold (the reference), then again with its prompt cached (the
+    noise floor: plain against plain), then the speculative output against the reference. Every
+    divergence, plain or speculative, is explained the same way (:func:`explain`); the speculative
+    ones are judged against the largest plain-vs-plain margin (:func:`judge`).
+    """
+    plain: dict[str, Divergence] = {}
+    refs: dict[str, list[int]] = {}
+    for name, prompt in prompts.items():
+        refs[name] = greedy(api, prompt, max_tokens, cache_prompt=False)
+        greedy(api, prompt, 1, cache_prompt=True)  # fill the cache: the next run reuses the prompt
+        warm = greedy(api, prompt, max_tokens, cache_prompt=True)
+        plain[name] = explain(api, prompt, refs[name], warm, widths)
+        if on_prompt is not None:
+            on_prompt(name)
+    floor = noise_floor([d.to_json() for d in plain.values()])
+    items: list[CheckItemJSON] = []
+    for name, prompt in prompts.items():
+        if name not in spec:
+            continue
+        d = explain(api, prompt, refs[name], spec[name], widths)
+        d.verdict = judge(d.to_json(), floor)
+        base = plain[name]
+        items.append({"workload": name, "index": d.index, "compared": d.compared, "ref_token": d.ref_token,
+                      "cand_token": d.cand_token, "ref_piece": d.ref_piece, "cand_piece": d.cand_piece,
+                      "margin": d.margin, "verdict": d.verdict, "detail": d.to_json(),
+                      "plain_vs_plain": {"index": base.index, "margin": base.margin}})
+    real = sum(1 for i in items if i["verdict"] == "real")
+    return {"items": items, "noise_floor": floor, "real": real, "widths": list(widths),
+            "verdicts": {v: sum(1 for i in items if i["verdict"] == v) for v in {i["verdict"] for i in items}}}

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from coder import __version__
 from coder.bench import stats
+from coder.bench.lossless import CheckJSON
 from coder.bench.schema import (
     Analysis,
     BenchReport,
@@ -71,6 +72,13 @@ DEFINITIONS: dict[str, str] = {
     "fraction of ideal": "delivered ÷ (baseline × AL): 1.0 = drafting and verification cost nothing",
     "lossless agreement": "greedy output with vs without speculation, per prompt: exact match and "
                           "common-prefix fraction (characters ÷ the longer output)",
+    "lossless divergence": "llama.cpp, token ids (/completion): the first output token where speculative "
+                           "and plain greedy output differ, both tokens, and the margin logprob(plain) − "
+                           "logprob(speculative) in nats there (n_probs, whole context evaluated cold); "
+                           "'within floor' when some batch shape (cold, verify widths) already prefers the "
+                           "speculative token, the margin moves that much across shapes, or plain greedy "
+                           "diverged from itself (with vs without prompt-cache reuse) at a margin as large; "
+                           "else 'real' (coder.bench.lossless)",
     "k recommendation": "per class the k with the best single-stream tok/s; within 1% counts as a tie "
                         "and the smaller k wins",
 }
@@ -164,7 +172,8 @@ def analyse(target: TargetJSON) -> Analysis:
                                  for r in runs if r["kind"] == "prefill"]
     return {
         "name": target["name"], "single": single, "concurrency": conc, "prefill": prefill,
-        "recommendation": recommend(runs), "lossless": lossless(runs, base_single),
+        "recommendation": recommend(runs),
+        "lossless": {**lossless(runs, base_single), **_divergences(target.get("lossless_check"))},
     }
 
 
@@ -200,6 +209,14 @@ def lossless(runs: list[RunJSON], base: RunJSON | None) -> LosslessJSON:
     return {"compared": spec["label"], "items": items,
             "exact_share": sum(agree) / len(agree) if agree else None,
             "mean_prefix_fraction": stats.mean(i["prefix_fraction"] for i in items)}
+
+
+def _divergences(check: CheckJSON | None) -> LosslessJSON:
+    """Per prompt: identical, or where the outputs first differ, the two tokens, the margin, the verdict."""
+    if not check:
+        return {}
+    return {"divergences": check["items"], "real_differences": check["real"],
+            "noise_floor": check["noise_floor"], "divergence_k": check.get("k")}
 
 
 def write_json(report: BenchReport, out_dir: Path) -> Path:
@@ -330,9 +347,30 @@ def _render_extras(res: Analysis, console: Console) -> None:
             if not item["exact"]:
                 where = pct(item["prefix_fraction"])
                 console.print(f"  {item['workload']}: differs after {where} of the text", highlight=False)
+    _render_divergences(res, console)
     if res["recommendation"]:
         rec = ", ".join(f"{cls} k={k}" for cls, k in res["recommendation"].items())
         console.print(f"[bold]recommended k[/] ({res['name']}): {rec}")
+
+
+def _render_divergences(res: Analysis, console: Console) -> None:
+    ll = res["lossless"]
+    if "divergences" not in ll:
+        return
+    t = Table(title=f"{res['name']}: lossless, first differing token vs plain greedy (k={ll['divergence_k']})")
+    for col in ("prompt", "first divergence", "plain", "speculative", "margin (nats)", "verdict"):
+        t.add_column(col, justify="right" if col in ("first divergence", "margin (nats)") else "left")
+    for d in ll["divergences"]:
+        where = "–" if d["index"] is None else f"token {d['index']} of {d['compared']}"
+        t.add_row(d["workload"], where, _piece(d["ref_piece"]), _piece(d["cand_piece"]),
+                  fmt(d["margin"], ".3f"), d["verdict"])
+    console.print(t)
+    console.print(f"real differences: {ll['real_differences']} (noise floor {ll['noise_floor']:.3f} nats: plain "
+                  "greedy with vs without prompt-cache reuse)", highlight=False)
+
+
+def _piece(text: str | None) -> str:
+    return "–" if text is None else escape(repr(text))
 
 
 def _render_notes(target: TargetJSON, console: Console) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NotRequired, TypeAlias, TypedDict
 
+from coder.bench.lossless import CheckItemJSON, CheckJSON
 from coder.jsontypes import JSONObject
 
 Spread: TypeAlias = Mapping[str, float | int | None]  # :func:`coder.bench.stats.summary`: n, mean, p50, ...
@@ -105,6 +106,7 @@ class TargetJSON(TypedDict):
     profile: JSONObject | None
     runs: list[RunJSON]
     baseline_runs: list[RunJSON]
+    lossless_check: NotRequired[CheckJSON | None]  # --verify-lossless on llama.cpp: every divergence explained
     notes: list[str]
 
 
@@ -172,6 +174,10 @@ class LosslessJSON(TypedDict, total=False):
     items: list[LosslessItem]
     exact_share: float | None
     mean_prefix_fraction: float | None
+    divergences: list[CheckItemJSON]
+    real_differences: int
+    noise_floor: float
+    divergence_k: int | None
 
 
 class Analysis(TypedDict):

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TypedDict
+
+import httpx
 
 from coder.backends import manager
 from coder.backends.engine import adapter_for
 from coder.backends.server import ServerInfo
-from coder.bench import stats
+from coder.bench import lossless, stats
+from coder.bench.lossless import CheckJSON
 from coder.bench.records import RunResult
-from coder.bench.runner import NullProgress, Progress, Runner, Settings
+from coder.bench.runner import THINKING_OFF, NullProgress, Progress, Runner, Settings
 from coder.bench.schema import TargetJSON
 from coder.bench.workloads import Workload
 from coder.config import Profile
@@ -53,6 +57,8 @@ class Plan:
         per += (s.reps + 1) if self.prefill else 0
         if self.baseline or self.verify_lossless:
             per += s.reps * n + sum(len(stats.balanced_assignment(n, c)) for c in self.concurrency)
+        if self.verify_lossless:
+            per += 2 * n  # each prompt's speculative output, then its plain outputs and explanation
         return per * len(self.targets)
 
 
@@ -117,12 +123,23 @@ def _slots(server: ServerInfo) -> int | None:
         return adapter_for(server.engine).slot_count(api)
 
 
+class _SpecOutputs(TypedDict):
+    """Each prompt's token ids and its greedy output on the speculating server."""
+
+    k: int | None
+    spec_type: str | None
+    prompts: dict[str, list[int]]
+    outputs: dict[str, list[int]]
+
+
 def run_target(plan: Plan, target: Target, progress: Progress) -> TargetJSON:
     """Every measurement the plan asks for on one target; returns its JSON section."""
     session = _Session(target, plan.settings, progress)
     runs: list[RunResult] = []
     notes: list[str] = []
     baseline_runs: list[RunResult] = []
+    spec_out: _SpecOutputs | None = None
+    check: CheckJSON | None = None
     try:
         if plan.prefill:
             runs.append(session.runner.prefill(label=target.name))
@@ -142,17 +159,55 @@ def run_target(plan: Plan, target: Target, progress: Progress) -> TargetJSON:
                 k_cap=k if mode == "request-cap" else None))
         if plan.concurrency:
             runs += _concurrency(plan, session, notes)
+        if plan.verify_lossless:
+            spec_out = _speculative_outputs(plan, session, progress, notes)
     finally:
         notes += session.close()
     if plan.baseline or plan.verify_lossless:
-        baseline_runs = _baseline(plan, target, progress, notes)
+        baseline_runs, check = _baseline(plan, target, progress, notes, spec_out)
     return {
         "name": target.name,
         "profile": dataclasses.asdict(target.profile) if target.profile else None,
         "runs": [r.to_json() for r in runs],
         "baseline_runs": [r.to_json() for r in baseline_runs],
+        "lossless_check": check,
         "notes": notes,
     }
+
+
+def _speculative_outputs(plan: Plan, session: _Session, progress: Progress,
+                         notes: list[str]) -> _SpecOutputs | None:
+    """Token ids of each prompt's greedy output with speculation, for the lossless check."""
+    server = session.server
+    if not adapter_for(server.engine).token_probes:
+        notes.append(f"lossless: {server.engine} has no /completion by token ids with n_probs; its "
+                     "divergences are compared as text only")
+        return None
+    try:
+        with server.api(timeout=600) as api:
+            prompts = {w.name: lossless.prompt_tokens(api, w.messages, THINKING_OFF) for w in plan.workloads}
+            outputs = {}
+            for name, prompt in prompts.items():
+                outputs[name] = lossless.greedy(api, prompt, plan.settings.max_tokens, cache_prompt=False)
+                progress.step(f"lossless {name} (speculative)")
+    except (CoderError, httpx.HTTPError, KeyError, ValueError) as exc:
+        notes.append(f"lossless: no speculative token output ({type(exc).__name__}: {exc})")
+        return None
+    return {"k": server.k, "spec_type": server.spec_type, "prompts": prompts, "outputs": outputs}
+
+
+def _explain(plan: Plan, server: ServerInfo, spec_out: _SpecOutputs, progress: Progress,
+             notes: list[str]) -> CheckJSON | None:
+    """The divergence explanation on the plain server (coder.bench.lossless.verify)."""
+    try:
+        with server.api(timeout=600) as api:
+            check = lossless.verify(api, spec_out["prompts"], spec_out["outputs"], plan.settings.max_tokens,
+                                    on_prompt=lambda name: progress.step(f"lossless {name} (plain)"))
+    except (CoderError, httpx.HTTPError, KeyError, ValueError) as exc:
+        notes.append(f"lossless: divergences not explained ({type(exc).__name__}: {exc})")
+        return None
+    check["k"], check["spec_type"] = spec_out["k"], spec_out["spec_type"]
+    return check
 
 
 def _concurrency(plan: Plan, session: _Session, notes: list[str]) -> list[RunResult]:
@@ -172,11 +227,12 @@ def _concurrency(plan: Plan, session: _Session, notes: list[str]) -> list[RunRes
             for c in plan.concurrency]
 
 
-def _baseline(plan: Plan, target: Target, progress: Progress, notes: list[str]) -> list[RunResult]:
+def _baseline(plan: Plan, target: Target, progress: Progress, notes: list[str],
+              spec_out: _SpecOutputs | None = None) -> tuple[list[RunResult], CheckJSON | None]:
     profile = target.profile
     if profile is None or not profile.managed:
         notes.append("no baseline: it needs a managed profile (coder launches it without speculation)")
-        return []
+        return [], None
     base = baseline_profile(profile)
     if plan.concurrency:
         base = base.with_overrides(parallel=max(plan.concurrency, default=1))
@@ -186,9 +242,10 @@ def _baseline(plan: Plan, target: Target, progress: Progress, notes: list[str]) 
         runs += [session.runner.concurrency(plan.workloads, c, label=f"{base.name} c={c}",
                                             max_tokens=plan.conc_max_tokens, slots=_slots(session.server))
                  for c in plan.concurrency]
+        check = _explain(plan, session.server, spec_out, progress, notes) if spec_out is not None else None
     finally:
         notes += session.close()
-    return runs
+    return runs, check
 
 
 def run_plan(plan: Plan, progress: Progress | None = None) -> list[TargetJSON]:

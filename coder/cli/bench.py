@@ -25,7 +25,8 @@ examples:
   coder bench prompts/ --k 2,4,8 --baseline   your prompts: k sweep, speedup vs no speculation
   coder bench prompts.jsonl --concurrency 1,2,4 --profiles demo,demo-self
   coder bench --k 3,5,7 --apply               write the best k per request class into the profile
-  coder bench --verify-lossless               greedy outputs with vs without speculation
+  coder bench --verify-lossless               greedy outputs with vs without speculation; each
+                                              divergence explained (token, margin, verdict)
   coder bench compare old.json new.json       two results side by side with ratios
 
 prompts: a directory of .txt/.md files (optional first line `class: full|region|fresh`) or a JSONL
@@ -72,7 +73,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--baseline", action="store_true",
                    help="also run without speculation: speedups, fraction of ideal")
     p.add_argument("--verify-lossless", action="store_true",
-                   help="compare greedy outputs with and without speculation (implies a baseline run)")
+                   help="compare greedy outputs with and without speculation (implies a baseline run); "
+                        "on llama.cpp every divergence gets its first differing token, the margin in "
+                        "nats and a verdict against the plain-vs-plain noise floor")
     p.add_argument("--no-prefill", action="store_true", help="skip the long-prompt prefill measurement")
     p.add_argument("--warm-cache", action="store_true", help="let the server reuse cached prompt prefixes")
     p.add_argument("--out", type=Path,

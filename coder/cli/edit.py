@@ -13,6 +13,7 @@ from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.prefill import render as prefill_line
+from coder.telemetry.stats import format_drafted
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.server import ServerInfo
@@ -141,11 +142,9 @@ def _stats_line(p: EditProposal) -> str:
 
 
 def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
-    """``; drafted (tokens/accepted): prediction 812/790, draft-simple 40/12``."""
-    if not by_type:
-        return ""
-    parts = [f"{t} {c['draft_n']}/{c['draft_n_accepted']}" for t, c in by_type.items()]
-    return "; drafted (tokens/accepted): " + ", ".join(parts)
+    """``; drafted: prediction 812 (95%, 790 accepted) · draft-simple 40 (5%, 12 accepted)``."""
+    text = format_drafted(by_type)
+    return f"; {text}" if text else ""
 
 
 def _colour_diff(diff: str) -> str:

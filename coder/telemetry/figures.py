@@ -25,6 +25,9 @@ CLI, TUI, bench and the k controller all call these; nothing else computes them.
   step, which may come after the last content chunk. The two agree within
   :data:`RUNNING_VS_EXACT_TOLERANCE` (relative), checked on the real server by
   ``tests/test_figures_server.py``.
+* **Draft share** of a speculator = its drafted tokens ÷ all drafted tokens of the request
+  (``timings.draft_by_type`` of coder's llama-server build): which speculator of a chain
+  (``ngram-mod,draft-simple``) did the drafting.
 """
 
 from __future__ import annotations
@@ -60,6 +63,11 @@ def running_acceptance_length(accepted: int | None, draft_steps: int) -> float |
 def acceptance_rate(accepted: float, drafted: float) -> float | None:
     """Accepted ÷ drafted tokens (llama.cpp's logged ``draft acceptance``)."""
     return accepted / drafted if drafted > 0 else None
+
+
+def draft_share(drafted: float, total: float) -> float | None:
+    """One speculator's drafted tokens ÷ the request's drafted tokens; None without drafts."""
+    return drafted / total if total > 0 else None
 
 
 def agree(running: float, exact: float, tolerance: float = RUNNING_VS_EXACT_TOLERANCE) -> bool:

@@ -170,6 +170,43 @@ def by_type(timings: Mapping[str, object]) -> DraftByType | None:
 
 
 @dataclass(frozen=True)
+class DraftShare:
+    """What one speculator of the request drafted: tokens, accepted tokens, share of all drafts."""
+
+    type: str
+    drafted: int
+    accepted: int
+    share: float  # of all drafted tokens (coder.telemetry.figures.draft_share)
+
+
+def draft_split(per_type: DraftByType | None) -> list[DraftShare]:
+    """Speculators that drafted at least one token, most drafted first; empty without drafts."""
+    if not per_type:
+        return []
+    total = sum(c.get("draft_n", 0) for c in per_type.values())
+    out = []
+    for name, counts in per_type.items():
+        drafted = counts.get("draft_n", 0)
+        share = figures.draft_share(drafted, total)
+        if drafted > 0 and share is not None:
+            out.append(DraftShare(name, drafted, counts.get("draft_n_accepted", 0), share))
+    return sorted(out, key=lambda d: (-d.drafted, d.type))
+
+
+def format_drafted(per_type: DraftByType | None) -> str:
+    """``drafted: ngram-mod 412 (96%, 400 accepted) · draft-simple 18 (4%, 5 accepted)``; "" without drafts.
+
+    A lone speculator needs no share: ``drafted: ngram-mod 412 (400 accepted)``.
+    """
+    split = draft_split(per_type)
+    if len(split) == 1:
+        d = split[0]
+        return f"drafted: {d.type} {d.drafted} ({d.accepted} accepted)"
+    items = [f"{d.type} {d.drafted} ({d.share:.0%}, {d.accepted} accepted)" for d in split]
+    return "drafted: " + " · ".join(items) if items else ""
+
+
+@dataclass(frozen=True)
 class Reply:
     """The end of a stream: the whole text and the final statistics."""
 

@@ -4,8 +4,9 @@
     .venv/bin/python tests/data/ui/record.py            # all scenarios of tests/ui_support.py
     .venv/bin/python tests/data/ui/record.py edit_greet # one
 
-Starts coder's own llama-server build with the embedded demo model (the ``demo`` profile with
-the test fixtures' overrides: ctx 4096, 2 threads), puts :class:`coder.session.replay.RecordingProxy`
+Starts coder's own llama-server build with the embedded demo model (each scenario's built-in
+profile, ``demo`` unless it names another such as ``demo-hybrid``, with the test fixtures'
+overrides: ctx 4096, 2 threads), puts :class:`coder.session.replay.RecordingProxy`
 in front of it, and runs each scenario through the headless :class:`coder.session.EditSession`
 exactly as the TUI does (same repository as ``tests/ui_support.make_repo``). Every exchange
 (chat SSE with timing, /metrics before and after, /tokenize, /props) is saved to
@@ -78,16 +79,17 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
 def main(argv: list[str]) -> int:
     """Record the named scenarios (default: all)."""
     names = argv or list(SCENARIOS)
-    profile = builtin_profiles()["demo"].with_overrides(name="ui-record", ctx=4096, threads=2)
-    info = manager.start(profile)
-    try:
-        for name in names:
-            seen = record(SCENARIOS[name], info, profile, HERE / f"{name}.json")
-            summary = [type(e).__name__ + (f": {e.text[:100]}" if isinstance(e, ev.Note) else "") for e in seen
-                       if not isinstance(e, ev.StreamBatch)]
-            print(f"{name}: " + json.dumps(summary, ensure_ascii=False, indent=1))
-    finally:
-        manager.stop(profile.name)
+    for base in dict.fromkeys(SCENARIOS[n].profile for n in names):  # one server per profile, in order
+        profile = builtin_profiles()[base].with_overrides(name=f"ui-record-{base}", ctx=4096, threads=2)
+        info = manager.start(profile)
+        try:
+            for name in (n for n in names if SCENARIOS[n].profile == base):
+                seen = record(SCENARIOS[name], info, profile, HERE / f"{name}.json")
+                summary = [type(e).__name__ + (f": {e.text[:100]}" if isinstance(e, ev.Note) else "")
+                           for e in seen if not isinstance(e, ev.StreamBatch)]
+                print(f"{name}: " + json.dumps(summary, ensure_ascii=False, indent=1))
+        finally:
+            manager.stop(profile.name)
     return 0
 
 

@@ -15,6 +15,7 @@ from textual.widgets import Sparkline, Static
 from coder.session.events import RequestInfo
 from coder.session.feed import FinalStats, LiveStats
 from coder.telemetry.prefill import SPINNER, PrefillView
+from coder.telemetry.stats import DraftShare, draft_split
 
 if TYPE_CHECKING:  # the warm-up module pulls in httpx: not on the first-paint path
     from coder.edit.warmup import WarmState
@@ -24,7 +25,7 @@ BAR_WIDTH = 12
 MAX_POSITIONS = 12
 
 
-__all__ = ["RequestInfo", "SpecPanel", "bars", "baseline_from_bench"]
+__all__ = ["RequestInfo", "SpecPanel", "bars", "baseline_from_bench", "drafted_lines"]
 
 
 def _num(value: float | None, fmt: str = "{:.1f}", none: str = "–") -> str:
@@ -45,6 +46,17 @@ def bars(survival: list[float], good: str = "green", poor: str = "red", width: i
     return text
 
 
+def drafted_lines(split: list[DraftShare]) -> list[str]:
+    """Rows under ``drafts``: a lone speculator by name, a chain one line each (drafted, share, ✓accepted).
+
+    Indented instead of labelled, so a row keeps the panel's whole width (4-digit counts fit).
+    """
+    if len(split) == 1:
+        return [f"  all by {split[0].type}"]
+    width = max((len(d.type) for d in split), default=0)
+    return [f"  {d.type:<{width}} {d.drafted:>4} {d.share:>4.0%} ✓{d.accepted}" for d in split]
+
+
 class SpecPanel(VerticalScroll):
     """Everything about the speculation of the request in flight (or the last one)."""
 
@@ -55,7 +67,7 @@ class SpecPanel(VerticalScroll):
     SpecPanel Sparkline > .sparkline--max-color { color: $spec-good; }
     SpecPanel Sparkline > .sparkline--min-color { color: $spec-poor; }
     SpecPanel #spec-speed { height: 1; }
-    SpecPanel #spec-detail { height: 9; }
+    SpecPanel #spec-detail { height: auto; min-height: 9; }
     SpecPanel #spec-bars { margin-top: 1; height: 13; }
     SpecPanel #spec-prefill { height: 3; }
     """
@@ -71,6 +83,7 @@ class SpecPanel(VerticalScroll):
         self._started = 0.0
         self._frame = 0
         self._spinner: Timer | None = None
+        self._detail_lines = 0
 
     def compose(self) -> ComposeResult:
         """Title, speed line, sparkline, detail table and per-position bars."""
@@ -140,9 +153,13 @@ class SpecPanel(VerticalScroll):
         return bars(survival, variables.get("spec-good", "green"), variables.get("spec-poor", "red"))
 
     def _refresh_text(self) -> None:
-        # fixed heights (CSS): repaint only, no screen-wide layout per streamed batch
+        # fixed heights (CSS): repaint only, no screen-wide layout per streamed batch; the detail
+        # table grows by a line per speculator of a chain, so it lays out only when its line count changes
         self.query_one("#spec-speed", Static).update(self._speed_text(), layout=False)
-        self.query_one("#spec-detail", Static).update(self._detail_table(), layout=False)
+        detail = self._detail_table()
+        lines = detail.plain.count("\n") + 1
+        self.query_one("#spec-detail", Static).update(detail, layout=lines != self._detail_lines)
+        self._detail_lines = lines
 
     # ---- rendering -----------------------------------------------------------------------
 
@@ -201,6 +218,9 @@ class SpecPanel(VerticalScroll):
         if shown.draft_n:
             accepted = shown.draft_n_accepted or 0
             row("drafts", f"{accepted}/{shown.draft_n} accepted ({accepted / shown.draft_n:.0%})")
+            # which speculator of a chain drafted how much (coder's build reports it per request)
+            for line in drafted_lines(draft_split(shown.draft_by_type)):
+                text.append(line + "\n")
         else:
             row("drafts", "–")
         if req is not None:
