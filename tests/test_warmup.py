@@ -145,3 +145,28 @@ def test_warm_all_warms_each_file_in_order_once() -> None:
     assert sender.sent == ["a.py", "b.py"]
     warmer.warm_all([_prefix("a.py"), _prefix("b.py")])  # both still cached: nothing sent
     assert sender.sent == ["a.py", "b.py"]
+
+
+@pytest.mark.parametrize("instruction", ["Add a docstring to the function split", "x"])
+def test_region_prefix_is_a_strict_prefix_of_the_real_region_prompt(instruction: str) -> None:
+    from coder.edit.prompt import region_prompt
+    from coder.edit.regions import find_symbol
+
+    region = find_symbol("shlex.py", SHLEX, "split")
+    prefix = edit_prefix("shlex.py", SHLEX, CONTEXT, region)
+    real, _ = region_prompt("shlex.py", SHLEX, region, instruction, repo_context=CONTEXT)
+    assert prefix.is_prefix_of(real.messages)
+    assert prefix.rel == "shlex.py, function split"
+    assert "def split(" in prefix.text and "def quote(" not in prefix.text  # the region, not the file
+    assert not edit_prefix("shlex.py", SHLEX, CONTEXT).is_prefix_of(real.messages)  # why it needs its own
+
+
+def test_the_region_a_typed_instruction_names() -> None:
+    from coder.session.warm import _named_region
+
+    named = _named_region("shlex.py", SHLEX, "Add a docstring to the function split", "auto")
+    assert named is not None and named.label == "function split"
+    assert _named_region("shlex.py", SHLEX, "tidy up the imports", "auto") is None  # names nothing
+    assert _named_region("shlex.py", SHLEX, "fix the function nosuch", "auto") is None  # the edit says why
+    region_mode = _named_region("shlex.py", SHLEX, "make `split` faster", "region")  # /mode region's finder
+    assert region_mode is not None and region_mode.label == "function split"

@@ -51,3 +51,59 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
     assert first.total is not None and first.total >= state.tokens
     assert first.cached is not None and first.cached >= state.tokens - 4  # all but the token at the cut
     assert first.to_process is not None and first.to_process <= 64  # only the instruction is left
+
+
+def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_instruction(
+        demo_server: object, tmp_path: Path) -> None:
+    """The headless session, as the TUI drives it: ``@m.py``, a pause in typing, then Enter."""
+    import time
+
+    from coder import sessions
+    from coder.config import builtin_profiles
+    from coder.session import events as ev
+    from coder.session.edit_session import EditSession
+
+    root = tmp_path / "typed-repo"
+    root.mkdir()
+    (root / "m.py").write_text(SMALL_FILE)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    profile = builtin_profiles()["demo"]
+    seen: list[ev.Event] = []
+    edit = EditSession(root, sessions.new_session(root), BackendSession(demo_server), profile,  # type: ignore[arg-type]
+                       seen.append, persist=False)
+    edit.warm_context()
+    edit.submit("@m.py")
+
+    def warmed(rel: str) -> ev.CacheChanged | None:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            done = [e for e in seen if isinstance(e, ev.CacheChanged) and e.state.rel == rel
+                    and e.state.status in ("warm", "failed")]
+            if done:
+                return done[-1]
+            time.sleep(0.1)
+        return None
+
+    assert (file_warm := warmed("m.py")) is not None and file_warm.state.status == "warm"
+    instruction = "Add a docstring to the function f3."
+    edit.typing(instruction)
+    region_warm = warmed("m.py, function f3")
+    assert region_warm is not None and region_warm.state.status == "warm", region_warm
+    engine = edit.engine()
+    request = engine.prepare(root / "m.py", instruction, mode="auto")
+    assert request.mode == "region" and request.region is not None and request.region.label == "function f3"
+    assert edit_prefix("m.py", SMALL_FILE, engine.repo_context, request.region).is_prefix_of(request.messages)
+    events = engine.run(request)
+    first = None
+    try:
+        for event in events:
+            if isinstance(event, EditProposal):
+                break
+            if event.prefill is not None:
+                first = event.prefill
+                break
+    finally:
+        events.close()  # type: ignore[attr-defined]
+    assert first is not None and first.cached is not None and first.to_process is not None
+    assert first.cached >= region_warm.state.tokens - 4
+    assert first.to_process <= 64  # only the instruction: well under a second of prefill on this CPU

@@ -36,8 +36,8 @@ from coder.edit.model import (
     LaunchK,
     LearningKPolicy,
 )
-from coder.edit.prompt import build_messages, predicted_reply, repo_context
-from coder.edit.regions import Region, context_lines, find_symbol, line_range, split
+from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
+from coder.edit.regions import Region, find_symbol, line_range
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
@@ -51,7 +51,6 @@ from coder.tokens import TokenCounter
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
 # accepted more often than in a region, and a fresh request copies nothing.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
-CONTEXT_LINES = 3  # lines shown around a region
 
 
 def locate_root(start: Path, use_git: bool = True) -> tuple[Path, Repo | None]:
@@ -174,13 +173,8 @@ class EditEngine:
     def _build(self, snap: FileSnapshot, instruction: str, mode: str, region: Region | None,
                reason: str, *, with_k: bool = True) -> EditRequest:
         if mode == "region" and region is not None:
-            parts = split(snap.text, region)
-            prompt = build_messages(
-                snap.rel, parts.target, instruction, mode="region", repo_context=self.repo_context,
-                before=context_lines(parts.before, CONTEXT_LINES, tail=True),
-                after=context_lines(parts.after, CONTEXT_LINES, tail=False),
-                region_label=region.label,
-            )
+            prompt, parts = region_prompt(snap.rel, snap.text, region, instruction,
+                                          repo_context=self.repo_context)
             before, after, target = parts.before, parts.after, parts.target
         else:
             prompt = build_messages(snap.rel, snap.text, instruction, mode="full",

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coder.edit.regions import Region, Split, context_lines, split
+
 SYSTEM_PROMPT = (
     "You are a precise code editor. You receive one file, or one region of a file, in a fenced "
     "code block, and an instruction. Reply with exactly one fenced code block that holds the "
@@ -20,6 +22,8 @@ SYSTEM_PROMPT = (
     "Copy every unchanged line exactly. Never abbreviate or elide code, never write placeholders "
     "such as '... rest unchanged ...', and write nothing after the closing fence."
 )
+
+CONTEXT_LINES = 3  # lines shown before and after a region
 
 # Extension -> language tag written after the opening fence (display/hint only).
 LANGUAGE_TAGS = {
@@ -112,6 +116,23 @@ def build_messages(
         lang=lang,
         target=target,
     )
+
+
+def region_prompt(rel_path: str, text: str, region: Region, instruction: str, *,
+                  repo_context: str = "") -> tuple[EditPrompt, Split]:
+    """The region-mode prompt for ``region`` of ``text``, and the file cut around it.
+
+    The one place a region prompt is built: the edit and the cache warm-up (which cuts it
+    at the instruction) must send the same bytes.
+    """
+    parts = split(text, region)
+    prompt = build_messages(
+        rel_path, parts.target, instruction, mode="region", repo_context=repo_context,
+        before=context_lines(parts.before, CONTEXT_LINES, tail=True),
+        after=context_lines(parts.after, CONTEXT_LINES, tail=False),
+        region_label=region.label,
+    )
+    return prompt, parts
 
 
 def predicted_reply(prompt: EditPrompt) -> str:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from coder.backends.warmup import SENTINEL, Cancelled
-from coder.edit.prompt import build_messages
+from coder.edit.prompt import build_messages, region_prompt
+from coder.edit.regions import Region
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
 
@@ -59,13 +60,17 @@ class WarmPrefix:
         return messages[-1]["role"] == last_role and messages[-1]["content"].startswith(last)
 
 
-def edit_prefix(rel: str, text: str, repo_context: str) -> WarmPrefix:
-    """The warm-up prefix of a full-file edit of ``rel`` (same builder, cut at the instruction)."""
-    prompt = build_messages(rel, text, SENTINEL, mode="full", repo_context=repo_context)
+def edit_prefix(rel: str, text: str, repo_context: str, region: Region | None = None) -> WarmPrefix:
+    """The warm-up prefix of an edit of ``rel``: full-file, or of ``region`` (same builder, cut at the instruction)."""
+    if region is None:
+        prompt = build_messages(rel, text, SENTINEL, mode="full", repo_context=repo_context)
+    else:
+        prompt, _ = region_prompt(rel, text, region, SENTINEL, repo_context=repo_context)
     pairs = [(m["role"], m["content"]) for m in prompt.messages]
     role, content = pairs[-1]
     at = content.index(SENTINEL)
-    return WarmPrefix(rel, (*pairs[:-1], (role, content[:at])))
+    label = rel if region is None else f"{rel}, {region.label}"
+    return WarmPrefix(label, (*pairs[:-1], (role, content[:at])))
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,9 @@ calls :meth:`EditSession.submit`, :meth:`~EditSession.decide` and :meth:`~EditSe
 from worker threads (they read files, run git and stream from the server; none of it may run on
 a UI thread) and shows the :mod:`coder.session.events` it receives through ``emit``.
 
-States: ``idle`` → ``streaming`` (a chat reply, or one edit per context file in turn) →
-``reviewing`` (a changed edit waits for :meth:`decide`) → ``streaming`` (the next file) … →
-``idle``. Escape is :meth:`cancel`: it stops the stream, or the backend restart the request's k
-needed, and drops the rest of the queue; nothing is written.
+States: ``idle`` → ``streaming`` (a chat reply, or one edit per context file in turn) → ``reviewing``
+(a changed edit waits for :meth:`decide`) → ``streaming`` (the next file) … → ``idle``. Escape is
+:meth:`cancel`: it stops the stream, or the restart the request's k needed, and drops the queue.
 """
 
 from __future__ import annotations
@@ -104,6 +103,11 @@ class EditSession(SlashCommands):
         """Warm the cache for the current backend and context (a resumed session; call from a worker)."""
         self.warm.follow(self.backend.info)
         self.warm.context_changed(self.session.context_files)
+
+    def typing(self, text: str) -> None:
+        """The prompt now reads ``text``: warm the region it names, if any (call from a worker)."""
+        if self._state == "idle" and not text.lstrip().startswith(("/", "?")):
+            self.warm.instruction_typed(context.strip_mentions(text), self.session.mode)
 
     def context_event(self) -> ev.ContextChanged:
         """The current context files, mode and k override."""

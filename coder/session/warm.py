@@ -19,6 +19,7 @@ from coder.errors import CoderError
 
 if TYPE_CHECKING:
     from coder.backends.server import ServerInfo
+    from coder.edit.regions import Region
 
 WARM_UP_SETTINGS = ("managed", "always", "off")  # config `warm_up`: which servers get warmed
 MAX_WARM_BYTES = 256 * 1024  # larger files are not worth a background prefill
@@ -71,8 +72,31 @@ class ContextWarmer:
         if prefixes:
             warmer.warm_all(prefixes)
 
-    def _prefix(self, rel: str) -> WarmPrefix | None:
-        """The edit prompt's prefix for ``rel``, read exactly as an edit reads it."""
+    def instruction_typed(self, instruction: str, mode: str) -> None:
+        """The user is typing ``instruction``: if it names a region, warm that region's prompt too.
+
+        A region prompt shares only the system prompt and repository context with the
+        full-file one, so the file's warm-up does not cover it; the instruction names the
+        region (auto mode's own finder), so its prefix is known before Enter. The server
+        keeps both (llama.cpp's ``--cache-ram``), and the region one goes first: it is
+        what Enter will send. Full mode, or no region named: nothing to add.
+        """
+        if mode == "full" or not instruction.strip():
+            return
+        with self._lock:
+            files = list(self._files)
+            warmer = self._warmer
+        if warmer is None or not warmer.enabled:
+            return
+        regional = [p for rel in files if (p := self._prefix(rel, instruction, mode)) is not None]
+        if regional:
+            warmer.warm_all([*regional, *(p for rel in files if (p := self._prefix(rel)) is not None)])
+
+    def _prefix(self, rel: str, instruction: str | None = None, mode: str = "auto") -> WarmPrefix | None:
+        """The edit prompt's prefix for ``rel``, read exactly as an edit reads it.
+
+        With ``instruction``: the prefix of the region it names (None when it names none).
+        """
         from coder.edit.apply import read_snapshot
 
         try:
@@ -81,7 +105,10 @@ class ContextWarmer:
             snap = read_snapshot(self.repo_root, self.repo_root / rel)
         except (OSError, CoderError):
             return None  # the edit itself will say what is wrong with the file
-        return edit_prefix(snap.rel, snap.text, self._repo_context())
+        if instruction is None:
+            return edit_prefix(snap.rel, snap.text, self._repo_context())
+        region = _named_region(snap.rel, snap.text, instruction, mode)
+        return None if region is None else edit_prefix(snap.rel, snap.text, self._repo_context(), region)
 
     def before_edit(self, messages: list[dict[str, str]]) -> None:
         """An edit is about to stream: never compete with it (see CacheWarmer.before_edit)."""
@@ -94,3 +121,15 @@ class ContextWarmer:
         warmer = self._warmer
         if warmer is not None:
             warmer.after_edit(messages)
+
+
+def _named_region(rel: str, text: str, instruction: str, mode: str) -> Region | None:
+    """The region an edit of ``rel`` would use for ``instruction`` in ``mode`` (auto or region)."""
+    from coder.edit import auto, regions
+
+    if mode == "region":  # the session's /mode region: the symbol the message mentions
+        return regions.mentioned_symbol(rel, text, instruction)
+    try:
+        return auto.find_target(rel, text, instruction).region
+    except CoderError:  # a missing or ambiguous name: the edit itself says so
+        return None

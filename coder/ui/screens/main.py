@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from coder.session import events as ev
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from coder.ui.app import CoderApp
 
 MIN_WIDTH, MIN_HEIGHT = 60, 12
+TYPING_PAUSE = 0.4  # s without a keystroke before the region an instruction names is warmed
 
 
 class MainScreen(Screen[None]):
@@ -45,6 +47,7 @@ class MainScreen(Screen[None]):
     def __init__(self, edit: EditSession) -> None:
         super().__init__()
         self.edit = edit
+        self._typing: Timer | None = None
 
     @property
     def capp(self) -> CoderApp:
@@ -146,6 +149,11 @@ class MainScreen(Screen[None]):
         """Warm the server's prompt cache for a resumed session's files (reads them, builds the prefix)."""
         self.edit.warm_context()
 
+    @work(thread=True, exclusive=True, group="typing", exit_on_error=False, description="region warm-up")
+    def typed(self, text: str) -> None:
+        """The user paused typing: warm the prompt of the region the instruction names (reads the file)."""
+        self.edit.typing(text)
+
     @work(thread=True, group="session", exit_on_error=False, description="message or command")
     def submit(self, text: str) -> None:
         """Hand one typed line to the session (mentions read files; requests stream)."""
@@ -157,6 +165,14 @@ class MainScreen(Screen[None]):
         self.edit.decide(accept)
 
     # ---- input ---------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#prompt")
+    def _changed(self, event: Input.Changed) -> None:
+        # debounced: one warm-up per pause in typing, not one per keystroke
+        if self._typing is not None:
+            self._typing.stop()
+        value = event.value
+        self._typing = self.set_timer(TYPING_PAUSE, lambda: self.typed(value)) if value.strip() else None
 
     @on(Input.Submitted, "#prompt")
     def _submitted(self, event: Input.Submitted) -> None:
