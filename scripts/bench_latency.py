@@ -7,8 +7,9 @@ parameter, add a docstring, fix a bug in one function). For full and region mode
 in three conditions:
 
 * ``cold``: a fresh repository name, so nothing but the system prompt is cached;
-* ``warm``: the same, after coder's cache warm-up of the file (as when the file enters
-  the TUI's context; the warm-up itself runs while the user types and is reported apart);
+* ``warm``: the same, after coder's cache warm-ups (the file's, as when it enters the TUI's
+  context, and for region mode the named region's, as while the instruction is typed; the
+  warm-ups themselves run before Enter and are reported apart);
 * ``second``: a second instruction on the same file in the warm repository, after the
   first edit was applied (its cached prefix ends where the first edit changed the file).
 
@@ -22,8 +23,7 @@ Example (the demo backend; about 10 minutes on 2 busy cores)::
     .venv/bin/python scripts/bench_latency.py --start --json /tmp/bench_latency.json
     .venv/bin/python scripts/bench_latency.py --start --cases colorsys,fnmatch --conditions cold,warm
 
-The server's streamed prompt progress shows how often a prefill progress bar can move:
-``max gap`` is the longest wait between two updates during the cold full prefill.
+``max gap``: the longest wait between two streamed prompt-progress updates in the cold full prefill.
 """
 
 from __future__ import annotations
@@ -45,13 +45,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from latency_aider import run_aider  # noqa: E402  (scripts/, beside this file)
+
 from coder.backends.server import ServerInfo  # noqa: E402
 from coder.backends.session import BackendSession  # noqa: E402
 from coder.backends.warmup import LlamaCppWarmSender  # noqa: E402
 from coder.edit import auto  # noqa: E402
-from coder.edit.engine import EditEngine  # noqa: E402
+from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402
-from coder.edit.warmup import CacheWarmer, edit_prefix, prompt_text  # noqa: E402
+from coder.edit.warmup import CacheWarmer, edit_prefix  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 
 BENCH_PROFILE = "bench-latency"
@@ -101,7 +103,7 @@ def _parse() -> argparse.Namespace:
     p.add_argument("--conditions", default=",".join(CONDITIONS), help="comma-separated: cold, warm, second")
     p.add_argument("--ctx", type=int, default=8192)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--batch", type=int, default=256, help="llama-server -b/-ub for --start (progress granularity)")
+    p.add_argument("--batch", type=int, help="llama-server -b/-ub for --start (default: coder's own choice)")
     p.add_argument("--json", type=Path, help="write every raw figure and the environment here")
     p.add_argument("--aider", metavar="EXE", nargs="?", const="aider",
                    help="also run each first edit through Aider --edit-format whole on the same server "
@@ -117,8 +119,9 @@ def _server(args: argparse.Namespace) -> tuple[ServerInfo, bool]:
     from coder.config import builtin_profiles
 
     demo = builtin_profiles()["demo"]
+    batch = ["-b", str(args.batch), "-ub", str(args.batch)] if args.batch else []
     profile = demo.with_overrides(name=BENCH_PROFILE, ctx=args.ctx, threads=args.threads,
-                                  extra_args=[*demo.extra_args, "-b", str(args.batch), "-ub", str(args.batch)])
+                                  extra_args=[*demo.extra_args, *batch])
     return manager.start(profile), True
 
 
@@ -200,17 +203,20 @@ def _auto_pick(engine: EditEngine, path: Path, instruction: str) -> dict[str, An
             "predicted": {m: p.total for m, p in preds.items()}}
 
 
-def _warm(server: ServerInfo, engine: EditEngine, path: Path) -> dict[str, Any]:
-    snap = engine.check_target(path)[0]
-    prefix = edit_prefix(snap.rel, snap.text, engine.repo_context)
+def _warm(server: ServerInfo, engine: EditEngine, path: Path, symbol: str | None = None) -> dict[str, Any]:
+    """The TUI's warm-ups: the file's prefix (it entered the context), then the typed region's (``symbol``)."""
+    snap, _ = engine.check_target(path)
+    region = engine.check_target(path, symbol=symbol)[1] if symbol else None
+    prefixes = [edit_prefix(snap.rel, snap.text, engine.repo_context)]
+    if region is not None:
+        prefixes.append(edit_prefix(snap.rel, snap.text, engine.repo_context, region))
     sender = LlamaCppWarmSender(server)
-    warmer = CacheWarmer(sender)
+    warmer = CacheWarmer(sender, cache=engine.prompt_cache)  # records what it warmed: auto's estimate reads it
     t0 = time.perf_counter()
-    warmer.warm(prefix)
-    state = warmer.join(600)
+    for prefix in prefixes:  # one after another, as the TUI's warmer runs them
+        warmer.warm(prefix)
+        state = warmer.join(600)
     sender.close()
-    if state.status == "warm":  # what the edit will find in the cache (auto's estimate uses it)
-        engine.prompt_cache.record(prompt_text(prefix.as_messages()), state.tokens)
     return {"status": state.status, "tokens": state.tokens, "seconds": time.perf_counter() - t0,
             "label": state.label()}
 
@@ -236,7 +242,7 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
                 out["auto"]["cold"] = _auto_pick(cold, cold_root / rel, case.instruction)
             out["runs"].setdefault(mode, {})["cold"] = _run(cold, cold_root / rel, case.instruction, mode, symbol)
         if "warm" in conditions or "second" in conditions:
-            out["warmups"][mode] = _warm(server, engine, path)
+            out["warmups"][mode] = _warm(server, engine, path, symbol if mode == "region" else None)
             if mode == "full":
                 out["auto"]["warm"] = _auto_pick(engine, path, case.instruction)
             out["runs"].setdefault(mode, {})["warm"] = _run(engine, path, case.instruction, mode, symbol)
@@ -244,29 +250,6 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
                 second_symbol = _region_symbol(engine, path, case.second) or symbol
                 out["runs"][mode]["second"] = _run(engine, path, case.second, mode, second_symbol)
     return out
-
-
-def run_aider(exe: str, server: ServerInfo, case: Case, timeout: float = 1800.0) -> dict[str, Any]:
-    """The case's first edit through Aider (``--edit-format whole``) on the same server, cold cache."""
-    root, rel = _scratch(case, "aider")
-    before = (root / rel).read_text()
-    env = {**os.environ, "OPENAI_API_BASE": server.url.rstrip("/") + "/v1",
-           "OPENAI_API_KEY": server.api_key or "none", "AIDER_CHECK_UPDATE": "false"}
-    argv = [exe, "--model", "openai/default", "--edit-format", "whole", "--yes-always", "--no-auto-commits",
-            "--no-stream", "--no-show-model-warnings", "--no-check-update", "--no-analytics",
-            "--map-tokens", "0", "--no-pretty", "--no-fancy-input", "--no-gitignore",
-            "--message", case.instruction, rel]
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-        rc: int | None = proc.returncode
-        tail = (proc.stdout + proc.stderr)[-400:]
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        rc, tail = None, f"{type(exc).__name__}: {exc}"
-    wall = time.perf_counter() - t0
-    after = (root / rel).read_text() if (root / rel).exists() else ""
-    return {"wall_s": wall, "rc": rc, "changed": after != before, "lines_before": before.count("\n"),
-            "lines_after": after.count("\n"), "output_tail": tail}
 
 
 def _verdicts(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -322,13 +305,16 @@ def table(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> str:
 def targets(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     ratios = []
     gaps = []
+    region_ttft = []  # after the file's and the typed region's warm-ups: what Enter waits for
     for case in cases:
-        full = case["runs"].get("full", {})
+        full, region = case["runs"].get("full", {}), case["runs"].get("region", {})
         cold, warm = full.get("cold"), full.get("warm")
         if cold and warm and cold.get("ttft_s") and warm.get("ttft_s"):
             ratios.append(warm["ttft_s"] / cold["ttft_s"])
         if cold and cold.get("prefill_max_gap_s") is not None:
             gaps.append(cold["prefill_max_gap_s"])
+        if isinstance(region.get("warm"), dict) and region["warm"].get("ttft_s") is not None:
+            region_ttft.append(region["warm"]["ttft_s"])
     right = sum(v["right"] for v in verdicts)
     aider = sorted(c["aider"]["wall_s"] for c in cases if c.get("aider"))
     walls = sorted(r["enter_to_diff_s"] for c in cases for runs in c["runs"].values() if isinstance(runs, dict)
@@ -338,6 +324,7 @@ def targets(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict
         "median_aider_whole_s": aider[len(aider) // 2] if aider else None,
         "ttft_warm_over_cold": ratios, "ttft_warm_over_cold_max": max(ratios) if ratios else None,
         "ttft_target_met": bool(ratios) and max(ratios) <= 0.1,
+        "region_ttft_warm_s": region_ttft, "region_ttft_warm_max_s": max(region_ttft) if region_ttft else None,
         "auto_right": right, "auto_total": len(verdicts),
         "auto_share": right / len(verdicts) if verdicts else None,
         "auto_target_met": bool(verdicts) and right / len(verdicts) >= 0.9,
@@ -368,14 +355,14 @@ def main() -> int:
     conditions = [c for c in args.conditions.split(",") if c in CONDITIONS]
     server, started = _server(args)
     results: list[dict[str, Any]] = []
-    cost = auto.CostModel(dict(auto_defaults()))
+    cost = auto.CostModel(dict(DEFAULT_TPS))
     t0 = time.time()
     try:
         for case in cases:
             print(f"bench_latency: {case.name} ({case.kind}) …", file=sys.stderr, flush=True)
             results.append(bench_case(server, case, conditions, cost, args.ctx))
             if args.aider:
-                results[-1]["aider"] = run_aider(args.aider, server, case)
+                results[-1]["aider"] = run_aider(args.aider, server, case.instruction, *_scratch(case, "aider"))
     finally:
         env = environment(server)
         if started:
@@ -393,12 +380,6 @@ def main() -> int:
                                          "command": sys.argv}, indent=2))
         print(f"bench_latency: wrote {args.json}", file=sys.stderr)
     return 0
-
-
-def auto_defaults() -> dict[str, float]:
-    from coder.edit.engine import DEFAULT_TPS
-
-    return DEFAULT_TPS
 
 
 if __name__ == "__main__":
