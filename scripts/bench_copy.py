@@ -15,7 +15,7 @@ drafter does when the reply copies its prediction (the demo model rarely copies 
 * ``draft-simple``: the demo model drafting for itself, at its block (``--block``, default 7);
 * ``ceiling``: the block-8 ceiling, the best copy drafter (ngram-mod or prediction) capped at 7;
 * ``ngram-mod``, ``ngram-mod+draft``, ``prediction``, ``prediction+draft`` and
-  ``prediction+ngram-mod`` (what coder launches for the demo profile on its own build): at every cap.
+  ``prediction+ngram-mod`` (a profile that opts into the prediction drafter): at every cap.
 
 Per run: decode tok/s (server timings), acceptance length and per-position acceptance (``/metrics``
 deltas), the share of verification steps each speculator drafted (``timings.draft_by_type``) and
@@ -68,7 +68,7 @@ CONFIGS: dict[str, list[str]] = {
     "ngram-mod+draft": ["--spec-type", "ngram-mod,draft-simple", *DRAFT, *NGRAM],
     "prediction": ["--spec-type", "prediction", "--spec-draft-n-max", "{block}"],
     "prediction+draft": ["--spec-type", "prediction,draft-simple", *DRAFT],
-    # what coder launches for the demo profile on its own build: prediction leads, n-gram follows
+    # a prediction chained before n-gram lookup (opt-in per profile; the demo profile launches ngram-mod)
     "prediction+ngram-mod": ["--spec-type", "prediction,ngram-mod", "--spec-draft-n-max", "{deep}", *NGRAM],
 }
 PREDICTS = ("prediction", "prediction+draft", "prediction+ngram-mod")

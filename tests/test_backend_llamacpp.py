@@ -256,10 +256,10 @@ def test_dflash_k_is_capped_by_the_drafter_block(tmp_path: Path) -> None:
 
 
 def test_cpu_runs_get_small_batches_so_prompt_progress_streams_often() -> None:
-    """llama.cpp streams prompt progress once per batch (-b): 256 on CPU unless the profile sets it."""
+    """llama.cpp streams prompt progress once per batch (-b): 192 on CPU unless the profile sets it."""
     cpu = builtin_profiles()["demo"].with_overrides(binary="/x/11434.0.0-cpu/bin/llama-server", ngl=0)
     argv = LlamaCppAdapter().build_argv(cpu, 1, "key", dry_run=True)
-    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "256"
+    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "192"
     own = cpu.with_overrides(extra_args=["-b", "1024"])
     argv = LlamaCppAdapter().build_argv(own, 1, "key", dry_run=True)
     assert argv.count("-b") == 1 and argv[argv.index("-b") + 1] == "1024" and "-ub" not in argv
