@@ -108,6 +108,7 @@ def _parse() -> argparse.Namespace:
     p.add_argument("--aider", metavar="EXE", nargs="?", const="aider",
                    help="also run each first edit through Aider --edit-format whole on the same server "
                         "(the aider executable; default: aider on PATH)")
+    p.add_argument("--aider-timeout", type=float, default=600.0, help="s; a run stopped there counts as that long")
     return p.parse_args()
 
 
@@ -291,7 +292,8 @@ def table(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> str:
                     f"{_f(r['prefill_max_gap_s']):>4} {verdict}")
     for case in cases:
         if a := case.get("aider"):
-            lines.append(f"{case['case']:9} aider  cold   {_f(a['wall_s']):>7}  (--edit-format whole; rc {a['rc']}, "
+            wall = (">" if a.get("timed_out") else "") + _f(a["wall_s"])
+            lines.append(f"{case['case']:9} aider  cold   {wall:>7}  (--edit-format whole; rc {a['rc']}, "
                          f"{'changed' if a['changed'] else 'unchanged'}, {a['lines_before']}→{a['lines_after']} lines)")
     lines.append("")
     for v in verdicts:
@@ -317,11 +319,16 @@ def targets(cases: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict
             region_ttft.append(region["warm"]["ttft_s"])
     right = sum(v["right"] for v in verdicts)
     aider = sorted(c["aider"]["wall_s"] for c in cases if c.get("aider"))
+    # the same first edit, cold, as each would run it: coder in the mode auto picked, Aider whole
+    vs_aider = sorted(r["enter_to_diff_s"] / c["aider"]["wall_s"] for c in cases if c.get("aider")
+                      and (pick := c["auto"].get("cold")) and (r := c["runs"].get(pick["mode"], {}).get("cold")))
     walls = sorted(r["enter_to_diff_s"] for c in cases for runs in c["runs"].values() if isinstance(runs, dict)
                    for r in runs.values() if isinstance(r, dict) and "enter_to_diff_s" in r)
     return {
         "median_enter_to_diff_s": walls[len(walls) // 2] if walls else None,
         "median_aider_whole_s": aider[len(aider) // 2] if aider else None,
+        "coder_over_aider": vs_aider, "coder_over_aider_median": vs_aider[len(vs_aider) // 2] if vs_aider else None,
+        "aider_target_met": bool(vs_aider) and vs_aider[len(vs_aider) // 2] <= 0.5,
         "ttft_warm_over_cold": ratios, "ttft_warm_over_cold_max": max(ratios) if ratios else None,
         "ttft_target_met": bool(ratios) and max(ratios) <= 0.1,
         "region_ttft_warm_s": region_ttft, "region_ttft_warm_max_s": max(region_ttft) if region_ttft else None,
@@ -362,7 +369,8 @@ def main() -> int:
             print(f"bench_latency: {case.name} ({case.kind}) …", file=sys.stderr, flush=True)
             results.append(bench_case(server, case, conditions, cost, args.ctx))
             if args.aider:
-                results[-1]["aider"] = run_aider(args.aider, server, case.instruction, *_scratch(case, "aider"))
+                results[-1]["aider"] = run_aider(args.aider, server, case.instruction, *_scratch(case, "aider"),
+                                                 timeout=args.aider_timeout)
     finally:
         env = environment(server)
         if started:

@@ -26,9 +26,11 @@ def run_aider(exe: str, server: ServerInfo, instruction: str, root: Path, rel: s
         proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
         rc: int | None = proc.returncode
         tail = (proc.stdout + proc.stderr)[-400:]
+        timed_out = False
     except (OSError, subprocess.TimeoutExpired) as exc:
         rc, tail = None, f"{type(exc).__name__}: {exc}"
+        timed_out = isinstance(exc, subprocess.TimeoutExpired)  # wall_s is then a lower bound
     wall = time.perf_counter() - t0
     after = (root / rel).read_text() if (root / rel).exists() else ""
-    return {"wall_s": wall, "rc": rc, "changed": after != before, "lines_before": before.count("\n"),
-            "lines_after": after.count("\n"), "output_tail": tail}
+    return {"wall_s": wall, "timed_out": timed_out, "rc": rc, "changed": after != before,
+            "lines_before": before.count("\n"), "lines_after": after.count("\n"), "output_tail": tail}
