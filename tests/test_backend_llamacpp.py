@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -265,3 +266,28 @@ def test_cpu_runs_get_small_batches_so_prompt_progress_streams_often() -> None:
     assert argv.count("-b") == 1 and argv[argv.index("-b") + 1] == "1024" and "-ub" not in argv
     gpu = cpu.with_overrides(binary="/x/11434.0.0-cuda/bin/llama-server", ngl=99)
     assert "-b" not in LlamaCppAdapter().build_argv(gpu, 1, "key", dry_run=True)
+
+
+@pytest.mark.parametrize(("key", "record", "small"), [
+    ("11434.0.0-cpu-native-d88702b2c861", {"variant": "cpu"}, True),  # today's build key, with its record
+    ("11434.0.0-cpu-portable-cee971992e43", None, True),  # no record: the key says cpu
+    ("11434.0.0-cuda-native-0123456789ab", {"variant": "cuda"}, False),
+    ("custom-cpu-looking-name", {"variant": "cuda"}, False),  # the record wins over the name
+])
+def test_a_cpu_build_is_known_by_its_record_or_key(tmp_path: Path, key: str, record: dict[str, str] | None,
+                                                   small: bool) -> None:
+    """The demo profile offloads (ngl 999, harmless on CPU): the build, not ngl, says it runs on the CPU."""
+    binary = tmp_path / key / "bin" / "llama-server"  # not there: a dry run does not ask it for --help
+    binary.parent.mkdir(parents=True)
+    if record is not None:
+        (tmp_path / key / "build.json").write_text(json.dumps(record))
+    profile = builtin_profiles()["demo"].with_overrides(binary=str(binary))
+    argv = LlamaCppAdapter().build_argv(profile, 1, "key", dry_run=True)
+    assert ("-b" in argv) is small
+
+
+@pytest.mark.server
+def test_the_installed_cpu_build_launches_with_small_batches(demo_server: object) -> None:
+    """coder's own installed CPU build, as the session fixture launched it: prompt progress every 192 tokens."""
+    argv = demo_server.argv  # type: ignore[attr-defined]
+    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "192", argv

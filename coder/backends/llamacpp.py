@@ -9,6 +9,7 @@ import functools
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.fsutil import read_json
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
@@ -307,8 +309,21 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
 
 
 def _cpu_only(profile: Profile, binary: Path) -> bool:
-    """True for a CPU run: no layers offloaded, or coder's own CPU build (``…-cpu/bin/llama-server``)."""
-    return profile.ngl == 0 or binary.parent.parent.name.endswith("-cpu")
+    """True for a CPU run: no layers offloaded, or a CPU build of coder's (``<key>/bin/llama-server``).
+
+    The build record says which variant a build is; without one, the key does
+    (``11434.0.0-cpu-native-<digest>``, or the older ``11434.0.0-cpu``).
+    """
+    if profile.ngl == 0:
+        return True
+    build = binary.parent.parent
+    try:
+        record = read_json(build / "build.json")
+    except CoderError:
+        record = None
+    if isinstance(record, Mapping) and isinstance(variant := record.get("variant"), str):
+        return variant == "cpu"
+    return re.search(r"-cpu(-|$)", build.name) is not None
 
 
 def _dry_run_binary(profile: Profile) -> Path:
