@@ -257,10 +257,10 @@ def test_dflash_k_is_capped_by_the_drafter_block(tmp_path: Path) -> None:
 
 
 def test_cpu_runs_get_small_batches_so_prompt_progress_streams_often() -> None:
-    """llama.cpp streams prompt progress once per batch (-b): 192 on CPU unless the profile sets it."""
+    """llama.cpp streams prompt progress once per batch (-b): 128 on CPU unless the profile sets it."""
     cpu = builtin_profiles()["demo"].with_overrides(binary="/x/11434.0.0-cpu/bin/llama-server", ngl=0)
     argv = LlamaCppAdapter().build_argv(cpu, 1, "key", dry_run=True)
-    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "192"
+    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "128"
     own = cpu.with_overrides(extra_args=["-b", "1024"])
     argv = LlamaCppAdapter().build_argv(own, 1, "key", dry_run=True)
     assert argv.count("-b") == 1 and argv[argv.index("-b") + 1] == "1024" and "-ub" not in argv
@@ -288,6 +288,6 @@ def test_a_cpu_build_is_known_by_its_record_or_key(tmp_path: Path, key: str, rec
 
 @pytest.mark.server
 def test_the_installed_cpu_build_launches_with_small_batches(demo_server: object) -> None:
-    """coder's own installed CPU build, as the session fixture launched it: prompt progress every 192 tokens."""
+    """coder's own installed CPU build, as the session fixture launched it: prompt progress every 128 tokens."""
     argv = demo_server.argv  # type: ignore[attr-defined]
-    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "192", argv
+    assert argv[argv.index("-b") + 1] == argv[argv.index("-ub") + 1] == "128", argv

@@ -51,7 +51,7 @@ _K_FLAG = {
 }
 # A repetitive continuation: every speculator type drafts on it, n-gram lookup included.
 PROBE_PROMPT = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 6).strip()
-CPU_PREFILL_BATCH = 192  # -b/-ub on CPU: how often streamed prompt progress arrives
+CPU_PREFILL_BATCH = 128  # -b/-ub on CPU: how often streamed prompt progress arrives
 
 
 @dataclass(frozen=True)
@@ -187,8 +187,9 @@ class LlamaCppAdapter:
         argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
         if _cpu_only(profile, binary) and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args):
             # prompt progress streams once per batch: 2048-token batches leave a CPU prefill bar
-            # still for many seconds. On the 2-core box 256 left gaps of 2.1-2.9 s late in a
-            # 3,400-token prefill, 192 1.6-1.8 s, and no slower within the noise (bench_latency)
+            # still for many seconds. Late in a 3,400-token prefill on the 2-core box the gaps were
+            # 2.1-2.9 s at 256, 1.6-2.2 s at 192 and 1.2-1.4 s at 128, whose prefill time stayed
+            # within the runs' noise (scripts/bench_latency.py --batch, side by side)
             argv += ["-b", str(CPU_PREFILL_BATCH), "-ub", str(CPU_PREFILL_BATCH)]
         argv += profile.extra_args
         if caps:
