@@ -10,12 +10,30 @@ import pytest
 from coder.backends.session import BackendSession
 from coder.backends.warmup import LlamaCppWarmSender
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.model import EditProposal, EditRequest
 from coder.edit.warmup import CacheWarmer, edit_prefix
+from coder.telemetry.prefill import PrefillView
 
 pytestmark = pytest.mark.server
 
 SMALL_FILE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(30))  # ~120 lines
+
+
+def _first_prefill(engine: EditEngine, request: EditRequest) -> PrefillView | None:
+    """The edit's first prompt-progress update: it already says how much of the prompt the cache holds.
+
+    The stream stops there (closing it cancels the request): a full rewrite is not needed.
+    """
+    events = engine.run(request)
+    try:
+        for event in events:
+            if isinstance(event, EditProposal):
+                return None
+            if event.prefill is not None:
+                return event.prefill
+    finally:
+        events.close()  # type: ignore[attr-defined]
+    return None
 
 
 def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path) -> None:
@@ -34,19 +52,7 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
     assert state.tokens > 500
     request = engine.prepare(root / "m.py", "Add a docstring to the function f3.", mode="full")
     assert prefix.is_prefix_of(request.messages)
-    # The first prompt-progress update already says how much of the prompt the cache holds:
-    # stop there (closing the stream cancels the request), a full rewrite is not needed.
-    events = engine.run(request)
-    first = None
-    try:
-        for event in events:
-            if isinstance(event, EditProposal):
-                break
-            if event.prefill is not None:
-                first = event.prefill
-                break
-    finally:
-        events.close()  # type: ignore[attr-defined]
+    first = _first_prefill(engine, request)
     assert first is not None, "no streamed prompt progress from llama-server"
     assert first.total is not None and first.total >= state.tokens
     assert first.cached is not None and first.cached >= state.tokens - 4  # all but the token at the cut
@@ -93,17 +99,7 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     request = engine.prepare(root / "m.py", instruction, mode="auto")
     assert request.mode == "region" and request.region is not None and request.region.label == "function f3"
     assert edit_prefix("m.py", SMALL_FILE, engine.repo_context, request.region).is_prefix_of(request.messages)
-    events = engine.run(request)
-    first = None
-    try:
-        for event in events:
-            if isinstance(event, EditProposal):
-                break
-            if event.prefill is not None:
-                first = event.prefill
-                break
-    finally:
-        events.close()  # type: ignore[attr-defined]
+    first = _first_prefill(engine, request)
     assert first is not None and first.cached is not None and first.to_process is not None
     assert first.cached >= region_warm.state.tokens - 4
     assert first.to_process <= 64  # only the instruction: well under a second of prefill on this CPU
