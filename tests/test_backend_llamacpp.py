@@ -279,8 +279,9 @@ def test_a_cpu_build_is_known_by_its_record_or_key(tmp_path: Path, key: str, rec
     """The demo profile offloads (ngl 999, harmless on CPU): the build, not ngl, says it runs on the CPU."""
     binary = tmp_path / key / "bin" / "llama-server"  # not there: a dry run does not ask it for --help
     binary.parent.mkdir(parents=True)
-    if record is not None:
-        (tmp_path / key / "build.json").write_text(json.dumps(record))
+    if record is not None:  # the fields every build.json of coder's has
+        full = {"binary": str(binary), "version": "11434.0.0", "build_number": 11434, **record}
+        (tmp_path / key / "build.json").write_text(json.dumps(full))
     profile = builtin_profiles()["demo"].with_overrides(binary=str(binary))
     argv = LlamaCppAdapter().build_argv(profile, 1, "key", dry_run=True)
     assert ("-b" in argv) is small

@@ -9,7 +9,6 @@ import functools
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from coder.backends import logscan
 from coder.backends.chain import launch_depth, types_of
 from coder.backends.draft_cap_patch import REQUEST_FIELD
 from coder.backends.engine import Check, Verdict
-from coder.backends.llamacpp_install import find_installed
+from coder.backends.llamacpp_install import find_installed, read_record
 from coder.backends.llamacpp_probe import (
     CAP_PROBE_VALUE,
     cap_probe_body,
@@ -30,7 +29,6 @@ from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
 from coder.backends.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
-from coder.fsutil import read_json
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
@@ -318,12 +316,9 @@ def _cpu_only(profile: Profile, binary: Path) -> bool:
     if profile.ngl == 0:
         return True
     build = binary.parent.parent
-    try:
-        record = read_json(build / "build.json")
-    except CoderError:
-        record = None
-    if isinstance(record, Mapping) and isinstance(variant := record.get("variant"), str):
-        return variant == "cpu"
+    record = read_record(build)
+    if record is not None:
+        return record.variant == "cpu"
     return re.search(r"-cpu(-|$)", build.name) is not None
 
 

@@ -126,9 +126,13 @@ def _key(variant: str, config: CpuConfig, probe: CpuProbe) -> str:
 
 
 def _read(key: str) -> InstalledBuild | None:
-    meta = build_cache.install_dir(key) / "build.json"
+    return read_record(build_cache.install_dir(key))
+
+
+def read_record(install_dir: Path) -> InstalledBuild | None:
+    """The ``build.json`` of a build installed in ``install_dir`` (None: none there, or not one of coder's)."""
     try:
-        return InstalledBuild(**json.loads(meta.read_text()))
+        return InstalledBuild(**json.loads((install_dir / "build.json").read_text()))
     except (OSError, ValueError, TypeError):
         return None
 
