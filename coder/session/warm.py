@@ -68,7 +68,7 @@ class ContextWarmer:
             warmer = self._warmer
         if warmer is None or not warmer.enabled:
             return
-        prefixes = [p for rel in files if (p := self._prefix(rel)) is not None]
+        prefixes = [full for rel in files if (full := self._prefixes(rel)[0]) is not None]
         if prefixes:
             warmer.warm_all(prefixes)
 
@@ -88,27 +88,29 @@ class ContextWarmer:
             warmer = self._warmer
         if warmer is None or not warmer.enabled:
             return
-        regional = [p for rel in files if (p := self._prefix(rel, instruction, mode)) is not None]
+        pairs = [self._prefixes(rel, instruction, mode) for rel in files]
+        regional = [region for _, region in pairs if region is not None]
         if regional:
-            warmer.warm_all([*regional, *(p for rel in files if (p := self._prefix(rel)) is not None)])
+            warmer.warm_all([*regional, *(full for full, _ in pairs if full is not None)])
 
-    def _prefix(self, rel: str, instruction: str | None = None, mode: str = "auto") -> WarmPrefix | None:
-        """The edit prompt's prefix for ``rel``, read exactly as an edit reads it.
+    def _prefixes(self, rel: str, instruction: str | None = None,
+                  mode: str = "auto") -> tuple[WarmPrefix | None, WarmPrefix | None]:
+        """The full-file edit prompt's prefix for ``rel`` and, with ``instruction``, the named region's.
 
-        With ``instruction``: the prefix of the region it names (None when it names none).
+        The file is read once, exactly as an edit reads it; either is None when there is none.
         """
         from coder.edit.apply import read_snapshot
 
         try:
             if (self.repo_root / rel).stat().st_size > MAX_WARM_BYTES:
-                return None
+                return None, None
             snap = read_snapshot(self.repo_root, self.repo_root / rel)
         except (OSError, CoderError):
-            return None  # the edit itself will say what is wrong with the file
-        if instruction is None:
-            return edit_prefix(snap.rel, snap.text, self._repo_context())
-        region = _named_region(snap.rel, snap.text, instruction, mode)
-        return None if region is None else edit_prefix(snap.rel, snap.text, self._repo_context(), region)
+            return None, None  # the edit itself will say what is wrong with the file
+        context = self._repo_context()
+        full = edit_prefix(snap.rel, snap.text, context)
+        region = None if instruction is None else _named_region(snap.rel, snap.text, instruction, mode)
+        return full, None if region is None else edit_prefix(snap.rel, snap.text, context, region)
 
     def before_edit(self, messages: list[dict[str, str]]) -> None:
         """An edit is about to stream: never compete with it (see CacheWarmer.before_edit)."""
