@@ -206,8 +206,7 @@ def _auto_pick(engine: EditEngine, path: Path, instruction: str) -> dict[str, An
 
 def _warm(server: ServerInfo, engine: EditEngine, path: Path, symbol: str | None = None) -> dict[str, Any]:
     """The TUI's warm-ups: the file's prefix (it entered the context), then the typed region's (``symbol``)."""
-    snap, _ = engine.check_target(path)
-    region = engine.check_target(path, symbol=symbol)[1] if symbol else None
+    snap, region = engine.check_target(path, symbol=symbol)  # one read: the file and the named region
     prefixes = [edit_prefix(snap.rel, snap.text, engine.repo_context)]
     if region is not None:
         prefixes.append(edit_prefix(snap.rel, snap.text, engine.repo_context, region))
