@@ -7,18 +7,19 @@ from typing import TYPE_CHECKING
 
 from coder import config as config_mod
 from coder import trust
-from coder.backends import manager
-from coder.backends.engine import Check, adapter_for
+from coder.backends.engines.base import Check, adapter_for
+from coder.backends.runtime import manager
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
-    from coder.backends.llamacpp_install import InstalledBuild
+    from coder.backends.installed import InstalledBuild
 
 
 def _binary_checks(profile: Profile) -> list[Check]:
-    from coder.backends.llamacpp import capabilities, find_binary
-    from coder.backends.llamacpp_install import find_installed, gpu_compute_capability
+    from coder.backends.engines.llamacpp import capabilities, find_binary
+    from coder.backends.installed import find_installed
+    from coder.hardware import gpu_compute_capability
 
     try:
         binary = find_binary(profile)
@@ -114,7 +115,7 @@ def run_checks(profile: Profile | None = None, repo_root: Path | None = None, *,
         running = manager.current(profile.name)
         checks.append(Check("port", not busy or running is not None,
                             f"{profile.port} {'in use' if busy else 'free'}"))
-    from coder.backends.llamacpp_install import gpu_compute_capability
+    from coder.hardware import gpu_compute_capability
 
     cap = gpu_compute_capability()
     checks.append(Check("GPU", True if cap else None, f"NVIDIA sm_{cap}" if cap else "none visible (CPU inference)"))

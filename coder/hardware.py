@@ -30,3 +30,18 @@ def gpus() -> list[str]:
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [line.strip() for line in out.splitlines() if line.strip()]
+
+
+def gpu_compute_capability() -> str | None:
+    """The local NVIDIA GPU's compute capability as CMake wants it ("90"), or None."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20, check=True,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out[0].replace(".", "") if out else None

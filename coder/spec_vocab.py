@@ -1,4 +1,6 @@
-"""The speculator names coder knows, per engine: plain data, shared by the config schema and the adapters.
+"""The speculator vocabulary, one home: the names coder knows per engine, and chains of them.
+
+Shared by the config schema, the engine adapters and the k policy.
 
 A leaf module (no coder imports), so the config can validate ``spec_type`` without importing the
 engine adapters, which themselves import the config.
@@ -9,8 +11,13 @@ from __future__ import annotations
 # llama.cpp build 11434 ``--spec-type`` values: n-gram drafters first, model drafters after
 LLAMACPP_NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 LLAMACPP_DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
-# coder's own build only (coder.backends.prediction_patch): drafts from the request's ``prediction``
+# coder's own build only (coder.backends.build.prediction_patch): drafts from the request's ``prediction``
 LLAMACPP_PATCHED_TYPES = ("prediction",)
+# request fields of coder's patched llama-server (coder.backends.build patches add them; the adapter
+# and its probes send them): the per-request draft cap, the predicted output, per-speculator timings
+LLAMACPP_CAP_FIELD = "speculative.n_max"
+LLAMACPP_PREDICTION_FIELD = "prediction"
+LLAMACPP_TIMINGS_BY_TYPE = "draft_by_type"
 # profile spec_type -> vLLM/SGLang speculative method
 SERVED_METHODS: dict[str, str] = {
     "dflash": "dflash", "dflash2": "dflash", "draft-dflash": "dflash",
@@ -30,3 +37,30 @@ SPEC_TYPES: dict[str, tuple[str, ...]] = {
 def known_spec_types(engine: str) -> tuple[str, ...]:
     """Spec type names coder knows for ``engine`` (``none`` included)."""
     return ("none", *SPEC_TYPES.get(engine, ()))
+
+# Chains of speculators (``--spec-type a,b``): copy drafters (coder's ``prediction``, the n-gram
+# types) draft text already in the request; model drafters run a model. A copy drafter chained with
+# a model drafter launches at ``COPY_K_MAX``: the per-request cap then chooses the depth, and the
+# model drafter's own launch limit keeps it at its block.
+
+COPY_TYPES = (*LLAMACPP_PATCHED_TYPES, *LLAMACPP_NGRAM_TYPES)
+MODEL_TYPES = LLAMACPP_DRAFT_TYPES
+COPY_K_MAX = 64  # launch depth of copy drafters chained with a model drafter
+
+
+def types_of(spec_type: str | None) -> list[str]:
+    """The chain's speculator types, in order (empty for no speculation)."""
+    return [t for t in (spec_type or "").split(",") if t and t != "none"]
+
+
+def is_copy_chain(spec_type: str | None) -> bool:
+    """True for a chain of a copy drafter in front of a model drafter."""
+    types = types_of(spec_type)
+    return any(t in COPY_TYPES for t in types) and any(t in MODEL_TYPES for t in types)
+
+
+def launch_depth(spec_type: str | None, k: int | None) -> int | None:
+    """The deepest draft a server launched with ``spec_type`` at ``k`` can make."""
+    if k is None:
+        return None
+    return max(k, COPY_K_MAX) if is_copy_chain(spec_type) else k

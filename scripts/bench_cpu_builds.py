@@ -17,8 +17,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from coder.backends import build_cache, manager
-from coder.backends.llamacpp_install import InstalledBuild
+from coder.backends.build import cache as build_cache
+from coder.backends.installed import InstalledBuild
+from coder.backends.runtime import manager
 from coder.config import builtin_profiles
 
 PROMPT = "Write a Python function that parses an ISO 8601 date and explain each step.\n"

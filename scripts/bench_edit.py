@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from coder.backends.server import ServerInfo  # noqa: E402
-from coder.backends.session import BackendSession  # noqa: E402
+from coder.backends.runtime.handle import BackendHandle  # noqa: E402
+from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.edit.engine import EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
@@ -70,7 +70,7 @@ def _parse() -> argparse.Namespace:
 
 
 def _server(args: argparse.Namespace) -> tuple[ServerInfo, bool]:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     if args.attach:
         return manager.attach(args.attach, args.api_key), False
@@ -173,7 +173,7 @@ def main() -> int:
     repo = _scratch_repo(source)
     rows: list[dict[str, Any]] = []
     try:
-        engine = EditEngine(BackendSession(server), repo)
+        engine = EditEngine(BackendHandle(server), repo)
         for mode in modes:
             symbol = args.symbol if mode == "region" else None
             request = engine.prepare(repo / source.name, args.instruction, mode=mode, symbol=symbol)
@@ -200,7 +200,7 @@ def main() -> int:
     finally:
         shutil.rmtree(repo.parent, ignore_errors=True)
         if started:
-            from coder.backends import manager
+            from coder.backends.runtime import manager
 
             manager.stop(BENCH_PROFILE)
     print(_table(rows))

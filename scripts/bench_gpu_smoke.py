@@ -13,7 +13,7 @@ import json
 import platform
 import textwrap
 
-from coder.backends import manager
+from coder.backends.runtime import manager
 from coder.config import builtin_profiles
 from coder.telemetry.stats import Reply
 

@@ -37,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from coder.backends import manager  # noqa: E402
-from coder.backends.server import ServerInfo  # noqa: E402
+from coder.backends.runtime import manager  # noqa: E402
+from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.config import Profile  # noqa: E402
 from coder.edit.prompt import build_messages  # noqa: E402
 from coder.kpolicy.controller import KController, is_clean  # noqa: E402
@@ -114,7 +114,7 @@ def prompts(cls: str) -> list[list[dict[str, str]]]:
 def find_binary(explicit: str | None) -> str:
     if explicit:
         return explicit
-    from coder.backends.llamacpp_install import find_installed
+    from coder.backends.installed import find_installed
 
     build = find_installed()
     if build is None:

@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 
 from latency_aider import run_aider  # noqa: E402  (scripts/, beside this file)
 
-from coder.backends.server import ServerInfo  # noqa: E402
-from coder.backends.session import BackendSession  # noqa: E402
-from coder.backends.warmup import LlamaCppWarmSender  # noqa: E402
+from coder.backends.runtime.handle import BackendHandle  # noqa: E402
+from coder.backends.runtime.server import ServerInfo  # noqa: E402
+from coder.backends.runtime.warmup import LlamaCppWarmSender  # noqa: E402
 from coder.edit import auto  # noqa: E402
 from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402
@@ -113,7 +113,7 @@ def _parse() -> argparse.Namespace:
 
 
 def _server(args: argparse.Namespace) -> tuple[ServerInfo, bool]:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     if args.attach:
         return manager.attach(args.attach, args.api_key), False
@@ -227,7 +227,7 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
                            "second": case.second, "runs": {}, "auto": {}, "warmups": {}}
     for mode in MODES:
         root, rel = _scratch(case, f"{mode}")
-        engine = EditEngine(BackendSession(server), root, ctx=ctx)
+        engine = EditEngine(BackendHandle(server), root, ctx=ctx)
         engine.cost = cost  # one cost model across the bench: auto learns as a session would
         path = root / rel
         symbol = _region_symbol(engine, path, case.instruction)
@@ -236,7 +236,7 @@ def bench_case(server: ServerInfo, case: Case, conditions: list[str], cost: auto
             continue
         if "cold" in conditions:
             cold_root, _ = _scratch(case, f"{mode}-cold")
-            cold = EditEngine(BackendSession(server), cold_root, ctx=ctx)
+            cold = EditEngine(BackendHandle(server), cold_root, ctx=ctx)
             cold.cost = cost
             if mode == "full":
                 out["auto"]["cold"] = _auto_pick(cold, cold_root / rel, case.instruction)
@@ -373,7 +373,7 @@ def main() -> int:
     finally:
         env = environment(server)
         if started:
-            from coder.backends import manager
+            from coder.backends.runtime import manager
 
             manager.stop(BENCH_PROFILE)
     verdicts = _verdicts(results)

@@ -47,13 +47,14 @@ t0 = time.perf_counter()
 import asyncio, sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from coder import config, sessions
+from coder import config, conversations
 from coder.ui.app import CoderApp
 t_import = time.perf_counter() - t0
 
 async def main() -> None:
     root = Path({repo!r})
-    app = CoderApp(root, config.load(root), sessions.new_session(root), offer_start=False, persist_theme=False)
+    app = CoderApp(root, config.load(root), conversations.new_conversation(root), offer_start=False,
+                   persist_theme=False)
     painted = asyncio.Event()
     async with app.run_test(size=(120, 40)) as pilot:
         while not hasattr(app, "main") or not app.main.is_mounted:
@@ -110,7 +111,7 @@ def serve(recording: Path, rate: float, repeat: int) -> tuple[subprocess.Popen[s
 
 
 async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: float) -> dict[str, Any]:
-    from coder import config, sessions
+    from coder import config, conversations
     from coder.session.replay import HttpRecording
     from coder.ui.app import CoderApp
     from coder.ui.widgets.conversation.prompt import PromptInput
@@ -121,7 +122,7 @@ async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: fl
     proc, url = serve(recording_path, rate, repeat)
     probe = Probe()
     try:
-        app = CoderApp(repo, config.load(repo), sessions.new_session(repo), server=base.server_info(url),
+        app = CoderApp(repo, config.load(repo), conversations.new_conversation(repo), server=base.server_info(url),
                        lag_probe=probe, persist_theme=False, persist_state=False, chat_max_tokens=100_000)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()

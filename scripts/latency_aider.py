@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 
 
 def run_aider(exe: str, server: ServerInfo, instruction: str, root: Path, rel: str,

@@ -69,7 +69,7 @@ def coder_home() -> Path:
 @pytest.fixture(scope="session")
 def llama_server_binary() -> Path:
     """coder's own llama-server build (built on first use, then reused from the artifacts dir)."""
-    from coder.backends.llamacpp_install import install
+    from coder.backends.build.install import install
 
     return Path(install(cuda=False).binary)
 
@@ -85,7 +85,7 @@ _names = itertools.count()
 
 
 def _start(binary: Path, **overrides: object):  # type: ignore[no-untyped-def]
-    from coder.backends import manager
+    from coder.backends.runtime import manager
     from coder.config import builtin_profiles
 
     name = str(overrides.pop("name", f"test-{os.getpid()}-{next(_names)}"))
@@ -101,7 +101,7 @@ def _start(binary: Path, **overrides: object):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def demo_server(llama_server_binary: Path, demo_model: Path) -> Iterator[object]:
     """A running, verified demo server: SmolLM2-135M, n-gram speculation (ngram-mod), k=8."""
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     info = _start(llama_server_binary, name="demo")
     try:
@@ -116,7 +116,7 @@ def server_factory(llama_server_binary: Path, demo_model: Path) -> Iterator[Call
 
     ``drafter="demo"`` uses the demo model as its own drafter. Every server is stopped afterwards.
     """
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     started: list[str] = []
 

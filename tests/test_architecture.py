@@ -101,7 +101,7 @@ def test_headless_core_never_imports_textual() -> None:
 
 
 def test_import_coder_edit_does_not_load_openai() -> None:
-    assert _run("import sys, coder.edit, coder.backends.session; print('openai' in sys.modules)") == "False"
+    assert _run("import sys, coder.edit, coder.backends.runtime.handle; print('openai' in sys.modules)") == "False"
 
 
 def test_lazy_edit_package_exports_resolve() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import manager
-from coder.backends.llamacpp import LlamaCppAdapter, capabilities, k_flags, parse_help
+from coder.backends.engines.llamacpp import LlamaCppAdapter, capabilities, k_flags, parse_help
+from coder.backends.runtime import manager
 from coder.config import Profile, builtin_profiles
 from coder.errors import CoderError
 
@@ -91,7 +91,7 @@ def _log_mean_lens(path: str) -> list[tuple[int, int, float]]:
 
 
 def _metrics_al_matches_log(info: object, prompt: str, n_predict: int = 96) -> float:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
 
     assert isinstance(info, ServerInfo) and info.log_path
     with info.api(timeout=600) as api:

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from cli_helpers import run_coder
 
-from coder.backends import manager, statelock
-from coder.backends.server import ServerInfo
+from coder.backends.runtime import manager, statelock
+from coder.backends.runtime.server import ServerInfo
 from coder.config import builtin_profiles
 from coder.errors import CoderError
 
@@ -74,6 +74,7 @@ def test_two_concurrent_starts_record_one_server_and_stop_leaves_none(tmp_path: 
         assert not (servers / "demo.json").exists() and not (servers / "demo.key").exists()
 
 
+@pytest.mark.server  # needs the built llama-server: the checks run after the binary is found
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"model": "/nonexistent/model.gguf"}, "target model not found"),
     ({"spec_type": "draft-simple", "drafter": None}, "needs a drafter model"),
@@ -114,7 +115,7 @@ def test_cleanup_removes_only_its_own_files(tmp_path: Path) -> None:
 
 def test_lock_makes_the_second_holder_wait(tmp_path: Path) -> None:
     lock = tmp_path / "x.lock"
-    code = ("import sys, time; from pathlib import Path; from coder.backends import statelock\n"
+    code = ("import sys, time; from pathlib import Path; from coder.backends.runtime import statelock\n"
             "with statelock.locked(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(1.5)\n")
     holder = subprocess.Popen([sys.executable, "-c", code, str(lock)], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from coder.backends import manager
-from coder.backends.server import ServerInfo
+from coder.backends.runtime import manager
+from coder.backends.runtime.server import ServerInfo
 from coder.bench import stats, workloads
 from coder.bench.runner import NullProgress, Runner, Settings
 from coder.bench.sweep import Plan, Target, run_target

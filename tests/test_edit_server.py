@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from coder.backends.session import BackendSession
+from coder.backends.runtime.handle import BackendHandle
 from coder.cli import edit as edit_cli
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, KChoice
@@ -87,7 +87,7 @@ class RecordingPolicy:
 @pytest.mark.parametrize(("mode", "symbol"), [("full", None), ("region", "add")])
 def test_round_trip(demo_server: Any, repo: Path, mode: str, symbol: str | None) -> None:
     policy = RecordingPolicy()
-    engine = EditEngine(BackendSession(demo_server), repo, policy=policy)
+    engine = EditEngine(BackendHandle(demo_server), repo, policy=policy)
     request = engine.prepare(repo / "hello.py", "add a docstring to add", mode=mode, symbol=symbol)
     assert request.request_class == mode and request.token_source == "server /tokenize"
     assert policy.chosen == [mode] and request.k.k == 4
@@ -137,10 +137,10 @@ def test_cli_auto_mode_json(demo_server: Any, repo: Path, monkeypatch: pytest.Mo
 
 
 def test_backend_dying_mid_stream_leaves_file_untouched(server_factory: Any, repo: Path) -> None:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     info = server_factory()
-    engine = EditEngine(BackendSession(info), repo)
+    engine = EditEngine(BackendHandle(info), repo)
     request = engine.prepare(repo / "hello.py", "rewrite everything with type hints", mode="full")
     before = (repo / "hello.py").read_bytes()
     with pytest.raises(CoderError, match="backend"):

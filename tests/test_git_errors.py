@@ -131,7 +131,7 @@ def test_huge_file_refused_before_any_token_is_counted(tmp_path: Path, monkeypat
     monkeypatch.chdir(root)
     engine = EditEngine(None, root, ctx=65536)
     counter = RecordingCounter()
-    engine.session._counter = counter  # type: ignore[assignment]  # the recording counter stands in
+    engine.backend._counter = counter  # type: ignore[assignment]  # the recording counter stands in
     with pytest.raises(CoderError, match=r"big.py: 52.4 MB cannot fit the server context \(65536 tokens"):
         engine.prepare("big.py", "tidy up")
     assert counter.seen == 0

@@ -20,11 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import build_cache, cpu_features, draft_cap_patch, llamacpp_install
+from coder.backends import cpu_features
+from coder.backends.build import cache as build_cache
+from coder.backends.build import draft_cap_patch
+from coder.backends.build import install as llamacpp_install
+from coder.backends.build.draft_cap_patch import AnchoredEdit
+from coder.backends.build.smoke import check_version, smoke_test
 from coder.backends.cpu_features import CpuProbe
-from coder.backends.crash import describe_exit
-from coder.backends.draft_cap_patch import AnchoredEdit
-from coder.backends.smoke import check_version, smoke_test
+from coder.backends.runtime.crash import describe_exit
 from coder.errors import CoderError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -263,7 +266,7 @@ def test_a_native_build_that_dies_by_sigill_is_rebuilt_portable(
 
 @pytest.mark.server
 def test_a_server_that_dies_by_sigill_says_so(tmp_path: Path, llama_server_binary: Path, demo_model: Path) -> None:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
     from coder.config import builtin_profiles
 
     # stand-in (test double): answers --help like the real binary, then dies as a native AMX build does

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_coder
 
-from coder.backends import statelock
-from coder.backends.server import ServerInfo
+from coder.backends.runtime import statelock
+from coder.backends.runtime.server import ServerInfo
 from coder.redact import REDACTED, redact_argv, scrub
 
 

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.kpolicy.policy import KPolicy
@@ -87,7 +87,7 @@ def test_stock_managed_server_restart_is_a_decision_the_session_carries_out() ->
         return _server(k=k, draft_cap=False, url="http://127.0.0.1:2")
 
     profile = Profile(name="t", adaptive_k=False)
-    session = BackendSession(_server(draft_cap=False), profile, restart_fn=fake_restart)
+    session = BackendHandle(_server(draft_cap=False), profile, restart_fn=fake_restart)
     policy = KPolicy(profile, session.info, notify=messages.append, persist=False)  # type: ignore[arg-type]
     session.subscribe(seen.append)
     session.subscribe(lambda info: policy.follow(info, session.last_restart_s))
@@ -118,7 +118,7 @@ def test_session_restart_can_be_cancelled() -> None:
         return _server(k=k)
 
     seen: list[ServerInfo | None] = []
-    session = BackendSession(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart)
+    session = BackendHandle(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart)
     session.subscribe(seen.append)
     policy = KPolicy(Profile(name="t", adaptive_k=False), _server(draft_cap=False), persist=False)
     policy.override(2)

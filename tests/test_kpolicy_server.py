@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile, builtin_profiles
 from coder.kpolicy.controller import KController
 from coder.kpolicy.policy import KChoice, KPolicy
@@ -71,7 +71,7 @@ def test_restart_decision_carried_out_by_the_session(server_factory: Callable[..
                        threads=1)
     info.draft_cap = False  # force the stock-binary path: k changes only by relaunching
     messages: list[str] = []
-    session = BackendSession(info, profile)
+    session = BackendHandle(info, profile)
     policy = KPolicy(profile, info, adaptive=False, notify=messages.append, persist=False)
     seen: list[ServerInfo | None] = []
     session.subscribe(seen.append)
@@ -96,13 +96,13 @@ def test_restart_cancelled_mid_load_stops_the_new_server(server_factory: Callabl
                                                         llama_server_binary: Path) -> None:
     import threading
 
-    from coder.backends import manager
+    from coder.backends.runtime import manager
     from coder.errors import CoderError
 
     info = server_factory(spec_type="draft-simple", drafter="demo", k=8, threads=1)
     profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8,
                        threads=1)
-    session = BackendSession(info, profile)
+    session = BackendHandle(info, profile)
     seen: list[ServerInfo | None] = []
     session.subscribe(seen.append)
     cancel = threading.Event()

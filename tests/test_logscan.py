@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import logscan
+from coder.backends.engines import logscan
 from coder.telemetry.metrics import parse_metrics
 
 DATA = Path(__file__).parent / "data" / "engines"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import logscan
+from coder.backends.engines import logscan
 
 
 @pytest.mark.server

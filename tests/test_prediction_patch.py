@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import draft_cap_patch, prediction_patch
-from coder.backends.llamacpp import k_flags, parse_help
+from coder.backends.build import draft_cap_patch, prediction_patch
+from coder.backends.engines.llamacpp import k_flags, parse_help
 from coder.edit.prompt import build_messages, predicted_reply
 from coder.errors import CoderError
 from coder.kpolicy.depth import COPY_K_MAX
@@ -17,7 +17,7 @@ from coder.kpolicy.depth import COPY_K_MAX
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The files both patches touch, straight from the pinned sdist (no patch applied)."""
-    from coder.backends.llamacpp_install import SDIST
+    from coder.backends.build.install import SDIST
     from coder.pypi import fetch
 
     paths = {e.path for e in (*draft_cap_patch.EDITS, *prediction_patch.EDITS)}
@@ -91,7 +91,7 @@ def test_help_lists_the_prediction_type() -> None:
 
 
 def _chain_policy(spec: str, ngl: int | None, k_max: int | None = None) -> object:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
     from coder.config import Profile
     from coder.kpolicy.policy import KPolicy
 

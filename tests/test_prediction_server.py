@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from coder.backends.llamacpp_probe import probe_prediction
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
+from coder.backends.engines.llamacpp_probe import probe_prediction
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal
 
@@ -83,7 +83,7 @@ def test_the_edit_engine_sends_the_original_as_prediction(server_factory: Any, t
     (tmp_repo / "funcs.py").write_text(SOURCE)
     subprocess.run(["git", "add", "funcs.py"], cwd=tmp_repo, check=True)
     subprocess.run(["git", "commit", "-qm", "funcs"], cwd=tmp_repo, check=True)
-    engine = EditEngine(BackendSession(info), tmp_repo)
+    engine = EditEngine(BackendHandle(info), tmp_repo)
     assert engine.prediction_notice() is None  # nothing to say: this server drafts from predictions
     request = engine.prepare(tmp_repo / "funcs.py", "Add a comment at the top of the file.", mode="full")
     proposal = [e for e in engine.run(request) if isinstance(e, EditProposal)][-1]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.engine import ScriptEngineBase
-from coder.backends.llamacpp import LlamaCppAdapter
-from coder.backends.llamacpp_probe import chain_checks
+from coder.backends.engines.base import ScriptEngineBase
+from coder.backends.engines.llamacpp import LlamaCppAdapter
+from coder.backends.engines.llamacpp_probe import chain_checks
 from coder.config import Profile, builtin_profiles
 from coder.config_schema import build_profile
 from coder.errors import CoderError
@@ -58,24 +58,24 @@ def test_config_accepts_prediction_chains_and_refuses_unknown_types() -> None:
 
 
 def test_edits_without_a_prediction_drafter_are_said_once(tmp_path: Path) -> None:
-    from coder.backends.server import ServerInfo
-    from coder.backends.session import BackendSession
+    from coder.backends.runtime.handle import BackendHandle
+    from coder.backends.runtime.server import ServerInfo
     from coder.edit.engine import EditEngine
 
     # a profile that never asked for the prediction drafter has nothing to be told
     plain = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", spec_type="ngram-mod")
-    engine = EditEngine(BackendSession(plain), tmp_path, ctx=4096)
+    engine = EditEngine(BackendHandle(plain), tmp_path, ctx=4096)
     (tmp_path / "a.py").write_text("x = 1\n")
     request = engine.prepare(tmp_path / "a.py", "rename x to y", mode="full")
     assert engine.prediction_for(request) is None and engine.prediction_notice() is None
     # one that asked for it, on a server that cannot (a stock build), is told once
     stock = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", spec_type="prediction,ngram-mod")
-    engine.session.replace(stock)
+    engine.backend.replace(stock)
     assert engine.prediction_for(request) is None
     notice = engine.prediction_notice()
     assert notice is not None and "does not draft from a prediction" in notice
     assert engine.prediction_notice() is None  # once per engine (one per CLI run or TUI session)
     patched = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", prediction=True)
-    engine.session.replace(patched)
+    engine.backend.replace(patched)
     predicted = engine.prediction_for(request)
     assert predicted is not None and "x = 1" in predicted and predicted.startswith(request.prompt.fence)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from test_gguf_info import DFLASH2_KV, write_gguf
 
-from coder.backends.preflight import format_report, run_preflight
+from coder.backends.engines.preflight import format_report, run_preflight
 from coder.errors import CoderError
 from coder.models.checkpoint import inspect_checkpoint, lm_head_status
 

@@ -17,9 +17,9 @@ import git
 import pytest
 from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, load, make_repo, replay
 
-from coder import sessions
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
+from coder import conversations
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile, builtin_profiles
 from coder.errors import CoderError
 from coder.session import events as ev
@@ -47,9 +47,10 @@ class Recorder:
 
 
 def session_for(root: Path, info: ServerInfo | None, *, profile: Profile = PROFILE,
-                backend: BackendSession | None = None) -> tuple[EditSession, Recorder]:
+                backend: BackendHandle | None = None) -> tuple[EditSession, Recorder]:
     rec = Recorder()
-    edit = EditSession(root, sessions.new_session(root), backend or BackendSession(info, profile), profile, rec,
+    edit = EditSession(root, conversations.new_conversation(root), backend or BackendHandle(info, profile),
+                       profile, rec,
                        persist=False)
     edit.load_files()
     return edit, rec
@@ -221,7 +222,7 @@ def test_k_restart_moves_chat_to_the_new_server(repo: Path) -> None:
             calls.append(k)
             return new_info
 
-        backend = BackendSession(old_info, PROFILE, restart_fn=restart_double)
+        backend = BackendHandle(old_info, PROFILE, restart_fn=restart_double)
         seen: list[ServerInfo | None] = []
         backend.subscribe(seen.append)
         edit, rec = session_for(repo, None, backend=backend)
@@ -246,7 +247,7 @@ def test_escape_cancels_a_restart(repo: Path) -> None:
             cancel.wait(30)
             raise CoderError("restart cancelled")
 
-        backend = BackendSession(info, PROFILE, restart_fn=slow_restart)
+        backend = BackendHandle(info, PROFILE, restart_fn=slow_restart)
         edit, rec = session_for(repo, None, backend=backend)
         edit.submit("/k 3")
         worker = threading.Thread(target=edit.submit, args=(SCENARIOS["chat_reply"].instruction,))

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.detect import detect_engine
-from coder.backends.server import ServerInfo
-from coder.backends.sglang import SglangAdapter, num_draft_tokens
-from coder.backends.vllm import VllmAdapter
+from coder.backends.engines.detect import detect_engine
+from coder.backends.engines.sglang import SglangAdapter, num_draft_tokens
+from coder.backends.engines.vllm import VllmAdapter
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 

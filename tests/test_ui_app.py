@@ -19,8 +19,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, SHAPES, SHAPES_INSTRUCTION, load, make_repo, replay
 
-from coder import config, sessions
-from coder.backends.server import ServerInfo
+from coder import config, conversations
+from coder.backends.runtime.server import ServerInfo
 from coder.telemetry.stats import draft_split
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
@@ -45,7 +45,7 @@ def greet_repo(tmp_path: Path) -> Path:
 
 
 def make_app(root: Path, server: ServerInfo | None, **kwargs: Any) -> CoderApp:
-    return CoderApp(root, config.load(root), sessions.new_session(root), server=server, persist_theme=False,
+    return CoderApp(root, config.load(root), conversations.new_conversation(root), server=server, persist_theme=False,
                     **kwargs)
 
 
@@ -301,7 +301,7 @@ async def test_tiny_terminal_shows_notice(ui_repo: Path) -> None:
 
 
 async def test_theme_switch_live_and_persisted(ui_repo: Path) -> None:
-    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
+    app = CoderApp(ui_repo, config.load(ui_repo), conversations.new_conversation(ui_repo), offer_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         assert app.theme == "coder-dark"
         await submit(pilot, "/theme coder-amber")
@@ -311,7 +311,7 @@ async def test_theme_switch_live_and_persisted(ui_repo: Path) -> None:
         assert app.theme == "coder-amber"
         await settle(pilot)  # the config write runs in a thread worker
     assert config.load(ui_repo).theme == "coder-amber"
-    again = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), offer_start=False)
+    again = CoderApp(ui_repo, config.load(ui_repo), conversations.new_conversation(ui_repo), offer_start=False)
     assert again.theme == "coder-amber"
     config.save_user_setting(config.user_config_path(), None, "theme", "coder-dark")
 
@@ -331,12 +331,12 @@ async def test_command_palette_runs_slash_command(ui_repo: Path) -> None:
 
 
 async def test_resumed_session_shows_history_and_context(ui_repo: Path) -> None:
-    old = sessions.new_session(ui_repo)
+    old = conversations.new_conversation(ui_repo)
     old.add_turn("user", "first question")
     old.add_turn("assistant", "first answer")
     old.add_file("greet.py")
-    sessions.save(old)
-    resumed = sessions.load_last(ui_repo)
+    conversations.save(old)
+    resumed = conversations.load_last(ui_repo)
     assert resumed is not None
     app = CoderApp(ui_repo, config.load(ui_repo), resumed, offer_start=False, persist_theme=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -348,12 +348,12 @@ async def test_resumed_session_shows_history_and_context(ui_repo: Path) -> None:
 
 
 async def test_offers_to_start_when_no_backend(ui_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
     from coder.ui.screens.start import StartScreen
 
     # stand-in lookup: "no server recorded" even if a test server of this session is running
     monkeypatch.setattr(manager, "current", lambda name=None: None)
-    app = CoderApp(ui_repo, config.load(ui_repo), sessions.new_session(ui_repo), persist_theme=False)
+    app = CoderApp(ui_repo, config.load(ui_repo), conversations.new_conversation(ui_repo), persist_theme=False)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(50):
             await settle(pilot)

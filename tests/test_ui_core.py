@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ui_support import load
 
-from coder import sessions
+from coder import conversations
 from coder.errors import CoderError
 from coder.session import commands, context, streams
 from coder.session.feed import Batch, Coalescer, LiveFeed, LiveStats, RateWindow
@@ -123,23 +123,23 @@ def test_sessions_save_resume_and_per_repo(tmp_path: Path) -> None:
     repo_a, repo_b = tmp_path / "a", tmp_path / "b"
     repo_a.mkdir()
     repo_b.mkdir()
-    assert sessions.load_last(repo_a) is None
-    first = sessions.new_session(repo_a)
+    assert conversations.load_last(repo_a) is None
+    first = conversations.new_conversation(repo_a)
     first.add_turn("user", "hello")
     first.add_file("x.py")
-    sessions.save(first)
-    second = sessions.new_session(repo_a)
+    conversations.save(first)
+    second = conversations.new_conversation(repo_a)
     second.id = first.id + "-later"
     second.add_turn("user", "again")
-    sessions.save(second)
-    last = sessions.load_last(repo_a)
+    conversations.save(second)
+    last = conversations.load_last(repo_a)
     assert last is not None and last.id == second.id and last.turns[0].content == "again"
-    assert sessions.load_last(repo_b) is None
+    assert conversations.load_last(repo_b) is None
     # a corrupt newest file is skipped, not fatal
-    sessions.sessions_dir(repo_a).joinpath("zzzz.json").write_text("{not json")
-    assert sessions.load_last(repo_a) is not None
+    conversations.conversations_dir(repo_a).joinpath("zzzz.json").write_text("{not json")
+    assert conversations.load_last(repo_a) is not None
     with pytest.raises(CoderError):
-        sessions.load(sessions.sessions_dir(repo_a) / "zzzz.json")
+        conversations.load(conversations.conversations_dir(repo_a) / "zzzz.json")
     assert first.chat_messages() == [{"role": "user", "content": "hello"}]
 
 
@@ -190,8 +190,8 @@ def test_command_parsing() -> None:
 
 
 def test_headless_core_imports_without_textual() -> None:
-    """coder.sessions and the stream/metrics core must not pull Textual in (only coder.ui may)."""
-    code = ("import sys, coder.sessions, coder.session.edit_session, coder.config, coder.cli.main\n"
+    """coder.conversations and the stream/metrics core must not pull Textual in (only coder.ui may)."""
+    code = ("import sys, coder.conversations, coder.session.edit_session, coder.config, coder.cli.main\n"
             "print(','.join(m for m in ('textual', 'coder.ui') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

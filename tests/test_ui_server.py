@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.pilot import Pilot
 from ui_support import SCENARIOS, SHAPES, load, make_repo
 
-from coder import config, sessions
-from coder.backends.server import ServerInfo
+from coder import config, conversations
+from coder.backends.runtime.server import ServerInfo
 from coder.config import builtin_profiles
 from coder.ui import session_link as sl
 from coder.ui.app import CoderApp
@@ -58,7 +58,7 @@ async def test_typed_edit_streams_reviews_commits_and_undoes(server_factory: Cal
     repo = git.Repo(root)
     head = repo.head.commit.hexsha
     seen: list[Message] = []
-    app = CoderApp(root, config.load(root), sessions.new_session(root), server=info, persist_theme=False,
+    app = CoderApp(root, config.load(root), conversations.new_conversation(root), server=info, persist_theme=False,
                    persist_state=False)
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await pilot.pause()
@@ -115,7 +115,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
                                                         ctx=4096, threads=2)
     root = make_repo(tmp_path)
     seen: list[Message] = []
-    app = CoderApp(root, config.load(root), sessions.new_session(root), profile=profile, server=info,
+    app = CoderApp(root, config.load(root), conversations.new_conversation(root), profile=profile, server=info,
                    persist_theme=False, persist_state=False, chat_max_tokens=64)
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await pilot.pause()

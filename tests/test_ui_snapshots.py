@@ -17,9 +17,9 @@ from textual.pilot import Pilot
 from textual.widgets import Log
 from ui_support import GREET_DOCSTRING, SCENARIOS, make_repo, replay
 
-from coder import config, sessions
-from coder.backends.engine import Check
-from coder.backends.server import ServerInfo
+from coder import config, conversations
+from coder.backends.engines.base import Check
+from coder.backends.runtime.server import ServerInfo
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
@@ -47,7 +47,7 @@ def chat() -> Iterator[ServerInfo]:
 
 
 def app_for(root: Path, info: ServerInfo | None, **kwargs: object) -> CoderApp:
-    return CoderApp(root, config.load(root), sessions.new_session(root), server=info, persist_theme=False,
+    return CoderApp(root, config.load(root), conversations.new_conversation(root), server=info, persist_theme=False,
                     persist_state=False,
                     offer_start=False, **kwargs)  # type: ignore[arg-type]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends import manager
-from coder.backends.llamacpp import LlamaCppAdapter
-from coder.backends.server import ServerInfo
+from coder.backends.engines.llamacpp import LlamaCppAdapter
+from coder.backends.runtime import manager
+from coder.backends.runtime.server import ServerInfo
 
 pytestmark = pytest.mark.server
 DATA = Path(__file__).parent / "data" / "engines"

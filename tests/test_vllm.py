@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from test_preflight import DFLASH2_CONFIG, ckpt
 
-from coder.backends.detect import detect_engine
-from coder.backends.server import ServerInfo
-from coder.backends.vllm import VllmAdapter, per_request_spec_metrics
+from coder.backends.engines.detect import detect_engine
+from coder.backends.engines.vllm import VllmAdapter, per_request_spec_metrics
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 
@@ -346,7 +346,7 @@ def _gone(pid: int) -> bool:
 
 def test_manager_start_verifies_with_fake_vllm(tmp_path: Path) -> None:
     """The lead's manager drives the adapter: launch, wait for /health, verify from log + probe + counters."""
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     drafter = ckpt(tmp_path / "Qwen3.8-27B-DFlash2", DFLASH2_CONFIG, ["x.weight"])
     p = profile(name=f"fake-vllm-{os.getpid()}", binary=str(FAKE), drafter=str(drafter), ctx=4096)
@@ -360,7 +360,7 @@ def test_manager_start_verifies_with_fake_vllm(tmp_path: Path) -> None:
 
 
 def test_manager_tracks_and_stops_script_engine(tmp_path: Path) -> None:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     drafter = ckpt(tmp_path / "d2", DFLASH2_CONFIG, ["x.weight"])
     p = profile(name=f"fake-vllm-track-{os.getpid()}", binary=str(FAKE), drafter=str(drafter))
@@ -375,7 +375,7 @@ def test_manager_tracks_and_stops_script_engine(tmp_path: Path) -> None:
 
 
 def test_manager_reports_early_exit_with_log_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     monkeypatch.setenv("FAKE_VLLM_SCENARIO", "quant-head")
     drafter = ckpt(tmp_path / "d2", DFLASH2_CONFIG, ["x.weight"])

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.detect import detect, detect_engine
-from coder.backends.vllm import VllmAdapter
+from coder.backends.engines.detect import detect, detect_engine
+from coder.backends.engines.vllm import VllmAdapter
 from coder.config import Profile
 from coder.errors import CoderError
 

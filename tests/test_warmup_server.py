@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.session import BackendSession
-from coder.backends.warmup import LlamaCppWarmSender
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.warmup import LlamaCppWarmSender
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.warmup import CacheWarmer, edit_prefix
@@ -41,7 +41,7 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
     root.mkdir()
     (root / "m.py").write_text(SMALL_FILE)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    engine = EditEngine(BackendSession(demo_server), root, ctx=4096)  # type: ignore[arg-type]
+    engine = EditEngine(BackendHandle(demo_server), root, ctx=4096)  # type: ignore[arg-type]
     prefix = edit_prefix("m.py", SMALL_FILE, engine.repo_context)
     sender = LlamaCppWarmSender(demo_server)  # type: ignore[arg-type]
     updates: list[object] = []
@@ -64,7 +64,7 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     """The headless session, as the TUI drives it: ``@m.py``, a pause in typing, then Enter."""
     import time
 
-    from coder import sessions
+    from coder import conversations
     from coder.config import builtin_profiles
     from coder.session import events as ev
     from coder.session.edit_session import EditSession
@@ -75,7 +75,7 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     profile = builtin_profiles()["demo"]
     seen: list[ev.Event] = []
-    edit = EditSession(root, sessions.new_session(root), BackendSession(demo_server), profile,  # type: ignore[arg-type]
+    edit = EditSession(root, conversations.new_conversation(root), BackendHandle(demo_server), profile,  # type: ignore[arg-type]
                        seen.append, persist=False)
     edit.warm_context()
     edit.submit("@m.py")

@@ -15,7 +15,7 @@ from pathlib import Path
 from cli_helpers import HELLO
 from cli_helpers import make_repo as build_repo
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 from coder.session.replay import HttpRecording, ReplayServer
 
 DATA = Path(__file__).parent / "data" / "ui"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 from coder.bench import stats
 from coder.bench.schema import PrefillPart, PromptSummary, RunJSON, RunSummary, SpecJSON
 from coder.jsontypes import JSONObject

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
-from coder.backends.engine import adapter_for
-from coder.backends.server import ServerAPI, ServerInfo
+from coder.backends.engines.base import adapter_for
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.bench import stats
 from coder.bench.records import (
     RequestRecord,

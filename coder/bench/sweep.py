@@ -12,9 +12,9 @@ from typing import TypedDict
 
 import httpx
 
-from coder.backends import manager
-from coder.backends.engine import adapter_for
-from coder.backends.server import ServerInfo
+from coder.backends.engines.base import adapter_for
+from coder.backends.runtime import manager
+from coder.backends.runtime.server import ServerInfo
 from coder.bench import lossless, stats
 from coder.bench.lossless import CheckJSON
 from coder.bench.records import RunResult

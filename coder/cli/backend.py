@@ -11,8 +11,8 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder import trust
-from coder.backends import manager, statelock
-from coder.backends.engine import adapter_for
+from coder.backends.engines.base import adapter_for
+from coder.backends.runtime import manager, statelock
 from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key
 from coder.cli.progress import phase_bar
@@ -50,7 +50,7 @@ def load_profile(args: argparse.Namespace) -> Profile:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from coder.backends.llamacpp_install import choose_variant, install, installed
+    from coder.backends.build.install import choose_variant, install, installed
 
     if not adapter_for(args.engine).installable:
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
@@ -70,7 +70,7 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _print_info(info: object, as_json: bool) -> None:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
 
     assert isinstance(info, ServerInfo)
     if as_json:
@@ -162,7 +162,7 @@ def _attach(args: argparse.Namespace) -> int:
 
 
 def _preflight(args: argparse.Namespace) -> int:
-    from coder.backends.preflight import format_report, run_preflight
+    from coder.backends.engines.preflight import format_report, run_preflight
 
     report = run_preflight(args.engine, Path(args.model), Path(args.drafter) if args.drafter else None,
                            args.max_model_len, args.k)

@@ -161,7 +161,7 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     if args.attach:
         if args.profiles or args.profile:
             raise CoderError("--attach measures one given server; drop --profile/--profiles")
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         server = manager.attach(args.attach, api_key(args))
         return [Target(args.attach, server=server)]

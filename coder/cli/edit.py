@@ -16,7 +16,7 @@ from coder.telemetry.prefill import render as prefill_line
 from coder.telemetry.stats import format_drafted
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
     from coder.config import Config
     from coder.edit.engine import EditEngine
     from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
@@ -74,7 +74,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _find_server(args: argparse.Namespace) -> ServerInfo:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     if args.attach:
         return manager.attach(args.attach, api_key(args))
@@ -186,7 +186,7 @@ def run_edit(args: argparse.Namespace) -> int:
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
-    from coder.backends.session import BackendSession
+    from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
     from coder.edit import gitops
     from coder.edit.apply import diff_stat
@@ -196,7 +196,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     repo = gitops.open_repo(cwd, check=not args.no_git)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    session = BackendSession(None)
+    session = BackendHandle(None)
     engine = EditEngine(session, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend

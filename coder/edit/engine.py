@@ -2,7 +2,7 @@
 
 ``prepare`` builds a request (file snapshot, mode, prompt, token budget, k
 decision) and touches nothing; ``run`` carries out the k decision through the
-:class:`~coder.backends.session.BackendSession` (a restart happens there, in the
+:class:`~coder.backends.runtime.handle.BackendHandle` (a restart happens there, in the
 caller's thread, cancellable), streams the request and yields
 :class:`~coder.telemetry.stats.RequestStats` snapshots and finally one
 :class:`EditProposal` (validated, or carrying the refusal); ``apply`` writes an
@@ -20,9 +20,8 @@ from pathlib import Path
 
 from git import Repo
 
-from coder.backends.chain import types_of
-from coder.backends.server import ServerInfo
-from coder.backends.session import BackendSession
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
@@ -43,6 +42,7 @@ from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
+from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
 from coder.tokens import TokenCounter
@@ -66,7 +66,7 @@ class EditEngine:
 
     def __init__(
         self,
-        session: BackendSession | None,
+        backend: BackendHandle | None,
         root: Path,
         *,
         policy: KPolicy | None = None,
@@ -77,7 +77,7 @@ class EditEngine:
         context_limit: int = 40,
         use_git: bool = True,
     ) -> None:
-        self.session = session or BackendSession(None)
+        self.backend = backend or BackendHandle(None)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.policy: KPolicy = policy or LaunchK()
@@ -92,17 +92,17 @@ class EditEngine:
         files = gitops.tracked_files(self.repo) if self.repo is not None else []
         # Frozen for the engine's lifetime so consecutive edits share a cached prefix.
         self.repo_context = repo_context(self.root.name, files, limit=context_limit)
-        self._unsubscribe = self.session.subscribe(self._backend_changed)
+        self._unsubscribe = self.backend.subscribe(self._backend_changed)
 
     @property
     def server(self) -> ServerInfo | None:
-        """The live server (the session's)."""
-        return self.session.info
+        """The live server (the backend handle's)."""
+        return self.backend.info
 
     @property
     def counter(self) -> TokenCounter:
-        """The session's token counter."""
-        return self.session.counter
+        """The backend handle's token counter."""
+        return self.backend.counter
 
     @property
     def has_git(self) -> bool:
@@ -110,14 +110,14 @@ class EditEngine:
         return self.repo is not None
 
     def close(self) -> None:
-        """Stop following the session."""
+        """Stop following the backend handle."""
         self._unsubscribe()
 
     def _backend_changed(self, info: ServerInfo | None) -> None:
         if not self._fixed_ctx:
             self._ctx = None  # a new server may have another context size
         if isinstance(self.policy, LearningKPolicy):
-            self.policy.follow(info, self.session.last_restart_s)
+            self.policy.follow(info, self.backend.last_restart_s)
 
     def check_target(self, path: Path | str, *, symbol: str | None = None,
                      lines: str | None = None) -> tuple[FileSnapshot, Region | None]:
@@ -239,13 +239,13 @@ class EditEngine:
         it arrives). Raises CoderError when the backend is unreachable or dies
         mid-stream (nothing is written either way).
         """
-        self.session.apply(request.k, cancel)
-        server = self.session.info
+        self.backend.apply(request.k, cancel)
+        server = self.backend.info
         if server is None:
             raise CoderError("no backend is running; start one with `coder backend start`")
         k_cap = request.k.k if server.draft_cap else None
-        with self.session.api() as api:
-            outcome = yield from stream_edit(self.session, request, api, k_cap=k_cap,
+        with self.backend.api() as api:
+            outcome = yield from stream_edit(self.backend, request, api, k_cap=k_cap,
                                              drift_guard=self.drift_guard, on_chunk=on_chunk,
                                              prediction=self.prediction_for(request))
         self._learn(request.request_class, request.k, outcome.stats, outcome.delta)

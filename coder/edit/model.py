@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 from coder.edit.apply import FileSnapshot, diff_stat
 from coder.edit.auto import Prediction
 from coder.edit.budget import Budget

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
-from coder.backends.server import ServerAPI
-from coder.backends.session import BackendSession
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerAPI
 from coder.edit.guard import DriftGuard
 from coder.edit.model import EditRequest
 from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
@@ -38,10 +38,10 @@ class StreamOutcome:
 ChunkTap = Callable[[Chunk], None]
 
 
-def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *, k_cap: int | None,
+def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *, k_cap: int | None,
                 drift_guard: bool, on_chunk: ChunkTap | None = None,
                 prediction: str | None = None) -> Generator[RequestStats, None, StreamOutcome]:
-    """Stream ``request`` to the session's server; yields live stats, returns the outcome.
+    """Stream ``request`` to the backend's server; yields live stats, returns the outcome.
 
     ``on_chunk`` sees every streamed chunk (text included) before the engine does;
     ``prediction`` goes along as the request's predicted output (servers that draft from it).
@@ -56,7 +56,7 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
     body_at: int | None = None  # offset of the block's body, once the opening fence streamed
     stopped: EditRefused | None = None
     chunks = 0
-    stream = session.client().stream(request.messages, max_tokens=request.budget.max_tokens,
+    stream = backend.client().stream(request.messages, max_tokens=request.budget.max_tokens,
                                       temperature=0.0, k_cap=k_cap, cache_prompt=True, progress=True,
                                       prediction=prediction)
     try:
@@ -95,7 +95,7 @@ def stream_edit(session: BackendSession, request: EditRequest, api: ServerAPI, *
         delta = after - before
         _from_metrics(stats, before, after, have_usage=final is not None)
     if stats.completion_tokens is None and text:
-        stats.completion_tokens = session.counter.count(text)
+        stats.completion_tokens = backend.counter.count(text)
     return StreamOutcome(text, stats, stopped, delta)
 
 

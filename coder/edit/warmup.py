@@ -14,7 +14,7 @@ tokens. Rules the :class:`CacheWarmer` keeps:
 * failures are only a state ("warm-up failed: …"), never an exception to the caller.
 
 How a prefix is sent is engine-specific (a :class:`WarmSender`); see
-:mod:`coder.backends.warmup`.
+:mod:`coder.backends.runtime.warmup`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from coder.backends.warmup import SENTINEL, Cancelled
+from coder.backends.runtime.warmup import SENTINEL, Cancelled
 from coder.edit.prompt import build_messages, region_prompt
 from coder.edit.regions import Region
 from coder.errors import CoderError
@@ -101,7 +101,7 @@ class WarmState:
 
 
 class WarmSender(Protocol):
-    """Sends one cut prompt for prefill only (:mod:`coder.backends.warmup` has one per engine)."""
+    """Sends one cut prompt for prefill only (:mod:`coder.backends.runtime.warmup` has one per engine)."""
 
     def send(self, messages: list[dict[str, str]], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:

@@ -12,7 +12,7 @@ depth and the model drafter's own launch limit keeps it at its block.
 
 from __future__ import annotations
 
-from coder.backends.chain import COPY_K_MAX, COPY_TYPES, MODEL_TYPES, is_copy_chain, launch_depth, types_of
+from coder.spec_vocab import COPY_K_MAX, COPY_TYPES, MODEL_TYPES, is_copy_chain, launch_depth, types_of
 
 __all__ = ["COPY_DEPTH", "COPY_K_MAX", "COPY_TYPES", "MODEL_TYPES", "copy_depth", "is_copy_chain",
            "launch_depth", "types_of"]

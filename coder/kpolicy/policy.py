@@ -10,7 +10,7 @@ launch k stays; ``"recommend"``: an attached server we may not restart).
 
 :meth:`KPolicy.choose` is pure: it returns a :class:`KChoice` and changes nothing
 on the server. The edit engine hands the choice to
-:meth:`coder.backends.session.BackendSession.apply` (which relaunches for
+:meth:`coder.backends.runtime.handle.BackendHandle.apply` (which relaunches for
 ``via="restart"``), sends ``k_cap=choice.cap``, and afterwards calls
 :meth:`KPolicy.observe`. :meth:`KPolicy.follow` re-points the policy at a changed
 backend (subscribe it to the session).
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from coder.backends.engine import adapter_for, k_switch
-from coder.backends.server import ServerInfo
+from coder.backends.engines.base import adapter_for, k_switch
+from coder.backends.runtime.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError
 from coder.jsontypes import JSONObject
@@ -183,7 +183,7 @@ class KPolicy:
     def choose(self, request_class: str) -> KChoice:
         """The k for the next request of ``request_class``; pure apart from remembering it.
 
-        ``via="restart"`` asks the caller to relaunch at ``k`` (BackendSession.apply).
+        ``via="restart"`` asks the caller to relaunch at ``k`` (BackendHandle.apply).
         """
         cls = _check_class(request_class)
         self._recent = [*self._recent, cls][-50:]

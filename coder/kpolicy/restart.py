@@ -7,7 +7,7 @@ predicted to save over the coming requests of this class exceeds that cost
 classes do not flap). An explicit user override restarts unconditionally. Servers
 coder does not manage are never touched: the caller reports the recommendation.
 This module only decides and keeps the measured cost; the relaunch itself is
-:meth:`coder.backends.session.BackendSession.apply`.
+:meth:`coder.backends.runtime.handle.BackendHandle.apply`.
 """
 
 from __future__ import annotations

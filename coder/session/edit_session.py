@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder import sessions
+from coder import conversations
 from coder.errors import CoderError
 from coder.session import context, streams
 from coder.session import events as ev
@@ -26,8 +26,8 @@ from coder.session.slash import SlashCommands
 from coder.session.warm import ContextWarmer
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
-    from coder.backends.session import BackendSession
+    from coder.backends.runtime.handle import BackendHandle
+    from coder.backends.runtime.server import ServerInfo
     from coder.config import Profile
     from coder.edit.engine import EditEngine
     from coder.edit.model import EditProposal
@@ -43,7 +43,7 @@ class Stopped(Exception):
 class EditSession(SlashCommands):
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
-    def __init__(self, repo_root: Path, session: sessions.Session, backend: BackendSession, profile: Profile,
+    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
                  emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
                  persist: bool = True, warm_up: str = "managed") -> None:
         self.repo_root = repo_root
@@ -90,7 +90,7 @@ class EditSession(SlashCommands):
         if not self.persist:
             return
         try:
-            sessions.save(self.session)
+            conversations.save(self.session)
         except (OSError, CoderError) as exc:
             self.emit(ev.Note(f"Could not save the session: {exc}", "error"))
 
@@ -247,7 +247,7 @@ class EditSession(SlashCommands):
             return self._policy
 
     def _backend_changed(self, info: ServerInfo | None) -> None:
-        """BackendSession listener: point the k policy at the new server (``follow`` is idempotent)."""
+        """BackendHandle listener: point the k policy at the new server (``follow`` is idempotent)."""
         self.warm.follow(info)  # a new server's cache is cold
         with self._lock:
             if self._policy is not None and info is not None and info.k is not None:

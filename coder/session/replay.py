@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, Self, TypedDict
 from coder.jsontypes import JSONObject, JSONValue, as_object
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
 
 FORMAT = "coder-http-recording-1"
 CHAT_PATH = "/v1/chat/completions"
@@ -106,7 +106,7 @@ class HttpRecording:
 
     def server_info(self, url: str) -> ServerInfo:
         """A ServerInfo for the replay at ``url``, describing the recorded server (never managed)."""
-        from coder.backends.server import ServerInfo
+        from coder.backends.runtime.server import ServerInfo
 
         known = set(ServerInfo.__dataclass_fields__)
         # the recorder wrote these from a real ServerInfo (ServerInfo.to_json), so they fit its fields

@@ -17,7 +17,7 @@ from coder.session import events as ev
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from coder import sessions
+    from coder import conversations
     from coder.config import Profile
     from coder.edit.engine import EditEngine
 
@@ -26,7 +26,7 @@ class SlashCommands:
     """The ``cmd_*`` handlers; mixed into EditSession, which provides the attributes declared here."""
 
     repo_root: Path
-    session: sessions.Session
+    session: conversations.Conversation
     profile: Profile
     files: list[str]
     emit: Callable[[ev.Event], None]

@@ -12,9 +12,9 @@ from coder.session.feed import LiveFeed
 from coder.telemetry.stats import Chunk, Reply
 
 if TYPE_CHECKING:
-    from coder.backends.session import BackendSession
+    from coder.backends.runtime.handle import BackendHandle
+    from coder.conversations import Conversation
     from coder.edit.gitops import UndoResult
-    from coder.sessions import Session
     from coder.telemetry.metrics import SpecStats
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
@@ -46,7 +46,7 @@ def pump(stream: Iterator[Chunk | Reply], feed: LiveFeed, check: Callable[[], No
     return reply
 
 
-def scrape(backend: BackendSession) -> SpecStats | None:
+def scrape(backend: BackendHandle) -> SpecStats | None:
     """A /metrics snapshot with speculation counters, or None (no server, no --metrics)."""
     try:
         with backend.api(timeout=2.0) as api:
@@ -56,7 +56,7 @@ def scrape(backend: BackendSession) -> SpecStats | None:
     return stats if stats.has_spec_metrics else None
 
 
-def chat_messages(root: Path, session: Session, question: str) -> list[dict[str, str]]:
+def chat_messages(root: Path, session: Conversation, question: str) -> list[dict[str, str]]:
     """System prompt with the context files, recent history, then the question (reads files)."""
     system = CHAT_SYSTEM
     for rel, body in context.read_context(root, session.context_files):

@@ -18,7 +18,7 @@ from coder.edit.warmup import CacheWarmer, PromptCacheModel, WarmPrefix, WarmSta
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
     from coder.edit.regions import Region
 
 WARM_UP_SETTINGS = ("managed", "always", "off")  # config `warm_up`: which servers get warmed
@@ -42,7 +42,7 @@ class ContextWarmer:
 
     def follow(self, info: ServerInfo | None) -> None:
         """A new (or no) backend: its cache is cold, so warm the context again."""
-        from coder.backends.warmup import sender_for
+        from coder.backends.runtime.warmup import sender_for
 
         with self._lock:
             if info is self._for:

@@ -1,6 +1,6 @@
 """CoderApp: the repository, config, the live backend and the headless edit session behind the screens.
 
-The app owns one :class:`~coder.backends.session.BackendSession`; its listener posts
+The app owns one :class:`~coder.backends.runtime.handle.BackendHandle`; its listener posts
 :class:`BackendChanged` (thread-safe), and the handler sets the reactive :attr:`CoderApp.server`
 that the footer, backend screen and main screen watch. Backend start / stop / restart /
 attach / doctor run in thread workers here and report to the screen that asked for them.
@@ -23,8 +23,8 @@ from textual.message_pump import MessagePump
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from coder import sessions
-from coder.backends.session import BackendSession
+from coder import conversations
+from coder.backends.runtime.handle import BackendHandle
 from coder.config import Config, Profile
 from coder.errors import CoderError
 from coder.session.commands import COMMANDS
@@ -34,8 +34,8 @@ from coder.ui.screens.main import MainScreen
 from coder.ui.session_link import poster
 
 if TYPE_CHECKING:
-    from coder.backends.engine import Check
-    from coder.backends.server import ServerInfo
+    from coder.backends.engines.base import Check
+    from coder.backends.runtime.server import ServerInfo
     from coder.session.feed import Batch
 
 
@@ -54,7 +54,7 @@ class LagProbe(Protocol):
 
 @dataclass
 class BackendChanged(Message):
-    """The live backend changed (``info`` None: none). Posted by the BackendSession listener."""
+    """The live backend changed (``info`` None: none). Posted by the BackendHandle listener."""
 
     info: ServerInfo | None
 
@@ -123,7 +123,7 @@ class CoderApp(App[None]):
         self,
         repo_root: Path,
         config: Config,
-        session: sessions.Session,
+        session: conversations.Conversation,
         *,
         profile: str | Profile | None = None,
         server: ServerInfo | None = None,
@@ -146,7 +146,7 @@ class CoderApp(App[None]):
         self.persist_theme = persist_theme
         self.last_checks: list[Check] | None = None
         self.backend_checked = server is not None  # a lookup for a running server has finished
-        self.backend = BackendSession(server, self.profile)
+        self.backend = BackendHandle(server, self.profile)
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
@@ -158,7 +158,7 @@ class CoderApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
 
     def _post_backend_changed(self, info: ServerInfo | None) -> None:
-        """BackendSession listener, called on the thread that changed the backend."""
+        """BackendHandle listener, called on the thread that changed the backend."""
         self.post_message(BackendChanged(info))  # thread-safe
 
     @property
@@ -257,7 +257,7 @@ class CoderApp(App[None]):
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="finding backend")
     def find_backend(self) -> None:
         """Adopt a server coder already runs for this profile (or any), else offer to start one."""
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         info = manager.current(self.profile.name) or manager.current(None)
         if info is None:
@@ -268,7 +268,7 @@ class CoderApp(App[None]):
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="starting backend")
     def start_backend(self, reply_to: MessagePump) -> None:
         """Launch the profile, reporting progress to ``reply_to``."""
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         def progress(phase: str, fraction: float, detail: str) -> None:
             reply_to.post_message(BackendProgress(phase, fraction, detail))
@@ -281,7 +281,7 @@ class CoderApp(App[None]):
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="attaching")
     def attach_backend(self, url: str, api_key: str | None, *, reply_to: MessagePump) -> None:
         """Adopt a server someone else runs."""
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         try:
             self.backend.replace(manager.attach(url, api_key))
@@ -291,7 +291,7 @@ class CoderApp(App[None]):
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="stopping backend")
     def stop_backend(self, reply_to: MessagePump) -> None:
         """Stop the managed server."""
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         info = self.backend.info
         name = (info.profile if info else None) or self.profile.name
@@ -305,7 +305,7 @@ class CoderApp(App[None]):
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="restarting backend")
     def restart_backend(self, reply_to: MessagePump) -> None:
         """Relaunch the managed server at its current k."""
-        from coder.backends import manager
+        from coder.backends.runtime import manager
 
         info = self.backend.info
         try:
@@ -321,7 +321,7 @@ class CoderApp(App[None]):
         try:
             checks = run_checks(self.profile, self.repo_root)
         except CoderError as exc:
-            from coder.backends.engine import Check
+            from coder.backends.engines.base import Check
 
             checks = [Check("doctor", False, str(exc))]
         self.last_checks = checks

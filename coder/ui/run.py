@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from coder import config as config_mod
-from coder import sessions
+from coder import conversations
 from coder.errors import CoderError
 from coder.repo import find_repo_root
 
@@ -23,10 +23,10 @@ def run_tui(args: argparse.Namespace) -> int:
     cfg = config_mod.load(root)
     profile = getattr(args, "profile", None)
     cfg.profile(profile)  # unknown profile: fail before the screen opens
-    session = sessions.load_last(root) if getattr(args, "resume", False) else None
+    session = conversations.load_last(root) if getattr(args, "resume", False) else None
     if getattr(args, "resume", False) and session is None:
         print("coder: no earlier session in this repository; starting a new one")
-    session = session or sessions.new_session(root)
+    session = session or conversations.new_conversation(root)
     attach_url = getattr(args, "attach", None)
     attach = (attach_url, getattr(args, "api_key", None)) if attach_url else None
 
@@ -35,5 +35,5 @@ def run_tui(args: argparse.Namespace) -> int:
     app = CoderApp(root, cfg, session, profile=profile, attach=attach)
     app.run()
     if session.turns or session.context_files:
-        sessions.save(session)
+        conversations.save(session)
     return 0

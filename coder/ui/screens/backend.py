@@ -19,8 +19,8 @@ from textual.widgets import Button, Footer, Log, ProgressBar, Static
 from coder.ui.app import BackendFailed, BackendProgress, CoderApp, DoctorResults
 
 if TYPE_CHECKING:
-    from coder.backends.engine import Check
-    from coder.backends.server import ServerInfo
+    from coder.backends.engines.base import Check
+    from coder.backends.runtime.server import ServerInfo
     from coder.fsutil import LogFollower
 
 

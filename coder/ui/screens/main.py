@@ -25,7 +25,7 @@ from coder.ui.widgets.spec.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
     from coder.session.edit_session import EditSession
     from coder.ui.app import CoderApp
 

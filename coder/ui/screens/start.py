@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, Label, ProgressBar, Static
 from coder.ui.app import BackendFailed, BackendProgress, CoderApp
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
 
 
 class StartScreen(ModalScreen[None]):

@@ -29,10 +29,10 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from ui_support import SCENARIOS, Scenario, make_repo  # noqa: E402
 
-from coder import sessions  # noqa: E402
-from coder.backends import manager  # noqa: E402
-from coder.backends.server import ServerInfo  # noqa: E402
-from coder.backends.session import BackendSession  # noqa: E402
+from coder import conversations  # noqa: E402
+from coder.backends.runtime import manager  # noqa: E402
+from coder.backends.runtime.handle import BackendHandle  # noqa: E402
+from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.config import Profile, builtin_profiles  # noqa: E402
 from coder.session import events as ev  # noqa: E402
 from coder.session.edit_session import EditSession  # noqa: E402
@@ -62,8 +62,8 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
     with proxy, tempfile.TemporaryDirectory(prefix="coder-record-") as tmp:
         root = make_repo(Path(tmp), *scenario.files)
         proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
-        backend = BackendSession(proxied, profile)
-        edit = EditSession(root, sessions.new_session(root), backend, profile, seen.append, persist=False,
+        backend = BackendHandle(proxied, profile)
+        edit = EditSession(root, conversations.new_conversation(root), backend, profile, seen.append, persist=False,
                            chat_max_tokens=160)
         edit.load_files()
         if scenario.file is not None:

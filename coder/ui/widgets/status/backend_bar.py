@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from coder.backends.server import ServerInfo
+    from coder.backends.runtime.server import ServerInfo
 
 
 def describe(info: ServerInfo | None, state: str = "") -> Text:

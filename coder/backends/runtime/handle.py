@@ -1,6 +1,6 @@
 """The live backend of one coder session: which server, how to talk to it, and k restarts.
 
-One :class:`BackendSession` is shared by everything that talks to the server
+One :class:`BackendHandle` is shared by everything that talks to the server
 (the edit engine, chat, the k policy, the TUI footer and live panel). It owns the
 live :class:`ServerInfo`, a token counter and a chat-client factory bound to it,
 and it carries out k decisions: a ``via="restart"`` decision relaunches the
@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from coder.backends.server import ServerAPI, ServerInfo
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from coder.backends.chat import ChatClient
+    from coder.backends.runtime.chat import ChatClient
 
 Listener = Callable[[ServerInfo | None], None]
 RestartFn = Callable[[Profile, int, threading.Event | None], ServerInfo]
@@ -45,12 +45,12 @@ class KDecision(Protocol):
 
 
 def _manager_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
-    from coder.backends import manager
+    from coder.backends.runtime import manager
 
     return manager.restart(profile, k, cancel=cancel)
 
 
-class BackendSession:
+class BackendHandle:
     """Owns the live server and notifies subscribers when it changes."""
 
     def __init__(self, info: ServerInfo | None = None, profile: Profile | None = None, *,

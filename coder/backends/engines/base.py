@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from coder.backends.server import ServerAPI, ServerInfo
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import ENGINES, Profile
 from coder.errors import CoderError
 
@@ -104,14 +104,14 @@ def adapter_for(engine: str) -> EngineAdapter:
         raise CoderError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
     # imported on demand: each adapter pulls in its own helpers
     if engine == "vllm":
-        from coder.backends.vllm import VllmAdapter
+        from coder.backends.engines.vllm import VllmAdapter
 
         return VllmAdapter()
     if engine == "sglang":
-        from coder.backends.sglang import SglangAdapter
+        from coder.backends.engines.sglang import SglangAdapter
 
         return SglangAdapter()
-    from coder.backends.llamacpp import LlamaCppAdapter
+    from coder.backends.engines.llamacpp import LlamaCppAdapter
 
     return LlamaCppAdapter()
 

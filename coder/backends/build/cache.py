@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from coder.backends.build.draft_cap_patch import AnchoredEdit
 from coder.backends.cpu_features import CpuConfig, CpuProbe
-from coder.backends.draft_cap_patch import AnchoredEdit
+from coder.backends.installed import install_root
 from coder.errors import CoderError
-from coder.paths import artifacts_dir, cache_dir, ensure
+from coder.paths import cache_dir, ensure
 
 INCOMPLETE = ".coder-incomplete"
 PATCHED = ".coder-patched"
@@ -57,11 +58,6 @@ def build_key(version: str, variant: str, cmake: Sequence[str], cpu: CpuConfig, 
     }
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
     return f"{version}-{variant}-{cpu.mode}-{digest}"
-
-
-def install_root() -> Path:
-    """All installed llama-server builds."""
-    return artifacts_dir() / "llama.cpp"
 
 
 def install_dir(key: str) -> Path:

@@ -28,14 +28,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.backends.draft_cap_patch import AnchoredEdit, apply_edits
-from coder.backends.prediction_impl import IMPL as _IMPL
+from coder.backends.build.draft_cap_patch import AnchoredEdit, apply_edits
+from coder.backends.build.prediction_impl import IMPL as _IMPL
+from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD, LLAMACPP_TIMINGS_BY_TYPE
 
 PATCH_NAME = "prediction-v1"
 SPEC_TYPE = "prediction"
-REQUEST_FIELD = "prediction"
+REQUEST_FIELD = LLAMACPP_PREDICTION_FIELD
 # timings key with the per-speculator breakdown: {type: {"steps", "draft_n", "draft_n_accepted"}}
-TIMINGS_BY_TYPE = "draft_by_type"
+TIMINGS_BY_TYPE = LLAMACPP_TIMINGS_BY_TYPE
 
 _SPEC_H = "common/speculative.h"
 _SPEC_CPP = "common/speculative.cpp"

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
 

@@ -15,7 +15,7 @@ from coder.telemetry.metrics import SpecStats, parse_metrics
 if TYPE_CHECKING:
     import httpx
 
-    from coder.backends.chat import ChatClient
+    from coder.backends.runtime.chat import ChatClient
 
 
 class Slot(TypedDict, total=False):
@@ -67,8 +67,8 @@ class ServerInfo:
 
     def chat(self, timeout: float = 600.0) -> ChatClient:
         """A streaming chat client carrying this engine's request extras."""
-        from coder.backends.chat import ChatClient
-        from coder.backends.engine import adapter_for
+        from coder.backends.engines.base import adapter_for
+        from coder.backends.runtime.chat import ChatClient
 
         return ChatClient(self.url, self.api_key, adapter_for(self.engine), timeout)
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from coder.backends.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
 from coder.redact import redact_argv
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from coder.backends.engine import Check
-from coder.backends.logscan import LLAMACPP_DFLASH2_FIX
+from coder.backends.engines.base import Check
+from coder.backends.engines.logscan import LLAMACPP_DFLASH2_FIX
 from coder.errors import CoderError
 from coder.models.checkpoint import CheckpointInfo, inspect_checkpoint, lm_head_status
 from coder.models.gguf_info import FAMILY_DFLASH2, FAMILY_DSPARK, GgufInfo, inspect_gguf

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from coder.backends import prediction_patch
-from coder.backends.chain import types_of
-from coder.backends.draft_cap_patch import REQUEST_FIELD
-from coder.backends.engine import Check
-from coder.backends.server import ServerAPI
+from coder.backends.engines.base import Check
+from coder.backends.runtime.server import ServerAPI
+from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
+from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD, types_of
 
 # a draft cap below the patch's hard lower limit: only a build that knows the field rejects it
 CAP_PROBE_VALUE = -1
@@ -46,7 +45,7 @@ def probe_draft_cap(api: ServerAPI) -> bool:
 def prediction_probe_body() -> dict[str, object]:
     """A request whose ``prediction`` has a type coder's patch refuses (400 naming the field)."""
     return {"prompt": "a", "n_predict": 1, "temperature": 0, "cache_prompt": False,
-            prediction_patch.REQUEST_FIELD: {"type": "coder-probe"}}
+            LLAMACPP_PREDICTION_FIELD: {"type": "coder-probe"}}
 
 
 def probe_prediction(api: ServerAPI) -> bool:
@@ -55,7 +54,7 @@ def probe_prediction(api: ServerAPI) -> bool:
     A stock llama-server ignores the field (HTTP 200), so only a 400 naming it counts.
     """
     resp = api.post("/completion", prediction_probe_body())
-    return resp.status_code == 400 and prediction_patch.REQUEST_FIELD in resp.text
+    return resp.status_code == 400 and LLAMACPP_PREDICTION_FIELD in resp.text
 
 
 def chain_checks(spec_type: str | None, slots: Sequence[Mapping[str, object]]) -> list[Check]:

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.backends import logscan
-from coder.backends.engine import Check, ScriptEngineBase, Verdict
-from coder.backends.server import ServerAPI, ServerInfo
+from coder.backends.engines import logscan
+from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.models.gguf_info import FAMILY_DFLASH2

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from coder.backends.crash import describe_exit, exit_signal
+from coder.backends.runtime.crash import describe_exit, exit_signal
 
 
 @dataclass

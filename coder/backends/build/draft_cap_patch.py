@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.errors import CoderError
+from coder.spec_vocab import LLAMACPP_CAP_FIELD
 
 PATCH_NAME = "draft-cap-v1"
-REQUEST_FIELD = "speculative.n_max"
+REQUEST_FIELD = LLAMACPP_CAP_FIELD
 MARKER = "coder: per-request draft cap"
 
 

@@ -1,6 +1,6 @@
-"""Conversation sessions: the chat and the context files, saved per repository (headless).
+"""Conversations: the chat and the context files, saved per repository (headless).
 
-Sessions live in ``data_dir()/sessions/<repo key>/<session id>.json``; the repo key is
+Conversations live in ``data_dir()/sessions/<repo key>/<session id>.json``; the repo key is
 the repository's directory name plus a short hash of its resolved path, so two clones
 with the same name never share history. ``--resume`` loads the most recently saved one.
 """
@@ -33,7 +33,7 @@ class Turn:
 
 
 @dataclass
-class Session:
+class Conversation:
     """A conversation in one repository, with the files the user added as context."""
 
     repo: str
@@ -80,7 +80,7 @@ class Session:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> Session:
+    def from_dict(cls, data: Mapping[str, object]) -> Conversation:
         """Inverse of :meth:`to_dict`; unknown keys are ignored."""
         raw_turns = data.get("turns")
         turns = [Turn(**t) for t in raw_turns if isinstance(t, dict)] if isinstance(raw_turns, list) else []
@@ -96,51 +96,51 @@ def repo_key(repo_root: Path) -> str:
     return f"{resolved.name or 'root'}-{digest}"
 
 
-def sessions_dir(repo_root: Path) -> Path:
+def conversations_dir(repo_root: Path) -> Path:
     """Where this repository's sessions live."""
     return data_dir() / "sessions" / repo_key(repo_root)
 
 
-def new_session(repo_root: Path) -> Session:
+def new_conversation(repo_root: Path) -> Conversation:
     """An empty session for the repository."""
-    return Session(repo=str(repo_root.resolve()))
+    return Conversation(repo=str(repo_root.resolve()))
 
 
-def session_path(session: Session) -> Path:
+def conversation_path(session: Conversation) -> Path:
     """The file a session is saved to."""
-    return sessions_dir(Path(session.repo)) / f"{session.id}.json"
+    return conversations_dir(Path(session.repo)) / f"{session.id}.json"
 
 
-def save(session: Session) -> Path:
+def save(session: Conversation) -> Path:
     """Write the session with :func:`coder.fsutil.atomic_write`, so a crash never leaves half a file."""
     from coder.fsutil import atomic_write
 
     session.updated = time.time()
-    path = session_path(session)
+    path = conversation_path(session)
     ensure(path.parent)
     atomic_write(path, json.dumps(session.to_dict(), indent=1), mode=0o600)  # conversations are private
     return path
 
 
-def load(path: Path) -> Session:
+def load(path: Path) -> Conversation:
     """Read one session file; CoderError when unreadable."""
     try:
-        return Session.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        return Conversation.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as exc:
         raise CoderError(f"session {path.name} is unreadable: {exc}") from None
 
 
-def list_sessions(repo_root: Path) -> list[Path]:
+def list_conversations(repo_root: Path) -> list[Path]:
     """Saved sessions of this repository, most recently updated last."""
-    folder = sessions_dir(repo_root)
+    folder = conversations_dir(repo_root)
     if not folder.is_dir():
         return []
     return sorted(folder.glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name))
 
 
-def load_last(repo_root: Path) -> Session | None:
+def load_last(repo_root: Path) -> Conversation | None:
     """The last saved session of the repository, skipping unreadable files; None if none."""
-    for path in reversed(list_sessions(repo_root)):
+    for path in reversed(list_conversations(repo_root)):
         try:
             return load(path)
         except CoderError:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from coder.backends import logscan
-from coder.backends.engine import Check, ScriptEngineBase, Verdict
-from coder.backends.server import ServerAPI, ServerInfo
-from coder.backends.vllm import all_passed, require_k, send_probe, spec_method
+from coder.backends.engines import logscan
+from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
+from coder.backends.engines.vllm import all_passed, require_k, send_probe, spec_method
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 

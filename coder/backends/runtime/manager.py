@@ -19,9 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder import trust
-from coder.backends import statelock
-from coder.backends.engine import EngineAdapter, adapter_for
-from coder.backends.server import ServerInfo
+from coder.backends.engines.base import EngineAdapter, adapter_for
+from coder.backends.runtime import statelock
+from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.config_schema import check_profile_name
 from coder.errors import CoderError
@@ -267,7 +267,7 @@ def _argv_value(argv: list[str], flag: str) -> str | None:
 
 def _exit_message(info: ServerInfo, code: int, phase: str) -> str:
     """One line for a server that died while starting: the signal, the load phase, what to do."""
-    from coder.backends.crash import describe_exit
+    from coder.backends.runtime.crash import describe_exit
 
     doing = "loading the model" if phase in ("loading model", "loading tensors", "loading drafter") else phase
     program = Path(info.argv[0]).name if info.argv else info.engine
@@ -309,7 +309,7 @@ def restart(profile: Profile, k: int | None = None, cancel: threading.Event | No
 
 def attach(url: str, api_key: str | None = None, name: str = ATTACHED) -> ServerInfo:
     """Adopt a server someone else started, detecting its engine from endpoints and metrics."""
-    from coder.backends.detect import detect_engine
+    from coder.backends.engines.detect import detect_engine
 
     if not url.startswith(("http://", "https://")):
         raise CoderError(f"not an http(s) URL: {url}")

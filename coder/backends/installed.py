@@ -1,0 +1,96 @@
+"""The llama-server builds coder has installed, read without the build machinery.
+
+``coder backend install`` (:mod:`coder.backends.build.install`) builds, smoke-tests and records a
+binary, then points ``current-<variant>.json`` at it. Everything that only *runs* a build (the
+llama.cpp adapter, bench scripts) reads that pointer here, so the runtime path never imports the
+build code, and a build proven on another CPU is never picked (its recorded CPU configuration must
+execute on this one).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from coder.backends import cpu_features
+from coder.hardware import gpu_compute_capability
+from coder.paths import artifacts_dir
+
+
+@dataclass
+class InstalledBuild:
+    """What ``build.json`` records beside an installed llama-server."""
+
+    binary: str
+    version: str
+    build_number: int
+    variant: str
+    patches: list[str] = field(default_factory=list)
+    cmake_args: list[str] = field(default_factory=list)
+    build_seconds: float = 0.0
+    key: str = ""
+    patch_digest: str = ""
+    cpu: dict[str, object] = field(default_factory=dict)
+    smoke: dict[str, object] = field(default_factory=dict)
+    attempts: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def proven(self) -> bool:
+        """True when the binary exists and passed its smoke test on the machine that built it."""
+        return bool(self.smoke.get("ok")) and Path(self.binary).is_file()
+
+    def cpu_summary(self) -> str:
+        """``native`` or ``portable (avx avx2 …)``: the CPU configuration this binary was built with."""
+        mode = str(self.cpu.get("mode", "unknown"))
+        features = self.cpu.get("features")
+        if isinstance(features, list) and features:
+            return f"{mode} ({' '.join(str(f) for f in features)})"
+        return mode
+
+    def to_dict(self) -> dict[str, object]:
+        """The record as written to ``build.json``."""
+        return asdict(self)
+
+
+def install_root() -> Path:
+    """All installed llama-server builds (one folder per build key)."""
+    return artifacts_dir() / "llama.cpp"
+
+
+def read_record(install_dir: Path) -> InstalledBuild | None:
+    """The ``build.json`` of a build installed in ``install_dir`` (None: none there, or not one of coder's)."""
+    try:
+        return InstalledBuild(**json.loads((install_dir / "build.json").read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def pointer(variant: str) -> Path:
+    """The file naming the build ``coder backend install`` last proved for ``variant``."""
+    return install_root() / f"current-{variant}.json"
+
+
+def current(variant: str, probe: cpu_features.CpuProbe | None = None) -> InstalledBuild | None:
+    """The proven build installed for ``variant`` that can run on this CPU, or None."""
+    try:
+        key = json.loads(pointer(variant).read_text())["key"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if not isinstance(key, str) or "/" in key or key.startswith("."):
+        return None
+    record = read_record(install_root() / key)
+    if record is None or not record.proven:
+        return None
+    ok, _ = cpu_features.can_execute(record.cpu, probe or cpu_features.probe())
+    return record if ok else None
+
+
+def find_installed() -> InstalledBuild | None:
+    """The best proven build: CUDA first when a GPU is present, else CPU."""
+    cpu = cpu_features.probe()
+    order = ["cuda", "cpu"] if gpu_compute_capability() else ["cpu", "cuda"]
+    for variant in order:
+        if build := current(variant, cpu):
+            return build
+    return None
