@@ -20,7 +20,7 @@ from coder.session.replay import HttpRecording, ReplayServer
 
 DATA = Path(__file__).parent / "data" / "ui"
 
-# the 10-line file tests/test_edit_server.py pins: the demo model applies this docstring edit today
+# the 10-line file tests/server/test_edit_server.py pins: the demo model applies this docstring edit today
 GREET = (
     "import sys\n"
     "\n"

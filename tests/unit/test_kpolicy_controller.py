@@ -11,7 +11,7 @@ import pytest
 from coder.kpolicy.controller import KController, is_clean
 from coder.telemetry.metrics import SpecDelta
 
-DATA = Path(__file__).parent / "data" / "kpolicy"
+DATA = Path(__file__).parents[1] / "data" / "kpolicy"
 RECORDED = sorted(DATA.glob("*.json"))
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from coder.telemetry.prefill import PrefillTracker, PromptProgress, parse_prompt_progress, render
 
-DATA = Path(__file__).parent / "data" / "prefill"
+DATA = Path(__file__).parents[1] / "data" / "prefill"
 
 
 def test_parse_reads_the_fields_and_ignores_other_chunks() -> None:

@@ -13,7 +13,7 @@ import pytest
 from coder.edit.engine import EditEngine, EditProposal
 from coder.errors import CoderError
 
-DATA = Path(__file__).parent / "data" / "edit"
+DATA = Path(__file__).parents[1] / "data" / "edit"
 ORIGINAL = (DATA / "ttl_cache.py.txt").read_text()
 INSTRUCTION = "add a docstring to TTLCache.get"
 GET_LINE = "    def get(self, key: K, default: V | None = None) -> V | None:\n"

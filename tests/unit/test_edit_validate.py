@@ -20,7 +20,7 @@ from coder.edit.prompt import build_messages, fence_for
 from coder.edit.regions import find_symbol, split
 from coder.edit.validate import EditRefused, check_reply, elided_line, parse_fenced
 
-DATA = Path(__file__).parent / "data" / "edit"
+DATA = Path(__file__).parents[1] / "data" / "edit"
 CASES: dict[str, dict[str, str | None]] = json.loads((DATA / "cases.json").read_text())
 ORIGINAL = (DATA / "ttl_cache.py.txt").read_text()
 
@@ -316,7 +316,7 @@ def test_an_edit_that_adds_the_same_new_line_everywhere_is_not_a_loop(module: st
 def test_pinned_greet_reply_replays_to_the_pinned_file(tmp_path: Path) -> None:
     """The demo model's recorded reply (tests/test_edit_server.py pins it live) validates to the
     recorded file offline, so a validator change that would refuse or alter it fails here too."""
-    recorded = Path(__file__).parent / "data" / "edit" / "recorded"
+    recorded = Path(__file__).parents[1] / "data" / "edit" / "recorded"
     target = tmp_path / "greet.py"
     target.write_text((recorded / "greet.py.txt").read_text())
     engine = EditEngine(None, tmp_path, ctx=4096)

@@ -16,7 +16,7 @@ from coder.backends.runtime import manager
 from coder.backends.runtime.server import ServerInfo
 
 pytestmark = pytest.mark.server
-DATA = Path(__file__).parent / "data" / "engines"
+DATA = Path(__file__).parents[1] / "data" / "engines"
 
 
 def test_a_server_without_speculator_is_not_verified(server_factory: Callable[..., ServerInfo]) -> None:

@@ -16,7 +16,7 @@ from coder.backends.engines.vllm import VllmAdapter
 from coder.config import Profile
 from coder.errors import CoderError
 
-FAKE = Path(__file__).parent / "fakes" / "fake_vllm"
+FAKE = Path(__file__).parents[1] / "fakes" / "fake_vllm"
 
 
 def free_port() -> int:

@@ -17,7 +17,7 @@ from coder.ui import themes
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 
-UI = Path(__file__).resolve().parents[1] / "coder" / "ui"
+UI = Path(__file__).resolve().parents[2] / "coder" / "ui"
 
 
 def test_no_private_textual_names_in_coder_ui() -> None:

@@ -30,7 +30,7 @@ from coder.backends.cpu_features import CpuProbe
 from coder.backends.runtime.crash import describe_exit
 from coder.errors import CoderError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 AMX_VM_FLAGS = frozenset(
     ["sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512vbmi", "avx512_vnni", "avx512_bf16",
      "avx_vnni", "amx_tile", "amx_int8", "amx_bf16"]

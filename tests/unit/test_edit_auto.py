@@ -11,7 +11,7 @@ from coder.edit.auto import CostModel, Target, decide, find_target, named_in
 from coder.errors import CoderError
 
 SHLEX = Path(shlex.__file__).read_text()  # a real 350-line stdlib module
-INTERVALS = (Path(__file__).parent / "data" / "edit" / "recorded" / "intervals.py.txt").read_text()
+INTERVALS = (Path(__file__).parents[1] / "data" / "edit" / "recorded" / "intervals.py.txt").read_text()
 
 
 @pytest.mark.parametrize(("instruction", "label"), [

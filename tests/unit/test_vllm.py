@@ -22,8 +22,8 @@ from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 
-DATA = Path(__file__).parent / "data" / "engines"
-FAKE = Path(__file__).parent / "fakes" / "fake_vllm"
+DATA = Path(__file__).parents[1] / "data" / "engines"
+FAKE = Path(__file__).parents[1] / "fakes" / "fake_vllm"
 
 
 def spec_config(argv: list[str]) -> dict[str, object]:

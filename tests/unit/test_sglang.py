@@ -21,7 +21,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 
-DATA = Path(__file__).parent / "data" / "engines"
+DATA = Path(__file__).parents[1] / "data" / "engines"
 
 
 def profile(**kw: object) -> Profile:

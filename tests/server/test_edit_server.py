@@ -150,7 +150,7 @@ def test_backend_dying_mid_stream_leaves_file_untouched(server_factory: Any, rep
     assert (repo / "hello.py").read_bytes() == before
 
 
-RECORDED = Path(__file__).parent / "data" / "edit" / "recorded"
+RECORDED = Path(__file__).parents[1] / "data" / "edit" / "recorded"
 GREET = (RECORDED / "greet.py.txt").read_text()
 
 

@@ -25,7 +25,7 @@ from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.spec.panel import SpecPanel
 
-DATA = Path(__file__).parent / "data" / "ui"
+DATA = Path(__file__).parents[1] / "data" / "ui"
 SIZE = (120, 36)
 
 

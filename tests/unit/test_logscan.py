@@ -9,7 +9,7 @@ import pytest
 from coder.backends.engines import logscan
 from coder.telemetry.metrics import parse_metrics
 
-DATA = Path(__file__).parent / "data" / "engines"
+DATA = Path(__file__).parents[1] / "data" / "engines"
 
 
 def read(name: str) -> str:

@@ -18,7 +18,7 @@ from coder.telemetry.stats import Reply
 
 pytestmark = pytest.mark.server
 
-SOURCE = (Path(__file__).resolve().parent.parent / "coder" / "kpolicy" / "controller.py").read_text()[:1500]
+SOURCE = (Path(__file__).resolve().parents[2] / "coder" / "kpolicy" / "controller.py").read_text()[:1500]
 COPY = [{"role": "user", "content": f"Repeat this text exactly:\n\n{SOURCE}"}]
 
 

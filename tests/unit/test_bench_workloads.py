@@ -11,7 +11,7 @@ from coder.bench import workloads
 from coder.edit.prompt import SYSTEM_PROMPT
 from coder.errors import CoderError
 
-DATA = Path(__file__).parent / "data" / "bench"
+DATA = Path(__file__).parents[1] / "data" / "bench"
 
 
 def test_builtin_suite_mirrors_the_seeds_plus_edit_classes() -> None:

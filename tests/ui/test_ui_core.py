@@ -20,7 +20,7 @@ from coder.telemetry.stats import Chunk, Reply, RequestStats
 from coder.ui import themes
 from coder.ui.widgets.conversation.prompt import rank_files
 
-DATA = Path(__file__).parent / "data" / "ui"
+DATA = Path(__file__).parents[1] / "data" / "ui"
 
 
 class FakeClock:

@@ -11,7 +11,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-CODER = Path(__file__).resolve().parents[1] / "coder"
+CODER = Path(__file__).resolve().parents[2] / "coder"
 ENGINE_COMPARE = re.compile(r"""[=!]= ["'](llama\.cpp|vllm|sglang)["']""")
 
 
