@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING, Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from copy_report import print_table, summarize  # noqa: E402
+
 from coder.backends.runtime.server import ServerAPI  # noqa: E402
 from coder.bench import lossless  # noqa: E402
-from coder.bench.copy_report import print_table, summarize  # noqa: E402
 from coder.telemetry.metrics import parse_metrics  # noqa: E402
 
 if TYPE_CHECKING:

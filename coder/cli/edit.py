@@ -16,10 +16,11 @@ from coder.telemetry.prefill import render as prefill_line
 from coder.telemetry.stats import format_drafted
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
+    from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
     from coder.config import Config
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest
     from coder.telemetry.stats import RequestStats
 
 EDIT_EPILOG = """\
@@ -84,24 +85,19 @@ def _find_server(args: argparse.Namespace) -> ServerInfo:
     return info
 
 
-def _policy(args: argparse.Namespace, config: Config, server: ServerInfo) -> KPolicy | None:
-    """The TUI's k policy for ``server``: per-class defaults, profile ``k_by_class``, learned
-    statistics, and ``--k`` as a user override (validated against the server)."""
+def _adopt(handle: BackendHandle, args: argparse.Namespace, config: Config, server: ServerInfo) -> None:
+    """Point ``handle`` at ``server``, with the k policy of the profile that server runs.
+
+    The profile is the server's own (a coder-managed server records it), so a k restart
+    relaunches what is running; ``--profile`` names it only for a server that does not say.
+    ``--k`` is a user override, validated against the server.
+    """
     if args.k is not None and args.k < 1:
         raise CoderError("--k must be at least 1 (draft tokens per step)")
-    if server.k is None:  # launch k unknown (an attached server without speculation info)
-        if args.k is None:
-            return None
-        from coder.edit.model import FixedK
-
-        return FixedK(args.k)
-    from coder.kpolicy.policy import KPolicy as ClassPolicy
-
     name = server.profile if server.profile in config.profiles else args.profile
-    policy = ClassPolicy(config.profile(name), server)
+    handle.replace(server, config.profile(name) if server.managed or name is not None else None)
     if args.k is not None:
-        policy.override(args.k)
-    return policy
+        handle.pin(args.k)
 
 
 class _ProgressPrinter:
@@ -191,18 +187,17 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit import gitops
     from coder.edit.apply import diff_stat
     from coder.edit.engine import EditEngine
+    from coder.kpolicy import policy_factory
 
     cwd = Path.cwd()
     repo = gitops.open_repo(cwd, check=not args.no_git)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    session = BackendHandle(None)
-    engine = EditEngine(session, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
+    handle = BackendHandle(policy_factory=policy_factory())
+    engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
-    server = _find_server(args)
-    session.replace(server)
-    engine.policy = _policy(args, config, server) or engine.policy
+    _adopt(handle, args, config, _find_server(args))
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:

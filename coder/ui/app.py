@@ -27,6 +27,7 @@ from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
 from coder.config import Config, Profile
 from coder.errors import CoderError
+from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS
 from coder.session.edit_session import EditSession
 from coder.ui import themes
@@ -146,7 +147,7 @@ class CoderApp(App[None]):
         self.persist_theme = persist_theme
         self.last_checks: list[Check] | None = None
         self.backend_checked = server is not None  # a lookup for a running server has finished
-        self.backend = BackendHandle(server, self.profile)
+        self.backend = BackendHandle(server, self.profile, policy_factory=policy_factory(persist_state))
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,

@@ -1,7 +1,7 @@
 """Pilot tests of the TUI: commands, @-mentions, chat streaming, edit review accept/reject, hunks, undo, bad input.
 
 Replies are recorded real llama-server traffic (tests/data/ui/*.json, see their ``meta``) served by the
-:class:`coder.session.replay.ReplayServer` **test double** on 127.0.0.1; everything else is real: the
+:class:`coder.testing.replay.ReplayServer` **test double** on 127.0.0.1; everything else is real: the
 OpenAI client, the edit engine and its /metrics scrape (of the recorded pages), a temporary git
 repository, git commits, the session files.
 """
