@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import ENGINES, Profile
 from coder.errors import CoderError
@@ -86,6 +87,10 @@ class EngineAdapter(Protocol):
         """Engine-specific body fields for one streamed chat request."""
         ...
 
+    def owns_process(self, info: ServerInfo) -> bool:
+        """Whether the process ``info`` recorded at launch (pid + start time) still runs."""
+        ...
+
     def slot_count(self, api: ServerAPI) -> int | None:
         """Parallel request slots the server reports, when it reports them."""
         ...
@@ -149,3 +154,8 @@ class ScriptEngineBase:
     def slot_count(self, api: ServerAPI) -> int | None:
         """Not reported."""
         return None
+
+    def owns_process(self, info: ServerInfo) -> bool:
+        """The launched process, by pid and start time: ``python -m``, a venv shim or a wrapper
+        that execs the engine all keep both, whatever their command line says."""
+        return proc.is_running(info.pid, info.pid_start)

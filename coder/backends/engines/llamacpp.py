@@ -23,6 +23,7 @@ from coder.backends.engines.llamacpp_probe import (
     probe_prediction,
 )
 from coder.backends.installed import find_installed, read_record
+from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
@@ -244,6 +245,11 @@ class LlamaCppAdapter:
             return len(api.slots()) or None
         except CoderError:
             return None
+
+    def owns_process(self, info: ServerInfo) -> bool:
+        """The launched process, by pid and start time (a wrapper ``binary`` that execs
+        llama-server keeps both, though its command line then names llama-server)."""
+        return proc.is_running(info.pid, info.pid_start)
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""

@@ -37,6 +37,7 @@ class ServerInfo:
     profile: str | None = None
     managed: bool = False
     pid: int | None = None
+    pid_start: int | None = None  # kernel start time of ``pid``: who the server is (runtime/proc.py)
     argv: list[str] = field(default_factory=list)
     log_path: str | None = None
     model: str | None = None
