@@ -261,3 +261,17 @@ def test_escape_cancels_a_restart(repo: Path) -> None:
     assert not worker.is_alive()
     assert rec.of(ev.RequestStopped) and old.chat_requests == []
     assert backend.info is None and edit.state == "idle"
+
+
+def test_backend_changes_close_the_previous_connection_pool() -> None:
+    """Each change of backend used to open an httpx.Client for the token counter and never close it."""
+    first = ServerInfo(url="http://127.0.0.1:9", k=4, spec_type="ngram-mod")
+    handle = BackendHandle(first)
+    pools = [handle.counter.server]
+    for port in (10, 11):
+        handle.replace(ServerInfo(url=f"http://127.0.0.1:{port}", k=4, spec_type="ngram-mod"))
+        pools.append(handle.counter.server)
+    handle.replace(None)
+    closed = [pool._http.is_closed for pool in pools]  # type: ignore[union-attr]
+    assert closed == [True, True, True]
+    assert handle.counter.server is None

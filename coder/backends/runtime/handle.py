@@ -109,7 +109,8 @@ class BackendHandle:
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()  # one restart at a time
         self._policy_lock = threading.Lock()
-        self._counter = TokenCounter(info.api() if info else None)
+        self._api: ServerAPI | None = info.api() if info else None  # the counter's; closed on change
+        self._counter = TokenCounter(self._api)
         self.last_restart_s: float | None = None
 
     # ---- the k policy ------------------------------------------------------------------------------
@@ -218,9 +219,17 @@ class BackendHandle:
             raise CoderError("no backend is running; start one with `coder backend start`")
         return self._info
 
+    def close(self) -> None:
+        """Close the connection pool kept for the live server (the handle stays usable)."""
+        if self._api is not None:
+            self._api.close()
+
     def _set(self, info: ServerInfo | None) -> None:
         self._info = info
-        self._counter = TokenCounter(info.api() if info else None, self._counter.ratio, self._counter.calibrated)
+        old, self._api = self._api, info.api() if info else None
+        self._counter = TokenCounter(self._api, self._counter.ratio, self._counter.calibrated)
+        if old is not None:
+            old.close()  # one pool per server, not one more per change
         with self._policy_lock:
             policy = self._policy
             if isinstance(policy, LaunchK) and info is not None and info.k is not None:
