@@ -87,6 +87,13 @@ class EditSession(SlashCommands):
         if changed:
             self.emit(ev.StateChanged(state))
 
+    def recover(self) -> None:
+        """After an unexpected failure in a request: drop the queue and any review, back to idle."""
+        with self._lock:
+            self._queue.clear()
+            self._pending = None
+        self._set_state("idle")
+
     def save(self) -> None:
         """Persist the session (a failure is reported, never raised)."""
         if not self.persist:

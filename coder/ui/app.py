@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
@@ -225,6 +226,27 @@ class CoderApp(App[None]):
         elif self.backend.info is None:
             self.find_backend()
         self.load_baseline()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers: failures go to the one handler below."""
+        self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        """The one error handler for every worker (the app's and its screens'): one line, then carry on.
+
+        A worker that raised something unexpected (a proxy's HTML where JSON belongs, a bug) is
+        reported in one line in the transcript, and a session request puts the session back to
+        idle, so the next message runs instead of being told to wait for a reply that never comes.
+        """
+        if worker.state != WorkerState.ERROR or worker.error is None:
+            return
+        error = worker.error
+        what = str(error) if isinstance(error, CoderError) else f"{type(error).__name__}: {error}"
+        line = f"{worker.description or worker.name} failed: {' '.join(what.split())[:300]}"
+        self.notify(line, severity="error", timeout=8)
+        self.main.note(line)
+        if worker.group == "session":
+            self.main.edit.recover()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus the backend screen."""

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
 from coder.session import events as ev
 from coder.ui import session_link as sl
@@ -97,6 +98,10 @@ class MainScreen(Screen[None]):
         self.list_files()
         self.warm_up()
         self.warm_cache()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """This screen's workers: failures go to the app's one handler."""
+        self.capp.worker_failed(event.worker)
 
     def note(self, text: str) -> None:
         """A notice in the transcript."""
