@@ -434,3 +434,27 @@ async def test_an_unexpected_worker_error_is_one_line_and_the_session_goes_on(
             text = transcript(app)
     assert len(calls) == 2 and calls[0] == "first question"  # the second message ran
     assert load("chat_reply").reply_text().splitlines()[0] in text
+
+
+async def test_a_flood_of_prefill_updates_is_coalesced(ui_repo: Path) -> None:
+    """Prefill progress is a state: queued older updates are replaced by the newest (Textual's can_replace)."""
+    from coder.session import events as ev
+    from coder.telemetry.prefill import PrefillView
+    from coder.ui.session_link import PrefillUpdate, message_for
+
+    handled: list[PrefillView] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, PrefillUpdate):
+            handled.append(message.event.view)
+
+    app = make_app(ui_repo, None, offer_start=False)
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await pilot.pause()
+        handled.clear()
+        for i in range(1, 201):  # posted from the UI thread: all queue before the screen runs again
+            app.main.post_message(message_for(ev.PrefillUpdate(PrefillView(elapsed=i / 10, total=200, processed=i))))
+        await pilot.pause()
+        await pilot.pause()
+    assert handled and handled[-1].processed == 200
+    assert len(handled) < 20, f"{len(handled)} of 200 updates were handled one by one"
