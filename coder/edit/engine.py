@@ -35,7 +35,7 @@ from coder.edit.regions import Region, find_symbol, line_range
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
-from coder.edit.warmup import PromptCacheModel, prompt_text
+from coder.edit.warmup.cache import PromptCacheModel, prompt_text
 from coder.errors import CoderError
 from coder.kchoice import KChoice
 from coder.spec_vocab import types_of

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder import conversations
+from coder.edit.warmup.context import ContextWarmer
 from coder.errors import CoderError
 from coder.session import context, streams
 from coder.session import events as ev
 from coder.session.feed import Batch, FinalStats, LiveFeed
 from coder.session.slash import SlashCommands
-from coder.session.warm import ContextWarmer
 
 if TYPE_CHECKING:
     from coder.backends.runtime.handle import BackendHandle
@@ -274,14 +274,14 @@ class EditSession(SlashCommands):
         k = choice.k if choice.k is not None else (info.k if info else None)
         reason = choice.reason
         self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
-        before = streams.scrape(self.backend)
+        before = self.backend.snapshot()
         feed = self._feed()
         messages = streams.chat_messages(self.repo_root, self.session, question)
         stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
                                               k_cap=choice.cap, cache_prompt=True)
         reply = streams.pump(stream, feed, self._check)
-        after = streams.scrape(self.backend)
-        spec = after - before if before is not None and after is not None else None
+        after = self.backend.snapshot()
+        spec = after - before if before is not None and after is not None and before.has_spec_metrics else None
         if spec is not None:
             reply.stats.exact_acceptance = spec.acceptance_length
         self.backend.learn(choice, dict(reply.stats.timings), spec)

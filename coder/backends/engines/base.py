@@ -9,12 +9,15 @@ No module outside ``coder.backends`` compares engine names; it asks
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import ENGINES, Profile
 from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    from coder.backends.engines.warm import WarmSender
 
 
 @dataclass
@@ -91,6 +94,10 @@ class EngineAdapter(Protocol):
         """Whether the process ``info`` recorded at launch (pid + start time) still runs."""
         ...
 
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """How a warm-up prefix reaches this engine's prompt cache (:mod:`coder.backends.engines.warm`)."""
+        ...
+
     def slot_count(self, api: ServerAPI) -> int | None:
         """Parallel request slots the server reports, when it reports them."""
         ...
@@ -159,3 +166,9 @@ class ScriptEngineBase:
         """The launched process, by pid and start time: ``python -m``, a venv shim or a wrapper
         that execs the engine all keep both, whatever their command line says."""
         return proc.is_running(info.pid, info.pid_start)
+
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """A one-token chat request of the prefix: automatic prefix caching keeps its tokens."""
+        from coder.backends.engines.warm import ChatWarmSender
+
+        return ChatWarmSender(info)

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.backends.engines import logscan
 from coder.backends.engines.base import Check, Verdict
@@ -32,6 +33,9 @@ from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACP
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD as PREDICTION_FIELD
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
+
+if TYPE_CHECKING:
+    from coder.backends.engines.warm import WarmSender
 
 __all__ = ["CAP_PROBE_VALUE", "LlamaCppAdapter", "cap_probe_body", "cap_probe_proves", "probe_draft_cap",
            "probe_prediction"]
@@ -245,6 +249,13 @@ class LlamaCppAdapter:
             return len(api.slots()) or None
         except CoderError:
             return None
+
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """``/apply-template`` then a ``/completion`` prefill of the cut prompt; on someone else's
+        server only while its slot is idle."""
+        from coder.backends.engines.warm import LlamaCppWarmSender
+
+        return LlamaCppWarmSender(info, check_idle=not info.managed)
 
     def owns_process(self, info: ServerInfo) -> bool:
         """The launched process, by pid and start time (a wrapper ``binary`` that execs

@@ -28,7 +28,7 @@ from coder.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from coder.backends.runtime.chat import ChatClient
-    from coder.telemetry.metrics import SpecDelta
+    from coder.telemetry.metrics import SpecDelta, SpecStats
     from coder.telemetry.stats import Timings
 
 Listener = Callable[[ServerInfo | None], None]
@@ -166,6 +166,13 @@ class BackendHandle:
     def client(self, timeout: float = 600.0) -> ChatClient:
         """A streaming chat client for the live server; CoderError when there is none."""
         return self._require().chat(timeout)
+
+    def snapshot(self) -> SpecStats | None:
+        """The live server's ``/metrics`` snapshot (:meth:`ServerAPI.snapshot`); None without a server."""
+        if self._info is None:
+            return None
+        with self._info.api(timeout=2.0) as api:
+            return api.snapshot()
 
     def subscribe(self, callback: Listener) -> Callable[[], None]:
         """Call ``callback(info)`` after every change of backend; returns the unsubscribe function."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -138,6 +139,25 @@ class ServerAPI:
     def metrics(self) -> SpecStats:
         """The parsed ``/metrics`` counters."""
         return parse_metrics(self.metrics_text())
+
+    def snapshot(self, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
+        """A ``/metrics`` snapshot for a before/after delta, or None when there is none to take
+        (no ``--metrics``, not a Prometheus page coder understands, or the server is gone).
+
+        llama.cpp moves its counters when a request finishes; after a cancelled stream the
+        slot may still be releasing, so with ``wait_for`` wait briefly for ``generated`` to move.
+        """
+        deadline = time.monotonic() + (0.2 if final_seen else 1.5)
+        while True:
+            try:
+                snap = self.metrics()
+            except CoderError:
+                return None
+            if snap.engine is None:
+                return None
+            if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
+                return snap
+            time.sleep(0.05)
 
     def slots(self) -> list[Slot]:
         """The ``/slots`` list (llama.cpp)."""

@@ -96,7 +96,7 @@ class MainScreen(Screen[None]):
         self.watch(self.app, "server", self._server_changed)
         self.prompt.focus()
         self.list_files()
-        self.warm_up()
+        self.preload_lexers()
         self.warm_cache()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -139,8 +139,8 @@ class MainScreen(Screen[None]):
         """Tracked files for @-completion (git)."""
         self.edit.load_files()
 
-    @work(thread=True, group="warm-up", exit_on_error=False, description="warming up")
-    def warm_up(self) -> None:
+    @work(thread=True, group="lexers", exit_on_error=False, description="loading syntax lexers")
+    def preload_lexers(self) -> None:
         """Compile the common lexers off the UI thread: the first code block would stall ~0.2 s."""
         from coder.ui.widgets.conversation.highlight import lexer_for
 
