@@ -41,7 +41,7 @@ class Stopped(Exception):
     """Raised inside a request when :meth:`EditSession.cancel` was called."""
 
 
-class EditSession(SlashCommands):
+class EditSession:
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
     def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
@@ -52,6 +52,7 @@ class EditSession(SlashCommands):
         self.backend = backend
         self.profile = profile
         self.emit = emit
+        self.commands = SlashCommands(self)  # the slash commands act on this session
         self.chat_max_tokens = chat_max_tokens
         self.snapshot_dirty = snapshot_dirty
         self.persist = persist  # write state: the session file, the k controller's statistics
@@ -144,7 +145,7 @@ class EditSession(SlashCommands):
         if not text:
             return
         if text.startswith("/"):
-            self.run_command(text)
+            self.commands.run_command(text)
             return
         if self._state != "idle" or not self._busy.acquire(blocking=False):
             what = "An edit waits for review" if self._state == "reviewing" else "A reply is still streaming"
