@@ -93,7 +93,7 @@ class KPolicy:
     @property
     def on_gpu(self) -> bool:
         """Whether the target runs on a GPU (deep copy drafts pay there, not on a CPU)."""
-        return self.server.build.get("variant") == "cuda" or bool(self.profile.ngl)
+        return self.server.on_gpu
 
     def validate(self, k: object, what: str = "k") -> int:
         """``k`` as an int within what this server can do, else a one-line CoderError."""

@@ -94,6 +94,10 @@ class EngineAdapter(Protocol):
         """Whether the process ``info`` recorded at launch (pid + start time) still runs."""
         ...
 
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """Whether a server launched from ``profile`` computes on a GPU (``ServerInfo.on_gpu``)."""
+        ...
+
     def warm_sender(self, info: ServerInfo) -> WarmSender:
         """How a warm-up prefix reaches this engine's prompt cache (:mod:`coder.backends.engines.warm`)."""
         ...
@@ -166,6 +170,10 @@ class ScriptEngineBase:
         """The launched process, by pid and start time: ``python -m``, a venv shim or a wrapper
         that execs the engine all keep both, whatever their command line says."""
         return proc.is_running(info.pid, info.pid_start)
+
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """vLLM and SGLang serve on GPUs."""
+        return True
 
     def warm_sender(self, info: ServerInfo) -> WarmSender:
         """A one-token chat request of the prefix: automatic prefix caching keeps its tokens."""

@@ -250,6 +250,10 @@ class LlamaCppAdapter:
         except CoderError:
             return None
 
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """Layers offloaded (``ngl`` > 0) to a GPU build; a CPU build ignores ``ngl``."""
+        return not _cpu_only(profile, _dry_run_binary(profile))
+
     def warm_sender(self, info: ServerInfo) -> WarmSender:
         """``/apply-template`` then a ``/completion`` prefill of the cut prompt; on someone else's
         server only while its slot is idle."""

@@ -199,6 +199,7 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
         managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
         spec_type=_argv_value(argv, "--spec-type") or profile.spec_type, k_max=k_max,
         k=(min(profile.k or 0, k_max) if k_max else profile.k) if profile.spec_type != "none" else None,
+        on_gpu=adapter.runs_on_gpu(profile),
     )
     report("launching", 0.01, " ".join(argv[:3]))
     with log.open("wb") as out:

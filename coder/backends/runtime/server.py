@@ -49,6 +49,9 @@ class ServerInfo:
     draft_cap: bool = False  # per-request ``speculative.n_max`` honoured (probed, not assumed)
     prediction: bool = False  # request field ``prediction`` drafted from (probed, not assumed)
     verified: bool | None = None  # speculator proven live; None = not checked yet
+    # the one answer to "does this server compute on a GPU" (the adapter's, at launch): deep copy
+    # drafts pay there, not on a CPU; an attached server coder cannot see into counts as a CPU one
+    on_gpu: bool = False
     verdict: str = "not verified yet"
     build: JSONObject = field(default_factory=dict)
 
