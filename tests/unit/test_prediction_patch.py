@@ -142,7 +142,7 @@ def test_one_answer_to_gpu_or_cpu_for_a_cpu_build_asked_for_layers(tmp_path: Pat
     assert adapter.runs_on_gpu(profile) is False
     from coder.backends.engines.llamacpp import _cpu_only
 
-    assert _cpu_only(profile, binary)  # what decides the CPU prefill batch of -b/-ub {CPU_PREFILL_BATCH}
+    assert _cpu_only(profile, binary)  # what decides the CPU prefill batch (-b/-ub)
     (build / "build.json").write_text(json.dumps({"binary": str(binary), "version": "v", "build_number": 1,
                                                   "variant": "cuda"}))
     assert adapter.runs_on_gpu(profile) is True
