@@ -50,7 +50,7 @@ class EditSession:
         self.repo_root = repo_root
         self.session = session
         self.backend = backend
-        self.profile = profile
+        self._profile = profile  # the configured one; the running server's is the backend's
         self.emit = emit
         self.commands = SlashCommands(self)  # the slash commands act on this session
         self.chat_max_tokens = chat_max_tokens
@@ -73,6 +73,11 @@ class EditSession:
         if session.k_override is not None:  # a resumed conversation keeps its /k
             with contextlib.suppress(CoderError):
                 backend.pin(session.k_override)
+
+    @property
+    def profile(self) -> Profile:
+        """The profile of the running server (the backend handle's), else the configured one."""
+        return self.backend.profile or self._profile
 
     # ---- state ---------------------------------------------------------------------------------
 

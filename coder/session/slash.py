@@ -27,9 +27,13 @@ class SessionHost(Protocol):
 
     repo_root: Path
     session: conversations.Conversation
-    profile: Profile
     files: list[str]
     emit: Callable[[ev.Event], None]
+
+    @property
+    def profile(self) -> Profile:
+        """The profile of the running server (or the configured one)."""
+        ...
 
     def save(self) -> None:
         """Persist the conversation."""
