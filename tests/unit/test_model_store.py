@@ -171,7 +171,7 @@ def test_short_disk_is_one_line_before_any_download(index: Path, monkeypatch: py
     class Usage:  # TEST DOUBLE for shutil.disk_usage's result: a nearly full disk
         free = 10_000
 
-    monkeypatch.setattr(store.shutil, "disk_usage", lambda path: Usage)
+    monkeypatch.setattr("coder.models.store.shutil.disk_usage", lambda path: Usage)
     with pytest.raises(CoderError) as err:
         store.fetch_model(spec)
     assert "not enough disk space" in str(err.value) and "\n" not in str(err.value)
