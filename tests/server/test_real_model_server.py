@@ -7,7 +7,7 @@ then the edit), so an earlier test cannot change the reply.
 
 * two region edits the model makes correctly are applied, and the committed bytes are pinned
   (an AST comparison also checks that nothing but the asked-for change was made);
-* one real reply that drifts (asked for a docstring, it adds code and no docstring) is pinned
+* one real reply that drifts (asked for a docstring, it also adds a statement) is pinned
   byte for byte; today coder's validation accepts it (it is complete and parses). The guard
   against unexplained hunks (issue 18, item 5) must refuse it: the test says where.
 
@@ -76,6 +76,14 @@ def _without_docstring(source: str, name: str) -> str:
     return ast.dump(tree)
 
 
+def _split(source: str, name: str) -> tuple[str, str]:
+    """AST dumps of the module without function ``name``, and of that function alone."""
+    tree = ast.parse(source)
+    func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    tree.body.remove(func)
+    return ast.dump(tree), ast.dump(func)
+
+
 def _apply_and_pin(engine: EditEngine, proposal: EditProposal, path: Path, case: str) -> str:
     """Apply (commit) an accepted proposal; the committed text must be the recorded one."""
     assert proposal.ok and proposal.changed, proposal.refusal
@@ -108,15 +116,18 @@ def test_local_renamed_in_print_tokens(server_factory: Callable[..., ServerInfo]
     original = (DATA / "shlex.py.txt").read_text()
     new = _apply_and_pin(engine, proposal, path, "shlex_rename")
     old_name, new_name = str(spec["old"]), str(spec["new"])
-    # the same module once the one local is renamed back: nothing else changed
-    renamed_back = ast.dump(ast.parse(new)).replace(f"id='{new_name}'", f"id='{old_name}'")
-    assert renamed_back == ast.dump(ast.parse(original))
-    assert f"'{old_name}'" not in ast.dump(ast.parse(new))
+    symbol = str(spec["symbol"])
+    before, after = _split(original, symbol), _split(new, symbol)
+    assert before[0] == after[0]  # the rest of the module is untouched
+    assert after[1].replace(f"id='{new_name}'", f"id='{old_name}'") == before[1]  # only the local renamed
+    assert f"id='{old_name}'" not in after[1] and f"id='{new_name}'" in after[1]
 
 
 def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_model: Path,
                               tmp_path: Path) -> None:
-    """Asked only for a docstring, the model adds a statement to the function and no docstring.
+    """Asked only for a docstring, the model adds one and also a statement nobody asked for.
+
+    The new first statement reads ``s`` and ``v`` before they are assigned: every call would raise.
 
     Today's validation accepts this reply (complete, one block, parses): ``--yes`` would commit
     it. The guard for unexplained hunks must refuse it (or flag the hunk in review); when it
@@ -126,8 +137,6 @@ def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_mo
     assert proposal.reply == (DATA / "colorsys_drift.reply.txt").read_text()  # the recording is real
     original = (DATA / "colorsys.py.txt").read_text()
     assert path.read_text() == original  # nothing written before apply
-    tree = ast.parse(proposal.new)
-    func = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == spec["symbol"])
-    assert ast.get_docstring(func) is None  # the asked-for docstring is not there
+    assert _split(proposal.new, str(spec["symbol"]))[0] == _split(original, str(spec["symbol"]))[0]
     assert _without_docstring(proposal.new, str(spec["symbol"])) != ast.dump(ast.parse(original))  # code changed
     assert proposal.ok is spec["ok_today"], proposal.refusal  # today: accepted (see the docstring)
