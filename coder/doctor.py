@@ -80,6 +80,10 @@ def _model_checks(profile: Profile) -> list[Check]:
             checks.append(Check(f"{role} model", False, str(exc)))
             continue
         infos[role] = info
+        if role == "target" and not info.chat_template and info.drafter_family is None:
+            checks.append(Check("target model", False, f"{path.name}: no chat template (tokenizer.chat_template); "
+                                "coder needs an instruct model that carries one"))
+            continue
         checks.append(Check(f"{role} model", True, f"{path.name}: {info.architecture}, vocab {info.vocab_size}"
                             + (f", {info.drafter_family} block {info.block_size}" if info.drafter_family else "")))
     if "target" in infos and "drafter" in infos:

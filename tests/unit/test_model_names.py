@@ -74,3 +74,13 @@ def test_model_list_and_unknown_fetch(tmp_path: Path, monkeypatch: pytest.Monkey
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "qwen-coder-1.5b" in err
     assert store.installed(MODELS["qwen-coder-1.5b"]) is None
+
+
+def test_doctor_names_a_target_without_chat_template(tmp_path: Path) -> None:
+    from coder.config import Profile
+    from coder.doctor import _model_checks
+
+    plain = write_gguf(tmp_path / "base.gguf", "llama", {"llama.context_length": 2048}, ["token_embd.weight"])
+    checks = {c.name: c for c in _model_checks(Profile(name="x", model=str(plain), drafter=str(plain)))}
+    assert checks["target model"].ok is False and "no chat template" in checks["target model"].detail
+    assert checks["drafter model"].ok is True
