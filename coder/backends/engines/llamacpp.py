@@ -26,7 +26,7 @@ from coder.backends.engines.llamacpp_probe import (
 from coder.backends.installed import find_installed, read_record
 from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
-from coder.config import DEMO_MODEL, Profile
+from coder.config import Profile
 from coder.errors import CoderError
 from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES, launch_depth, types_of
@@ -109,21 +109,24 @@ def capabilities(binary: Path) -> Capabilities:
 
 
 def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
-    """Turn a profile's model field into a GGUF path, fetching the demo model when named."""
+    """Turn a profile's model field into a GGUF path: a catalog name (``demo``, ``qwen-coder-1.5b``)
+    becomes its installed file; a path must be a GGUF, and a target must carry a chat template."""
     if not spec:
         raise CoderError(f"the profile names no {role} model (set `model` or pass --model)")
-    if spec == DEMO_MODEL:
-        from coder.models.demo import demo_path, fetch_demo
+    from coder.models import store
 
-        return str(demo_path() if dry_run else fetch_demo())
+    if named := store.lookup(spec):
+        return str(store.model_path(named) if dry_run else store.require(named))
     path = Path(spec).expanduser()
     if dry_run:
         return str(path)
     if not path.is_file():
         raise CoderError(f"{role} model not found: {path}")
-    with path.open("rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise CoderError(f"{role} model is not a GGUF file: {path}")
+    from coder.models.gguf_info import check_chat_model, check_magic
+
+    check_magic(path, f"{role} model")
+    if role == "target":  # coder talks to the target through /v1/chat/completions
+        check_chat_model(path)
     return str(path)
 
 
