@@ -205,9 +205,11 @@ def step_summary(log_text: str) -> dict[str, Any] | None:
     plain: list[dict[str, float]] = []
     for m in re.finditer(r"coder-step (n_batch=.*)", log_text):
         step = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", m.group(1))}
-        if step.get("n_batch", 0) > 64 and not step.get("n_draft"):
-            continue  # prompt processing
-        (spec if step.get("n_draft") else plain).append(step)
+        if step.get("n_draft"):
+            spec.append(step)
+        elif step.get("n_batch") == 1:
+            plain.append(step)
+        # anything else processed the prompt
     if not spec and not plain:
         return None
 
@@ -289,6 +291,39 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
     return rows
 
 
+def variant_agreement(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each ``<config>@<variant>`` run against the same config, cap, workload and rep under the first
+    variant: where its tokens first differ (None: identical) and both decode speeds."""
+    first = {(r["config"], r["cap"], r["workload"], r["rep"]): r for r in rows if "@" not in r["config"]}
+    out = []
+    for r in rows:
+        base, _, variant = r["config"].partition("@")
+        ref = first.get((base, r["cap"], r["workload"], r["rep"])) if variant else None
+        if ref is not None:
+            out.append({"config": base, "variant": variant, "cap": r["cap"], "workload": r["workload"],
+                        "rep": r["rep"], "first_difference": lossless.first_difference(ref["tokens"], r["tokens"]),
+                        "n": r["n"], "tps": r["tps"], "tps_first": ref["tps"]})
+    return out
+
+
+def print_agreement(pairs: list[dict[str, Any]]) -> None:
+    """Per config and variant: identical replies, and the first variant's decode speed over this one's."""
+    groups: dict[tuple[str, str, Any], list[dict[str, Any]]] = {}
+    for p in pairs:
+        groups.setdefault((p["config"], p["variant"], p["cap"]), []).append(p)
+    if groups:
+        print("\nside by side (first variant / this variant, decode tok/s):")
+    for (config, variant, cap), items in groups.items():
+        same = sum(p["first_difference"] is None for p in items)
+        ratios = sorted(p["tps_first"] / p["tps"] for p in items if p["tps"] and p["tps_first"])
+        tps = sorted(p["tps"] for p in items if p["tps"])
+        first = sorted(p["tps_first"] for p in items if p["tps_first"])
+        med = ratios[len(ratios) // 2] if ratios else float("nan")
+        print(f"  {config:22s} @{variant:9s} cap={cap!s:4s} identical {same}/{len(items)}  "
+              f"median tok/s {first[len(first) // 2] if first else 0:8.1f} vs {tps[len(tps) // 2] if tps else 0:8.1f}"
+              f"  ratio {med:.3f}")
+
+
 def explain_all(rows: list[dict[str, Any]], args: argparse.Namespace, toks: dict[str, list[int]]) -> None:
     """Attach the lossless verdict to every run, judged on a fresh server without speculation."""
     ref = {r["workload"]: r for r in rows if r["config"] == "none" and r["rep"] == 0}
@@ -359,9 +394,11 @@ def main() -> int:
         if args.json:  # a partial record survives a run cut short
             args.json.with_suffix(".partial.json").write_text(json.dumps(
                 [{k: v for k, v in r.items() if k != "tokens"} for r in rows], indent=1))
+    pairs = variant_agreement(rows)
     explain_all(rows, args, toks)
     summary = summarize(rows)
     print_table(rows, summary)
+    print_agreement(pairs)
     if args.json:
         env = {"binary": args.binary, "model": args.model, "argv": sys.argv, "platform": platform.platform(),
                "cpu_count": os.cpu_count(), "ngl": args.ngl, "ctx": args.ctx, "block": args.block,
@@ -369,7 +406,8 @@ def main() -> int:
                "files": [str(f) for f in args.files]}
         for r in rows:
             r.pop("tokens", None)
-        args.json.write_text(json.dumps({"env": env, "summary": summary, "runs": rows}, indent=1))
+        env["variants"] = {v: VARIANTS[v] for v in args.variants}
+        args.json.write_text(json.dumps({"env": env, "summary": summary, "variants": pairs, "runs": rows}, indent=1))
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

@@ -122,7 +122,8 @@ def _git(root: Path, *args: str) -> None:
 
 def _env() -> dict[str, str]:
     # the subprocess imports this checkout; git needs an identity for coder's commit
-    return {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
 
 
