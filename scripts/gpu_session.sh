@@ -11,7 +11,7 @@
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
 #   status         build and model state
 set -uo pipefail
-G=/root/gpu
+G=${GPU_STATE:-/root/gpu}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$G" "$OUT"
 PY=python3
@@ -31,7 +31,8 @@ setup)
   $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$G/site" .whl/*.whl || exit 1
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1
   rm -rf "$G/src" "$G/build" "$G/build.rc"; mkdir -p "$G/src"
-  tar xJf .gpu/src/llama.tar.xz -C "$G/src" || exit 1
+  tar xJf .gpu/src/llama.tar.xz -C "$G/src" \
+    || $PY -c "import tarfile; tarfile.open('.gpu/src/llama.tar.xz').extractall('$G/src')" || exit 1
   cat "$G/src/llama.cpp/CODER_PATCHES"
   # configure + build in its own session: it outlives this call (about 5.5 min on 16 cores)
   setsid bash -c "cd $G && { cmake -S src/llama.cpp -B build -G Ninja $(tr '\n' ' ' < .gpu/src/cmake_args.txt) \
