@@ -81,6 +81,8 @@ VARIANTS: dict[str, dict[str, str]] = {
     "fast": {},  # the build as installed: greedy fast path, no per-step sampler clone
     "stock": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1"},  # 11434's sampling
     "steps": {"LLAMA_CODER_STEP_TIMINGS": "1"},  # per-step phase log (adds a device sync per decode)
+    "stock-steps": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1",
+                    "LLAMA_CODER_STEP_TIMINGS": "1"},  # the stock sampling, with the phase log
     "nographs": {"GGML_CUDA_DISABLE_GRAPHS": "1"},  # CUDA graphs off
 }
 STEP_PHASES = ("total_ms", "pre_ms", "draft_ms", "decode_ms", "post_ms", "sample_ms", "verify_ms", "process_ms")

@@ -210,6 +210,7 @@ def bench_case(server: ServerInfo, case: Case, args: argparse.Namespace) -> list
         for cond in args.conditions:
             for path_kind in args.paths:
                 root, rel = scratch(case, f"{mode}-{cond}-{path_kind}")
+                n_lines = len((root / rel).read_text().splitlines())
                 engine = EditEngine(BackendHandle(server), root)
                 if cond == "warm":
                     warm_up(server, engine, root / rel, symbol)
@@ -224,7 +225,7 @@ def bench_case(server: ServerInfo, case: Case, args: argparse.Namespace) -> list
                     engine.policy = KPolicy(_profile(args.profile), server)
                     r = engine_run(engine, root / rel, instruction, mode, symbol)
                     engine.close()
-                rows.append({"case": case.name, "lines": len((root / rel).read_text().splitlines()), "mode": mode,
+                rows.append({"case": case.name, "lines": n_lines, "mode": mode,
                              "condition": cond, "path": path_kind, **r})
     return rows
 
