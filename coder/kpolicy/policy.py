@@ -58,7 +58,8 @@ class KPolicy:
         on = profile.adaptive_k and learns if adaptive is None else adaptive
         if controller is None and on and self.speculating:
             path = stats_path(profile.name, f"{server.spec_type}-{_model_name(server)}") if persist else None
-            controller = KController(self.adaptive_max, path=path)
+            controller = KController(self.adaptive_max, path=path,
+                                     start=depth.start_depths(server.spec_type, self.on_gpu))
         self.controller = controller if on else None
         self.fallback = RestartFallback(profile, persist=persist) if k_switch(server) == "restart" else None
 
@@ -87,7 +88,7 @@ class KPolicy:
     @property
     def adaptive_max(self) -> int:
         """Deepest k reachable without a restart (a cap never raises the launch depth)."""
-        deepest = depth.launch_depth(self.server.spec_type, self.launch_k)
+        deepest = depth.launch_depth(self.server.spec_type, self.launch_k, self.on_gpu)
         return min(deepest or 1, self.hard_max)
 
     @property
@@ -138,7 +139,7 @@ class KPolicy:
             return d.k, "adaptive", d.reason, False
         if cls in self.profile.k_by_class:
             return self.profile.k_by_class[cls], "profile", f"profile {self.profile.name} k_by_class", False
-        if self.server.draft_cap and depth.is_copy_chain(self.server.spec_type):
+        if self.server.draft_cap and depth.deep_copy(self.server.spec_type, self.on_gpu):
             k = depth.copy_depth(cls, self.on_gpu, self.launch_k, self.adaptive_max)
             where = "GPU: deep copy drafts" if self.on_gpu else "CPU: shallow copy drafts"
             what = "model drafter at its block" if cls == "fresh" else where

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import tarfile
 from pathlib import Path
 
 import pytest
+from llama_source import unpack_pristine
 
 from coder.backends.build import draft_cap_patch, prediction_patch
 from coder.backends.engines.llamacpp import k_flags, parse_help
@@ -17,21 +17,8 @@ from coder.kpolicy.depth import COPY_K_MAX
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The files both patches touch, straight from the pinned sdist (no patch applied)."""
-    from coder.backends.build.install import SDIST
-    from coder.pypi import fetch
-
     paths = {e.path for e in (*draft_cap_patch.EDITS, *prediction_patch.EDITS)}
-    root = tmp_path_factory.mktemp("pristine") / "llama.cpp"
-    with tarfile.open(fetch(SDIST)) as tar:
-        for member in tar.getmembers():
-            rel = member.name.split("/llama.cpp/", 1)[-1]
-            if rel in paths and member.isfile():
-                data = tar.extractfile(member)
-                assert data is not None
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(data.read())
-    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == paths
-    return root
+    return unpack_pristine(tmp_path_factory.mktemp("pristine") / "llama.cpp", paths)
 
 
 @pytest.fixture

@@ -40,7 +40,9 @@ class SourcePatch(Protocol):
 
 def patch_digest(patches: Sequence[SourcePatch]) -> str:
     """A hash of every patch's name and edits: an edited patch gives another build key."""
-    payload = [[p.PATCH_NAME, [[e.path, e.anchor, e.text] for e in p.EDITS]] for p in patches]
+    # a replacing edit adds its flag, so the digests of insert-only patches stay what they were
+    payload = [[p.PATCH_NAME, [[e.path, e.anchor, e.text, *(["replace"] if e.replace else [])] for e in p.EDITS]]
+               for p in patches]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 

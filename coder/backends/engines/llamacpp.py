@@ -130,15 +130,17 @@ def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
     return str(path)
 
 
-def k_flags(spec_type: str, k: int) -> list[str]:
+def k_flags(spec_type: str, k: int, gpu: bool = False) -> list[str]:
     """Launch flags that set draft depth k for ``spec_type``, a type or a chain ``a,b``.
 
     Always includes --spec-draft-n-max (llama.cpp's default of 3 is never used). A single type
     drafts at k. In a chain with a model drafter, the model drafter stays at k (its block) and
     the copy drafters launch at ``max(k, COPY_K_MAX)``: the per-request cap chooses the depth.
+    On a GPU a chain of copy drafters alone launches that deep too (``spec_vocab.launch_depth``).
     """
-    flags = ["--spec-draft-n-max", str(k)]
-    depth = launch_depth(spec_type, k) or k
+    depth = launch_depth(spec_type, k, gpu) or k
+    has_model = any(t in LLAMACPP_DRAFT_TYPES for t in types_of(spec_type))
+    flags = ["--spec-draft-n-max", str(k if has_model else depth)]
     for t in types_of(spec_type):
         if flag := _K_FLAG.get(t):
             flags += [flag, str(depth)]
@@ -178,7 +180,7 @@ class LlamaCppAdapter:
         if caps:
             _check_spec_types(caps, types)
         argv = [str(binary), "-m", resolve_model(profile.model, "target", dry_run)]
-        argv += _spec_args(profile, spec, types, dry_run)
+        argv += _spec_args(profile, spec, types, dry_run, gpu=not _cpu_only(profile, binary))
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -314,7 +316,7 @@ def _check_spec_types(caps: Capabilities, types: list[str]) -> None:
                          f"(it lists: {listed})")
 
 
-def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> list[str]:
+def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool, gpu: bool) -> list[str]:
     """Drafter model, ``--spec-type`` and the k flags (always explicit, never llama.cpp's default 3)."""
     argv: list[str] = []
     if profile.drafter:
@@ -326,7 +328,7 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
             raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
         k_max = drafter_k_max(profile)
         argv += ["--spec-type", spec]
-        argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k)
+        argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k, gpu)
     return argv
 
 
