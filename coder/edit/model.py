@@ -15,6 +15,7 @@ from coder.edit.auto import Prediction
 from coder.edit.budget import Budget
 from coder.edit.prompt import EditPrompt
 from coder.edit.regions import Region
+from coder.edit.scope import Scope
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats, Timings
 
@@ -124,6 +125,7 @@ class EditProposal:
     reply: str = ""
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
+    scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
 
     @property
     def ok(self) -> bool:
@@ -196,6 +198,7 @@ class EditProposal:
             "stats": self.stats.to_dict(),
             "validate_s": self.validate_s,
             "token_source": self.request.token_source,
+            "scope": self.scope.to_json() if self.scope else None,
         }
 
 
