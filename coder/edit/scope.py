@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
+from coder.edit.scope_kinds import HINTS, invariant_for
 from coder.errors import CoderError
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
@@ -41,7 +42,6 @@ _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-_HINTS = re.compile(r"\btype\s+hints?\b|\bannotat|\btyping\b", re.I)
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -242,44 +242,66 @@ def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Regio
     """
     old_lines, new_lines = old.splitlines(), new.splitlines()
     spans = _line_changes(old_lines, new_lines)
-    if region is not None:
-        head, tail = region.start - 1, len(old_lines) - region.end
-        kept = (len(new_lines) >= head + max(tail, 0) and old_lines[:head] == new_lines[:head]
-                and (tail <= 0 or old_lines[-tail:] == new_lines[-tail:]))
-        basis = f"region {region.label}"
-        if kept:  # the rest of the file is byte-identical: every change is inside the region
-            return Scope(rel, "region", basis, tuple(_change(s, True, f"inside {region.label}") for s in spans))
-        return Scope(rel, "region", basis, tuple(
-            _change(s, region.start <= s[0] + 1 and s[1] <= region.end, f"inside {region.label}") for s in spans))
     pairs = rename_pairs(instruction)
-    if pairs:
+    if region is not None:
+        kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
+    elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
         return Scope(rel, "rename", basis, tuple(_change(s, _is_rename(s, old_lines, new_lines, pairs),
                                                          "only the rename") for s in spans))
+    else:
+        found = _by_symbols(old, old_lines, new_lines, spans, instruction, rel)
+        if found is None:
+            return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
+                         tuple(_change(s, False, "") for s in spans))
+        kind, basis, verdicts = "symbols", found[0], found[1]
+    invariant = None if pairs else invariant_for(instruction, rel)
+    if invariant is not None:
+        basis += f", {invariant.label}"
+        keeps = invariant.keeps(old_lines, new_lines, spans)
+        verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
+                    for (ok, why), kept in zip(verdicts, keeps, strict=True)]
+    return Scope(rel, kind, basis, tuple(_change(s, ok, why) for s, (ok, why) in zip(spans, verdicts, strict=True)))
+
+
+Span = tuple[int, int, int, int]
+
+
+def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:
+    """Region mode: the rest of the file must be byte-identical (verified, not assumed)."""
+    head, tail = region.start - 1, len(old_lines) - region.end
+    kept = (len(new_lines) >= head + max(tail, 0) and old_lines[:head] == new_lines[:head]
+            and (tail <= 0 or old_lines[-tail:] == new_lines[-tail:]))
+    why = f"inside {region.label}"
+    if kept:  # every change is inside the region
+        return [(True, why)] * len(spans)
+    return [(region.start <= s[0] + 1 and s[1] <= region.end, why) for s in spans]
+
+
+def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], instruction: str,
+                rel: str) -> tuple[str, list[tuple[bool, str]]] | None:
+    """Whole-file rewrite: changes inside or near the symbols named (None: nothing is named)."""
     defs = _defs(rel, old)
     names = _named(instruction, defs)
     head = _module_head(old) if _MODULE_DOC.search(instruction) else -1
     if not names and head < 0:
-        return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
-                     tuple(_change(s, False, "") for s in spans))
+        return None
     regions = _symbol_regions(defs, names)
     words = {n.rsplit(".", 1)[-1] for n in names}
-    hints = bool(_HINTS.search(instruction))
-    basis = "changes at " + (", ".join(names) if names else "the module docstring")
+    hints = bool(HINTS.search(instruction))
     out = []
-    for s in spans:
-        i1, i2, j1, j2 = s
+    for i1, i2, j1, j2 in spans:
         inside = any(r.start <= i1 + 1 and i2 <= r.end for r in regions) or (head >= 0 and i2 <= head)
         near = (_mentions(old_lines, i1 - NEAR, i2 + NEAR, words)
                 or _mentions(new_lines, j1 - NEAR, j2 + NEAR, words))
         # type hints may need an import (``from typing import Callable``): an added import line only
         hint_import = hints and i1 == i2 and all(_IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
         why = "inside a named symbol" if inside else "near a named symbol" if near else "an import for type hints"
-        out.append(_change(s, bool(inside or near or hint_import), why))
-    return Scope(rel, "symbols", basis, tuple(out))
+        out.append((bool(inside or near or hint_import), why))
+    return "changes at " + (", ".join(names) if names else "the module docstring"), out
 
 
-def _is_rename(span: tuple[int, int, int, int], old: list[str], new: list[str],
+def _is_rename(span: Span, old: list[str], new: list[str],
                pairs: list[tuple[str, str]]) -> bool:
     i1, i2, j1, j2 = span
     if i2 - i1 != j2 - j1:
@@ -287,6 +309,8 @@ def _is_rename(span: tuple[int, int, int, int], old: list[str], new: list[str],
     return all(renamed_only(old[i1 + k], new[j1 + k], pairs) for k in range(i2 - i1))
 
 
-def _change(span: tuple[int, int, int, int], explained: bool, why: str) -> Change:
+def _change(span: Span, explained: bool, why: str) -> Change:
     i1, i2, j1, j2 = span
-    return Change(i1 + 1, i2, j1 + 1, j2, explained, why if explained else "not explained by the instruction")
+    if not explained and not why.startswith("changes code"):
+        why = "not explained by the instruction"
+    return Change(i1 + 1, i2, j1 + 1, j2, explained, why)

@@ -10,14 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bench_edit_refs import correct_result
 from cli_helpers import make_repo
 
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.run import Outcome, settle
-from coder.bench.edits.tasks import TASKS, source
+from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.apply import unified_diff
 from coder.edit.engine import EditEngine
-from coder.edit.regions import find_symbol, split
+from coder.edit.regions import find_symbol, line_range, split
 from coder.edit.scope import check_scope, rename_pairs, renamed_only
 
 SHLEX = source("shlex.py")
@@ -98,8 +99,9 @@ def test_named_symbol_explains_changes_inside_and_near_it_only() -> None:
 
 
 def test_plain_word_that_the_file_defines_counts_as_named() -> None:
-    new = SHLEX.replace("def quote(s):\n", 'def quote(s):\n    """Quote s."""\n')
-    assert check_scope(SHLEX, new, "add a docstring to quote", rel="shlex.py").ok
+    sched = source("sched.py")
+    new = sched.replace("class scheduler:\n", 'class scheduler:\n    """Runs events."""\n')
+    assert check_scope(sched, new, "add a docstring to scheduler", rel="sched.py").ok
 
 
 def test_unscoped_instruction_explains_nothing() -> None:
@@ -149,3 +151,39 @@ def test_yes_path_applies_a_pure_rename(tmp_path: Path) -> None:
     settle(engine, proposal, task, out, guard=True)
     assert out.outcome == "correct" and not out.flagged and repo.head.commit.message.startswith("coder:")
     assert (tmp_path / "r" / "shlex.py").read_text() == RENAMED
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_correct_results_of_every_bench_task_are_explained(task: Task) -> None:
+    """No false alarm on a correct edit: whole-file, and as a region edit where the task has a region."""
+    src, new = source(task.file), correct_result(task)
+    full = check_scope(src, new, task.instruction, rel=task.file)
+    assert full.ok, full.refusal()
+    if task.has_region:
+        region = find_symbol(task.file, src, task.symbol) if task.symbol else line_range(src, task.lines or "")
+        scoped = check_scope(src, new, task.instruction, rel=task.file, region=region)
+        assert scoped.ok, scoped.refusal()
+
+
+def test_comment_instruction_explains_no_code_change_inside_the_function() -> None:
+    instruction = "In the function `quote`, add a comment above `if _find_unsafe(s) is None:`."
+    region = find_symbol("shlex.py", SHLEX, "quote")
+    commented = SHLEX.replace("    if _find_unsafe(s) is None:", "    # safe: as is\n    if _find_unsafe(s) is None:")
+    assert check_scope(SHLEX, commented, instruction, rel="shlex.py", region=region).ok
+    trailing = SHLEX.replace("    if _find_unsafe(s) is None:", "    if _find_unsafe(s) is None:  # safe")
+    assert check_scope(SHLEX, trailing, instruction, rel="shlex.py", region=region).ok
+    changed = commented.replace("        return s\n", "        return s.strip()\n", 1)
+    scope = check_scope(SHLEX, changed, instruction, rel="shlex.py", region=region)
+    (bad,) = scope.unexplained
+    assert "only comments" in bad.why and "only comments" in scope.refusal()
+
+
+def test_docstring_instruction_explains_no_code_change() -> None:
+    instruction = "add a docstring to `_print_tokens`"
+    new = SHLEX.replace("def _print_tokens(lexer):\n", 'def _print_tokens(lexer):\n    """Print tokens."""\n')
+    assert check_scope(SHLEX, new, instruction, rel="shlex.py").ok
+    second = SHLEX.replace("def quote(s):\n", 'def quote(s):\n    """Quote s."""\n')  # quote has one already
+    assert not check_scope(SHLEX, second, "add a docstring to `quote`", rel="shlex.py").ok
+    worse = new.replace("        if not tt:\n            break", "        if not tt:\n            return")
+    assert [c.why for c in check_scope(SHLEX, worse, instruction, rel="shlex.py").unexplained] == [
+        "changes code (only docstrings asked)"]

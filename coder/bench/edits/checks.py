@@ -219,10 +219,30 @@ class Hints:
         missing = [a.arg for a in params if a.annotation is None] + (["return"] if fn.returns is None else [])
         if missing:
             return False, f"not annotated: {', '.join(missing)}"
+        if unbound := _unbound_annotation_names(tree, fn):
+            return False, f"annotations use names never defined or imported: {', '.join(unbound)}"
         stripped = _drop_imports(_strip_hints(tree, self.target))  # type: ignore[arg-type]
         if ast.dump(stripped) != ast.dump(_drop_imports(ast.parse(old))):
             return False, "code other than the annotations changed"
         return True, "annotated, code unchanged"
+
+
+def _unbound_annotation_names(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Names in ``fn``'s annotations that are neither builtins nor bound at module level (a NameError at import)."""
+    import builtins
+
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    a = fn.args
+    notes = [x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None]
+    used = {n.id for ann in [*notes, fn.returns] if ann is not None for n in ast.walk(ann) if isinstance(n, ast.Name)}
+    return sorted(used - bound)
 
 
 @dataclass(frozen=True)

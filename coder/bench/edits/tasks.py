@@ -77,8 +77,8 @@ TASKS: tuple[Task, ...] = (
          "Add a comment above each while loop in `bisect_left` saying what it does.",
          Comment("bisect_left"), symbol="bisect_left"),
     Task("bisect-hints", "bisect.py", "hints",
-         "Add type hints to every parameter and the return value of `insort_right` "
-         "(a: list, x: object, lo: int, hi: int | None, key: Callable | None, returns None).",
+         "Add type hints to every parameter and the return value of `insort_right`: "
+         "a: list, x: object, lo: int, hi: int | None, key: object, returns None.",
          Hints("insort_right"), symbol="insort_right"),
     Task("bisect-delete-alias", "bisect.py", "delete",
          "Delete the alias `insort` at the end of the file (the line `insort = insort_right`).",
