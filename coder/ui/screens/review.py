@@ -55,7 +55,8 @@ class ReviewScreen(ModalScreen[bool]):
 
     def _bar(self, label: str) -> None:
         keys = "a accept · r reject" if self.reviewing else "escape close"
-        self.query_one("#review-bar", Static).update(f"{label} · n/p next/previous hunk · {keys}")
+        flag = " !! not explained by the instruction" if self.query_one(DiffView).current_flagged else ""
+        self.query_one("#review-bar", Static).update(f"{label}{flag} · n/p next/previous hunk · {keys}")
 
     @on(DiffView.HunkChanged)
     def _hunk(self, message: DiffView.HunkChanged) -> None:

@@ -59,8 +59,12 @@ class DiffView(ScrollView, can_focus=True):
         """``hunk i/n`` (or ``no hunks``)."""
         if not self.hunks:
             return "no hunks"
-        flag = " !! not explained by the instruction" if self.hunks[self.current] in self.flagged else ""
-        return f"hunk {self.current + 1}/{len(self.hunks)}{flag}"
+        return f"hunk {self.current + 1}/{len(self.hunks)}"
+
+    @property
+    def current_flagged(self) -> bool:
+        """True when the hunk in focus holds a change the instruction does not explain."""
+        return bool(self.hunks) and self.hunks[self.current] in self.flagged
 
     def action_next_hunk(self) -> None:
         """n: the next hunk."""
