@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -61,10 +63,13 @@ class Change:
     new_end: int
     explained: bool
     why: str
+    note: str = ""  # set for a line that is not a change: "not renamed"
 
     @property
     def what(self) -> str:
-        """``changed`` / ``added`` / ``deleted``."""
+        """``changed`` / ``added`` / ``deleted`` (or the note)."""
+        if self.note:
+            return self.note
         if self.old_end < self.old_start:
             return "added"
         return "deleted" if self.new_end < self.new_start else "changed"
@@ -247,13 +252,14 @@ def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Regio
         kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
-        return Scope(rel, "rename", basis, tuple(_change(s, _is_rename(s, old_lines, new_lines, pairs),
-                                                         "only the rename") for s in spans))
+        changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs), "only the rename", old_lines, new_lines)
+                   for s in spans]
+        return Scope(rel, "rename", basis, tuple(changes + _not_renamed(rel, new, pairs, spans)))
     else:
         found = _by_symbols(old, old_lines, new_lines, spans, instruction, rel)
         if found is None:
             return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
-                         tuple(_change(s, False, "") for s in spans))
+                         tuple(_change(s, False, "", old_lines, new_lines) for s in spans))
         kind, basis, verdicts = "symbols", found[0], found[1]
     invariant = None if pairs else invariant_for(instruction, rel)
     if invariant is not None:
@@ -261,7 +267,8 @@ def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Regio
         keeps = invariant.keeps(old_lines, new_lines, spans)
         verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
                     for (ok, why), kept in zip(verdicts, keeps, strict=True)]
-    return Scope(rel, kind, basis, tuple(_change(s, ok, why) for s, (ok, why) in zip(spans, verdicts, strict=True)))
+    return Scope(rel, kind, basis, tuple(_change(s, ok, why, old_lines, new_lines)
+                                         for s, (ok, why) in zip(spans, verdicts, strict=True)))
 
 
 Span = tuple[int, int, int, int]
@@ -301,6 +308,39 @@ def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: lis
     return "changes at " + (", ".join(names) if names else "the module docstring"), out
 
 
+def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[Span]) -> list[Change]:
+    """Lines of ``new`` that still use an old name as code: the rename is incomplete (the code breaks)."""
+    olds = {a for a, _ in pairs}
+    rows: set[int] = set()
+    if PurePath(rel).suffix.lower() in (".py", ".pyi"):
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(new).readline):
+                if tok.type == tokenize.NAME and tok.string in olds:
+                    rows.add(tok.start[0])
+        except (tokenize.TokenError, SyntaxError):
+            return []
+    else:
+        rows = {n for n, line in enumerate(new.splitlines(), 1) if olds.intersection(_WORD.findall(line))}
+    out = []
+    for row in sorted(rows):
+        old_row = _old_line(row, spans)
+        name = next(a for a in olds if a in new.splitlines()[row - 1])
+        out.append(Change(old_row, old_row, row, row, False, f"still uses {name}: the rename is incomplete",
+                          "not renamed"))
+    return out
+
+
+def _old_line(new_row: int, spans: list[Span]) -> int:
+    """The line of the original that line ``new_row`` (1-based) of the new text comes from (or replaces)."""
+    shift = 0
+    for i1, i2, j1, j2 in spans:
+        if j1 < new_row <= j2:
+            return min(i1 + (new_row - j1), max(i2, i1 + 1))
+        if j2 < new_row:
+            shift = i2 - j2
+    return new_row + shift
+
+
 def _is_rename(span: Span, old: list[str], new: list[str],
                pairs: list[tuple[str, str]]) -> bool:
     i1, i2, j1, j2 = span
@@ -309,8 +349,12 @@ def _is_rename(span: Span, old: list[str], new: list[str],
     return all(renamed_only(old[i1 + k], new[j1 + k], pairs) for k in range(i2 - i1))
 
 
-def _change(span: Span, explained: bool, why: str) -> Change:
+def _change(span: Span, explained: bool, why: str, old: list[str] | None = None,
+            new: list[str] | None = None) -> Change:
     i1, i2, j1, j2 = span
-    if not explained and not why.startswith("changes code"):
+    if not explained and old is not None and new is not None and not any(
+            x.strip() for x in old[i1:i2] + new[j1:j2]):
+        explained, why = True, "blank lines only"  # harmless, and models reflow them on rewrites
+    if not explained and not why.startswith(("changes code", "still uses")):
         why = "not explained by the instruction"
     return Change(i1 + 1, i2, j1 + 1, j2, explained, why)

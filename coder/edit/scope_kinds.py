@@ -4,7 +4,9 @@
 the next line, even inside the named function. For such instructions each change must
 keep the code the same: for comments, the lines that are not comments stay as they were;
 for docstrings and type hints, the module's syntax tree stays the same once docstrings or
-annotations (and imports, which hints may need) are taken out. Python files only.
+annotations (and imports, which hints may need) are taken out. Each change must also do
+what was asked: a change that only moves blank lines or reformats code explains nothing.
+Python files only.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ def _code_lines(lines: list[str]) -> list[str]:
 
 
 def comment_only(old: list[str], new: list[str]) -> bool:
-    """``new`` is ``old`` plus or minus comment lines, blank lines and trailing comments."""
+    """``new`` is ``old`` plus or minus comment lines, blank lines and trailing comments, and adds a comment."""
     a, b = _code_lines(old), _code_lines(new)
     if len(a) != len(b):
         return False
-    return all(y == x or (y.startswith(x) and _TRAILING.fullmatch(y[len(x):]) is not None)
+    kept = all(y == x or (y.startswith(x) and _TRAILING.fullmatch(y[len(x):]) is not None)
                for x, y in zip(a, b, strict=True))
+    return kept and any("#" in y and y not in old for y in new)  # blank lines alone are not a comment
 
 
 def _normal(text: str, docstrings: bool, hints: bool) -> str | None:
@@ -69,14 +72,17 @@ class Invariant:
         """Per change in ``spans`` (from ``old`` to ``new`` lines): True when it keeps the code the same."""
         if not (self.docstrings or self.hints):
             return [comment_only(old[i1:i2], new[j1:j2]) for i1, i2, j1, j2 in spans]
-        base = _normal("\n".join(old) + "\n", self.docstrings, self.hints)
+        text = "\n".join(old) + "\n"
+        base, full = _normal(text, self.docstrings, self.hints), _normal(text, False, False)
         if len(spans) > MAX_CHANGES:
-            same = _normal("\n".join(new) + "\n", self.docstrings, self.hints) == base
+            whole = "\n".join(new) + "\n"
+            same = _normal(whole, self.docstrings, self.hints) == base and _normal(whole, False, False) != full
             return [same] * len(spans)
         out = []
-        for i1, i2, j1, j2 in spans:  # this change alone, on the original
+        for i1, i2, j1, j2 in spans:  # this change alone, on the original: keeps the code, and does what was asked
             alone = "\n".join(old[:i1] + new[j1:j2] + old[i2:]) + "\n"
-            out.append(base is not None and _normal(alone, self.docstrings, self.hints) == base)
+            out.append(base is not None and _normal(alone, self.docstrings, self.hints) == base
+                       and _normal(alone, False, False) != full)
         return out
 
 

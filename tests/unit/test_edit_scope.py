@@ -187,3 +187,12 @@ def test_docstring_instruction_explains_no_code_change() -> None:
     worse = new.replace("        if not tt:\n            break", "        if not tt:\n            return")
     assert [c.why for c in check_scope(SHLEX, worse, instruction, rel="shlex.py").unexplained] == [
         "changes code (only docstrings asked)"]
+
+
+def test_incomplete_rename_is_flagged_at_the_line_still_using_the_old_name() -> None:
+    row = SHLEX.splitlines().index("        raw = self.read_token()") + 1
+    lines = RENAMED.splitlines(keepends=True)
+    lines[row - 1] = lines[row - 1].replace("next_token", "read_token")  # one call site missed: breaks at run time
+    scope = check_scope(SHLEX, "".join(lines), RENAME, rel="shlex.py")
+    assert [c.where("shlex.py") for c in scope.unexplained] == [f"shlex.py:{row} (not renamed)"]
+    assert "still uses read_token" in scope.unexplained[0].why
