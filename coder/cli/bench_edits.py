@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     name = server.profile or args.attach or "server"
     doc = report.build(runs, target=name, server={"url": server.url, "model": server.model,
                                                   "spec_type": server.spec_type, "k": server.k},
-                       guard=not args.no_guard, argv=_argv())
+                       guard=not args.no_guard, argv=_argv(args, server))
     out_dir = args.out or Path("bench-results")
     path = report.write_json(doc, out_dir, name)
     console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -85,10 +85,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _argv() -> list[str]:
+def _argv(args: argparse.Namespace, server: ServerInfo) -> list[str]:
+    """The command line for the JSON, with any key redacted."""
+    from coder.cli.keyopts import api_key
     from coder.redact import redact_argv
 
-    return redact_argv(sys.argv, [])
+    return redact_argv(sys.argv, [api_key(args), server.api_key])
 
 
 def _server(args: argparse.Namespace) -> tuple[ServerInfo, Callable[[], None]]:

@@ -97,3 +97,16 @@ def test_select_by_name_and_kind() -> None:
     assert [t.name for t in select("shlex-r")] == ["shlex-rename"]
     assert all(t.kind == "rename" for t in select(kinds="rename"))
     assert len(select()) == len(TASKS)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--mode", "fast"], "--mode takes full, region and/or auto"),
+    (["--tasks", "no-such-task"], "no task matches --tasks/--kinds"),
+    (["--profiles", "a,b"], "--edits measures one server"),
+])
+def test_bad_options_are_one_clear_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.cli.main import main
+
+    assert main(["bench", "--edits", *argv]) != 0
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
