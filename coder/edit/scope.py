@@ -45,7 +45,8 @@ _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
-_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+_LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
+_FROM_TO = re.compile(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -184,6 +185,16 @@ def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
         return []
 
 
+def value_pairs(instruction: str) -> list[tuple[str, str]]:
+    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`)."""
+    out = []
+    for m in _FROM_TO.finditer(instruction):
+        a, b = (g[1:-1] if g.startswith("`") else g for g in (m.group(1), m.group(2)))
+        if a != b:
+            out.append((a, b))
+    return out
+
+
 def _named(instruction: str, defs: list[tuple[str, Region]]) -> list[str]:
     """What the instruction names as code; failing that, its plain words this file defines ("docstring to get")."""
     from coder.edit.auto import named_in  # the instruction reader auto mode uses
@@ -217,17 +228,25 @@ def _module_head(text: str) -> int:
 
 # --- classifying changes -----------------------------------------------------------------------
 
-def _tokens(line: str) -> list[str]:
-    return _TOKEN.findall(line)
+def _occurrence(value: str) -> str:
+    """A whole-token pattern for ``value``: an identifier, or a number not inside a longer one."""
+    before = r"(?<![\w.])" if value[:1].isdigit() or value[:1] == "." else r"(?<!\w)"
+    after = r"(?!\w|\.\d)" if value[-1:].isalnum() or value[-1:] == "_" else ""
+    return before + re.escape(value) + after
 
 
 def renamed_only(old: str, new: str, pairs: list[tuple[str, str]]) -> bool:
-    """True when ``new`` is ``old`` with some identifiers X replaced by Y for (X, Y) in ``pairs``."""
-    a, b = _tokens(old), _tokens(new)
-    if len(a) != len(b):
-        return False
-    allowed = set(pairs)
-    return all(x == y or (x, y) in allowed for x, y in zip(a, b, strict=True))
+    """True when ``new`` is ``old`` with some whole tokens X replaced by Y for (X, Y) in ``pairs``."""
+    olds = sorted({a for a, _ in pairs}, key=len, reverse=True)
+    found = re.compile("|".join(f"({_occurrence(a)})" for a in olds))
+    parts, pos = [], 0
+    for m in found.finditer(old):
+        parts.append(re.escape(old[pos:m.start()]))
+        alts = [m.group(0), *(b for a, b in pairs if a == m.group(0))]
+        parts.append("(?:" + "|".join(map(re.escape, alts)) + ")")
+        pos = m.end()
+    parts.append(re.escape(old[pos:]))
+    return re.fullmatch("".join(parts), new) is not None
 
 
 def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int, int, int]]:
@@ -261,8 +280,15 @@ def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Regio
             return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
                          tuple(_change(s, False, "", old_lines, new_lines) for s in spans))
         kind, basis, verdicts = "symbols", found[0], found[1]
-    invariant = None if pairs else invariant_for(instruction, rel)
-    if invariant is not None:
+    subs = pairs + value_pairs(instruction)
+    invariant = None if subs else invariant_for(instruction, rel)
+    if subs:  # "from 0.11 to 0.114", or a rename inside a region: nothing but those substitutions
+        what = ", ".join(f"{a} -> {b}" for a, b in subs)
+        basis += f", only {what}"
+        off = (False, f"changes code (only {what} asked)")
+        verdicts = [v if _is_rename(s, old_lines, new_lines, subs) else off
+                    for s, v in zip(spans, verdicts, strict=True)]
+    elif invariant is not None:
         basis += f", {invariant.label}"
         keeps = invariant.keeps(old_lines, new_lines, spans)
         verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")

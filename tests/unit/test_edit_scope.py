@@ -19,7 +19,7 @@ from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.apply import unified_diff
 from coder.edit.engine import EditEngine
 from coder.edit.regions import find_symbol, line_range, split
-from coder.edit.scope import check_scope, rename_pairs, renamed_only
+from coder.edit.scope import check_scope, rename_pairs, renamed_only, value_pairs
 
 SHLEX = source("shlex.py")
 RENAME = "Rename the method `read_token` to `next_token` everywhere in this file."
@@ -196,3 +196,20 @@ def test_incomplete_rename_is_flagged_at_the_line_still_using_the_old_name() -> 
     scope = check_scope(SHLEX, "".join(lines), RENAME, rel="shlex.py")
     assert [c.where("shlex.py") for c in scope.unexplained] == [f"shlex.py:{row} (not renamed)"]
     assert "still uses read_token" in scope.unexplained[0].why
+
+
+def test_change_from_a_to_b_explains_only_that_substitution() -> None:
+    colorsys = source("colorsys.py")
+    instruction = "In `rgb_to_yiq`, change the blue coefficient of y from 0.11 to 0.114."
+    assert value_pairs(instruction) == [("0.11", "0.114")]
+    assert value_pairs("change the default width from `70` to `80`") == [("70", "80")]
+    assert value_pairs("convert it from recursion to iteration") == []
+    region = find_symbol("colorsys.py", colorsys, "rgb_to_yiq")
+    right = colorsys.replace("0.59*g + 0.11*b", "0.59*g + 0.114*b")
+    assert check_scope(colorsys, right, instruction, rel="colorsys.py", region=region).ok
+    assert check_scope(colorsys, right, instruction, rel="colorsys.py").ok
+    also = right.replace("y = 0.30*r", "y = 0.299*r")  # same line, one more number changed
+    scope = check_scope(colorsys, also, instruction, rel="colorsys.py", region=region)
+    assert [c.why for c in scope.unexplained] == ["changes code (only 0.11 -> 0.114 asked)"]
+    assert not renamed_only("x = 0.11", "x = 0.1144", [("0.11", "0.114")])
+    assert not renamed_only("x = 10.11", "x = 10.114", [("0.11", "0.114")])
