@@ -181,7 +181,7 @@ def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
         if PurePath(rel).suffix.lower() in (".py", ".pyi"):
             return python_symbols(text)
         return tree_sitter_symbols(rel, text)
-    except (SyntaxError, CoderError):
+    except (SyntaxError, ValueError, RecursionError, CoderError):
         return []
 
 
@@ -214,7 +214,7 @@ def _module_head(text: str) -> int:
     """The last line before the module's first statement after its docstring (0 when unknown)."""
     try:
         body = ast.parse(text).body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError):
         return 0
     if not body:
         return len(text.splitlines())
@@ -343,7 +343,7 @@ def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[S
             for tok in tokenize.generate_tokens(io.StringIO(new).readline):
                 if tok.type == tokenize.NAME and tok.string in olds:
                     rows.add(tok.start[0])
-        except (tokenize.TokenError, SyntaxError):
+        except (tokenize.TokenError, SyntaxError, ValueError):
             return []
     else:
         rows = {n for n, line in enumerate(new.splitlines(), 1) if olds.intersection(_WORD.findall(line))}

@@ -40,7 +40,7 @@ def comment_only(old: list[str], new: list[str]) -> bool:
 def _normal(text: str, docstrings: bool, hints: bool) -> str | None:
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError):  # NUL bytes, absurd nesting: not Python
         return None
     for node in ast.walk(tree):
         if hints and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
