@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise CoderError("no task matches --tasks/--kinds (see coder/bench/edits/tasks.py)")
     server, stop = _server(args)
     err = Console(stderr=True)
+    if not err.is_terminal:
+        err = Console(stderr=True, width=200)  # a log: one line per task
     runs: dict[str, list[Outcome]] = {}
     try:
         for mode in modes:
