@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if not err.is_terminal:
         err = Console(stderr=True, width=200)  # a log: one line per task
     runs: dict[str, list[Outcome]] = {}
+    interrupted = False
     try:
         for mode in modes:
             rows = runs.setdefault(mode, [])
@@ -68,13 +69,19 @@ def run(args: argparse.Namespace) -> int:
             from coder.bench.edits.aider import run_aider_task
 
             for fmt in ("whole", "diff"):
-                runs[f"aider-{fmt}"] = [run_aider_task(args.aider, server, t, fmt) for t in chosen]
+                rows = runs.setdefault(f"aider-{fmt}", [])
+                for task in chosen:
+                    rows.append(run_aider_task(args.aider, server, task, fmt))
+    except KeyboardInterrupt:  # Ctrl-C: report the tasks that finished (the one running is dropped)
+        interrupted = True
+        err.print("interrupted: reporting the tasks that finished", highlight=False)
     finally:
         stop()
     name = server.profile or args.attach or "server"
     doc = report.build(runs, target=name, server={"url": server.url, "model": server.model,
                                                   "spec_type": server.spec_type, "k": server.k},
                        guard=not args.no_guard, argv=_argv(args, server))
+    doc["interrupted"] = interrupted
     out_dir = args.out or Path("bench-results")
     path = report.write_json(doc, out_dir, name)
     console = Console() if sys.stdout.isatty() else Console(width=160)
