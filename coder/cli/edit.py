@@ -34,6 +34,8 @@ examples:
 
 auto mode compares expected output tokens / expected tok/s for full and region and says why.
 Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
+Changes the instruction does not explain (a rename that also edits other code, a hunk far from
+the symbol named) are marked `!!` in the diff; --yes refuses them unless --allow-unexplained.
 """
 
 
@@ -60,7 +62,10 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--no-git", action="store_true",
                    help="edit without git even inside a repository (no snapshot, no commit, no undo)")
     p.add_argument("--allow-ignored", action="store_true", help="allow editing a file that git ignores")
-    p.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="apply without asking (refused when a change is not explained by the instruction)")
+    p.add_argument("--allow-unexplained", action="store_true",
+                   help="with --yes, apply even changes the instruction does not explain (see the diff's !! marks)")
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     p.add_argument("--json", action="store_true", help="print one JSON result on stdout")
     p.set_defaults(func=run_edit)
@@ -154,6 +159,8 @@ def _colour_diff(diff: str) -> str:
             out.append(f"\x1b[31m{line.rstrip()}\x1b[0m\n")
         elif line.startswith("@@"):
             out.append(f"\x1b[36m{line.rstrip()}\x1b[0m\n")
+        elif line.startswith("!!"):  # a hunk the instruction does not explain (coder.edit.scope)
+            out.append(f"\x1b[1;33m{line.rstrip()}\x1b[0m\n")
         else:
             out.append(line)
     return "".join(out)
@@ -216,11 +223,22 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             print(json.dumps(result, indent=2))
         print(f"coder: error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", file=err)
         return 2
+    scope = proposal.scope
     if not args.json:
         if proposal.diff:
-            sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else proposal.diff)
+            shown = scope.mark_diff(proposal.diff) if scope is not None else proposal.diff
+            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else shown)
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
+    if scope is not None and not scope.ok:
+        if args.yes and not args.allow_unexplained and not args.dry_run:
+            result["note"] = "not applied under --yes: changes the instruction does not explain"
+            if args.json:
+                print(json.dumps(result, indent=2))
+            print(f"coder: error: not applied under --yes: {scope.refusal()}; {request.snapshot.rel} untouched "
+                  "(review it without --yes, or pass --allow-unexplained)", file=err)
+            return 2
+        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
     applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None

@@ -32,6 +32,7 @@ from coder.edit.model import (
 )
 from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.regions import Region, find_symbol, line_range
+from coder.edit.scope import check_scope
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
@@ -290,7 +291,9 @@ class EditEngine:
             )
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
-        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply)
+        scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
+                            region=request.region if request.mode == "region" else None)
+        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
 
     # -- applying -------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from coder.edit.auto import Prediction
 from coder.edit.budget import Budget
 from coder.edit.prompt import EditPrompt
 from coder.edit.regions import Region
+from coder.edit.scope import Scope
 from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -55,6 +56,7 @@ class EditProposal:
     reply: str = ""
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
+    scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
 
     @property
     def ok(self) -> bool:
@@ -127,6 +129,7 @@ class EditProposal:
             "stats": self.stats.to_dict(),
             "validate_s": self.validate_s,
             "token_source": self.request.token_source,
+            "scope": self.scope.to_json() if self.scope else None,
         }
 
 

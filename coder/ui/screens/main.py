@@ -281,7 +281,10 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
-        self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True), decided)
+        scope = proposal.scope
+        self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True,
+                                          flagged=scope.hunk_flags(proposal.diff) if scope else None,
+                                          unexplained=scope.refusal() if scope else ""), decided)
 
     @on(sl.DiffReady)
     def _diff(self, message: sl.DiffReady) -> None:
