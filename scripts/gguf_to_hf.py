@@ -28,12 +28,13 @@ def convert(gguf: Path, out: Path, tokenizer_dir: Path | None = None) -> list[st
         tok = AutoTokenizer.from_pretrained(tokenizer_dir)
     else:
         tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    out.mkdir(parents=True, exist_ok=True)
+    tok.save_pretrained(out)  # first: a later failure still leaves the slow part done
     print(f"tokenizer {type(tok).__name__}, {len(tok)} tokens, {time.monotonic() - start:.1f} s", flush=True)
+    # transformers' GGUF path dequantizes through accelerate (present on the device image)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.bfloat16)
     print(f"model {type(model).__name__}, {time.monotonic() - start:.1f} s", flush=True)
-    out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
-    tok.save_pretrained(out)
     names = sorted(p.name for p in out.iterdir())
     print(f"wrote {out}: {', '.join(names)} in {time.monotonic() - start:.1f} s", flush=True)
     return names
