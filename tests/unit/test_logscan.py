@@ -147,6 +147,12 @@ def test_sglang_dense_head_failure() -> None:
     assert "lm_head is quantized" in fail.reason
 
 
+def test_sglang_0523_quant_head_failure() -> None:
+    """SGLang 0.5.23's wording of the refusal (srt/models/dflash.py:127, SOURCES.md)."""
+    (fail,) = logscan.known_failures("sglang", read("sglang_0523_quant_head.log"))
+    assert "lm_head is quantized" in fail.reason and fail.line.startswith("RuntimeError: DFlash candidate top-k")
+
+
 def test_vllm_metrics_exposition() -> None:
     stats = parse_metrics(read("vllm_metrics.txt"))
     assert stats.engine == "vllm"

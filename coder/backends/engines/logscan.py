@@ -299,9 +299,11 @@ _FAILURES: list[tuple[str, re.Pattern[str], str]] = [
      "max_position_embeddings below --max-model-len, vLLM PR #57964)"),
     ("vllm", re.compile(r"Engine core initialization failed"),
      "the vLLM engine core failed to start (see the lines above it)"),
-    ("sglang", re.compile(r"DFlash2 selector requires a dense FP16/BF16/FP32 target lm_head"),
-     "SGLang refused DFlash 2: the target's lm_head is quantized (fixed by sglang PR #35496); "
-     + LLAMACPP_DFLASH2_FIX),
+    # the DFlash2 wording is sglang issue #35534's build; 0.5.23 says "DFlash candidate top-k requires a
+    # dense ... target lm_head or a supported lm_head.quant_method" (srt/models/dflash.py:127)
+    ("sglang", re.compile(r"DFlash(?:2 selector| candidate top-k) requires a dense FP16/BF16/FP32 target lm_head"),
+     "SGLang refused DFlash: the target's lm_head is quantized with no supported quant method "
+     "(fixed for some by sglang PR #35496); " + LLAMACPP_DFLASH2_FIX),
 ]
 
 
