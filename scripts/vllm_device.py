@@ -214,7 +214,8 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000) -> list[
     serve = (f"cd {root}; for i in $(seq 120); do grep -q '^wrote' convert.log && break; sleep 1; done; "
              f"tail -3 convert.log; (setsid nohup env PYTHONPATH={root}/site python3 -m vllm.entrypoints.cli.main "
              f"serve {root}/hf --served-model-name {SERVED_NAME} --port {port} --api-key k22 --max-model-len 8192 "
-             f"--enforce-eager --speculative-config '{spec}' > serve.log 2>&1 & echo $! > serve.pid); "
+             f"--enforce-eager --gpu-memory-utilization 0.4 --speculative-config '{spec}' > serve.log 2>&1 & "
+             "echo $! > serve.pid); "
              "cd - >/dev/null; P=$(cat /root/vllm/serve.pid); "
              f"for i in $(seq 400); do curl -sf localhost:{port}/health >/dev/null && break; "
              "kill -0 $P 2>/dev/null || break; sleep 1; done; cp /root/vllm/serve.log $OUT/vllm_serve.log; "
@@ -229,12 +230,33 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000) -> list[
     return calls
 
 
+def coder_calls(port: int = 8000) -> list[str]:
+    """Optional device calls after :func:`device_commands`: coder against the recorded server (attached),
+    then coder's own managed launch of the same model (the recorded server is stopped first to free
+    the GPU memory). ``CODER_SITE`` names a folder holding coder's own dependencies on the device."""
+    env = "export PYTHONPATH=$PWD${CODER_SITE:+:$CODER_SITE} CODER_API_KEY=k22; "
+    url = f"http://127.0.0.1:{port}"
+    attached = (env + f"python3 -m coder backend attach {url} --json > $OUT/coder_attach.json 2>&1; "
+                f"python3 -m coder bench --quick --attach {url} > $OUT/coder_bench.txt 2>&1; "
+                "tail -c 3000 $OUT/coder_attach.json $OUT/coder_bench.txt")
+    managed = (env + "kill $(cat /root/vllm/serve.pid) 2>/dev/null; sleep 5; "
+               "export PYTHONPATH=$PYTHONPATH:/root/vllm/site; "
+               "python3 -m coder backend start --engine vllm --model /root/vllm/hf --spec-type ngram --k 5 "
+               "--binary python3 --json > $OUT/coder_start.json 2>&1; python3 -m coder backend status --json "
+               "> $OUT/coder_status.json 2>&1; python3 -m coder doctor > $OUT/coder_doctor.txt 2>&1; "
+               "python3 -m coder backend stop > $OUT/coder_stop.txt 2>&1; sleep 3; "
+               "pgrep -af vllm.entrypoints > $OUT/orphans.txt; tail -c 4000 $OUT/coder_*")
+    return [attached, managed]
+
+
 def cmd_commands(args: argparse.Namespace) -> int:
     """Print the device calls that ``prepare`` planned."""
     plan = Plan(**json.loads((Path(args.dest) / "plan.json").read_text()))
     calls = device_commands(plan, args.dest, args.gguf, args.port)
     for i, (carry, cmd) in enumerate(calls, 1):
         print(f"# call {i}/{len(calls)}  carry={json.dumps(carry)}  ({len(cmd)} chars)\n{cmd}\n")
+    for i, cmd in enumerate(coder_calls(args.port), 1):
+        print(f"# optional coder call {i} (needs coder's dependencies under $CODER_SITE)  ({len(cmd)} chars)\n{cmd}\n")
     if plan.extra_pieces:
         print(f"# only if the launch fails on a missing module: carry {plan.extra_pieces} the same way, then "
               f"cat them to extra.tar (sha256 {plan.extra_sha256}) and pip install its wheels into the same --target")
