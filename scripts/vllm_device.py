@@ -211,7 +211,7 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000) -> list[
                "print(vllm.__version__, torch.__version__, numpy.__version__, t.__version__)'; cat convert.log")
     calls.append(([], install))
     spec = json.dumps(SPEC, separators=(",", ":"))
-    serve = (f"cd {root}; for i in $(seq 120); do grep -q '^wrote' convert.log && break; sleep 1; done; "
+    serve = (f"cd {root}; for i in $(seq 400); do grep -q '^wrote' convert.log && break; sleep 1; done; "
              f"tail -3 convert.log; (setsid nohup env PYTHONPATH={root}/site python3 -m vllm.entrypoints.cli.main "
              f"serve {root}/hf --served-model-name {SERVED_NAME} --port {port} --api-key k22 --max-model-len 8192 "
              f"--enforce-eager --gpu-memory-utilization 0.4 --speculative-config '{spec}' > serve.log 2>&1 & "

@@ -177,3 +177,11 @@ def test_device_commands_fit_the_device_limits() -> None:
     serve = calls[12][1]
     assert '"method":"ngram"' in serve and "--enforce-eager" in serve and "vllm_record.py" in serve
     assert all(len(cmd) <= 2000 and len(carry) <= 8 for carry, cmd in calls)
+
+
+def test_gguf_eos_id_of_the_demo_model(demo_model: Path) -> None:
+    """scripts/gguf_to_hf.py stops the converted chat model on the GGUF's EOS: SmolLM2-Instruct's is
+    <|im_end|>, id 2 (its tokenizer.ggml.eos_token_id)."""
+    to_hf = _load("gguf_to_hf")
+    assert to_hf.gguf_eos_id(demo_model) == 2
+    assert to_hf.main(["/nonexistent.gguf", "/tmp/out"]) == 1
