@@ -1,15 +1,11 @@
 """Wheel metadata and a small resolver for carrying an inference engine to the GPU device.
 
-Reads only METADATA: from PyPI's JSON simple index (sizes, tags) and, since PyPI serves no
-``.metadata`` files for these wheels, from the wheel's zip directory through HTTP range
-requests (about 0.7 MB read of a 336 MB vLLM wheel). Nothing is installed.
-
-The resolver asks one question: which wheels must be carried so that ``REQ`` installs on top of
-the device's preinstalled packages (``DEVICE``), without touching the ABI-bound ones
-(``ABI_BOUND``: torch and friends, whose compiled users are built against one exact version)?
-It takes the newest satisfying wheel for each missing name, narrows on later constraints, and
-reports every pin it cannot meet instead of backtracking: that report *is* the answer when an
-engine version cannot run on the device's torch.
+Reads only METADATA: PyPI's JSON simple index (sizes, tags) and, as PyPI serves no ``.metadata``
+files for these wheels, the wheel's zip directory through HTTP range requests (≈0.7 MB of a 336 MB
+vLLM wheel). Nothing is installed. :func:`resolve` answers: which wheels must be carried so that a
+requirement installs over the device's packages (``device_packages.txt``) without touching the
+ABI-bound ones (torch and friends)? Newest satisfying wheels first, with a simple backtrack; every
+pin it still cannot meet is reported, and that report is the answer when a version cannot run there.
 """
 
 from __future__ import annotations
@@ -29,35 +25,21 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 INDEX = "https://pypi.org/simple"
-# The device image 'cuda' (device/KINDS.md, pip list read 2026-11 and the package list of
-# 2026-11-17): Python 3.12.3 at /opt/torch/.venv/bin/python3. None = installed, version not listed.
-DEVICE_PYTHON = (3, 12, 3)
-DEVICE_VERSIONS = {
-    "accelerate": "1.15.0", "cupy-cuda13x": "14.2.0", "huggingface-hub": "1.33.0", "numpy": "2.5.2",
-    "safetensors": "0.8.0", "sentencepiece": "0.2.2", "tiktoken": "0.14.0", "tokenizers": "0.23.2",
-    "torch": "2.11.0", "torchaudio": "2.11.0", "torchvision": "0.26.0", "transformers": "5.17.0",
-    "triton": "3.6.0", "onnx": "1.23.1", "onnxruntime": "1.30.0", "jax": "0.11.2", "jaxlib": "0.11.2",
-}
-DEVICE_UNVERSIONED = """absl-py aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs build certifi
-charset-normalizer click cloudpickle cmake colorama contourpy cuda-bindings cuda-core cuda-pathfinder cuda-toolkit
-cycler cython filelock fonttools frozenlist fsspec grpcio h11 h5py hf-xet httpcore httpx humanize idna imageio
-jinja2 joblib kiwisolver lazy-loader llvmlite lxml markdown markdown-it-py markupsafe matplotlib mdurl ml-dtypes
-mpmath msgpack multidict mypy-extensions networkx ninja numba numba-cuda nvidia-cublas nvidia-cuda-cupti
-nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cudnn-cu13 nvidia-cufft nvidia-cufile nvidia-curand nvidia-cusolver
-nvidia-cusparse nvidia-cusparselt-cu13 nvidia-ml-py nvidia-nccl-cu13 nvidia-nvjitlink nvidia-nvshmem-cu13 nvidia-nvtx
-opencv-python-headless packaging pandas pathspec pillow pip pluggy portalocker prometheus-client propcache protobuf
-psutil pyarrow pybind11 py-cpuinfo pygments pyparsing pyproject-hooks python-dateutil pyyaml regex requests rich
-scikit-learn scipy setuptools shellingham simplejson six sortedcontainers sympy tabulate threadpoolctl timm toolz
-tqdm typer typing-extensions typing-inspect urllib3 uvloop werkzeug wheel wrapt xxhash yarl zipp"""
+DEVICE_PYTHON = (3, 12, 3)  # the device image's python3 (device/KINDS.md)
+DEVICE_LIST = Path(__file__).with_name("device_packages.txt")
 # Packages whose compiled dependants (an engine's _C, flashinfer, xformers...) are built against one
 # exact version: a different pin cannot be met by carrying a wheel beside the device's torch.
 ABI_BOUND = ("torch", "torchvision", "torchaudio", "triton")
 
 
-def device_packages() -> dict[str, str | None]:
-    """Canonical name -> version (None: present, version unknown) for the device image."""
-    out: dict[str, str | None] = {canonicalize_name(n): None for n in DEVICE_UNVERSIONED.split()}
-    out.update({canonicalize_name(n): v for n, v in DEVICE_VERSIONS.items()})
+def device_packages(path: Path = DEVICE_LIST) -> dict[str, str | None]:
+    """Canonical name -> version (None: present, version unknown) for the device image, from ``path``."""
+    out: dict[str, str | None] = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            out[canonicalize_name(name)] = version or None
     return out
 
 

@@ -82,7 +82,7 @@ def format_resolution(res: ew.Resolution, skipped: dict[str, str] | None = None)
     """The report: verdict, unmet pins, the wheel set with sizes, shadowed device packages."""
     mb = res.carry_bytes / 1e6
     lines = [f"{res.root}: {'FEASIBLE' if res.feasible else 'NOT INSTALLABLE'} on the device "
-             f"(Python 3.12.3, torch {ew.DEVICE_VERSIONS['torch']}+cu130)"]
+             f"(Python 3.12.3, torch {ew.device_packages()['torch']}+cu130)"]
     lines += [f"  unmet pin: {c}" for c in res.conflicts] + [f"  no wheel: {c}" for c in res.no_wheel]
     lines.append(f"  wheels to carry: {len(res.carry)}, {mb:.1f} MB ({-(-res.carry_bytes // PIECE)} pieces of "
                  f"≤ {PIECE // 1_000_000} MB)")
