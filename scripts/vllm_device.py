@@ -188,17 +188,18 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
-def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000) -> list[tuple[list[str], str]]:
+def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000,
+                    root: str = "/root/vllm") -> list[tuple[list[str], str]]:
     """(carry, command) per device call, in order; every command ≤ 2000 characters.
 
     Call 1 carries ``boot`` (the gguf wheel, and ``boot/tok`` tokenizer files if present) and starts
     the GGUF→HF conversion in the background; the piece calls follow while it runs; then install;
     then serve, record and verify.
     """
-    root, q = "/root/vllm", shlex.quote(gguf)
+    q = shlex.quote(gguf)
     tok = f"$(test -d {dest}/boot/tok && echo {root}/tok)"
-    first = (f"mkdir -p {root}/w {root}/boot && cp {dest}/boot/*.whl {root}/boot/ && "
-             f"(test ! -d {dest}/boot/tok || cp -r {dest}/boot/tok {root}/) && test -s {q} && "
+    first = (f"mkdir -p {root}/w && python3 -m pip install -q --no-index --no-deps --target {root}/boot "
+             f"{dest}/boot/*.whl && (test ! -d {dest}/boot/tok || cp -r {dest}/boot/tok {root}/) && test -s {q} && "
              f"(setsid nohup env PYTHONPATH={root}/boot python3 scripts/gguf_to_hf.py {q} {root}/hf {tok} "
              f"> {root}/convert.log 2>&1 &); sleep 2; ls -l {root}; cat {root}/convert.log")
     calls: list[tuple[list[str], str]] = [([f"{dest}/boot"], first)]
@@ -216,9 +217,9 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000) -> list[
              f"serve {root}/hf --served-model-name {SERVED_NAME} --port {port} --api-key k22 --max-model-len 8192 "
              f"--enforce-eager --gpu-memory-utilization 0.4 --speculative-config '{spec}' > serve.log 2>&1 & "
              "echo $! > serve.pid); "
-             "cd - >/dev/null; P=$(cat /root/vllm/serve.pid); "
+             f"cd - >/dev/null; P=$(cat {root}/serve.pid); "
              f"for i in $(seq 400); do curl -sf localhost:{port}/health >/dev/null && break; "
-             "kill -0 $P 2>/dev/null || break; sleep 1; done; cp /root/vllm/serve.log $OUT/vllm_serve.log; "
+             f"kill -0 $P 2>/dev/null || break; sleep 1; done; cp {root}/serve.log $OUT/vllm_serve.log; "
              "PYTHONPATH=$PWD${CODER_SITE:+:$CODER_SITE} python3 scripts/vllm_record.py "
              f"--port {port} --key k22 --model {SERVED_NAME} "
              f"--log {root}/serve.log --out $OUT; grep -E 'SpeculativeConfig|Model Runner|SpecDecoding' "
