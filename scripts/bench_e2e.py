@@ -51,6 +51,7 @@ from bench_latency import environment  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.edit.engine import EditEngine  # noqa: E402
+from coder.kpolicy import policy_factory  # noqa: E402
 
 PATHS = ("cli", "engine")
 CONDITIONS = ("cold", "warm")
@@ -158,7 +159,8 @@ def engine_run(engine: EditEngine, path: Path, instruction: str, mode: str, symb
     r = run_engine(engine, path, instruction, mode, symbol)
     request_s = r.get("wall_s")
     outside = sum(r[k] or 0.0 for k in ("prepare_s", "validate_s", "apply_s"))
-    k = engine.policy.last.get(r["request_class"]) if hasattr(engine.policy, "last") else None
+    policy = engine.backend.policy
+    k = policy.last.get(r["request_class"]) if hasattr(policy, "last") else None
     return {**{key: r[key] for key in ("mode", "ok", "applied", "enter_to_diff_s", "prepare_s", "validate_s",
                                        "apply_s", "ttft_s", "prefill_s", "decode_s", "prompt_tokens",
                                        "cached_tokens", "completion_tokens", "tok_s", "acceptance_length",
@@ -211,7 +213,9 @@ def bench_case(server: ServerInfo, case: Case, args: argparse.Namespace) -> list
             for path_kind in args.paths:
                 root, rel = scratch(case, f"{mode}-{cond}-{path_kind}")
                 n_lines = len((root / rel).read_text().splitlines())
-                engine = EditEngine(BackendHandle(server), root)
+                # the policy `coder edit` uses: this profile's defaults and learned statistics
+                backend = BackendHandle(server, _profile(args.profile), policy_factory=policy_factory())
+                engine = EditEngine(backend, root)
                 if cond == "warm":
                     warm_up(server, engine, root / rel, symbol)
                 print(f"bench_e2e: {case.name} {mode} {cond} {path_kind} …", file=sys.stderr, flush=True)
@@ -219,10 +223,6 @@ def bench_case(server: ServerInfo, case: Case, args: argparse.Namespace) -> list
                     engine.close()
                     r = run_cli(root, rel, instruction, mode, symbol, args.profile, args.timeout)
                 else:
-                    from coder.kpolicy.policy import KPolicy
-
-                    # the policy `coder edit` uses: this profile's defaults and learned statistics
-                    engine.policy = KPolicy(_profile(args.profile), server)
                     r = engine_run(engine, root / rel, instruction, mode, symbol)
                     engine.close()
                 rows.append({"case": case.name, "lines": n_lines, "mode": mode,
