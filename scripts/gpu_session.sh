@@ -9,6 +9,7 @@
 #   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
 #   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
+#   edits [MODES]  coder bench --edits on the GPU profile (issue 18's correctness suite; default auto,full)
 #   status         build and model state
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
@@ -70,7 +71,8 @@ steps)
   ;;
 e2e)
   mkdir -p "$CODER_HOME"
-  cat > "$CODER_HOME/config.toml" <<EOF
+  mkdir -p "$CODER_HOME/config"
+  cat > "$CODER_HOME/config/config.toml" <<EOF
 default_profile = "qwen-gpu"
 [profiles.qwen-gpu]
 model = "$MODEL"
@@ -82,6 +84,10 @@ ctx = 16384
 EOF
   $PY scripts/bench_e2e.py --profile qwen-gpu --cases linecache,textwrap --json "$OUT/e2e.json" 2>&1 \
     | tee "$OUT/e2e.log"
+  ;;
+edits)
+  $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \
+    | grep -v "^  "
   ;;
 status)
   build_state; ls -la "$MODEL" 2>/dev/null; nvidia-smi --query-gpu=memory.used --format=csv,noheader
