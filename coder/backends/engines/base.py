@@ -146,11 +146,13 @@ class ScriptEngineBase:
         return None
 
     def describe(self, info: ServerInfo, api: ServerAPI) -> None:
-        """Nothing to probe: these engines never honour a per-request draft cap."""
+        """The served model's id (requests must name it); no per-request draft cap to probe."""
         info.draft_cap = False
+        info.served_model = _first_model(api)
 
     def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
         """Acceptance is proven only once spec-decode counters move; say whether they exist."""
+        info.served_model = _first_model(api)
         stats = api.metrics()
         info.verified = None
         info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
@@ -180,3 +182,12 @@ class ScriptEngineBase:
         from coder.backends.engines.warm import ChatWarmSender
 
         return ChatWarmSender(info)
+
+
+def _first_model(api: ServerAPI) -> str | None:
+    """The id of the (one) model a server serves, or None when ``/v1/models`` does not say."""
+    try:
+        models = api.models()
+    except (CoderError, ValueError, AttributeError):
+        return None
+    return models[0] if models and models[0] else None

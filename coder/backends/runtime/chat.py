@@ -54,10 +54,12 @@ class ChatClient:
     """OpenAI-compatible streaming against llama.cpp, vLLM or SGLang."""
 
     def __init__(self, base_url: str, api_key: str | None, extras: RequestExtras,
-                 timeout: float = 600.0) -> None:
+                 timeout: float = 600.0, model: str | None = None) -> None:
         import openai  # ~1.5 s to import: deferred so `coder --help` and the TUI's first paint stay fast
 
         self.extras = extras
+        # vLLM and SGLang answer 404 to any name but the one they serve; llama.cpp takes any
+        self.model = model or "default"
         self._client = openai.OpenAI(
             base_url=base_url.rstrip("/") + "/v1", api_key=api_key or "none",
             timeout=timeout, max_retries=0,
@@ -73,7 +75,7 @@ class ChatClient:
         k_cap: int | None = ...,
         cache_prompt: bool | None = ...,
         stop: list[str] | None = ...,
-        model: str = ...,
+        model: str | None = ...,
         extra_body: Mapping[str, object] | None = ...,
         progress: Literal[False] = ...,
         prediction: str | None = ...,
@@ -89,7 +91,7 @@ class ChatClient:
         k_cap: int | None = ...,
         cache_prompt: bool | None = ...,
         stop: list[str] | None = ...,
-        model: str = ...,
+        model: str | None = ...,
         extra_body: Mapping[str, object] | None = ...,
         progress: bool,
         prediction: str | None = ...,
@@ -104,7 +106,7 @@ class ChatClient:
         k_cap: int | None = None,
         cache_prompt: bool | None = None,
         stop: list[str] | None = None,
-        model: str = "default",
+        model: str | None = None,
         extra_body: Mapping[str, object] | None = None,
         progress: bool = False,
         prediction: str | None = None,
@@ -127,7 +129,7 @@ class ChatClient:
         start = time.monotonic()
         try:
             response = self._client.chat.completions.create(  # type: ignore[call-overload]
-                model=model, messages=messages,
+                model=model or self.model, messages=messages,
                 max_tokens=max_tokens, temperature=temperature, stream=True,
                 stream_options={"include_usage": True}, stop=stop, extra_body=body,
             )

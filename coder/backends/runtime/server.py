@@ -45,6 +45,7 @@ class ServerInfo:
     drafter: str | None = None
     spec_type: str | None = None
     k: int | None = None  # launch draft depth
+    served_model: str | None = None  # the model id requests must name (``/v1/models``; vLLM/SGLang check it)
     k_max: int | None = None  # largest useful k for the drafter (block size bound)
     draft_cap: bool = False  # per-request ``speculative.n_max`` honoured (probed, not assumed)
     prediction: bool = False  # request field ``prediction`` drafted from (probed, not assumed)
@@ -75,7 +76,7 @@ class ServerInfo:
         from coder.backends.engines.base import adapter_for
         from coder.backends.runtime.chat import ChatClient
 
-        return ChatClient(self.url, self.api_key, adapter_for(self.engine), timeout)
+        return ChatClient(self.url, self.api_key, adapter_for(self.engine), timeout, model=self.served_model)
 
     def log_tail(self, lines: int = 20) -> list[str]:
         """The last ``lines`` lines of a managed server's log (empty when there is none)."""
