@@ -129,9 +129,9 @@ def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_mo
 
     The new first statement reads ``s`` and ``v`` before they are assigned: every call would raise.
 
-    Today's validation accepts this reply (complete, one block, parses): ``--yes`` would commit
-    it. The guard for unexplained hunks must refuse it (or flag the hunk in review); when it
-    lands, the ``proposal.ok`` assertion below flips to a refusal with the file intact.
+    Validation passes this reply (complete, one block, parses). The scope check does not: the
+    instruction asks for a docstring, which explains no code change, so ``coder edit --yes``
+    refuses it with one line naming the change, and the review marks it.
     """
     _, proposal, path, spec = _edit(server_factory, tmp_path, "colorsys_drift")
     assert proposal.reply == (DATA / "colorsys_drift.reply.txt").read_text()  # the recording is real
@@ -139,4 +139,6 @@ def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_mo
     assert path.read_text() == original  # nothing written before apply
     assert _split(proposal.new, str(spec["symbol"]))[0] == _split(original, str(spec["symbol"]))[0]
     assert _without_docstring(proposal.new, str(spec["symbol"])) != ast.dump(ast.parse(original))  # code changed
-    assert proposal.ok is spec["ok_today"], proposal.refusal  # today: accepted (see the docstring)
+    assert proposal.ok is spec["ok_today"], proposal.refusal  # validation alone accepts it
+    assert proposal.scope is not None and not proposal.scope.ok  # the scope check names the new code
+    assert proposal.scope.refusal() and path.read_text() == original

@@ -1,4 +1,5 @@
-"""Replies recorded from a real coding model (tests/data/real_edits), replayed through validation offline.
+"""Replies recorded from a real coding model (tests/data/real_edits), replayed through validation and the
+scope check offline.
 
 The live versions are in tests/server/test_real_model_server.py; here a validator change that would
 alter or refuse an accepted reply, or change the verdict on the recorded drift, fails without a server.
@@ -33,10 +34,13 @@ def _replay(case: str, tmp_path: Path) -> tuple[EditProposal, dict[str, object]]
 def test_recorded_reply_gets_its_verdict(case: str, tmp_path: Path) -> None:
     proposal, spec = _replay(case, tmp_path)
     expected = DATA / f"{case}.expected.txt"
-    if expected.exists():  # an accepted, correct edit: exactly the committed bytes
+    if expected.exists():  # an accepted, correct edit: exactly the committed bytes, nothing flagged
         assert proposal.ok and proposal.new == expected.read_text(), proposal.refusal
-    else:  # the drift: accepted today (complete, parses); the unexplained-hunk guard must refuse it
+        assert proposal.scope is not None and proposal.scope.ok, proposal.scope
+    else:  # the drift: complete and parses, so validation passes; the scope check names the change
         assert proposal.ok is spec["ok_today"], proposal.refusal
+        assert proposal.scope is not None and not proposal.scope.ok
+        assert "rgb_to_hsv" in proposal.scope.refusal() or "colorsys.py" in proposal.scope.refusal()
 
 
 def test_the_drift_changes_code_it_was_not_asked_to() -> None:
