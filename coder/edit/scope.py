@@ -23,6 +23,7 @@ Everything else is unexplained: the instruction does not account for it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import io
 import re
@@ -32,21 +33,15 @@ from pathlib import PurePath
 
 from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
 from coder.edit.scope_kinds import HINTS, invariant_for
+from coder.edit.scope_subs import rename_pairs, renamed_only, value_pairs
 from coder.errors import CoderError
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
 
-_IDENT = r"`?([A-Za-z_][\w.]*)`?"
-_RENAME_PAIR = re.compile(
-    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:function|method|class|variable|attribute|parameter|argument|"
-    r"constant|field|name)\s+)?" + _IDENT + r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
-_AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
-_ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
-_LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
-_FROM_TO = re.compile(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
+_BACKTICKED = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -95,6 +90,7 @@ class Scope:
     kind: str  # "region" | "rename" | "symbols" | "unscoped"
     basis: str  # what the instruction was read as: "rename tokenize -> lex", "region function f", ...
     changes: tuple[Change, ...]
+    missing: tuple[str, ...] = ()  # new names the instruction asks for (`flags=0`) that the result never uses
 
     @property
     def unexplained(self) -> list[Change]:
@@ -103,8 +99,8 @@ class Scope:
 
     @property
     def ok(self) -> bool:
-        """True when every change is explained."""
-        return not self.unexplained
+        """True when every change is explained and nothing the instruction asks for is missing."""
+        return not self.unexplained and not self.missing
 
     def summary(self, limit: int = 6) -> str:
         """``shlex.py:120-125 (deleted), shlex.py:300 (changed)`` for the unexplained changes."""
@@ -114,11 +110,13 @@ class Scope:
 
     def refusal(self) -> str:
         """The one line ``--yes`` prints when it refuses (empty when every change is explained)."""
-        if self.ok:
-            return ""
-        n = len(self.unexplained)
-        return (f"{n} change{'s' if n > 1 else ''} the instruction does not explain ({self.basis}): "
-                f"{self.summary()}")
+        parts = []
+        if n := len(self.unexplained):
+            parts.append(f"{n} change{'s' if n > 1 else ''} the instruction does not explain ({self.basis}): "
+                         f"{self.summary()}")
+        if self.missing:
+            parts.append(f"the result never uses {', '.join(self.missing)}, which the instruction asks for")
+        return "; ".join(parts)
 
     def hunk_flags(self, diff: str) -> list[bool]:
         """Per ``@@`` hunk of the unified ``diff`` of this proposal: True when it holds an unexplained change."""
@@ -140,7 +138,7 @@ class Scope:
 
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form: the basis and every unexplained change."""
-        return {"kind": self.kind, "basis": self.basis, "changes": len(self.changes),
+        return {"kind": self.kind, "basis": self.basis, "changes": len(self.changes), "missing": list(self.missing),
                 "unexplained": [{**c.to_json(), "where": c.where(self.rel)} for c in self.unexplained]}
 
 
@@ -162,20 +160,6 @@ def _overlaps(c: Change, lo: int, hi: int) -> bool:
 
 # --- reading the instruction -------------------------------------------------------------------
 
-def rename_pairs(instruction: str) -> list[tuple[str, str]]:
-    """The (old, new) identifier pairs of a rename instruction; dotted names keep their last part."""
-    pairs: list[tuple[str, str]] = []
-    found = list(_RENAME_PAIR.finditer(instruction))
-    if found:
-        found += list(_AND_PAIR.finditer(instruction, found[0].end()))
-    found += list(_ARROW_PAIR.finditer(instruction))
-    for m in found:
-        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
-        if old != new and (old, new) not in pairs:
-            pairs.append((old, new))
-    return pairs
-
-
 def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
     try:
         if PurePath(rel).suffix.lower() in (".py", ".pyi"):
@@ -183,16 +167,6 @@ def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
         return tree_sitter_symbols(rel, text)
     except (SyntaxError, ValueError, RecursionError, CoderError):
         return []
-
-
-def value_pairs(instruction: str) -> list[tuple[str, str]]:
-    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`)."""
-    out = []
-    for m in _FROM_TO.finditer(instruction):
-        a, b = (g[1:-1] if g.startswith("`") else g for g in (m.group(1), m.group(2)))
-        if a != b:
-            out.append((a, b))
-    return out
 
 
 def _named(instruction: str, defs: list[tuple[str, Region]]) -> list[str]:
@@ -228,27 +202,6 @@ def _module_head(text: str) -> int:
 
 # --- classifying changes -----------------------------------------------------------------------
 
-def _occurrence(value: str) -> str:
-    """A whole-token pattern for ``value``: an identifier, or a number not inside a longer one."""
-    before = r"(?<![\w.])" if value[:1].isdigit() or value[:1] == "." else r"(?<!\w)"
-    after = r"(?!\w|\.\d)" if value[-1:].isalnum() or value[-1:] == "_" else ""
-    return before + re.escape(value) + after
-
-
-def renamed_only(old: str, new: str, pairs: list[tuple[str, str]]) -> bool:
-    """True when ``new`` is ``old`` with some whole tokens X replaced by Y for (X, Y) in ``pairs``."""
-    olds = sorted({a for a, _ in pairs}, key=len, reverse=True)
-    found = re.compile("|".join(f"({_occurrence(a)})" for a in olds))
-    parts, pos = [], 0
-    for m in found.finditer(old):
-        parts.append(re.escape(old[pos:m.start()]))
-        alts = [m.group(0), *(b for a, b in pairs if a == m.group(0))]
-        parts.append("(?:" + "|".join(map(re.escape, alts)) + ")")
-        pos = m.end()
-    parts.append(re.escape(old[pos:]))
-    return re.fullmatch("".join(parts), new) is not None
-
-
 def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int, int, int]]:
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
@@ -263,7 +216,21 @@ def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Regio
     """Classify every change from ``old`` to ``new`` as explained by ``instruction`` or not.
 
     ``region`` is the region a region-mode request replaced (None for a whole-file rewrite).
+    New names the instruction asks for in backticks (`flags=0`) must appear in ``new``.
     """
+    scope = _classify(old, new, instruction, rel=rel, region=region)
+    missing = _missing_names(old, new, instruction)
+    return dataclasses.replace(scope, missing=missing) if missing else scope
+
+
+def _missing_names(old: str, new: str, instruction: str) -> tuple[str, ...]:
+    """Identifiers inside `backticks` of the instruction that ``old`` lacks and ``new`` does not use either."""
+    asked = {w for span in _BACKTICKED.findall(instruction) for w in _WORD.findall(span)}
+    had, has = set(_WORD.findall(old)), set(_WORD.findall(new))
+    return tuple(sorted(w for w in asked - had if w not in has))
+
+
+def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region | None) -> Scope:
     old_lines, new_lines = old.splitlines(), new.splitlines()
     spans = _line_changes(old_lines, new_lines)
     pairs = rename_pairs(instruction)

@@ -213,3 +213,18 @@ def test_change_from_a_to_b_explains_only_that_substitution() -> None:
     assert [c.why for c in scope.unexplained] == ["changes code (only 0.11 -> 0.114 asked)"]
     assert not renamed_only("x = 0.11", "x = 0.1144", [("0.11", "0.114")])
     assert not renamed_only("x = 10.11", "x = 10.114", [("0.11", "0.114")])
+
+
+def test_a_new_name_the_instruction_asks_for_must_appear() -> None:
+    """SmolLM2's region reply to fnmatch-param changed `_compile_pattern` without adding `flags`."""
+    fnmatch = source("fnmatch.py")
+    instruction = "Add a parameter `flags=0` to `_compile_pattern` and pass it on to `re.compile`."
+    region = find_symbol("fnmatch.py", fnmatch, "_compile_pattern")
+    without = fnmatch.replace("    return re.compile(res).match", "    return re.compile(res, re.S).match")
+    scope = check_scope(fnmatch, without, instruction, rel="fnmatch.py", region=region)
+    assert scope.missing == ("flags",) and not scope.ok and not scope.unexplained
+    assert "never uses flags" in scope.refusal()
+    assert scope.to_json()["missing"] == ["flags"]
+    right = fnmatch.replace("def _compile_pattern(pat):", "def _compile_pattern(pat, flags=0):").replace(
+        "    return re.compile(res).match", "    return re.compile(res, flags).match")
+    assert check_scope(fnmatch, right, instruction, rel="fnmatch.py", region=region).ok
