@@ -32,6 +32,14 @@ if TYPE_CHECKING:
     import httpx
 
 STREAM_IDLE_S = 30.0  # seconds without a byte, once the reply streams, before coder gives up
+IDLE_SHOWN_AFTER_S = 3.0  # a pause shorter than this is ordinary (a long verification step, a busy box)
+
+
+def idle_note(idle: float, limit: float = STREAM_IDLE_S) -> str | None:
+    """The progress line's countdown once a streaming reply paused: ``no token for 7 s, giving up in 23 s``."""
+    if idle < IDLE_SHOWN_AFTER_S:
+        return None
+    return f"no token for {idle:.0f} s, giving up in {max(0.0, limit - idle):.0f} s"
 
 
 class RequestExtras(Protocol):
