@@ -54,12 +54,12 @@ class StreamLine:
     """
 
     def __init__(self, out: TextIO, *, every: float | None = None, idle_limit: float | None = None) -> None:
-        from coder.backends.runtime.chat import STREAM_IDLE_S
+        from coder.backends.runtime.chat import stream_idle_s
 
         self.out = out
         self.tty = out.isatty()
         self.every = every if every is not None else (0.25 if self.tty else 2.0)
-        self.idle_limit = idle_limit if idle_limit is not None else STREAM_IDLE_S
+        self.idle_limit = idle_limit if idle_limit is not None else stream_idle_s()
         self.lines = 0  # lines drawn (tests and benchmarks read it)
         self._stats: RequestStats | None = None
         self._at = time.monotonic()

@@ -35,10 +35,22 @@ STREAM_IDLE_S = 30.0  # seconds without a byte, once the reply streams, before c
 IDLE_SHOWN_AFTER_S = 3.0  # a pause shorter than this is ordinary (a long verification step, a busy box)
 
 
-def idle_note(idle: float, limit: float = STREAM_IDLE_S) -> str | None:
+def stream_idle_s() -> float:
+    """The idle timeout: ``CODER_STREAM_IDLE_S`` when set to a positive number, else 30 s."""
+    import os
+
+    try:
+        value = float(os.environ.get("CODER_STREAM_IDLE_S", ""))
+    except ValueError:
+        return STREAM_IDLE_S
+    return value if 0 < value < 1e6 else STREAM_IDLE_S
+
+
+def idle_note(idle: float, limit: float | None = None) -> str | None:
     """The progress line's countdown once a streaming reply paused: ``no token for 7 s, giving up in 23 s``."""
     if idle < IDLE_SHOWN_AFTER_S:
         return None
+    limit = stream_idle_s() if limit is None else limit
     return f"no token for {idle:.0f} s, giving up in {max(0.0, limit - idle):.0f} s"
 
 
@@ -72,12 +84,12 @@ class ChatClient:
     """OpenAI-compatible streaming against llama.cpp, vLLM or SGLang."""
 
     def __init__(self, base_url: str, api_key: str | None, extras: RequestExtras,
-                 timeout: float = 600.0, idle_timeout: float = STREAM_IDLE_S) -> None:
+                 timeout: float = 600.0, idle_timeout: float | None = None) -> None:
         self.extras = extras
         self.url = base_url.rstrip("/") + "/v1/chat/completions"
         self._headers = {"Authorization": f"Bearer {api_key or 'none'}", "Accept": "text/event-stream"}
         self.timeout = timeout
-        self.idle_timeout = idle_timeout
+        self.idle_timeout = idle_timeout if idle_timeout is not None else stream_idle_s()
 
     @overload
     def stream(
