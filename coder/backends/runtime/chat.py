@@ -65,19 +65,19 @@ class RequestExtras(Protocol):
 
 Message = dict[str, str]
 
-_POOL: httpx.Client | None = None
-_POOL_LOCK = threading.Lock()
+_POOLS: dict[str, httpx.Client] = {}
+_POOLS_LOCK = threading.Lock()
 
 
-def _pool() -> httpx.Client:
-    """One connection pool per process: building an httpx.Client (its SSL context) costs milliseconds."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            import httpx
+def _pool(url: str) -> httpx.Client:
+    """One connection pool per server and process: a request reuses the last one's connection."""
+    from coder.backends.runtime.http import make_client
 
-            _POOL = httpx.Client(limits=httpx.Limits(max_keepalive_connections=4))
-        return _POOL
+    with _POOLS_LOCK:
+        client = _POOLS.get(url)
+        if client is None:
+            client = _POOLS[url] = make_client(url, keepalive=2)
+        return client
 
 
 class ChatClient:
@@ -86,7 +86,8 @@ class ChatClient:
     def __init__(self, base_url: str, api_key: str | None, extras: RequestExtras,
                  timeout: float = 600.0, idle_timeout: float | None = None) -> None:
         self.extras = extras
-        self.url = base_url.rstrip("/") + "/v1/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/v1/chat/completions"
         self._headers = {"Authorization": f"Bearer {api_key or 'none'}", "Accept": "text/event-stream"}
         self.timeout = timeout
         self.idle_timeout = idle_timeout if idle_timeout is not None else stream_idle_s()
@@ -159,7 +160,7 @@ class ChatClient:
                                                prediction=prediction))
         stats = RequestStats(k_cap=k_cap)
         reader = ChunkReader(stats, progress=progress)
-        client = _pool()
+        client = _pool(self.base_url)
         request = client.build_request("POST", self.url, json=body, headers=self._headers,
                                        timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)))
         start = time.monotonic()
