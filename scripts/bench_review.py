@@ -25,6 +25,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,7 +39,7 @@ def proposal(lines: int, every: int) -> tuple[str, str]:
     return "".join(old), "".join(new)
 
 
-async def measure(diff: str, runs: int) -> dict[str, float]:
+async def measure(diff: str, runs: int) -> dict[str, Any]:
     """Open/next-hunk/end timings of the review screen on ``diff`` (medians, ms)."""
     from textual.app import App
 
