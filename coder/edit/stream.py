@@ -68,7 +68,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
             if isinstance(item, Reply):
                 final = item
                 break
-            chunks += 1
+            chunks += item.count  # stream events: a burst read at once counts as many
             if on_chunk is not None:
                 on_chunk(item)
             if fence_at is not None:

@@ -41,14 +41,12 @@ class DiffView(ScrollView, can_focus=True):
         self.current = 0
         self._lexer = lexer_for(path)
         self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(1024)
-        self._styles: dict[str, Style] = {}  # component and base styles: computing one costs more than a row
         self.virtual_size = Size(max((len(x) for x in self.lines), default=0) + 2, len(self.lines))
 
     def notify_style_update(self) -> None:
         """The theme changed: drop cached strips."""
         super().notify_style_update()
         self._cache.clear()
-        self._styles.clear()
 
     @property
     def hunk_label(self) -> str:
@@ -92,19 +90,12 @@ class DiffView(ScrollView, can_focus=True):
             return "removed"
         return "context"
 
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self.rich_style if name == "base" else self.get_component_rich_style(name)
-            self._styles[name] = style
-        return style
-
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view (cached per line and focus)."""
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.size.width
-        base = self._style("base")
+        base = self.rich_style
         if index >= len(self.lines):
             return Strip.blank(width, base)
         current = bool(self.hunks) and index == self.hunks[self.current]
@@ -116,15 +107,15 @@ class DiffView(ScrollView, can_focus=True):
             kind = self._kind(line)
             dark = self.app.current_theme.dark if self.app.current_theme else True
             if kind in ("added", "removed", "context"):
-                fill = self._style(f"diff--{kind}") if kind != "context" else Style()
+                fill = self.get_component_rich_style(f"diff--{kind}") if kind != "context" else Style()
                 body = highlight_line(line[1:], self._lexer, dark, fill)
                 text = styled_text(line[:1], fill + Style(bold=True)) + body
             else:
-                fill = self._style(f"diff--{kind}")
+                fill = self.get_component_rich_style(f"diff--{kind}")
                 text = styled_text(line, fill)
             if current:
-                fill = fill + self._style("diff--current")
-                text.stylize(self._style("diff--current"))
+                fill = fill + self.get_component_rich_style("diff--current")
+                text.stylize(self.get_component_rich_style("diff--current"))
             strip = Strip(list(text.render(self.app.console)))
             strip = strip.extend_cell_length(fill_width, base + fill).apply_style(base)
             self._cache[key] = strip

@@ -83,6 +83,7 @@ class SpecPanel(VerticalScroll):
         self.cache: WarmState | None = None
         self._started = 0.0
         self._last_live = 0.0  # when the last batch arrived (the idle countdown runs from it)
+        self._stopped = True  # no request in flight: no spinner, no countdown
         self._frame = 0
         self._spinner: Timer | None = None
         self._detail_lines = 0
@@ -102,6 +103,7 @@ class SpecPanel(VerticalScroll):
         """A new request: reset the figures."""
         self.request, self.live, self.final = request, LiveStats(), None
         self.prefill, self._started = None, time.monotonic()
+        self._stopped = False
         # engines without prompt progress get an honest elapsed-time spinner until the first token
         if self._spinner is not None:
             self._spinner.stop()
@@ -125,7 +127,7 @@ class SpecPanel(VerticalScroll):
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        self.request = None
+        self._stopped = True
         self._paint_prefill()
 
     def _tick(self) -> None:
@@ -174,9 +176,10 @@ class SpecPanel(VerticalScroll):
     def _prefill_text(self) -> Text:
         """Prefill bar (server progress) or spinner (none), then the cache line."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        view, waiting = self.prefill, self.request is not None and self.final is None and self.live.stats.ttft is None
+        view = self.prefill
+        waiting = not self._stopped and self.request is not None and self.final is None and self.live.stats.ttft is None
         elapsed = time.monotonic() - self._started
-        streaming = self.request is not None and self.final is None and self.live.stats.ttft is not None
+        streaming = not self._stopped and self.final is None and self.live.stats.ttft is not None
         if streaming and (note := idle_note(time.monotonic() - self._last_live)) is not None:
             text.append("stream stalled\n", style="dim")
             text.append(note + "\n", style="bold")  # counts down to the stream's idle timeout
