@@ -8,8 +8,9 @@ llama-server events of ``tests/data/ui/edit_greet.json`` (same fields, running `
 draft counters), one event per ~4 characters, re-paced to each ``--rates`` tok/s. Measures:
 
 * request start: from spawning the command to the chat request reaching the server;
-* CPU per streamed token: the CLI process's CPU (``/proc/PID/stat``, all threads) between the
-  first and the last content event sent, divided by the events in between;
+* CPU per streamed token: the CLI process's CPU (``/proc/PID/stat``, all threads) between its
+  reading the first and the last content event (the socket's receive queue drained, so a client
+  that falls behind is charged for its backlog), divided by the events in between;
 * progress: the status lines the command drew (stderr is a pipe here: one every 2 s; on a
   terminal the line is redrawn 4 times a second by its own thread, never per token).
 
@@ -48,6 +49,22 @@ def _cpu_s(pid: int) -> float:
     """utime + stime of a process, all threads (seconds)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _unread(port: int) -> int:
+    """Bytes waiting in the receive queue of the loopback TCP socket bound to ``port`` (the client's)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port:
+            return int(fields[4].split(":")[1], 16)
+    return 0
+
+
+def _drained(port: int, limit: float = 60.0) -> None:
+    """Wait until the client has read everything sent (a lagging client is still working on it)."""
+    deadline = time.monotonic() + limit
+    while _unread(port) and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 def rewrite_recording(old: str, new: str) -> HttpRecording:
@@ -117,6 +134,7 @@ class BenchServer(ReplayServer):
                 handler.wfile.write(f"data: {data}\n\n".encode())
                 handler.wfile.flush()
                 if n in (0, len(content) - 1) and self.client_pid:
+                    _drained(handler.client_address[1])  # CPU counts once the client read up to here
                     self.cpu.append(_cpu_s(self.client_pid))
             self.tokens = len(content) - 1
             took = time.monotonic() - start

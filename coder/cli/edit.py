@@ -213,7 +213,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
     """Run the request, showing progress on ``err``; the proposal it ends with."""
-    from coder.cli.progress import StreamLine
+    from coder.cli.streamline import StreamLine
     from coder.telemetry.stats import RequestStats
 
     proposal: EditProposal | None = None
