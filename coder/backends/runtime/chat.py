@@ -198,7 +198,7 @@ class ChatClient:
 
 
 def _gone(stats: RequestStats) -> str:
-    return (f"the server closed the connection mid-reply after {stats.chunks} tokens "
+    return (f"backend gone mid-reply: the server closed the connection after {stats.chunks} tokens "
             "(it stopped or crashed)")
 
 
