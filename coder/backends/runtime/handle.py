@@ -127,6 +127,7 @@ class BackendHandle:
 
     def _set(self, info: ServerInfo | None) -> None:
         self._info = info
-        self._counter = TokenCounter(info.api() if info else None, self._counter.ratio, self._counter.calibrated)
+        self._counter = TokenCounter(info.api() if info else None, self._counter.ratio, self._counter.calibrated,
+                                     self._counter.sample)
         for listener in list(self._listeners):
             listener(info)
