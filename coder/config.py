@@ -36,15 +36,27 @@ from coder.errors import CoderError
 from coder.fsutil import atomic_write
 from coder.paths import config_dir
 
-__all__ = ["DEMO_MODEL", "ENGINES", "REQUEST_CLASSES", "Config", "Profile", "builtin_profiles", "load", "read_toml",
-           "repo_config_path", "save_user_setting", "user_config_path"]
+__all__ = ["DEMO_MODEL", "ENGINES", "QWEN_0_5B", "QWEN_1_5B", "REQUEST_CLASSES", "Config", "Profile",
+           "builtin_profiles", "load", "read_toml", "repo_config_path", "save_user_setting", "user_config_path"]
 
 DEMO_MODEL = "demo"  # placeholder resolved to the embedded SmolLM2 GGUF
+# catalog names (coder.models.catalog), resolved to the installed file once `coder model fetch NAME` ran
+QWEN_1_5B = "qwen-coder-1.5b"
+QWEN_0_5B = "qwen-coder-0.5b"
+REAL_CTX = 16384  # a 490-line file and its rewrite fit; the 1.5B model's KV cache at this size is ~0.5 GB
 
 
 def builtin_profiles() -> dict[str, Profile]:
-    """Profiles that work on a fresh install with the embedded demo model."""
+    """Profiles that work on a fresh install: the demo model, and the Qwen2.5-Coder models once fetched."""
     return {
+        # coder's copy drafters: the prediction drafter (coder's build carries its patch; it drafts the
+        # original file the edit mostly copies) in front of n-gram lookup. k is the launch depth; the
+        # k policy keeps per-request drafts shallow on a CPU and deep on a GPU
+        "qwen-1.5b": Profile(name="qwen-1.5b", model=QWEN_1_5B, spec_type="prediction,ngram-mod", k=8, ctx=REAL_CTX),
+        "qwen-0.5b": Profile(name="qwen-0.5b", model=QWEN_0_5B, spec_type="ngram-mod", k=8, ctx=REAL_CTX),
+        # same tokenizer (qwen2, 151,936 tokens): the 0.5B model drafts for the 1.5B one
+        "qwen-1.5b-draft": Profile(name="qwen-1.5b-draft", model=QWEN_1_5B, drafter=QWEN_0_5B,
+                                   spec_type="draft-simple", k=4, ctx=REAL_CTX),
         "demo": Profile(name="demo", model=DEMO_MODEL, spec_type="ngram-mod", k=8, ctx=8192),
         "demo-self": Profile(
             name="demo-self", model=DEMO_MODEL, drafter=DEMO_MODEL, spec_type="draft-simple", k=8

@@ -9,7 +9,7 @@ from coder import config as config_mod
 from coder import trust
 from coder.backends.engines.base import Check, adapter_for
 from coder.backends.runtime import manager
-from coder.config import DEMO_MODEL, Profile
+from coder.config import Profile
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def _cpu_check(build: InstalledBuild) -> Check:
 
 
 def _model_checks(profile: Profile) -> list[Check]:
+    from coder.models import store
     from coder.models.gguf_info import inspect_gguf
 
     checks: list[Check] = []
@@ -65,12 +66,11 @@ def _model_checks(profile: Profile) -> list[Check]:
             if role == "target":
                 checks.append(Check("target model", False, "profile names no model"))
             continue
-        if spec == DEMO_MODEL:
-            from coder.models.demo import installed_demo
-
-            path = installed_demo()
+        if named := store.lookup(spec):
+            path = store.installed(named)
             if path is None:
-                checks.append(Check(f"{role} model", None, "demo model not fetched yet (coder model fetch demo)"))
+                checks.append(Check(f"{role} model", None,
+                                    f"{spec} not fetched yet (coder model fetch {spec})"))
                 continue
         else:
             path = Path(spec).expanduser()
@@ -80,6 +80,10 @@ def _model_checks(profile: Profile) -> list[Check]:
             checks.append(Check(f"{role} model", False, str(exc)))
             continue
         infos[role] = info
+        if role == "target" and not info.chat_template and info.drafter_family is None:
+            checks.append(Check("target model", False, f"{path.name}: no chat template (tokenizer.chat_template); "
+                                "coder needs an instruct model that carries one"))
+            continue
         checks.append(Check(f"{role} model", True, f"{path.name}: {info.architecture}, vocab {info.vocab_size}"
                             + (f", {info.drafter_family} block {info.block_size}" if info.drafter_family else "")))
     if "target" in infos and "drafter" in infos:

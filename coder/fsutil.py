@@ -1,4 +1,4 @@
-"""File primitives every writer shares: one ``atomic_write``, one JSON reader and one log follower.
+"""File primitives every writer shares: one ``atomic_write``, one JSON reader, one lock and one log follower.
 
 Every file coder writes (edited sources, sessions, config, controller and manager
 state, bench reports) goes through :func:`atomic_write`, so a crash leaves the old
@@ -10,12 +10,13 @@ user hands coder (bench reports, checkpoint configs) are read by :func:`read_jso
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import stat
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from coder.errors import CoderError
@@ -61,12 +62,36 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, enco
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise CoderError(f"{path}: write failed: {exc.strerror}") from None
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make renames in ``directory`` durable (best effort: some filesystems refuse a directory fsync)."""
     with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
+        dir_fd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing); ``waiting`` runs once if another holds it.
+
+    The kernel drops the lock when the holder dies, so a killed process never leaves it stuck.
+    """
+    with path.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting:
+                waiting()
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 LinesCallback = Callable[[list[str]], None]

@@ -19,11 +19,12 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class PinnedFile:
-    """A distribution file identified by project, file name and digest."""
+    """A distribution file identified by project, file name and digest (``size`` in bytes, 0 if unknown)."""
 
     project: str
     filename: str
     sha256: str
+    size: int = 0
 
 
 def sha256_of(path: Path) -> str:
@@ -50,9 +51,14 @@ def _file_url(pin: PinnedFile) -> str:
     raise CoderError(f"{pin.filename} is not on the package index for {pin.project}")
 
 
+def cached_path(pin: PinnedFile) -> Path:
+    """Where :func:`fetch` keeps ``pin`` (the shared download cache)."""
+    return ensure(cache_dir() / "downloads") / pin.filename
+
+
 def fetch(pin: PinnedFile, progress: Progress | None = None) -> Path:
     """Return a local, verified copy of ``pin``, downloading it at most once."""
-    target = ensure(cache_dir() / "downloads") / pin.filename
+    target = cached_path(pin)
     if target.exists() and sha256_of(target) == pin.sha256:
         return target
     url = _file_url(pin)

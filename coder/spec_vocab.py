@@ -59,8 +59,21 @@ def is_copy_chain(spec_type: str | None) -> bool:
     return any(t in COPY_TYPES for t in types) and any(t in MODEL_TYPES for t in types)
 
 
-def launch_depth(spec_type: str | None, k: int | None) -> int | None:
-    """The deepest draft a server launched with ``spec_type`` at ``k`` can make."""
+def is_copy_led(spec_type: str | None) -> bool:
+    """True when the chain's first speculator copies from the request (it drafts first when it can)."""
+    types = types_of(spec_type)
+    return bool(types) and types[0] in COPY_TYPES
+
+
+def launch_depth(spec_type: str | None, k: int | None, gpu: bool = False) -> int | None:
+    """The deepest draft a server launched with ``spec_type`` at ``k`` can make.
+
+    A copy drafter chained with a model drafter launches deep everywhere (the model drafter's own
+    limit keeps it at its block). A chain led by a copy drafter alone launches deep on a GPU only,
+    where a 64-token verification costs little more than one (a per-request cap picks the depth);
+    on a CPU every verified token costs compute, so it launches at ``k`` as before.
+    """
     if k is None:
         return None
-    return max(k, COPY_K_MAX) if is_copy_chain(spec_type) else k
+    deep = is_copy_chain(spec_type) or (gpu and is_copy_led(spec_type))
+    return max(k, COPY_K_MAX) if deep else k

@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from coder.session.replay import Exchange, HttpRecording, ReplayServer, send_body  # noqa: E402
+from coder.testing.replay import Exchange, HttpRecording, ReplayServer, send_body  # noqa: E402
 
 TEMPLATE = ROOT / "tests" / "data" / "ui" / "edit_greet.json"
 TARGETS = {"request_start_s": 0.3, "cpu_ms_per_token_at_5000": 0.1}

@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING, Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from copy_report import print_table, summarize  # noqa: E402
+
 from coder.backends.runtime.server import ServerAPI  # noqa: E402
 from coder.bench import lossless  # noqa: E402
-from coder.bench.copy_report import print_table, summarize  # noqa: E402
 from coder.telemetry.metrics import parse_metrics  # noqa: E402
 
 if TYPE_CHECKING:
@@ -74,6 +75,18 @@ CONFIGS: dict[str, list[str]] = {
 PREDICTS = ("prediction", "prediction+draft", "prediction+ngram-mod")
 COPY = ("ngram-mod", "prediction")  # copy drafters that can stand for the block-8 ceiling
 CEILING_CAP = 7
+# server environments to A/B in one run (``--variants``): coder's patches switched at run time.
+# A config run under a variant other than the first is reported as ``<config>@<variant>``; the
+# lossless check compares it with plain greedy under the first variant.
+VARIANTS: dict[str, dict[str, str]] = {
+    "fast": {},  # the build as installed: greedy fast path, no per-step sampler clone
+    "stock": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1"},  # 11434's sampling
+    "steps": {"LLAMA_CODER_STEP_TIMINGS": "1"},  # per-step phase log (adds a device sync per decode)
+    "stock-steps": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1",
+                    "LLAMA_CODER_STEP_TIMINGS": "1"},  # the stock sampling, with the phase log
+    "nographs": {"GGML_CUDA_DISABLE_GRAPHS": "1"},  # CUDA graphs off
+}
+STEP_PHASES = ("total_ms", "pre_ms", "draft_ms", "decode_ms", "post_ms", "sample_ms", "verify_ms", "process_ms")
 CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.engine does (not imported: no openai/git needed)
 
 
@@ -147,7 +160,8 @@ def workloads(files: list[Path], kinds: list[str], n_edit_files: int) -> list[Wo
 class Server:
     """One llama-server on 127.0.0.1 with a random key (written to a 0600 file, never printed)."""
 
-    def __init__(self, binary: str, model: str, flags: list[str], args: argparse.Namespace) -> None:
+    def __init__(self, binary: str, model: str, flags: list[str], args: argparse.Namespace,
+                 env: dict[str, str] | None = None) -> None:
         import secrets
         import socket
 
@@ -164,7 +178,8 @@ class Server:
         fd, self.log_path = tempfile.mkstemp(prefix="bench-copy-", suffix=".log")
         with os.fdopen(fd, "wb") as log:
             self.proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+                                         stdin=subprocess.DEVNULL, start_new_session=True,
+                                         env={**os.environ, **(env or {})})
         self.api = ServerAPI(f"http://127.0.0.1:{port}", key, timeout=900)
         deadline = time.monotonic() + 300
         while self.api.health_status() != 200:
@@ -184,6 +199,28 @@ class Server:
                 self.proc.kill()
         self.api.close()
         Path(self.key_path).unlink(missing_ok=True)
+
+
+def step_summary(log_text: str) -> dict[str, Any] | None:
+    """Per-step phase times of the ``coder-step`` lines (spec-step-v1 with LLAMA_CODER_STEP_TIMINGS=1):
+    medians over the speculative steps (those that verified a draft), and over the plain ones."""
+    spec: list[dict[str, float]] = []
+    plain: list[dict[str, float]] = []
+    for m in re.finditer(r"coder-step (n_batch=.*)", log_text):
+        step = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", m.group(1))}
+        if step.get("n_draft"):
+            spec.append(step)
+        elif step.get("n_batch") == 1:
+            plain.append(step)
+        # anything else processed the prompt
+    if not spec and not plain:
+        return None
+
+    def med(steps: list[dict[str, float]]) -> dict[str, float]:
+        keys = ("n_batch", "n_draft", "n_accepted", *STEP_PHASES)
+        return {k: round(sorted(s.get(k, 0.0) for s in steps)[len(steps) // 2], 3) for k in keys} if steps else {}
+
+    return {"spec_steps": len(spec), "plain_steps": len(plain), "spec_median": med(spec), "plain_median": med(plain)}
 
 
 def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | None = None,
@@ -220,24 +257,29 @@ def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | N
 def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks: dict[str, list[int]],
                refs: dict[str, str]) -> list[dict[str, Any]]:
     """Every (workload, cap) run on one freshly launched server for ``name``."""
-    flags = [f.format(model=args.model, block=args.block, deep=max(args.caps)) for f in CONFIGS[name]]
-    server = Server(args.binary, args.model, flags, args)
+    base, _, variant = name.partition("@")
+    flags = [f.format(model=args.model, block=args.block, deep=max(args.caps)) for f in CONFIGS[base]]
+    server = Server(args.binary, args.model, flags, args, VARIANTS[variant or args.variants[0]])
     caps: list[int | None]
-    caps = [None] if name in ("none", "draft-simple") else list(args.caps)
-    if name in COPY:
+    caps = [None] if base in ("none", "draft-simple") else list(args.caps)
+    if base in COPY and not args.no_ceiling:
         caps = [CEILING_CAP, *caps]
     rows = []
     try:
         for w in loads:
-            if w.cls == "mismatch" and name not in (*PREDICTS, "none"):
+            if w.cls == "mismatch" and base not in (*PREDICTS, "none"):
                 continue
             tokens = toks.get(w.name) or lossless.prompt_tokens(server.api, w.messages)
             toks[w.name] = tokens
             generate(server.api, tokens, 1)  # prefill once: every measured run starts warm
-            pred = (refs.get(w.name) if w.cls == "oracle" else w.prediction) if name in PREDICTS else None
+            pred = (refs.get(w.name) if w.cls == "oracle" else w.prediction) if base in PREDICTS else None
             for cap in caps:
                 for rep in range(args.reps):
+                    at = Path(server.log_path).stat().st_size
                     r = generate(server.api, tokens, args.max_tokens, cap=cap, prediction=pred)
+                    with open(server.log_path, "rb") as fh:
+                        fh.seek(at)
+                        r["steps"] = step_summary(fh.read().decode(errors="replace"))
                     r.update(config=name, cap=cap, workload=w.name, cls=w.cls, rep=rep)
                     rows.append(r)
                     print(f"  {name:17s} cap={cap!s:4s} {w.name:28s} {r['tps'] or 0:7.1f} tok/s  "
@@ -250,6 +292,39 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
     finally:
         server.close()
     return rows
+
+
+def variant_agreement(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each ``<config>@<variant>`` run against the same config, cap, workload and rep under the first
+    variant: where its tokens first differ (None: identical) and both decode speeds."""
+    first = {(r["config"], r["cap"], r["workload"], r["rep"]): r for r in rows if "@" not in r["config"]}
+    out = []
+    for r in rows:
+        base, _, variant = r["config"].partition("@")
+        ref = first.get((base, r["cap"], r["workload"], r["rep"])) if variant else None
+        if ref is not None:
+            out.append({"config": base, "variant": variant, "cap": r["cap"], "workload": r["workload"],
+                        "rep": r["rep"], "first_difference": lossless.first_difference(ref["tokens"], r["tokens"]),
+                        "n": r["n"], "tps": r["tps"], "tps_first": ref["tps"]})
+    return out
+
+
+def print_agreement(pairs: list[dict[str, Any]]) -> None:
+    """Per config and variant: identical replies, and the first variant's decode speed over this one's."""
+    groups: dict[tuple[str, str, Any], list[dict[str, Any]]] = {}
+    for p in pairs:
+        groups.setdefault((p["config"], p["variant"], p["cap"]), []).append(p)
+    if groups:
+        print("\nside by side (first variant / this variant, decode tok/s):")
+    for (config, variant, cap), items in groups.items():
+        same = sum(p["first_difference"] is None for p in items)
+        ratios = sorted(p["tps_first"] / p["tps"] for p in items if p["tps"] and p["tps_first"])
+        tps = sorted(p["tps"] for p in items if p["tps"])
+        first = sorted(p["tps_first"] for p in items if p["tps_first"])
+        med = ratios[len(ratios) // 2] if ratios else float("nan")
+        print(f"  {config:22s} @{variant:9s} cap={cap!s:4s} identical {same}/{len(items)}  "
+              f"median tok/s {first[len(first) // 2] if first else 0:8.1f} vs {tps[len(tps) // 2] if tps else 0:8.1f}"
+              f"  ratio {med:.3f}")
 
 
 def explain_all(rows: list[dict[str, Any]], args: argparse.Namespace, toks: dict[str, list[int]]) -> None:
@@ -275,6 +350,10 @@ def main() -> int:
     ap.add_argument("--files", type=Path, nargs="*", default=DEFAULT_FILES)
     ap.add_argument("--kinds", default="rename,param,docstrings,region,mismatch,fresh")
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--variants", default="fast",
+                    help=f"server environments, each config run under each ({', '.join(VARIANTS)}); "
+                         "the first is the reference")
+    ap.add_argument("--no-ceiling", action="store_true", help="skip the block-8 ceiling runs (cap 7)")
     ap.add_argument("--caps", default="8,16,32,64")
     ap.add_argument("--block", type=int, default=7, help="the model drafter's depth (a block-8 drafter)")
     ap.add_argument("--max-tokens", type=int, default=1100)
@@ -307,15 +386,22 @@ def main() -> int:
     refs: dict[str, str] = {}  # plain greedy replies: the predictions of the oracle workloads
     rows: list[dict[str, Any]] = []
     started = time.time()
-    for name in args.configs.split(","):
+    args.variants = args.variants.split(",")
+    if unknown := [v for v in args.variants if v not in VARIANTS]:
+        raise SystemExit(f"unknown variant(s) {', '.join(unknown)} (known: {', '.join(VARIANTS)})")
+    # side by side: each config under every variant before the next config
+    names = [n if i == 0 else f"{n}@{v}" for n in args.configs.split(",") for i, v in enumerate(args.variants)]
+    for name in names:
         print(f"config {name}", file=sys.stderr)
         rows += run_config(name, args, loads, toks, refs)
         if args.json:  # a partial record survives a run cut short
             args.json.with_suffix(".partial.json").write_text(json.dumps(
                 [{k: v for k, v in r.items() if k != "tokens"} for r in rows], indent=1))
+    pairs = variant_agreement(rows)
     explain_all(rows, args, toks)
     summary = summarize(rows)
     print_table(rows, summary)
+    print_agreement(pairs)
     if args.json:
         env = {"binary": args.binary, "model": args.model, "argv": sys.argv, "platform": platform.platform(),
                "cpu_count": os.cpu_count(), "ngl": args.ngl, "ctx": args.ctx, "block": args.block,
@@ -323,7 +409,8 @@ def main() -> int:
                "files": [str(f) for f in args.files]}
         for r in rows:
             r.pop("tokens", None)
-        args.json.write_text(json.dumps({"env": env, "summary": summary, "runs": rows}, indent=1))
+        env["variants"] = {v: VARIANTS[v] for v in args.variants}
+        args.json.write_text(json.dumps({"env": env, "summary": summary, "variants": pairs, "runs": rows}, indent=1))
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

@@ -47,13 +47,13 @@ sys.path.insert(0, str(ROOT))
 
 from latency_aider import run_aider  # noqa: E402  (scripts/, beside this file)
 
+from coder.backends.engines.warm import LlamaCppWarmSender  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
-from coder.backends.runtime.warmup import LlamaCppWarmSender  # noqa: E402
 from coder.edit import auto  # noqa: E402
 from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402
-from coder.edit.warmup import CacheWarmer, edit_prefix  # noqa: E402
+from coder.edit.warmup.cache import CacheWarmer, edit_prefix  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 
 BENCH_PROFILE = "bench-latency"

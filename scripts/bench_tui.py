@@ -2,7 +2,7 @@
 """TUI streaming benchmark: CPU per streamed token, display lag, and startup to first paint.
 
 Feeds the real app (headless, ``App.run_test``) a recorded real reply re-paced to 200, 1,000 and
-5,000 chunks/s by the ReplayServer test double (coder.session.replay, run in its own process so
+5,000 chunks/s by the ReplayServer test double (coder.testing.replay, run in its own process so
 its CPU is not counted), exactly as a server stream arrives: HTTP SSE -> OpenAI client in the
 worker thread -> coalesced batches -> transcript append. Measures:
 
@@ -124,9 +124,16 @@ def _new_conversation(repo: Path) -> Any:
     return new_conversation(repo)
 
 
+def _replay_module() -> str:
+    """Where the ReplayServer test double lives in the tree being measured."""
+    import importlib.util
+
+    return "coder.testing.replay" if importlib.util.find_spec("coder.testing") else "coder.session.replay"
+
+
 def serve(recording: Path, rate: float, repeat: int) -> tuple[subprocess.Popen[str], str]:
     """The ReplayServer test double in its own process; returns it and its URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "coder.session.replay", str(recording), "--rate", str(rate),
+    proc = subprocess.Popen([sys.executable, "-m", _replay_module(), str(recording), "--rate", str(rate),
                              "--stretch", str(repeat), "--loose"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     return proc, proc.stdout.readline().strip()
@@ -134,7 +141,10 @@ def serve(recording: Path, rate: float, repeat: int) -> tuple[subprocess.Popen[s
 
 async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: float) -> dict[str, Any]:
     from coder import config
-    from coder.session.replay import HttpRecording
+    try:
+        from coder.testing.replay import HttpRecording
+    except ImportError:  # trees before the testing package (e.g. 315d46b)
+        from coder.session.replay import HttpRecording  # type: ignore[no-redef]
     from coder.ui.app import CoderApp
     from coder.ui.widgets.conversation.prompt import PromptInput
 

@@ -24,7 +24,7 @@ from io import BufferedIOBase
 from typing import Literal
 
 from coder.jsontypes import JSONValue
-from coder.session.replay import Exchange, HttpRecording, ReplayServer, send_body
+from coder.testing.replay import Exchange, HttpRecording, ReplayServer, send_body
 
 Fault = Literal["junk", "garbage", "stall", "kill", "error"]
 

@@ -16,7 +16,7 @@ from cli_helpers import HELLO
 from cli_helpers import make_repo as build_repo
 
 from coder.backends.runtime.server import ServerInfo
-from coder.session.replay import HttpRecording, ReplayServer
+from coder.testing.replay import HttpRecording, ReplayServer
 
 DATA = Path(__file__).parent / "data" / "ui"
 

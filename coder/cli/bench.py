@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from coder import config as config_mod
-from coder.cli import Subparsers
+from coder.cli import Subparsers, bench_edits
 from coder.cli.keyopts import add_key_options, api_key
 from coder.errors import CoderError
 from coder.redact import redact_argv, scrub
@@ -28,6 +28,7 @@ examples:
   coder bench --verify-lossless               greedy outputs with vs without speculation; each
                                               divergence explained (token, margin, verdict)
   coder bench compare old.json new.json       two results side by side with ratios
+  coder bench --edits --mode full,region,auto edit correctness: real files, checked mechanically
 
 prompts: a directory of .txt/.md files (optional first line `class: full|region|fresh`) or a JSONL
 file with {"name", "messages" | "prompt", "class"?, "file"?, "lines"?} per line.
@@ -83,6 +84,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--no-plots", action="store_true", help="write no PNG files")
     p.add_argument("--apply", action="store_true",
                    help="write the recommended k per class into the profile's k_by_class (user config)")
+    bench_edits.add_options(p)
     p.set_defaults(func=_bench)
 
 
@@ -103,6 +105,8 @@ class _Bar:
 def _bench(args: argparse.Namespace) -> int:
     if args.args and args.args[0] == "compare":
         return _compare(args.args[1:])
+    if args.edits:
+        return bench_edits.run(args)
     if len(args.args) > 1:
         raise CoderError("give one prompts directory or file (or `compare A.json B.json`)")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -15,10 +15,11 @@ from coder.errors import CoderError
 from coder.telemetry.stats import format_drafted
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
+    from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
     from coder.config import Config
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult, EditProposal, EditRequest, KPolicy
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest
 
 EDIT_EPILOG = """\
 examples:
@@ -31,6 +32,8 @@ examples:
 
 auto mode compares expected output tokens / expected tok/s for full and region and says why.
 Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
+Changes the instruction does not explain (a rename that also edits other code, a hunk far from
+the symbol named) are marked `!!` in the diff; --yes refuses them unless --allow-unexplained.
 """
 
 
@@ -57,7 +60,10 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--no-git", action="store_true",
                    help="edit without git even inside a repository (no snapshot, no commit, no undo)")
     p.add_argument("--allow-ignored", action="store_true", help="allow editing a file that git ignores")
-    p.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="apply without asking (refused when a change is not explained by the instruction)")
+    p.add_argument("--allow-unexplained", action="store_true",
+                   help="with --yes, apply even changes the instruction does not explain (see the diff's !! marks)")
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     p.add_argument("--json", action="store_true", help="print one JSON result on stdout")
     p.set_defaults(func=run_edit)
@@ -82,24 +88,19 @@ def _find_server(args: argparse.Namespace) -> ServerInfo:
     return info
 
 
-def _policy(args: argparse.Namespace, config: Config, server: ServerInfo) -> KPolicy | None:
-    """The TUI's k policy for ``server``: per-class defaults, profile ``k_by_class``, learned
-    statistics, and ``--k`` as a user override (validated against the server)."""
+def _adopt(handle: BackendHandle, args: argparse.Namespace, config: Config, server: ServerInfo) -> None:
+    """Point ``handle`` at ``server``, with the k policy of the profile that server runs.
+
+    The profile is the server's own (a coder-managed server records it), so a k restart
+    relaunches what is running; ``--profile`` names it only for a server that does not say.
+    ``--k`` is a user override, validated against the server.
+    """
     if args.k is not None and args.k < 1:
         raise CoderError("--k must be at least 1 (draft tokens per step)")
-    if server.k is None:  # launch k unknown (an attached server without speculation info)
-        if args.k is None:
-            return None
-        from coder.edit.model import FixedK
-
-        return FixedK(args.k)
-    from coder.kpolicy.policy import KPolicy as ClassPolicy
-
     name = server.profile if server.profile in config.profiles else args.profile
-    policy = ClassPolicy(config.profile(name), server)
+    handle.replace(server, config.profile(name) if server.managed or name is not None else None)
     if args.k is not None:
-        policy.override(args.k)
-    return policy
+        handle.pin(args.k)
 
 
 def _stats_line(p: EditProposal) -> str:
@@ -132,6 +133,8 @@ def _colour_diff(diff: str) -> str:
             out.append(f"\x1b[31m{line.rstrip()}\x1b[0m\n")
         elif line.startswith("@@"):
             out.append(f"\x1b[36m{line.rstrip()}\x1b[0m\n")
+        elif line.startswith("!!"):  # a hunk the instruction does not explain (coder.edit.scope)
+            out.append(f"\x1b[1;33m{line.rstrip()}\x1b[0m\n")
         else:
             out.append(line)
     return "".join(out)
@@ -165,18 +168,17 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit import gitops
     from coder.edit.apply import diff_stat
     from coder.edit.engine import EditEngine
+    from coder.kpolicy import policy_factory
 
     cwd = Path.cwd()
     repo = gitops.open_repo(cwd, check=not args.no_git)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    session = BackendHandle(None)
-    engine = EditEngine(session, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
+    handle = BackendHandle(policy_factory=policy_factory())
+    engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
-    server = _find_server(args)
-    session.replace(server)
-    engine.policy = _policy(args, config, server) or engine.policy
+    _adopt(handle, args, config, _find_server(args))
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:
@@ -195,11 +197,22 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             print(json.dumps(result, indent=2))
         print(f"coder: error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", file=err)
         return 2
+    scope = proposal.scope
     if not args.json:
         if proposal.diff:
-            sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else proposal.diff)
+            shown = scope.mark_diff(proposal.diff) if scope is not None else proposal.diff
+            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else shown)
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
+    if scope is not None and not scope.ok:
+        if args.yes and not args.allow_unexplained and not args.dry_run:
+            result["note"] = "not applied under --yes: changes the instruction does not explain"
+            if args.json:
+                print(json.dumps(result, indent=2))
+            print(f"coder: error: not applied under --yes: {scope.refusal()}; {request.snapshot.rel} untouched "
+                  "(review it without --yes, or pass --allow-unexplained)", file=err)
+            return 2
+        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
     applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None

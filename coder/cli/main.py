@@ -26,7 +26,8 @@ examples:
   coder                         open the TUI in the current git repository
   coder --resume                continue this repository's last session
   coder backend install llama.cpp
-  coder backend start           start the default profile (the embedded demo model)
+  coder model fetch qwen-coder-1.5b
+  coder backend start qwen-1.5b  start a real coding model (`coder backend start`: the demo model)
   coder edit app.py -m "add type hints" --mode auto
   coder bench --quick
   coder doctor

@@ -1,4 +1,4 @@
-"""``coder model``: fetch the demo model, inspect GGUF files and checkpoint directories."""
+"""``coder model``: fetch and list the named models, inspect GGUF files and checkpoint directories."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from coder.jsontypes import JSONObject
 
 EPILOG = """\
 examples:
-  coder model fetch demo                         download SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB)
+  coder model fetch qwen-coder-1.5b              Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, 1,117 MB)
+  coder model fetch qwen-coder-0.5b              Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, 491 MB)
+  coder model fetch demo                         SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB; the fast test model)
+  coder model list                               what is installed, where, and how big
   coder model inspect ~/models/Qwen3.8-27B-DFlash2-Q4_K_M.gguf
   coder model inspect ./Qwen3.8-27B-DFlash2      a Hugging Face checkpoint directory
   coder model inspect ./drafter.gguf --json
@@ -21,21 +24,51 @@ examples:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    import time
+
     from coder.cli.progress import phase_bar
-    from coder.models.demo import fetch_demo
+    from coder.models.catalog import MODELS
+    from coder.models.store import fetch_model
 
-    if args.name != "demo":
-        raise CoderError(f"unknown model {args.name!r}: only 'demo' can be fetched")
-    with phase_bar("demo model") as update:
+    spec = MODELS.get(args.name)
+    if spec is None:
+        raise CoderError(f"unknown model {args.name!r} (known: {', '.join(MODELS)})")
+    with phase_bar(spec.name) as update:
+        started: dict[str, float] = {}
 
-        def progress(done: int, total: int) -> None:
-            frac = done / total if total else 0.0
-            detail = f"{done / 1e6:.0f}/{total / 1e6:.0f} MB" if total else f"{done / 1e6:.0f} MB"
-            update("downloading", frac, detail)
+        def progress(phase: str, done: int, total: int) -> None:
+            kind = phase.split()[0]  # the rate spans all parts of one kind of work
+            begun = started.setdefault(kind, time.monotonic())
+            rate = done / 1e6 / max(time.monotonic() - begun, 1e-3)
+            detail = f"{done / 1e6:,.0f}/{total / 1e6:,.0f} MB · {rate:,.1f} MB/s" if total else ""
+            update(phase, done / total if total else 0.0, detail)
 
-        path = fetch_demo(progress)
-        update("verified", 1.0, "sha256 ok")
+        path = fetch_model(spec, progress)
+        update("verified", 1.0, f"{spec.size / 1e6:,.0f} MB, sha256 ok")
     print(path)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from coder.models.catalog import MODELS
+    from coder.models.store import installed, model_path, models_dir
+
+    rows = []
+    for spec in MODELS.values():
+        path = installed(spec)
+        rows.append((spec.name, f"{spec.size / 1e6:,.0f} MB", "installed" if path else "not fetched",
+                     str(path or model_path(spec)), f"{spec.title} ({spec.license})"))
+    known = {spec.filename for spec in MODELS.values()}
+    for other in sorted(models_dir().glob("*.gguf")) if models_dir().is_dir() else []:
+        if other.name not in known:
+            rows.append(("-", f"{other.stat().st_size / 1e6:,.0f} MB", "file", str(other), "not in the catalog"))
+    if args.json:
+        keys = ("name", "size", "state", "path", "model")
+        print(json.dumps([dict(zip(keys, row, strict=True)) for row in rows], indent=2))
+        return 0
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4])
     return 0
 
 
@@ -91,13 +124,17 @@ def _inspect(args: argparse.Namespace) -> int:
 
 def register(sub: Subparsers) -> None:
     """Add this command group's parsers."""
-    model = sub.add_parser("model", help="fetch the demo model; inspect GGUF files and checkpoints",
+    model = sub.add_parser("model", help="fetch and list models; inspect GGUF files and checkpoints",
                            epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     msub = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)
-    p = msub.add_parser("fetch", help="download a known model (only: demo)", epilog=EPILOG,
+    p = msub.add_parser("fetch", help="download, verify and install a named model", epilog=EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", help="demo")
+    p.add_argument("name", help="qwen-coder-1.5b, qwen-coder-0.5b or demo")
     p.set_defaults(func=_fetch)
+    p = msub.add_parser("list", help="the named models: installed or not, where, size", epilog=EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_list)
     p = msub.add_parser("inspect", help="architecture, context, vocab, drafter family, block size, largest k",
                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", help="a .gguf file or a Hugging Face checkpoint directory")

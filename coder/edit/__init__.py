@@ -12,17 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from coder.edit.engine import EditEngine
-    from coder.edit.model import (
-        ApplyResult,
-        EditProposal,
-        EditRequest,
-        FixedK,
-        KChoice,
-        KChoiceLike,
-        KPolicy,
-        LaunchK,
-        LearningKPolicy,
-    )
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest
     from coder.edit.prompt import build_messages
     from coder.edit.validate import EditRefused
 
@@ -33,12 +23,6 @@ _EXPORTS = {
     "ApplyResult": "coder.edit.model",
     "EditProposal": "coder.edit.model",
     "EditRequest": "coder.edit.model",
-    "FixedK": "coder.edit.model",
-    "KChoice": "coder.edit.model",
-    "KChoiceLike": "coder.edit.model",
-    "KPolicy": "coder.edit.model",
-    "LaunchK": "coder.edit.model",
-    "LearningKPolicy": "coder.edit.model",
     "build_messages": "coder.edit.prompt",
     "EditRefused": "coder.edit.validate",
 }
@@ -55,8 +39,7 @@ def __getattr__(name: str) -> object:
 __all__ = [  # noqa: RUF022 (grouped like _EXPORTS)
     "MODES",
     "EditEngine",
-    "ApplyResult", "EditProposal", "EditRequest", "FixedK", "KChoice", "KChoiceLike", "KPolicy", "LaunchK",
-    "LearningKPolicy",
+    "ApplyResult", "EditProposal", "EditRequest",
     "build_messages",
     "EditRefused",
 ]

@@ -32,6 +32,8 @@ _CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(
 _CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
                      r"|\bnew\s+)$", re.I)
 _RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
+_DELETE = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)",
+                     re.I)
 # Plain words that follow a kind word without naming anything ("the class that parses").
 _NOT_NAMES = frozenset({
     "that", "which", "who", "to", "in", "of", "and", "or", "the", "a", "an", "with", "for", "it", "its", "is",
@@ -136,6 +138,9 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
         return Target(None, "no region: no function, class or line range named in the instruction")
     found = _symbols(rel, text)
     regions: list[tuple[Named, Region]] = []
+    # a rename or a deletion changes every use too: its name is not a region unless all uses are inside
+    renamed = {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
+    changed_everywhere = renamed | {m.group(1).rstrip(".") for m in _DELETE.finditer(instruction)}
     for item in named:
         if item.kind == "lines":
             regions.append((item, line_range(text, item.name)))
@@ -143,25 +148,28 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
         if found is None:
             continue
         hits = _matches(found, item)
+        if len(hits) > 1 and item.name in renamed:
+            return Target(None, f"no region: the rename touches {len(hits)} definitions named {item.name}")
         if len(hits) > 1:
             where = ", ".join(f"{r.label} (line {r.start})" for _, r in hits[:5])
             raise CoderError(f"{rel}: the instruction names {item.name!r}, which is ambiguous: {where}; "
                              "qualify it (e.g. method Class.name) or give lines A-B")
         if hits:
             regions.append((item, hits[0][1]))
-        elif item.explicit and not item.creating and not _is_rename_target(instruction, item.name):
+        elif (item.explicit and not item.creating and not _is_rename_target(instruction, item.name)
+              and item.name not in renamed):  # renaming a variable: not a symbol, not missing
             what = f"{item.kind} {item.name}" if item.kind else item.name
             raise CoderError(f"{rel}: the instruction names {what}, which {rel} does not define")
     if not regions:
         return Target(None, "no region: the names in the instruction are not symbols of this file")
     picked = _merge(regions)
     names = ", ".join(r.label for _, r in regions)
-    renamed = {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
-    renamed_regions = [r for item, r in regions if item.name in renamed]
+    renamed_regions = [r for item, r in regions if item.name in changed_everywhere]
     if renamed_regions:
         outside = _uses_outside(rel, text, renamed_regions)
         if outside:
-            return Target(None, f"no region: the rename also touches line(s) {outside} outside {names}")
+            what = "rename" if any(item.name in renamed for item, _ in regions) else "deletion"
+            return Target(None, f"no region: the {what} also touches line(s) {outside} outside {names}")
     return Target(picked, f"{picked.label} (named in the instruction: {names})")
 
 

@@ -11,7 +11,6 @@ accepted proposal atomically and commits it. Nothing here imports Textual or ope
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -30,18 +29,16 @@ from coder.edit.model import (
     ApplyResult,
     EditProposal,
     EditRequest,
-    KChoiceLike,
-    KPolicy,
-    LaunchK,
-    LearningKPolicy,
 )
 from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.regions import Region, find_symbol, line_range
+from coder.edit.scope import check_scope
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
-from coder.edit.warmup import PromptCacheModel, prompt_text
+from coder.edit.warmup.cache import PromptCacheModel, prompt_text
 from coder.errors import CoderError
+from coder.kchoice import KChoice
 from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -69,7 +66,6 @@ class EditEngine:
         backend: BackendHandle | None,
         root: Path,
         *,
-        policy: KPolicy | None = None,
         snapshot_dirty: bool = True,
         mode_tps: Mapping[str, float] | None = None,
         ctx: int | None = None,
@@ -80,7 +76,6 @@ class EditEngine:
         self.backend = backend or BackendHandle(None)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
-        self.policy: KPolicy = policy or LaunchK()
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
         self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
@@ -116,8 +111,6 @@ class EditEngine:
     def _backend_changed(self, info: ServerInfo | None) -> None:
         if not self._fixed_ctx:
             self._ctx = None  # a new server may have another context size
-        if isinstance(self.policy, LearningKPolicy):
-            self.policy.follow(info, self.backend.last_restart_s)
 
     def check_target(self, path: Path | str, *, symbol: str | None = None,
                      lines: str | None = None) -> tuple[FileSnapshot, Region | None]:
@@ -185,7 +178,8 @@ class EditEngine:
                              mode=mode, rel=snap.rel)
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
         # pure: a restart waits for run(); auto's candidates need no k until one is picked
-        choice = self.policy.choose(request_class) if with_k else LaunchK().choose(request_class)
+        choice = (self.backend.decide(request_class) if with_k
+                  else KChoice(None, request_class, "not decided: auto compares the candidates first", "launch"))
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
@@ -248,7 +242,7 @@ class EditEngine:
             outcome = yield from stream_edit(self.backend, request, api, k_cap=k_cap,
                                              drift_guard=self.drift_guard, on_chunk=on_chunk,
                                              prediction=self.prediction_for(request))
-        self._learn(request.request_class, request.k, outcome.stats, outcome.delta)
+        self._learn(request.k, outcome.stats, outcome.delta)
         self._learn_costs(request, outcome.stats)
         started = time.perf_counter()
         proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
@@ -263,17 +257,14 @@ class EditEngine:
         if stats.prompt_tokens:
             self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
 
-    def _learn(self, request_class: str, choice: KChoiceLike, stats: RequestStats, delta: SpecDelta | None) -> None:
-        """Feed the finished request to the k policy, when it learns from results."""
-        if not isinstance(self.policy, LearningKPolicy):
-            return
+    def _learn(self, choice: KChoice, stats: RequestStats, delta: SpecDelta | None) -> None:
+        """Feed the finished request to the backend's k policy."""
         timings = dict(stats.timings)
         # Closed at the fence: no final timings, so report what the stream counted.
         timings.setdefault("predicted_n", float(stats.completion_tokens or 0))
         timings.setdefault("draft_n", float(stats.draft_n or 0))
         timings.setdefault("draft_n_accepted", float(stats.draft_n_accepted or 0))
-        with contextlib.suppress(CoderError):  # policy feedback never fails an edit
-            self.policy.learn(request_class, choice.k, timings, delta)
+        self.backend.learn(choice, timings, delta)
 
     def evaluate(self, request: EditRequest, reply: str, stats: RequestStats | None = None, *,
                  finish_reason: str | None = None, stopped: EditRefused | None = None) -> EditProposal:
@@ -300,7 +291,9 @@ class EditEngine:
             )
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
-        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply)
+        scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
+                            region=request.region if request.mode == "region" else None)
+        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
 
     # -- applying -------------------------------------------------------------
 

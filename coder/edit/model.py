@@ -7,84 +7,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
-from coder.backends.runtime.server import ServerInfo
 from coder.edit.apply import FileSnapshot, diff_stat
 from coder.edit.auto import Prediction
 from coder.edit.budget import Budget
 from coder.edit.prompt import EditPrompt
 from coder.edit.regions import Region
+from coder.edit.scope import Scope
+from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecDelta
-from coder.telemetry.stats import RequestStats, Timings
-
-
-@dataclass(frozen=True)
-class KChoice:
-    """Draft depth for one request: ``k=None`` means the server's launch k, uncapped."""
-
-    k: int | None
-    reason: str
-    via: str
-
-
-class KChoiceLike(Protocol):
-    """Any k choice: this module's :class:`KChoice` or ``coder.kpolicy``'s richer one."""
-
-    @property
-    def k(self) -> int | None:
-        """Draft depth for the request (None: the launch k)."""
-        ...
-
-    @property
-    def reason(self) -> str:
-        """Why, for the user."""
-        ...
-
-    @property
-    def via(self) -> str:
-        """How it is applied (``cap``, ``restart``, ``launch``, ``recommend``, ``default``, ``user``)."""
-        ...
-
-
-class KPolicy(Protocol):
-    """What the edit engine needs from a k policy (``coder.kpolicy.KPolicy`` is the real one)."""
-
-    def choose(self, request_class: str) -> KChoiceLike:
-        """The k for the next request of this class; must not act on the server."""
-        ...
-
-
-@runtime_checkable
-class LearningKPolicy(KPolicy, Protocol):
-    """A policy that learns from finished requests and follows backend changes."""
-
-    def learn(self, request_class: str, k: int | None, timings: Timings, delta: SpecDelta | None = None) -> None:
-        """One finished request of ``request_class`` run at ``k``: its timings and /metrics delta."""
-        ...
-
-    def follow(self, server: ServerInfo | None, restart_s: float | None = None) -> None:
-        """The backend changed (``restart_s``: measured relaunch time, when it was a restart)."""
-        ...
-
-
-class LaunchK:
-    """Default policy: leave k at the server's launch value."""
-
-    def choose(self, request_class: str) -> KChoice:
-        """Always the launch k."""
-        return KChoice(None, "launch k, no per-request cap", "default")
-
-
-@dataclass(frozen=True)
-class FixedK:
-    """A k the user asked for (``--k N``)."""
-
-    k: int
-
-    def choose(self, request_class: str) -> KChoice:
-        """Always ``self.k``."""
-        return KChoice(self.k, f"fixed by the user (--k {self.k})", "user")
+from coder.telemetry.stats import RequestStats
 
 
 @dataclass(frozen=True)
@@ -101,7 +33,7 @@ class EditRequest:
     after: str
     prompt: EditPrompt
     budget: Budget
-    k: KChoiceLike
+    k: KChoice
     token_source: str
     predictions: dict[str, Prediction] | None = None  # auto mode: both modes' predicted wall times
 
@@ -124,6 +56,7 @@ class EditProposal:
     reply: str = ""
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
+    scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
 
     @property
     def ok(self) -> bool:
@@ -196,6 +129,7 @@ class EditProposal:
             "stats": self.stats.to_dict(),
             "validate_s": self.validate_s,
             "token_source": self.request.token_source,
+            "scope": self.scope.to_json() if self.scope else None,
         }
 
 

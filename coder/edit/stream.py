@@ -9,7 +9,6 @@ shows: a copy per token would cost more than parsing the token), and returns the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
@@ -18,7 +17,6 @@ from coder.backends.runtime.server import ServerAPI
 from coder.edit.guard import DriftGuard
 from coder.edit.model import EditRequest
 from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
-from coder.errors import CoderError
 from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.prefill import PrefillTracker, PromptProgress
 from coder.telemetry.stats import Chunk, Reply, RequestStats
@@ -48,7 +46,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
     ``on_chunk`` sees every streamed chunk (text included) before the engine does;
     ``prediction`` goes along as the request's predicted output (servers that draft from it).
     """
-    before = scrape(api)
+    before = api.snapshot()
     guard = DriftGuard(request.snapshot.text, drift=drift_guard and request.mode == "full")
     stats = RequestStats(prompt_tokens=request.budget.prompt_tokens, k_cap=k_cap,
                          prediction_sent=prediction is not None)
@@ -92,7 +90,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
         stream.close()  # a generator: closing it cancels the server request
     if final is not None:
         stats = _merge_final(stats, final.stats)
-    after = scrape(api, wait_for=before, final_seen=final is not None)
+    after = api.snapshot(wait_for=before, final_seen=final is not None)
     delta = None
     if before is not None and after is not None:
         delta = after - before
@@ -166,25 +164,6 @@ def _from_metrics(stats: RequestStats, before: SpecStats, after: SpecStats, *, h
         stats.cached_tokens = int(cached)
     if not have_usage and delta.generated > 0:
         stats.completion_tokens = int(delta.generated)
-
-
-def scrape(api: ServerAPI, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
-    """A /metrics snapshot, or None when the server exports no metrics (no ``--metrics``).
-
-    llama.cpp moves its counters when a request finishes; after a cancelled stream
-    the slot may still be releasing, so wait briefly for ``generated`` to move.
-    """
-    deadline = time.monotonic() + (0.2 if final_seen else 1.5)
-    while True:
-        try:
-            snap = api.metrics()
-        except CoderError:
-            return None
-        if snap.engine is None:
-            return None  # not a Prometheus page coder understands
-        if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
-            return snap
-        time.sleep(0.05)
 
 
 def body_offset(text: str, fence: str) -> int | None:

@@ -137,10 +137,13 @@ class KController:
     """Per-class adaptive k for one server configuration (profile × drafter × hardware)."""
 
     def __init__(self, k_max: int, *, k_min: int = 1, path: Path | None = None,
-                 probe_every: int = 5, prior: dict[str, float] | None = None) -> None:
+                 probe_every: int = 5, prior: dict[str, float] | None = None,
+                 start: Mapping[str, int] | None = None) -> None:
         if k_max < k_min:
             raise ValueError(f"k_max {k_max} < k_min {k_min}")
         self.k_max, self.k_min = k_max, k_min
+        # per-class first depth (coder.kpolicy.depth.start_depths): deep copy drafts on a GPU
+        self.start = {c: max(k_min, min(k, k_max)) for c, k in (start or {}).items()}
         self.path = path
         self.probe_every = probe_every
         self.prior = {**PRIOR_RATE, **(prior or {})}
@@ -202,12 +205,16 @@ class KController:
         calib = ratios[len(ratios) // 2] if ratios else 1.0
         return {k: (meas[k], "measured") if k in meas else (pred[k] * calib, "model") for k in ks}
 
-    def ladder(self) -> list[int]:
+    def ladder(self, cls: str | None = None) -> list[int]:
         """Warm-up rungs: the deepest k (observes every position), its half, and 2.
 
         Three spread-out arms give the cost fit its slope and the arms a coarse shape
         before the controller trusts either (adaptive_k.md §3.3's calibration ladder).
+        A class with a start depth warms up at it and its half only: on a GPU a shallow
+        rung costs a whole slow rewrite, and the probes explore around the start anyway.
         """
+        if cls is not None and (first := self.start.get(cls)) is not None:
+            return list(dict.fromkeys([first, max(self.k_min, first // 2)]))
         rungs = [self.k_max, max(self.k_min, self.k_max // 2), max(self.k_min, min(2, self.k_max))]
         return list(dict.fromkeys(rungs))
 
@@ -215,10 +222,14 @@ class KController:
     def choose(self, cls: str) -> Decision:
         """The k for the next request of ``cls``, exploring now and then, with its reason."""
         st = self.classes[cls]
-        for i, rung in enumerate(self.ladder()):
+        ladder = self.ladder(cls)
+        for i, rung in enumerate(ladder):
             if str(rung) not in st.arms:
-                what = f"observe all {self.k_max} positions" if i == 0 else "measure the step-time slope"
-                return Decision(rung, f"warm-up {i + 1}/{len(self.ladder())}: k={rung} to {what}", explore=True)
+                if cls in self.start:
+                    what = "start deep (the copy benchmark's best)" if i == 0 else "measure the step-time slope"
+                else:
+                    what = f"observe all {self.k_max} positions" if i == 0 else "measure the step-time slope"
+                return Decision(rung, f"warm-up {i + 1}/{len(ladder)}: k={rung} to {what}", explore=True)
         scores = self.scores(cls)
         best = max(scores, key=lambda k: scores[k][0])
         cur = st.k_cur if st.k_cur in scores else None

@@ -9,58 +9,29 @@ the cap (``"restart"``, only when it pays), or nothing at all (``"launch"``: the
 launch k stays; ``"recommend"``: an attached server we may not restart).
 
 :meth:`KPolicy.choose` is pure: it returns a :class:`KChoice` and changes nothing
-on the server. The edit engine hands the choice to
-:meth:`coder.backends.runtime.handle.BackendHandle.apply` (which relaunches for
-``via="restart"``), sends ``k_cap=choice.cap``, and afterwards calls
-:meth:`KPolicy.observe`. :meth:`KPolicy.follow` re-points the policy at a changed
-backend (subscribe it to the session).
+on the server. Its one owner, :class:`coder.backends.runtime.handle.BackendHandle`,
+asks for the choice, applies it (relaunching for ``via="restart"``), feeds the finished
+request back through :meth:`KPolicy.learn` and re-points the policy at a changed server
+through :meth:`KPolicy.follow`.
 """
 
 from __future__ import annotations
-
-from dataclasses import asdict, dataclass
-from typing import Literal
 
 from coder.backends.engines.base import adapter_for, k_switch
 from coder.backends.runtime.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError
 from coder.jsontypes import JSONObject
+from coder.kchoice import KChoice
 from coder.kpolicy import depth
 from coder.kpolicy.controller import KController, stats_path
 from coder.kpolicy.restart import Notify, RestartFallback
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import Timings
 
-Via = Literal["cap", "restart", "launch", "recommend"]
 # conservative defaults for the shallow classes (bench on CPU: see scripts/bench_k.py)
 DEFAULT_K = {"region": 4, "fresh": 3}
 ABSOLUTE_MAX_K = 64  # sanity bound when the drafter's own limit is unknown
-
-
-@dataclass(frozen=True)
-class KChoice:
-    """The k one request runs with, and why (shown in the TUI, ``--json`` and bench output)."""
-
-    k: int | None  # draft depth in force for this request (None: no speculation)
-    request_class: str
-    reason: str
-    via: Via
-    source: str = "default"  # override | adaptive | profile | default
-    recommended: int | None = None  # the k we would use, when it could not be applied
-
-    @property
-    def cap(self) -> int | None:
-        """The value to send as ``k_cap`` (only when the server honours a per-request cap)."""
-        return self.k if self.via == "cap" else None
-
-    def to_dict(self) -> JSONObject:
-        """All fields, for ``--json`` and bench reports."""
-        return asdict(self)
-
-    def __str__(self) -> str:
-        rec = f" (recommended k={self.recommended})" if self.recommended not in (None, self.k) else ""
-        return f"k={self.k} [{self.request_class}, {self.via}]{rec}: {self.reason}"
 
 
 def _check_class(request_class: str) -> str:
@@ -87,7 +58,8 @@ class KPolicy:
         on = profile.adaptive_k and learns if adaptive is None else adaptive
         if controller is None and on and self.speculating:
             path = stats_path(profile.name, f"{server.spec_type}-{_model_name(server)}") if persist else None
-            controller = KController(self.adaptive_max, path=path)
+            controller = KController(self.adaptive_max, path=path,
+                                     start=depth.start_depths(server.spec_type, self.on_gpu))
         self.controller = controller if on else None
         self.fallback = RestartFallback(profile, persist=persist) if k_switch(server) == "restart" else None
 
@@ -116,13 +88,13 @@ class KPolicy:
     @property
     def adaptive_max(self) -> int:
         """Deepest k reachable without a restart (a cap never raises the launch depth)."""
-        deepest = depth.launch_depth(self.server.spec_type, self.launch_k)
+        deepest = depth.launch_depth(self.server.spec_type, self.launch_k, self.on_gpu)
         return min(deepest or 1, self.hard_max)
 
     @property
     def on_gpu(self) -> bool:
         """Whether the target runs on a GPU (deep copy drafts pay there, not on a CPU)."""
-        return self.server.build.get("variant") == "cuda" or bool(self.profile.ngl)
+        return self.server.on_gpu
 
     def validate(self, k: object, what: str = "k") -> int:
         """``k`` as an int within what this server can do, else a one-line CoderError."""
@@ -167,7 +139,7 @@ class KPolicy:
             return d.k, "adaptive", d.reason, False
         if cls in self.profile.k_by_class:
             return self.profile.k_by_class[cls], "profile", f"profile {self.profile.name} k_by_class", False
-        if self.server.draft_cap and depth.is_copy_chain(self.server.spec_type):
+        if self.server.draft_cap and depth.deep_copy(self.server.spec_type, self.on_gpu):
             k = depth.copy_depth(cls, self.on_gpu, self.launch_k, self.adaptive_max)
             where = "GPU: deep copy drafts" if self.on_gpu else "CPU: shallow copy drafts"
             what = "model drafter at its block" if cls == "fresh" else where
@@ -240,11 +212,6 @@ class KPolicy:
         return _mean_run(self._recent, cls) * self._tokens.get(cls, 400.0)
 
     # ---- learning -----------------------------------------------------------------------
-    def observe(self, choice: KChoice, timings: Timings, delta: SpecDelta | None = None,
-                alone: bool | None = None) -> None:
-        """Feed one finished request back (see :meth:`learn`)."""
-        self.learn(choice.request_class, choice.k, timings, delta, alone)
-
     def learn(self, request_class: str, k: int | None, timings: Timings, delta: SpecDelta | None = None,
               alone: bool | None = None) -> None:
         """One finished request of ``request_class`` run at ``k``: its llama.cpp ``timings`` and the

@@ -1,4 +1,4 @@
-"""Drafter/target facts from a GGUF file's metadata, read with gguf-py without loading weights.
+"""Drafter/target facts from a GGUF file's metadata, read from its header (:mod:`coder.models.gguf_header`).
 
 The key and tensor names follow llama.cpp build 11434 (gguf-py ``constants.py``,
 ``src/models/dflash.cpp``): every DFlash-family drafter has ``general.architecture ==
@@ -13,10 +13,10 @@ import copy
 import functools
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coder.errors import CoderError
 from coder.jsontypes import JSONObject
+from coder.models.gguf_header import Value, read_header
 
 DEFAULT_BLOCK_SIZE = 16  # llama.cpp's runtime default when dflash.block_size is absent
 # with selector_hidden.weight present, llama.cpp's loader requires all of these > 0 (src/models/dflash.cpp)
@@ -61,39 +61,23 @@ class GgufInfo:
     selector_top_k: int | None = None
     dflash2_missing: list[str] = field(default_factory=list)  # DFlash 2 keys llama.cpp's loader requires
     spec_type: str | None = None  # the llama.cpp --spec-type this file serves with
+    chat_template: bool = False  # tokenizer.chat_template present (coder needs it to chat with a target)
 
     def to_dict(self) -> JSONObject:
         """All fields as a dict (for ``--json``)."""
         return asdict(self)
 
 
-# what gguf-py and numpy raise on truncated or malformed files (UnicodeDecodeError is a ValueError)
-_PARSE_ERRORS = (OSError, ValueError, IndexError, KeyError, TypeError, AssertionError)
+CHAT_TEMPLATE_KEY = "tokenizer.chat_template"
 
 
-def _value(reader: Any, key: str) -> Any:
-    """A scalar, string or list value of a metadata key, or None when absent."""
-    fld = reader.fields.get(key)
-    if fld is None:
-        return None
-    try:
-        return fld.contents()
-    except _PARSE_ERRORS:  # gguf-py raises assorted errors on malformed fields
-        return None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or value is None:
+def _int(value: Value) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return None
-
-
-def _array_len(reader: Any, key: str) -> int | None:
-    fld = reader.fields.get(key)
-    return len(fld.data) if fld is not None else None
 
 
 def inspect_gguf(path: Path | str) -> GgufInfo:
@@ -113,54 +97,62 @@ def _inspect_cached(path: str, size: int, mtime_ns: int) -> GgufInfo:
     return _inspect(Path(path))
 
 
-def _inspect(p: Path) -> GgufInfo:
-    with p.open("rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise CoderError(f"{p}: not a GGUF file (bad magic)")
+def check_magic(path: Path, label: str = "model") -> None:
+    """One line unless ``path`` starts with the GGUF magic."""
     try:
-        from gguf import GGUFReader
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise CoderError(f"{label} {path}: cannot read: {exc.strerror}") from None
+    if magic != b"GGUF":
+        raise CoderError(f"{label} is not a GGUF file (bad magic): {path}")
 
-        reader = GGUFReader(p, "r")
-    except _PARSE_ERRORS as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise CoderError(f"{p}: corrupt GGUF: {first}") from None
 
-    arch = _value(reader, "general.architecture")
+def check_chat_model(path: Path) -> None:
+    """One line unless ``path`` is a GGUF that carries a chat template (coder chats with its target)."""
+    if CHAT_TEMPLATE_KEY not in read_header(path).fields:
+        raise CoderError(f"{path}: the GGUF has no chat template ({CHAT_TEMPLATE_KEY}); coder needs an "
+                         "instruct model that carries one")
+
+
+def _inspect(p: Path) -> GgufInfo:
+    header = read_header(p)
+    fields, tensors = header.fields, header.tensors
+    arch = fields.get("general.architecture")
     if not isinstance(arch, str) or not arch:
         raise CoderError(f"{p}: GGUF lacks general.architecture")
-    tensors = {t.name for t in reader.tensors}
-
-    vocab = _int(_value(reader, f"{arch}.vocab_size")) or _array_len(reader, "tokenizer.ggml.tokens")
+    name = fields.get("general.name")
     info = GgufInfo(
         path=str(p),
         architecture=arch,
-        name=_value(reader, "general.name"),
-        context_length=_int(_value(reader, f"{arch}.context_length")),
-        vocab_size=vocab,
-        block_count=_int(_value(reader, f"{arch}.block_count")),
-        embedding_length=_int(_value(reader, f"{arch}.embedding_length")),
+        name=name if isinstance(name, str) else None,
+        context_length=_int(fields.get(f"{arch}.context_length")),
+        vocab_size=_int(fields.get(f"{arch}.vocab_size")) or header.array_lens.get("tokenizer.ggml.tokens"),
+        block_count=_int(fields.get(f"{arch}.block_count")),
+        embedding_length=_int(fields.get(f"{arch}.embedding_length")),
+        chat_template=CHAT_TEMPLATE_KEY in fields,
     )
 
     if arch == "dflash":
-        top_k = _int(_value(reader, "dflash.selector_top_k"))
+        top_k = _int(fields.get("dflash.selector_top_k"))
         info.selector_top_k = top_k
         if "markov_w1.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DSPARK, "draft-dspark"
         elif (top_k or 0) > 0 or "selector_hidden.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DFLASH2, "draft-dflash"
-            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(_value(reader, k)) or 0) <= 0]
+            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(fields.get(k)) or 0) <= 0]
         else:
             info.drafter_family, info.spec_type = FAMILY_DFLASH, "draft-dflash"
-        block = _int(_value(reader, "dflash.block_size"))
+        block = _int(fields.get("dflash.block_size"))
         info.block_size_defaulted = block is None
         info.block_size = block if block is not None else DEFAULT_BLOCK_SIZE
-        layers = _value(reader, "dflash.target_layers")
+        layers = fields.get("dflash.target_layers")
         if isinstance(layers, list):
-            info.target_layers = [int(x) for x in layers]
+            info.target_layers = [x for x in map(_int, layers) if x is not None]
     elif arch == "eagle3":
         info.drafter_family, info.spec_type = FAMILY_EAGLE3, "draft-eagle3"
     else:
-        nextn = _int(_value(reader, f"{arch}.nextn_predict_layers"))
+        nextn = _int(fields.get(f"{arch}.nextn_predict_layers"))
         last = (info.block_count or 0) - 1
         has_head_tensor = last >= 0 and f"blk.{last}.nextn.eh_proj.weight" in tensors
         if has_head_tensor or (nextn or 0) > 0:
@@ -180,6 +172,7 @@ def format_info(info: GgufInfo) -> list[str]:
         ("context length", str(info.context_length or "-")),
         ("vocab size", str(info.vocab_size or "-")),
         ("layers", str(info.block_count or "-")),
+        ("chat template", "yes" if info.chat_template else "no"),
     ]
     if info.drafter_family:
         size = f"{info.block_size}" + (" (absent: runtime default)" if info.block_size_defaulted else "")

@@ -4,6 +4,4 @@
 * :mod:`coder.session.events` — what the session reports to its front end;
 * :mod:`coder.session.feed` — coalescing a token stream into a few UI batches per second;
 * :mod:`coder.session.context`, :mod:`coder.session.commands` — @-mentions and slash-command parsing;
-* :mod:`coder.session.replay`, :mod:`coder.session.record` — recorded real server traffic and its
-  loopback replay (a test double).
 """

@@ -12,18 +12,19 @@ States: ``idle`` → ``streaming`` (a chat reply, or one edit per context file i
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder import conversations
+from coder.edit.warmup.context import ContextWarmer
 from coder.errors import CoderError
 from coder.session import context, streams
 from coder.session import events as ev
 from coder.session.feed import Batch, FinalStats, LiveFeed
 from coder.session.slash import SlashCommands
-from coder.session.warm import ContextWarmer
 
 if TYPE_CHECKING:
     from coder.backends.runtime.handle import BackendHandle
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from coder.config import Profile
     from coder.edit.engine import EditEngine
     from coder.edit.model import EditProposal
-    from coder.kpolicy.policy import KChoice, KPolicy
+    from coder.kchoice import KChoice
 
 Emit = Callable[[ev.Event], None]
 
@@ -40,7 +41,7 @@ class Stopped(Exception):
     """Raised inside a request when :meth:`EditSession.cancel` was called."""
 
 
-class EditSession(SlashCommands):
+class EditSession:
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
     def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
@@ -49,8 +50,9 @@ class EditSession(SlashCommands):
         self.repo_root = repo_root
         self.session = session
         self.backend = backend
-        self.profile = profile
+        self._profile = profile  # the configured one; the running server's is the backend's
         self.emit = emit
+        self.commands = SlashCommands(self)  # the slash commands act on this session
         self.chat_max_tokens = chat_max_tokens
         self.snapshot_dirty = snapshot_dirty
         self.persist = persist  # write state: the session file, the k controller's statistics
@@ -64,12 +66,18 @@ class EditSession(SlashCommands):
         self._lock = threading.RLock()
         self._busy = threading.Lock()  # held while a message or a review verdict is being carried out
         self._engine: EditEngine | None = None
-        self._policy: KPolicy | None = None
-        self._policy_for: object = None
         # prompt-cache warm-up of the context files (needs the engine: built on first use, in a worker)
         self.warm = ContextWarmer(repo_root, lambda: self.engine().repo_context, lambda: self.engine().prompt_cache,
                                   lambda state: self.emit(ev.CacheChanged(state)), setting=warm_up)
         backend.subscribe(self._backend_changed)
+        if session.k_override is not None:  # a resumed conversation keeps its /k
+            with contextlib.suppress(CoderError):
+                backend.pin(session.k_override)
+
+    @property
+    def profile(self) -> Profile:
+        """The profile of the running server (the backend handle's), else the configured one."""
+        return self.backend.profile or self._profile
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -84,6 +92,13 @@ class EditSession(SlashCommands):
             self._state = state
         if changed:
             self.emit(ev.StateChanged(state))
+
+    def recover(self) -> None:
+        """After an unexpected failure in a request: drop the queue and any review, back to idle."""
+        with self._lock:
+            self._queue.clear()
+            self._pending = None
+        self._set_state("idle")
 
     def save(self) -> None:
         """Persist the session (a failure is reported, never raised)."""
@@ -135,7 +150,7 @@ class EditSession(SlashCommands):
         if not text:
             return
         if text.startswith("/"):
-            self.run_command(text)
+            self.commands.run_command(text)
             return
         if self._state != "idle" or not self._busy.acquire(blocking=False):
             what = "An edit waits for review" if self._state == "reviewing" else "A reply is still streaming"
@@ -222,43 +237,16 @@ class EditSession(SlashCommands):
         if self._engine is None:
             from coder.edit.engine import EditEngine
 
-            self._engine = EditEngine(self.backend, self.repo_root, policy=self.policy(),
-                                      snapshot_dirty=self.snapshot_dirty)
+            self._engine = EditEngine(self.backend, self.repo_root, snapshot_dirty=self.snapshot_dirty)
         return self._engine
 
-    def policy(self) -> KPolicy | None:
-        """The k policy: one for the session's lifetime, following the live server (None without one).
-
-        Rebuilding it would lose what the adaptive controller learned and the measured restart cost.
-        """
-        info = self.backend.info
-        if info is None or info.k is None:
-            return None
-        with self._lock:
-            if self._policy is None:
-                from coder.kpolicy.policy import KPolicy
-
-                self._policy = KPolicy(self.profile, info, persist=self.persist)
-                if self.session.k_override is not None:
-                    self._policy.override(self.session.k_override)
-            elif self._policy_for is not info:
-                self._policy.follow(info, self.backend.last_restart_s)
-            self._policy_for = info
-            return self._policy
-
     def _backend_changed(self, info: ServerInfo | None) -> None:
-        """BackendHandle listener: point the k policy at the new server (``follow`` is idempotent)."""
-        self.warm.follow(info)  # a new server's cache is cold
-        with self._lock:
-            if self._policy is not None and info is not None and info.k is not None:
-                self._policy.follow(info, self.backend.last_restart_s)
-                self._policy_for = info
+        """BackendHandle listener: a new server's prompt cache is cold (the handle re-points the k policy)."""
+        self.warm.follow(info)
 
     def set_k(self, k: int | None) -> None:
         """Pin k for every request (None: back to the per-class choice); raises CoderError when invalid."""
-        policy = self.policy()
-        if policy is not None:
-            policy.override(k)  # validates against the server
+        self.backend.pin(k)  # validates against the server
         self.session.k_override = k
         self.save()
 
@@ -286,32 +274,28 @@ class EditSession(SlashCommands):
             self._set_state("idle")
 
     def _chat_request(self, question: str) -> None:
-        policy = self.policy()
-        choice = policy.choose("fresh") if policy is not None else None
-        if choice is not None:
-            self._apply_k(choice)
+        choice = self.backend.decide("fresh")
+        self._apply_k(choice)
         info = self.backend.info
-        k = choice.k if choice is not None else (info.k if info else None)
-        reason = choice.reason if choice is not None else "launch k (no policy)"
+        k = choice.k if choice.k is not None else (info.k if info else None)
+        reason = choice.reason
         self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
-        before = streams.scrape(self.backend)
+        before = self.backend.snapshot()
         feed = self._feed()
         messages = streams.chat_messages(self.repo_root, self.session, question)
         stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
-                                              k_cap=choice.cap if choice is not None else None, cache_prompt=True)
+                                              k_cap=choice.cap, cache_prompt=True)
         reply = streams.pump(stream, feed, self._check)
-        after = streams.scrape(self.backend)
-        spec = after - before if before is not None and after is not None else None
+        after = self.backend.snapshot()
+        spec = after - before if before is not None and after is not None and before.has_spec_metrics else None
         if spec is not None:
             reply.stats.exact_acceptance = spec.acceptance_length
-        if policy is not None and choice is not None:
-            policy.observe(choice, dict(reply.stats.timings), spec)
+        self.backend.learn(choice, dict(reply.stats.timings), spec)
         self._finished(FinalStats(reply.stats, spec), reply.text)
 
     def _apply_k(self, choice: KChoice) -> None:
-        """Carry out the k decision; a restart blocks here, and escape aborts it."""
-        if choice.via == "restart":
-            self.emit(ev.Note(f"Restarting the backend at k={choice.k} ({choice.reason}); escape cancels."))
+        """Carry out a chat request's k decision (an edit's is applied by the engine, once)."""
+        self._restart_note(choice)
         try:
             self.backend.apply(choice, self._cancel)
         except CoderError:
@@ -319,6 +303,10 @@ class EditSession(SlashCommands):
                 raise Stopped from None
             raise
         self._check()
+
+    def _restart_note(self, choice: KChoice) -> None:
+        if choice.via == "restart":
+            self.emit(ev.Note(f"Restarting the backend at k={choice.k} ({choice.reason}); escape cancels."))
 
     def _finished(self, final: FinalStats, text: str) -> None:
         self.session.add_turn("assistant", text)
@@ -340,7 +328,8 @@ class EditSession(SlashCommands):
             self._set_state("idle")
             return
         except CoderError as exc:
-            self.emit(ev.RequestFailed(str(exc)))
+            # escape during a k restart cancels it inside the engine: that is a stop, not a failure
+            self.emit(ev.RequestStopped() if self._cancel.is_set() else ev.RequestFailed(str(exc)))
             self._queue.clear()
             self._set_state("idle")
             return
@@ -360,7 +349,6 @@ class EditSession(SlashCommands):
         from coder.edit.model import EditProposal
 
         engine = self.engine()
-        engine.policy = self.policy() or engine.policy
         symbol = None
         if mode == "region":
             symbol = streams.mentioned_symbol(self.repo_root, rel, instruction)
@@ -369,7 +357,7 @@ class EditSession(SlashCommands):
                                  "(or use /mode auto)")
         request = engine.prepare(self.repo_root / rel, instruction,
                                  mode="region" if symbol else ("full" if mode == "full" else "auto"), symbol=symbol)
-        self._apply_k(request.k)  # type: ignore[arg-type]
+        self._restart_note(request.k)  # the engine applies it (a restart runs there; escape cancels it)
         if request.prompt.target.strip() and (notice := engine.prediction_notice()):
             self.emit(ev.Note(notice))  # said once per session: the engine lives as long as it
         title = f"edit {rel} ({request.mode}: {request.mode_reason})"

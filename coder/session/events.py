@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from coder.edit.model import EditProposal
-    from coder.edit.warmup import WarmState
+    from coder.edit.warmup.cache import WarmState
     from coder.session.feed import Batch, FinalStats
     from coder.telemetry.prefill import PrefillView
 

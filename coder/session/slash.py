@@ -8,7 +8,7 @@ does to the session. ``/backend`` and ``/theme`` belong to the front end, which 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from coder.errors import CoderError
 from coder.session import commands, context
@@ -22,50 +22,61 @@ if TYPE_CHECKING:
     from coder.edit.engine import EditEngine
 
 
-class SlashCommands:
-    """The ``cmd_*`` handlers; mixed into EditSession, which provides the attributes declared here."""
+class SessionHost(Protocol):
+    """What the commands need from the session they act on (:class:`EditSession` is the one)."""
 
     repo_root: Path
     session: conversations.Conversation
-    profile: Profile
     files: list[str]
     emit: Callable[[ev.Event], None]
 
+    @property
+    def profile(self) -> Profile:
+        """The profile of the running server (or the configured one)."""
+        ...
+
     def save(self) -> None:
-        """Persist the session (EditSession's)."""
-        raise NotImplementedError
+        """Persist the conversation."""
+        ...
 
     def context_event(self) -> ev.ContextChanged:
-        """The context as an event (EditSession's)."""
-        raise NotImplementedError
+        """The context as an event."""
+        ...
 
     def context_changed(self) -> None:
-        """Tell the front end, and warm the prompt cache for the new context (EditSession's)."""
-        raise NotImplementedError
+        """Tell the front end, and warm the prompt cache for the new context."""
+        ...
 
     def engine(self) -> EditEngine:
-        """The edit engine (EditSession's)."""
-        raise NotImplementedError
+        """The edit engine."""
+        ...
 
     def set_k(self, k: int | None) -> None:
-        """Pin or release k (EditSession's)."""
-        raise NotImplementedError
+        """Pin or release k."""
+        ...
+
+
+class SlashCommands:
+    """The ``cmd_*`` handlers, acting on one session (composed into EditSession, not mixed in)."""
+
+    def __init__(self, host: SessionHost) -> None:
+        self.host = host
 
     def run_command(self, text: str) -> None:
         """Parse and run one ``/command``; a bad one gets one polite line."""
         try:
             cmd = commands.parse(text)
         except commands.CommandError as exc:
-            self.emit(ev.Note(str(exc), "error"))
+            self.host.emit(ev.Note(str(exc), "error"))
             return
         handler: Callable[[list[str]], None] = getattr(self, f"cmd_{cmd.name}")
         handler(cmd.args)
 
     def _note(self, text: str) -> None:
-        self.emit(ev.Note(text))
+        self.host.emit(ev.Note(text))
 
     def _error(self, text: str) -> None:
-        self.emit(ev.Note(text, "error"))
+        self.host.emit(ev.Note(text, "error"))
 
     def cmd_help(self, args: list[str]) -> None:
         """``/help``."""
@@ -73,56 +84,58 @@ class SlashCommands:
 
     def cmd_add(self, args: list[str]) -> None:
         """``/add PATH…``: check and add context files."""
-        result = context.check_mentions(self.repo_root, [a.lstrip("@") for a in args], self.files)
+        result = context.check_mentions(self.host.repo_root, [a.lstrip("@") for a in args], self.host.files)
         for reason in result.refused:
             self._error(reason)
         for rel in result.added:
-            self._note(f"Added {rel} to the context." if self.session.add_file(rel) else f"{rel} is already there.")
-        self.save()
-        self.context_changed()
+            added = self.host.session.add_file(rel)
+            self._note(f"Added {rel} to the context." if added else f"{rel} is already there.")
+        self.host.save()
+        self.host.context_changed()
 
     def cmd_drop(self, args: list[str]) -> None:
         """``/drop [PATH…]``: remove context files (all when none given)."""
-        targets = [a.lstrip("@") for a in args] or list(self.session.context_files)
+        targets = [a.lstrip("@") for a in args] or list(self.host.session.context_files)
         for rel in targets:
-            name = context.resolve_mention(rel, self.session.context_files)
-            if self.session.drop_file(name):
+            name = context.resolve_mention(rel, self.host.session.context_files)
+            if self.host.session.drop_file(name):
                 self._note(f"Dropped {name}.")
             else:
                 self._error(f"{rel} is not in the context.")
         if not targets:
             self._note("The context is already empty.")
-        self.save()
-        self.context_changed()
+        self.host.save()
+        self.host.context_changed()
 
     def cmd_mode(self, args: list[str]) -> None:
         """``/mode full|region|auto``."""
-        self.session.mode = args[0]
-        self.save()
+        self.host.session.mode = args[0]
+        self.host.save()
         self._note(f"Edit mode: {args[0]}.")
-        self.context_changed()
+        self.host.context_changed()
 
     def cmd_k(self, args: list[str]) -> None:
         """``/k [N|auto]``: show, pin or release the draft depth."""
         if not args:
-            current = self.session.k_override if self.session.k_override is not None else "auto (per request class)"
+            pinned = self.host.session.k_override
+            current = pinned if pinned is not None else "auto (per request class)"
             self._note(f"k: {current}. /k N pins it, /k auto returns to coder's choice.")
             return
         value = None if args[0] == "auto" else int(args[0])
         try:
-            self.set_k(value)
+            self.host.set_k(value)
         except CoderError as exc:
             self._error(str(exc))
             return
         self._note("k: auto (per request class)." if value is None else f"k pinned to {value} for every request.")
-        self.context_changed()
+        self.host.context_changed()
 
     def cmd_undo(self, args: list[str]) -> None:
         """``/undo``: revert the last commit coder made."""
         from coder.session.streams import undo_text
 
         try:
-            result = self.engine().undo()
+            result = self.host.engine().undo()
         except CoderError as exc:
             self._error(f"Nothing undone: {exc}")
             return
@@ -133,32 +146,32 @@ class SlashCommands:
         import git
 
         try:
-            diff = git.Repo(self.repo_root).git.diff("HEAD")
+            diff = git.Repo(self.host.repo_root).git.diff("HEAD")
         except git.GitCommandError as exc:
             self._error(f"git diff failed: {exc.stderr.strip() or exc}")
             return
         if not diff.strip():
             self._note("No uncommitted changes.")
             return
-        self.emit(ev.DiffReady(diff))
+        self.host.emit(ev.DiffReady(diff))
 
     def cmd_backend(self, args: list[str]) -> None:
         """``/backend``: the front end opens its backend view."""
-        self.emit(ev.FrontEndCommand("backend", tuple(args)))
+        self.host.emit(ev.FrontEndCommand("backend", tuple(args)))
 
     def cmd_theme(self, args: list[str]) -> None:
         """``/theme [NAME]``: the front end switches theme."""
-        self.emit(ev.FrontEndCommand("theme", tuple(args)))
+        self.host.emit(ev.FrontEndCommand("theme", tuple(args)))
 
     def cmd_bench(self, args: list[str]) -> None:
         """``/bench``: how to measure this backend."""
-        self._note(f"Benchmarks run outside the TUI: `coder bench --profile {self.profile.name}` (or --quick). "
+        self._note(f"Benchmarks run outside the TUI: `coder bench --profile {self.host.profile.name}` (or --quick). "
                    "Its JSON gives the speculation panel a baseline tok/s for the 'ideal' line.")
 
     def cmd_clear(self, args: list[str]) -> None:
         """``/clear``: forget the conversation, keep the context files."""
-        self.session.clear()
-        self.save()
-        self.emit(ev.Cleared())
+        self.host.session.clear()
+        self.host.save()
+        self.host.emit(ev.Cleared())
         self._note("Conversation cleared; context files kept.")
 

@@ -12,10 +12,8 @@ from coder.session.feed import LiveFeed
 from coder.telemetry.stats import Chunk, Reply
 
 if TYPE_CHECKING:
-    from coder.backends.runtime.handle import BackendHandle
     from coder.conversations import Conversation
     from coder.edit.gitops import UndoResult
-    from coder.telemetry.metrics import SpecStats
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
@@ -44,16 +42,6 @@ def pump(stream: Iterator[Chunk | Reply], feed: LiveFeed, check: Callable[[], No
     if reply is None:
         raise CoderError("the reply stream ended without a result")
     return reply
-
-
-def scrape(backend: BackendHandle) -> SpecStats | None:
-    """A /metrics snapshot with speculation counters, or None (no server, no --metrics)."""
-    try:
-        with backend.api(timeout=2.0) as api:
-            stats: SpecStats = api.metrics()
-    except CoderError:
-        return None
-    return stats if stats.has_spec_metrics else None
 
 
 def chat_messages(root: Path, session: Conversation, question: str) -> list[dict[str, str]]:

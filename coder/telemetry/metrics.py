@@ -42,7 +42,7 @@ class SpecStats:
     prompt_tokens: float = 0.0
     prompt_tokens_cached: float = 0.0
     accepted_per_pos: tuple[float, ...] = ()
-    drafted_per_pos: tuple[float, ...] = ()  # vLLM only
+    drafted_per_pos: tuple[float, ...] = ()  # only where exported; vLLM 0.26–0.33 keep it internal
     accept_length_gauge: float | None = None  # SGLang: interval average
     accept_rate_gauge: float | None = None
     has_spec_metrics: bool = False
@@ -100,10 +100,13 @@ class SpecDelta:
         return [a / self.drafts for a in self.accepted_per_pos]
 
     def survival_drafted(self) -> list[float]:
-        """vLLM only: P(A ≥ i+1 | position i was drafted) = accepted_per_pos[i] / drafted_per_pos[i].
+        """P(A ≥ i+1 | position i was drafted) = accepted_per_pos[i] / drafted_per_pos[i].
 
         Exact even when drafts vary in length (batch-size k schedules, truncation near
         max_tokens), where :meth:`survival` divides by steps that never drafted position i.
+        Empty unless the server exports ``spec_decode_num_draft_tokens_per_pos``: released vLLM
+        0.26.0–0.33.0 count it (``SpecDecodingStats.num_draft_tokens_per_pos``) but export only
+        the accepted-per-position counter (``vllm/v1/spec_decode/metrics.py``).
         """
         return [a / d if d > 0 else 0.0 for a, d in zip(self.accepted_per_pos, self.drafted_per_pos, strict=False)]
 

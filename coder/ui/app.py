@@ -22,11 +22,13 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
 from coder.config import Config, Profile
 from coder.errors import CoderError
+from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS
 from coder.session.edit_session import EditSession
 from coder.ui import themes
@@ -146,7 +148,7 @@ class CoderApp(App[None]):
         self.persist_theme = persist_theme
         self.last_checks: list[Check] | None = None
         self.backend_checked = server is not None  # a lookup for a running server has finished
-        self.backend = BackendHandle(server, self.profile)
+        self.backend = BackendHandle(server, self.profile, policy_factory=policy_factory(persist_state))
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
@@ -224,6 +226,27 @@ class CoderApp(App[None]):
         elif self.backend.info is None:
             self.find_backend()
         self.load_baseline()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers: failures go to the one handler below."""
+        self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker[object]) -> None:
+        """The one error handler for every worker (the app's and its screens'): one line, then carry on.
+
+        A worker that raised something unexpected (a proxy's HTML where JSON belongs, a bug) is
+        reported in one line in the transcript, and a session request puts the session back to
+        idle, so the next message runs instead of being told to wait for a reply that never comes.
+        """
+        if worker.state != WorkerState.ERROR or worker.error is None:
+            return
+        error = worker.error
+        what = str(error) if isinstance(error, CoderError) else f"{type(error).__name__}: {error}"
+        line = f"{worker.description or worker.name} failed: {' '.join(what.split())[:300]}"
+        self.notify(line, severity="error", timeout=8)
+        self.main.note(line)
+        if worker.group == "session":
+            self.main.edit.recover()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's palette commands plus the backend screen."""

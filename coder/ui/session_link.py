@@ -52,7 +52,11 @@ class RequestStarted(SessionMessage[ev.RequestStarted]):
 
 
 class StreamBatch(SessionMessage[ev.StreamBatch]):
-    """A frame's worth of streamed text and live stats."""
+    """A frame's worth of streamed text and live stats.
+
+    Never replaced by a later one (``can_replace`` would drop text): the session's
+    :class:`~coder.session.feed.LiveFeed` already coalesces a stream into a few batches a second.
+    """
 
 
 class RequestFinished(SessionMessage[ev.RequestFinished]):
@@ -86,9 +90,17 @@ class FrontEndCommand(SessionMessage[ev.FrontEndCommand]):
 class PrefillUpdate(SessionMessage[ev.PrefillUpdate]):
     """The prompt of the request in flight is being processed."""
 
+    def can_replace(self, message: Message) -> bool:
+        """Progress is a state, not a log: a newer update makes a queued older one moot."""
+        return isinstance(message, PrefillUpdate)
+
 
 class CacheChanged(SessionMessage[ev.CacheChanged]):
     """The prompt-cache warm-up moved."""
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the newest cache state matters to the panel."""
+        return isinstance(message, CacheChanged)
 
 
 _MESSAGES: dict[type, Callable[[Any], Message]] = {

@@ -124,7 +124,7 @@ def test_k_sweep_by_request_cap_on_a_patched_server(demo_server: ServerInfo) -> 
 
 
 def test_forced_restart_sweep_relaunches_per_k_and_stops_what_it_started(
-        llama_server_binary: Path, demo_model: Path) -> None:
+        llama_server_binary: Path, demo_model: Path, tmp_path: Path) -> None:
     profile = builtin_profiles()["demo"].with_overrides(
         name="bench-restart-test", binary=str(llama_server_binary), ctx=4096, threads=2)
     plan = Plan(workloads=_suite(("code",)), settings=Settings(reps=1, max_tokens=24),
@@ -148,6 +148,13 @@ def test_forced_restart_sweep_relaunches_per_k_and_stops_what_it_started(
 
     result = analyse(section)
     assert all(row["speedup"] is not None for row in result["single"] if not row.get("baseline"))
+    # the TUI's 'fraction of ideal' reads the baseline from such a report (it once looked for keys
+    # no report has, so the panel never showed it)
+    from coder.ui.widgets.spec.panel import baseline_from_bench
+
+    report_path = tmp_path / "bench-report.json"
+    report_path.write_text(json.dumps({"results": [result]}))
+    assert baseline_from_bench([report_path]) == pytest.approx(base["summary"]["decode_tps"])
     assert result["lossless"]["items"] and result["lossless"]["exact_share"] is not None
 
 

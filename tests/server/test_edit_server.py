@@ -20,9 +20,11 @@ import pytest
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.cli import edit as edit_cli
+from coder.config import Profile
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal, KChoice
+from coder.edit.model import EditProposal
 from coder.errors import CoderError
+from coder.kchoice import KChoice
 from coder.telemetry.stats import RequestStats
 
 pytestmark = pytest.mark.server
@@ -75,7 +77,10 @@ class RecordingPolicy:
 
     def choose(self, request_class: str) -> KChoice:
         self.chosen.append(request_class)
-        return KChoice(4, "test double", "cap")
+        return KChoice(4, request_class, "test double", "cap")
+
+    def override(self, k: int | None, request_class: str | None = None) -> None:
+        raise AssertionError("not pinned in this test")
 
     def learn(self, request_class: str, k: int | None, timings: dict[str, float], delta: Any = None) -> None:
         self.observed.append((request_class, k, timings, delta))
@@ -87,7 +92,7 @@ class RecordingPolicy:
 @pytest.mark.parametrize(("mode", "symbol"), [("full", None), ("region", "add")])
 def test_round_trip(demo_server: Any, repo: Path, mode: str, symbol: str | None) -> None:
     policy = RecordingPolicy()
-    engine = EditEngine(BackendHandle(demo_server), repo, policy=policy)
+    engine = EditEngine(BackendHandle(demo_server, Profile(name="demo"), policy_factory=lambda p, i: policy), repo)
     request = engine.prepare(repo / "hello.py", "add a docstring to add", mode=mode, symbol=symbol)
     assert request.request_class == mode and request.token_source == "server /tokenize"
     assert policy.chosen == [mode] and request.k.k == 4

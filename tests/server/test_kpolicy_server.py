@@ -11,8 +11,10 @@ import pytest
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile, builtin_profiles
+from coder.kchoice import KChoice
+from coder.kpolicy import policy_factory
 from coder.kpolicy.controller import KController
-from coder.kpolicy.policy import KChoice, KPolicy
+from coder.kpolicy.policy import KPolicy
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import Reply
 
@@ -71,7 +73,7 @@ def test_restart_decision_carried_out_by_the_session(server_factory: Callable[..
                        threads=1)
     info.draft_cap = False  # force the stock-binary path: k changes only by relaunching
     messages: list[str] = []
-    session = BackendHandle(info, profile)
+    session = BackendHandle(info, profile, policy_factory=policy_factory(False))
     policy = KPolicy(profile, info, adaptive=False, notify=messages.append, persist=False)
     seen: list[ServerInfo | None] = []
     session.subscribe(seen.append)
@@ -102,7 +104,7 @@ def test_restart_cancelled_mid_load_stops_the_new_server(server_factory: Callabl
     info = server_factory(spec_type="draft-simple", drafter="demo", k=8, threads=1)
     profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8,
                        threads=1)
-    session = BackendHandle(info, profile)
+    session = BackendHandle(info, profile, policy_factory=policy_factory(False))
     seen: list[ServerInfo | None] = []
     session.subscribe(seen.append)
     cancel = threading.Event()

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from coder.backends.engines.warm import LlamaCppWarmSender
 from coder.backends.runtime.handle import BackendHandle
-from coder.backends.runtime.warmup import LlamaCppWarmSender
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, EditRequest
-from coder.edit.warmup import CacheWarmer, edit_prefix
+from coder.edit.warmup.cache import CacheWarmer, edit_prefix
+from coder.kpolicy import policy_factory
 from coder.telemetry.prefill import PrefillView
 
 pytestmark = pytest.mark.server
@@ -75,8 +76,8 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     profile = builtin_profiles()["demo"]
     seen: list[ev.Event] = []
-    edit = EditSession(root, conversations.new_conversation(root), BackendHandle(demo_server), profile,  # type: ignore[arg-type]
-                       seen.append, persist=False)
+    backend = BackendHandle(demo_server, profile, policy_factory=policy_factory(False))  # type: ignore[arg-type]
+    edit = EditSession(root, conversations.new_conversation(root), backend, profile, seen.append, persist=False)
     edit.warm_context()
     edit.submit("@m.py")
 

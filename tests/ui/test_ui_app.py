@@ -1,7 +1,7 @@
 """Pilot tests of the TUI: commands, @-mentions, chat streaming, edit review accept/reject, hunks, undo, bad input.
 
 Replies are recorded real llama-server traffic (tests/data/ui/*.json, see their ``meta``) served by the
-:class:`coder.session.replay.ReplayServer` **test double** on 127.0.0.1; everything else is real: the
+:class:`coder.testing.replay.ReplayServer` **test double** on 127.0.0.1; everything else is real: the
 OpenAI client, the edit engine and its /metrics scrape (of the recorded pages), a temporary git
 repository, git commits, the session files.
 """
@@ -402,3 +402,59 @@ async def test_escape_stops_a_streaming_reply(ui_repo: Path) -> None:
             assert [t.role for t in app.session.turns] == ["user"]
             await submit(pilot, "/help")  # the app is still responsive
             assert "/undo" in transcript(app)
+
+
+async def test_an_unexpected_worker_error_is_one_line_and_the_session_goes_on(
+        ui_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that answers 200 with an HTML body made ``resp.json()`` raise inside the session worker;
+    the worker swallowed it and the session stayed 'streaming' forever (every later message was told
+    to press Escape). Now the one worker handler reports it and puts the session back to idle."""
+    from coder.session.edit_session import EditSession
+
+    calls: list[str] = []
+    original = EditSession._chat_request
+
+    def html_then_real(self: EditSession, question: str) -> None:
+        calls.append(question)
+        if len(calls) == 1:
+            self._set_state("streaming")
+            raise ValueError("Expecting value: line 1 column 1 (char 0)")  # what json() says of '<html>'
+        original(self, question)
+
+    monkeypatch.setattr(EditSession, "_chat_request", html_then_real)
+    with replay("chat_reply") as (_, info):
+        app = make_app(ui_repo, info)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await submit(pilot, "first question")
+            assert app.main.edit.state == "idle"
+            failed = [line for line in transcript(app).splitlines() if "failed: ValueError" in line]
+            assert len(failed) == 1
+            await submit(pilot, "/clear")  # the recording was made without the failed turn
+            await submit(pilot, SCENARIOS["chat_reply"].instruction)
+            text = transcript(app)
+    assert len(calls) == 2 and calls[0] == "first question"  # the second message ran
+    assert load("chat_reply").reply_text().splitlines()[0] in text
+
+
+async def test_a_flood_of_prefill_updates_is_coalesced(ui_repo: Path) -> None:
+    """Prefill progress is a state: queued older updates are replaced by the newest (Textual's can_replace)."""
+    from coder.session import events as ev
+    from coder.telemetry.prefill import PrefillView
+    from coder.ui.session_link import PrefillUpdate, message_for
+
+    handled: list[PrefillView] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, PrefillUpdate):
+            handled.append(message.event.view)
+
+    app = make_app(ui_repo, None, offer_start=False)
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await pilot.pause()
+        handled.clear()
+        for i in range(1, 201):  # posted from the UI thread: all queue before the screen runs again
+            app.main.post_message(message_for(ev.PrefillUpdate(PrefillView(elapsed=i / 10, total=200, processed=i))))
+        await pilot.pause()
+        await pilot.pause()
+    assert handled and handled[-1].processed == 200
+    assert len(handled) < 20, f"{len(handled)} of 200 updates were handled one by one"

@@ -14,7 +14,7 @@ from ui_support import CHAT_QUESTION, load, make_repo
 from coder import config, conversations
 from coder.edit.apply import diff_stat, unified_diff
 from coder.session.feed import Batch
-from coder.session.replay import ReplayServer
+from coder.testing.replay import ReplayServer
 from coder.ui import themes
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen

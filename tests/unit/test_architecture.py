@@ -195,3 +195,36 @@ def test_no_any_in_public_signatures() -> None:
     offenders = [hit for p, tree in trees.items() for hit in public_any(tree, str(p.relative_to(CODER.parent)), names)]
     assert len(trees) > 100  # the walk really saw the package
     assert offenders == [], "Any in public signatures (use coder.jsontypes or a TypedDict):\n" + "\n".join(offenders)
+
+
+def _importers_of(prefix: str) -> set[str]:
+    """Modules under coder/ (as paths relative to coder/) that import ``prefix`` or anything below it."""
+    out: set[str] = set()
+    for path in CODER.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n == prefix or n.startswith(prefix + ".") for n in names):
+                out.add(path.relative_to(CODER).as_posix())
+    return out
+
+
+def test_build_machinery_is_imported_only_by_install_and_doctor() -> None:
+    users = {p for p in _importers_of("coder.backends.build") if not p.startswith("backends/build/")}
+    assert users, "the walk found no importer at all: it is not looking"
+    assert users <= {"cli/backend.py", "doctor.py"}, f"build/ imported by {sorted(users)}"
+
+
+def test_one_k_choice_type() -> None:
+    homes = [path.relative_to(CODER).as_posix() for path in CODER.rglob("*.py")
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.ClassDef) and node.name in {"KChoice", "KChoiceLike", "KDecision"}]
+    assert homes == ["kchoice.py"]
+
+
+def test_nothing_shipped_imports_the_test_doubles() -> None:
+    users = {p for p in _importers_of("coder.testing") if not p.startswith("testing/")}
+    assert users == set(), f"coder.testing imported by {sorted(users)}"

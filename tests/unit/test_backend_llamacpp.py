@@ -206,8 +206,11 @@ def test_missing_and_non_gguf_models(tmp_path: Path, llama_server_binary: Path) 
 
 @pytest.mark.server
 def test_model_that_fails_to_load_leaves_no_process(tmp_path: Path, llama_server_binary: Path) -> None:
-    corrupt = tmp_path / "corrupt.gguf"
-    corrupt.write_bytes(b"GGUF" + os.urandom(4096))
+    from test_gguf_info import write_gguf
+
+    # a well-formed header with a chat template (coder's own checks pass) but no model in it
+    corrupt = write_gguf(tmp_path / "corrupt.gguf", "llama", {"tokenizer.chat_template": "{{ x }}"},
+                         ["token_embd.weight"])
     out = _coder("backend", "start", "--binary", str(llama_server_binary), "--model", str(corrupt),
                  env=_fresh(tmp_path))
     line = _one_line_error(out)

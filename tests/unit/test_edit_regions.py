@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from coder.backends.runtime.handle import LaunchK
 from coder.edit.budget import plan_budget
 from coder.edit.engine import EditEngine
-from coder.edit.model import FixedK, LaunchK
 from coder.edit.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
 from coder.errors import CoderError
 from coder.samples import JAVASCRIPT, LARGE, SMALL, sample_names, sample_path
@@ -198,8 +198,12 @@ def test_token_counter_calibrates_against_the_server() -> None:
 
 def test_k_policies() -> None:
     assert LaunchK().choose("full").k is None
-    choice = FixedK(3).choose("region")
-    assert choice.k == 3 and choice.via == "user"
+    pinned = LaunchK()
+    pinned.override(3)
+    choice = pinned.choose("region")
+    assert (choice.k, choice.via, choice.source, choice.cap) == (3, "cap", "override", 3)
+    with pytest.raises(CoderError):
+        pinned.override(0)
 
 
 def test_samples_are_real_and_sized() -> None:

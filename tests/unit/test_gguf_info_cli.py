@@ -49,4 +49,4 @@ def test_inspect_bad_input_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["model", "inspect", str(tmp_path / "missing.gguf")]) == 1
     assert "no such file" in capsys.readouterr().err
     assert main(["model", "fetch", "llama-70b"]) == 1
-    assert "only 'demo'" in capsys.readouterr().err
+    assert "unknown model 'llama-70b'" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
+from coder.kpolicy import policy_factory
 from coder.kpolicy.policy import KPolicy
 from coder.kpolicy.restart import RestartFallback
 
@@ -87,7 +88,8 @@ def test_stock_managed_server_restart_is_a_decision_the_session_carries_out() ->
         return _server(k=k, draft_cap=False, url="http://127.0.0.1:2")
 
     profile = Profile(name="t", adaptive_k=False)
-    session = BackendHandle(_server(draft_cap=False), profile, restart_fn=fake_restart)
+    session = BackendHandle(_server(draft_cap=False), profile, restart_fn=fake_restart,
+                            policy_factory=policy_factory(False))
     policy = KPolicy(profile, session.info, notify=messages.append, persist=False)  # type: ignore[arg-type]
     session.subscribe(seen.append)
     session.subscribe(lambda info: policy.follow(info, session.last_restart_s))
@@ -118,7 +120,8 @@ def test_session_restart_can_be_cancelled() -> None:
         return _server(k=k)
 
     seen: list[ServerInfo | None] = []
-    session = BackendHandle(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart)
+    session = BackendHandle(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart,
+                            policy_factory=policy_factory(False))
     session.subscribe(seen.append)
     policy = KPolicy(Profile(name="t", adaptive_k=False), _server(draft_cap=False), persist=False)
     policy.override(2)
@@ -167,8 +170,8 @@ def test_adaptive_policy_reports_its_reasoning() -> None:
     assert (first.k, first.source, first.via) == (8, "adaptive", "cap") and "warm-up" in first.reason
     # a request where only the first two positions ever survive
     delta = SpecDelta(drafts=100, draft_tokens=800, accepted=150, accepted_per_pos=(90, 60, 0, 0, 0, 0, 0, 0))
-    policy.observe(first, {"predicted_n": 250, "predicted_ms": 5000.0, "draft_n": 800,
-                           "draft_n_accepted": 150}, delta)
+    policy.learn(first.request_class, first.k, {"predicted_n": 250, "predicted_ms": 5000.0, "draft_n": 800,
+                                                "draft_n_accepted": 150}, delta)
     second = policy.choose("region")
     assert second.k is not None and second.k < 8
     assert f"k={second.k}" in second.reason

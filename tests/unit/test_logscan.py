@@ -132,9 +132,25 @@ def test_sglang_decode_lines() -> None:
     assert lines[0].running == 1 and lines[0].tokens == 1234
 
 
+def test_sglang_0523_decode_lines_iteration_and_hybrid_pools() -> None:
+    """SGLang 0.5.23's own format (SOURCES.md): ``Decode batch,`` with an optional ``[iter]`` and,
+    for hybrid SWA / linear-attention models, ``#full token:`` instead of ``#token:``."""
+    lines = logscan.sglang_decode_lines(read("sglang_0523_decode.log"))
+    assert [x.accept_len for x in lines] == [3.87, 5.10, 6.25]
+    assert [x.tokens for x in lines] == [812, 2048, 3000]
+    assert lines[1].running == 2 and lines[1].accept_rate == pytest.approx(0.59)
+    assert lines[2].gen_throughput == pytest.approx(402.0)
+
+
 def test_sglang_dense_head_failure() -> None:
     (fail,) = logscan.known_failures("sglang", read("sglang_quant_head.log"))
     assert "lm_head is quantized" in fail.reason
+
+
+def test_sglang_0523_quant_head_failure() -> None:
+    """SGLang 0.5.23's wording of the refusal (srt/models/dflash.py:127, SOURCES.md)."""
+    (fail,) = logscan.known_failures("sglang", read("sglang_0523_quant_head.log"))
+    assert "lm_head is quantized" in fail.reason and fail.line.startswith("RuntimeError: DFlash candidate top-k")
 
 
 def test_vllm_metrics_exposition() -> None:
@@ -142,7 +158,8 @@ def test_vllm_metrics_exposition() -> None:
     assert stats.engine == "vllm"
     assert (stats.drafts, stats.draft_tokens, stats.accepted) == (300, 2100, 1010)
     assert stats.accepted_per_pos == (270, 230, 180, 140, 100, 60, 30)
-    assert stats.drafted_per_pos == (300,) * 7
+    # vLLM 0.26–0.33 count drafts per position internally but export no Prometheus counter for them
+    assert stats.drafted_per_pos == ()
     empty = parse_metrics("")
     delta = stats - empty
     assert delta.acceptance_length == pytest.approx(1 + 1010 / 300)
@@ -176,11 +193,9 @@ def test_real_llamacpp_wrong_drafter_abort() -> None:
     assert logscan.llamacpp_spec_load(text).family is None  # never got as far as the DFlash load lines
 
 
-def test_vllm_per_position_rates_use_drafted_denominators() -> None:
-    """With variable-length drafts the drafted-per-position counter is the right denominator."""
-    text = read("vllm_metrics.txt").replace('position="6"} 300.0', 'position="6"} 150.0')
-    delta = parse_metrics(text) - parse_metrics("")
-    rates = delta.survival_drafted()
-    assert rates[0] == pytest.approx(270 / 300)
-    assert rates[6] == pytest.approx(30 / 150)  # only 150 steps drafted that deep
-    assert delta.survival()[6] == pytest.approx(30 / 300)  # the per-step view differs
+def test_vllm_exports_no_drafted_per_position_counter() -> None:
+    """Real vLLM pages (0.26–0.33, SOURCES.md) carry accepted-per-position only: the per-step
+    survival is the estimate there, and the drafted-denominator view is empty, not invented."""
+    delta = parse_metrics(read("vllm_metrics.txt")) - parse_metrics("")
+    assert delta.survival_drafted() == []
+    assert delta.survival()[6] == pytest.approx(30 / 300)

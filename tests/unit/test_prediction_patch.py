@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import tarfile
 from pathlib import Path
 
 import pytest
+from llama_source import unpack_pristine
 
 from coder.backends.build import draft_cap_patch, prediction_patch
 from coder.backends.engines.llamacpp import k_flags, parse_help
@@ -17,21 +17,8 @@ from coder.kpolicy.depth import COPY_K_MAX
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The files both patches touch, straight from the pinned sdist (no patch applied)."""
-    from coder.backends.build.install import SDIST
-    from coder.pypi import fetch
-
     paths = {e.path for e in (*draft_cap_patch.EDITS, *prediction_patch.EDITS)}
-    root = tmp_path_factory.mktemp("pristine") / "llama.cpp"
-    with tarfile.open(fetch(SDIST)) as tar:
-        for member in tar.getmembers():
-            rel = member.name.split("/llama.cpp/", 1)[-1]
-            if rel in paths and member.isfile():
-                data = tar.extractfile(member)
-                assert data is not None
-                (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                (root / rel).write_bytes(data.read())
-    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == paths
-    return root
+    return unpack_pristine(tmp_path_factory.mktemp("pristine") / "llama.cpp", paths)
 
 
 @pytest.fixture
@@ -90,21 +77,22 @@ def test_help_lists_the_prediction_type() -> None:
     assert "prediction" in parse_help(text).spec_types
 
 
-def _chain_policy(spec: str, ngl: int | None, k_max: int | None = None) -> object:
+def _chain_policy(spec: str, on_gpu: bool, k_max: int | None = None) -> object:
     from coder.backends.runtime.server import ServerInfo
     from coder.config import Profile
     from coder.kpolicy.policy import KPolicy
 
-    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=7, k_max=k_max, managed=True, draft_cap=True)
-    return KPolicy(Profile(name="t", adaptive_k=False, ngl=ngl), server, persist=False)
+    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=7, k_max=k_max, managed=True, draft_cap=True,
+                        on_gpu=on_gpu)
+    return KPolicy(Profile(name="t", adaptive_k=False, ngl=99), server, persist=False)
 
 
-@pytest.mark.parametrize(("ngl", "full", "region"), [(99, 64, 32), (None, 16, 16)])
-def test_copy_chain_drafts_deep_on_gpu_shallow_on_cpu_model_at_block(ngl: int | None, full: int,
+@pytest.mark.parametrize(("on_gpu", "full", "region"), [(True, 64, 32), (False, 16, 16)])
+def test_copy_chain_drafts_deep_on_gpu_shallow_on_cpu_model_at_block(on_gpu: bool, full: int,
                                                                      region: int) -> None:
     from coder.kpolicy.policy import KPolicy
 
-    policy = _chain_policy("prediction,draft-dflash", ngl, k_max=7)
+    policy = _chain_policy("prediction,draft-dflash", on_gpu, k_max=7)
     assert isinstance(policy, KPolicy)
     assert policy.choose("full").k == full
     assert policy.choose("region").k == region
@@ -116,7 +104,32 @@ def test_copy_chain_drafts_deep_on_gpu_shallow_on_cpu_model_at_block(ngl: int | 
 def test_a_single_model_drafter_keeps_its_block_bound() -> None:
     from coder.kpolicy.policy import KPolicy
 
-    policy = _chain_policy("draft-dflash", 99, k_max=7)
+    policy = _chain_policy("draft-dflash", True, k_max=7)
     assert isinstance(policy, KPolicy)
     with pytest.raises(CoderError, match="maximum k=7"):
         policy.override(8, "full")
+
+
+def test_one_answer_to_gpu_or_cpu_for_a_cpu_build_asked_for_layers(tmp_path: Path) -> None:
+    """A CPU build with ``ngl = 999`` runs on the CPU: the adapter's answer (ServerInfo.on_gpu) and the
+    CPU-only launch flags agree (the k policy once said GPU here, the launch flags CPU)."""
+    import json
+
+    from coder.backends.engines.llamacpp import LlamaCppAdapter
+    from coder.config import builtin_profiles
+
+    build = tmp_path / "11434.0.0-cpu-native-x"
+    (build / "bin").mkdir(parents=True)
+    binary = build / "bin" / "llama-server"
+    binary.write_text("#!/bin/sh\n")
+    (build / "build.json").write_text(json.dumps({"binary": str(binary), "version": "v", "build_number": 1,
+                                                  "variant": "cpu"}))
+    profile = builtin_profiles()["demo"].with_overrides(binary=str(binary), ngl=999)
+    adapter = LlamaCppAdapter()
+    assert adapter.runs_on_gpu(profile) is False
+    from coder.backends.engines.llamacpp import _cpu_only
+
+    assert _cpu_only(profile, binary)  # what decides the CPU prefill batch (-b/-ub)
+    (build / "build.json").write_text(json.dumps({"binary": str(binary), "version": "v", "build_number": 1,
+                                                  "variant": "cuda"}))
+    assert adapter.runs_on_gpu(profile) is True

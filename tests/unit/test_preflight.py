@@ -114,6 +114,21 @@ def test_seed_weight_scale_on_head_refused(tmp_path: Path, drafter: Path) -> Non
     assert "REFUSE" in format_report(report)
 
 
+def test_released_vllm_does_not_refuse_a_quantized_head(tmp_path: Path, drafter: Path) -> None:
+    """vLLM 0.28.0-0.33.0 as released on PyPI carry no quantized-head refusal (SOURCES.md: their
+    qwen3_dflash2.py takes the candidate top-K through LogitsProcessor.get_top_k_tokens): warn, do not
+    refuse; an unknown or development build keeps the seeds' refusal."""
+    quant = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": []}
+    t = target(tmp_path / "nvfp4", quant, [f"{LAYER}.weight", f"{LAYER}.weight_scale", "lm_head.weight",
+                                           "lm_head.weight_scale"])
+    released = run_preflight("vllm", t, drafter, 131072, 7, env={}, engine_version="0.33.0")
+    check = head_check(released)
+    assert check.ok is None and "vLLM 0.33.0 does not refuse" in check.detail
+    assert released.verdict == "provisional", format_report(released)
+    dev = run_preflight("vllm", t, drafter, 131072, 7, env={}, engine_version="0.34.0.dev3+g030da624")
+    assert dev.verdict == "refuse" and head_check(dev).ok is False
+
+
 def test_compressed_tensors_nvfp4_head_refused(tmp_path: Path, drafter: Path) -> None:
     quant = {
         "quant_method": "compressed-tensors",

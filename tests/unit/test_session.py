@@ -1,7 +1,7 @@
 """The headless EditSession, without Textual: mentions, commands, the state machine, k, restarts, cancel.
 
 Replies come from recorded real llama-server traffic (tests/data/ui/*.json) served by the
-:class:`coder.session.replay.ReplayServer` **test double**; everything on coder's side is real: the
+:class:`coder.testing.replay.ReplayServer` **test double**; everything on coder's side is real: the
 OpenAI client, the edit engine, the /metrics scrape, the k policy, git commits, session files.
 """
 
@@ -22,6 +22,7 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile, builtin_profiles
 from coder.errors import CoderError
+from coder.kpolicy import policy_factory
 from coder.session import events as ev
 from coder.session.edit_session import EditSession
 
@@ -49,7 +50,8 @@ class Recorder:
 def session_for(root: Path, info: ServerInfo | None, *, profile: Profile = PROFILE,
                 backend: BackendHandle | None = None) -> tuple[EditSession, Recorder]:
     rec = Recorder()
-    edit = EditSession(root, conversations.new_conversation(root), backend or BackendHandle(info, profile),
+    edit = EditSession(root, conversations.new_conversation(root), backend or BackendHandle(info, profile,
+                                                                                            policy_factory=policy_factory(False)),
                        profile, rec,
                        persist=False)
     edit.load_files()
@@ -68,7 +70,7 @@ def greet_repo(tmp_path: Path) -> Path:
 
 
 def test_session_package_imports_no_textual() -> None:
-    code = ("import sys, coder.session.edit_session, coder.session.replay, coder.session.feed\n"
+    code = ("import sys, coder.session.edit_session, coder.testing.replay, coder.session.feed\n"
             "print(','.join(m for m in ('textual', 'coder.ui') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
@@ -222,7 +224,7 @@ def test_k_restart_moves_chat_to_the_new_server(repo: Path) -> None:
             calls.append(k)
             return new_info
 
-        backend = BackendHandle(old_info, PROFILE, restart_fn=restart_double)
+        backend = BackendHandle(old_info, PROFILE, restart_fn=restart_double, policy_factory=policy_factory(False))
         seen: list[ServerInfo | None] = []
         backend.subscribe(seen.append)
         edit, rec = session_for(repo, None, backend=backend)
@@ -247,7 +249,7 @@ def test_escape_cancels_a_restart(repo: Path) -> None:
             cancel.wait(30)
             raise CoderError("restart cancelled")
 
-        backend = BackendHandle(info, PROFILE, restart_fn=slow_restart)
+        backend = BackendHandle(info, PROFILE, restart_fn=slow_restart, policy_factory=policy_factory(False))
         edit, rec = session_for(repo, None, backend=backend)
         edit.submit("/k 3")
         worker = threading.Thread(target=edit.submit, args=(SCENARIOS["chat_reply"].instruction,))
@@ -259,3 +261,17 @@ def test_escape_cancels_a_restart(repo: Path) -> None:
     assert not worker.is_alive()
     assert rec.of(ev.RequestStopped) and old.chat_requests == []
     assert backend.info is None and edit.state == "idle"
+
+
+def test_backend_changes_close_the_previous_connection_pool() -> None:
+    """Each change of backend used to open an httpx.Client for the token counter and never close it."""
+    first = ServerInfo(url="http://127.0.0.1:9", k=4, spec_type="ngram-mod")
+    handle = BackendHandle(first)
+    pools = [handle.counter.server]
+    for port in (10, 11):
+        handle.replace(ServerInfo(url=f"http://127.0.0.1:{port}", k=4, spec_type="ngram-mod"))
+        pools.append(handle.counter.server)
+    handle.replace(None)
+    closed = [pool._http.is_closed for pool in pools]  # type: ignore[union-attr]
+    assert closed == [True, True, True]
+    assert handle.counter.server is None

@@ -12,14 +12,16 @@ from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, make_repo, replay
 
 from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
+from coder.kpolicy import policy_factory
 from coder.session import events as ev
 from coder.session.edit_session import EditSession
 
 
 def _session(root: Path, info: object, warm_up: str) -> tuple[EditSession, Recorder]:
     rec = Recorder()
-    edit = EditSession(root, conversations.new_conversation(root), BackendHandle(info, PROFILE), PROFILE,  # type: ignore[arg-type]
-                       rec, persist=False, warm_up=warm_up)
+    backend = BackendHandle(info, PROFILE, policy_factory=policy_factory(False))  # type: ignore[arg-type]
+    edit = EditSession(root, conversations.new_conversation(root), backend, PROFILE, rec, persist=False,
+                       warm_up=warm_up)
     edit.load_files()
     return edit, rec
 

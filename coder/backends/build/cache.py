@@ -9,7 +9,6 @@ leaves a marker behind, and the next one starts clean from it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import shutil
@@ -22,6 +21,7 @@ from coder.backends.build.draft_cap_patch import AnchoredEdit
 from coder.backends.cpu_features import CpuConfig, CpuProbe
 from coder.backends.installed import install_root
 from coder.errors import CoderError
+from coder.fsutil import file_lock
 from coder.paths import cache_dir, ensure
 
 INCOMPLETE = ".coder-incomplete"
@@ -40,7 +40,9 @@ class SourcePatch(Protocol):
 
 def patch_digest(patches: Sequence[SourcePatch]) -> str:
     """A hash of every patch's name and edits: an edited patch gives another build key."""
-    payload = [[p.PATCH_NAME, [[e.path, e.anchor, e.text] for e in p.EDITS]] for p in patches]
+    # a replacing edit adds its flag, so the digests of insert-only patches stay what they were
+    payload = [[p.PATCH_NAME, [[e.path, e.anchor, e.text, *(["replace"] if e.replace else [])] for e in p.EDITS]]
+               for p in patches]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
@@ -73,18 +75,8 @@ def build_dir(key: str) -> Path:
 @contextlib.contextmanager
 def install_lock(waiting: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the install lock: two installs never share a source tree or a build directory."""
-    path = ensure(cache_dir() / "locks") / "llama.cpp-install.lock"
-    with path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if waiting:
-                waiting()
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with file_lock(ensure(cache_dir() / "locks") / "llama.cpp-install.lock", waiting):
+        yield
 
 
 def fresh_build_dir(key: str) -> Path:

@@ -22,11 +22,15 @@ MARKER = "coder: per-request draft cap"
 
 @dataclass(frozen=True)
 class AnchoredEdit:
-    """Insert ``text`` right after the single occurrence of ``anchor`` in ``path``."""
+    """Insert ``text`` right after the single occurrence of ``anchor`` in ``path``.
+
+    With ``replace`` the text takes the anchor's place instead (it must not contain the anchor).
+    """
 
     path: str
     anchor: str
     text: str
+    replace: bool = False
 
 
 EDITS: tuple[AnchoredEdit, ...] = (
@@ -75,4 +79,5 @@ def apply_edits(patch_name: str, edits: tuple[AnchoredEdit, ...], llama_root: Pa
             raise CoderError(
                 f"{patch_name} patch: anchor found {count}× in {edit.path}; the llama.cpp source moved"
             )
-        path.write_text(source.replace(edit.anchor, edit.anchor + edit.text), encoding="utf-8")
+        new = edit.text if edit.replace else edit.anchor + edit.text
+        path.write_text(source.replace(edit.anchor, new), encoding="utf-8")

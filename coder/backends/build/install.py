@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coder.backends import cpu_features
 from coder.backends.build import cache as build_cache
-from coder.backends.build import draft_cap_patch, prediction_patch
+from coder.backends.build import draft_cap_patch, greedy_fast_patch, prediction_patch, spec_step_patch
 from coder.backends.build.cache import SourcePatch
 from coder.backends.build.smoke import SmokeResult, smoke_test
 from coder.backends.cpu_features import CpuConfig, CpuProbe
@@ -39,7 +39,7 @@ SDIST = PinnedFile(
 VERSION = "11434.0.0"
 BUILD_NUMBER = 11434
 # every source patch coder applies, in order; each is recorded in build.json and hashed into the key
-PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch)
+PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch, greedy_fast_patch, spec_step_patch)
 
 # (phase, fraction 0..1, line of build output)
 BuildProgress = Callable[[str, float, str], None]

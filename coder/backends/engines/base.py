@@ -9,11 +9,15 @@ No module outside ``coder.backends`` compares engine names; it asks
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import ENGINES, Profile
 from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    from coder.backends.engines.warm import WarmSender
 
 
 @dataclass
@@ -86,6 +90,18 @@ class EngineAdapter(Protocol):
         """Engine-specific body fields for one streamed chat request."""
         ...
 
+    def owns_process(self, info: ServerInfo) -> bool:
+        """Whether the process ``info`` recorded at launch (pid + start time) still runs."""
+        ...
+
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """Whether a server launched from ``profile`` computes on a GPU (``ServerInfo.on_gpu``)."""
+        ...
+
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """How a warm-up prefix reaches this engine's prompt cache (:mod:`coder.backends.engines.warm`)."""
+        ...
+
     def slot_count(self, api: ServerAPI) -> int | None:
         """Parallel request slots the server reports, when it reports them."""
         ...
@@ -149,3 +165,18 @@ class ScriptEngineBase:
     def slot_count(self, api: ServerAPI) -> int | None:
         """Not reported."""
         return None
+
+    def owns_process(self, info: ServerInfo) -> bool:
+        """The launched process, by pid and start time: ``python -m``, a venv shim or a wrapper
+        that execs the engine all keep both, whatever their command line says."""
+        return proc.is_running(info.pid, info.pid_start)
+
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """vLLM and SGLang serve on GPUs."""
+        return True
+
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """A one-token chat request of the prefix: automatic prefix caching keeps its tokens."""
+        from coder.backends.engines.warm import ChatWarmSender
+
+        return ChatWarmSender(info)

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.backends.engines import logscan
 from coder.backends.engines.base import Check, Verdict
@@ -23,14 +24,18 @@ from coder.backends.engines.llamacpp_probe import (
     probe_prediction,
 )
 from coder.backends.installed import find_installed, read_record
+from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
-from coder.config import DEMO_MODEL, Profile
+from coder.config import Profile
 from coder.errors import CoderError
 from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES, launch_depth, types_of
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD as PREDICTION_FIELD
 from coder.telemetry.prefill import REQUEST_FIELD as PROGRESS_FIELD
 from coder.telemetry.stats import by_type
+
+if TYPE_CHECKING:
+    from coder.backends.engines.warm import WarmSender
 
 __all__ = ["CAP_PROBE_VALUE", "LlamaCppAdapter", "cap_probe_body", "cap_probe_proves", "probe_draft_cap",
            "probe_prediction"]
@@ -104,33 +109,38 @@ def capabilities(binary: Path) -> Capabilities:
 
 
 def resolve_model(spec: str | None, role: str, dry_run: bool = False) -> str:
-    """Turn a profile's model field into a GGUF path, fetching the demo model when named."""
+    """Turn a profile's model field into a GGUF path: a catalog name (``demo``, ``qwen-coder-1.5b``)
+    becomes its installed file; a path must be a GGUF, and a target must carry a chat template."""
     if not spec:
         raise CoderError(f"the profile names no {role} model (set `model` or pass --model)")
-    if spec == DEMO_MODEL:
-        from coder.models.demo import demo_path, fetch_demo
+    from coder.models import store
 
-        return str(demo_path() if dry_run else fetch_demo())
+    if named := store.lookup(spec):
+        return str(store.model_path(named) if dry_run else store.require(named))
     path = Path(spec).expanduser()
     if dry_run:
         return str(path)
     if not path.is_file():
         raise CoderError(f"{role} model not found: {path}")
-    with path.open("rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise CoderError(f"{role} model is not a GGUF file: {path}")
+    from coder.models.gguf_info import check_chat_model, check_magic
+
+    check_magic(path, f"{role} model")
+    if role == "target":  # coder talks to the target through /v1/chat/completions
+        check_chat_model(path)
     return str(path)
 
 
-def k_flags(spec_type: str, k: int) -> list[str]:
+def k_flags(spec_type: str, k: int, gpu: bool = False) -> list[str]:
     """Launch flags that set draft depth k for ``spec_type``, a type or a chain ``a,b``.
 
     Always includes --spec-draft-n-max (llama.cpp's default of 3 is never used). A single type
     drafts at k. In a chain with a model drafter, the model drafter stays at k (its block) and
     the copy drafters launch at ``max(k, COPY_K_MAX)``: the per-request cap chooses the depth.
+    On a GPU a chain of copy drafters alone launches that deep too (``spec_vocab.launch_depth``).
     """
-    flags = ["--spec-draft-n-max", str(k)]
-    depth = launch_depth(spec_type, k) or k
+    depth = launch_depth(spec_type, k, gpu) or k
+    has_model = any(t in LLAMACPP_DRAFT_TYPES for t in types_of(spec_type))
+    flags = ["--spec-draft-n-max", str(k if has_model else depth)]
     for t in types_of(spec_type):
         if flag := _K_FLAG.get(t):
             flags += [flag, str(depth)]
@@ -170,7 +180,7 @@ class LlamaCppAdapter:
         if caps:
             _check_spec_types(caps, types)
         argv = [str(binary), "-m", resolve_model(profile.model, "target", dry_run)]
-        argv += _spec_args(profile, spec, types, dry_run)
+        argv += _spec_args(profile, spec, types, dry_run, gpu=not _cpu_only(profile, binary))
         if profile.ngl is not None:
             argv += ["-ngl", str(profile.ngl)]
         argv += ["-c", str(profile.ctx), "-np", str(profile.parallel)]
@@ -245,6 +255,22 @@ class LlamaCppAdapter:
         except CoderError:
             return None
 
+    def runs_on_gpu(self, profile: Profile) -> bool:
+        """Layers offloaded (``ngl`` > 0) to a GPU build; a CPU build ignores ``ngl``."""
+        return not _cpu_only(profile, _dry_run_binary(profile))
+
+    def warm_sender(self, info: ServerInfo) -> WarmSender:
+        """``/apply-template`` then a ``/completion`` prefill of the cut prompt; on someone else's
+        server only while its slot is idle."""
+        from coder.backends.engines.warm import LlamaCppWarmSender
+
+        return LlamaCppWarmSender(info, check_idle=not info.managed)
+
+    def owns_process(self, info: ServerInfo) -> bool:
+        """The launched process, by pid and start time (a wrapper ``binary`` that execs
+        llama-server keeps both, though its command line then names llama-server)."""
+        return proc.is_running(info.pid, info.pid_start)
+
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""
         checks = [Check("log", False, f.reason) for f in logscan.known_failures("llama.cpp", log_text)]
@@ -290,7 +316,7 @@ def _check_spec_types(caps: Capabilities, types: list[str]) -> None:
                          f"(it lists: {listed})")
 
 
-def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> list[str]:
+def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool, gpu: bool) -> list[str]:
     """Drafter model, ``--spec-type`` and the k flags (always explicit, never llama.cpp's default 3)."""
     argv: list[str] = []
     if profile.drafter:
@@ -302,7 +328,7 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
             raise CoderError("a speculative profile needs k ≥ 1 (llama.cpp's default of 3 is never used)")
         k_max = drafter_k_max(profile)
         argv += ["--spec-type", spec]
-        argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k)
+        argv += k_flags(spec, min(profile.k, k_max) if k_max else profile.k, gpu)
     return argv
 
 

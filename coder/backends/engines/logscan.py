@@ -1,7 +1,8 @@
 """Parsers for the server log lines that prove (or disprove) a live speculator.
 
 Formats are the ones quoted with sources in shared/research/backends.md: llama.cpp
-build 11434 (§1.6), vLLM ~0.28–0.32 (§2.2–§2.4) and SGLang 2026 main (§3). Each
+build 11434 (§1.6), vLLM ~0.28–0.32 (§2.2–§2.4) and SGLang 2026 main (§3), checked against the
+released sources of vLLM 0.26.0 / 0.33.0 and SGLang 0.5.17 / 0.5.23 (tests/data/engines/SOURCES.md). Each
 parser returns the *last* matching record (the freshest state) or all of them.
 Known failure lines map to one-line reasons via :func:`known_failures`.
 """
@@ -216,8 +217,11 @@ def vllm_spec_lines(text: str) -> list[VllmSpecLine]:
 
 # --------------------------------------------------------------------------- SGLang
 
+# SGLang 0.5.17–0.5.23 (srt/managers/scheduler_components/metrics_reporter.py, the ``Decode batch`` msg):
+# an optional `` [iter]`` (SGLANG_LOG_FORWARD_ITERS), and ``#full token:`` in place of ``#token:`` for
+# hybrid SWA / linear-attention models (pool_stats_observer.get_decode_usage_msg_parts).
 _SGL_DECODE = re.compile(
-    r"Decode batch[.,] #running-req: (?P<running>\d+), #token: (?P<tokens>\d+), .*?"
+    r"Decode batch(?: \[\d+\])?[.,] #running-req: (?P<running>\d+), #(?:full )?token: (?P<tokens>\d+), .*?"
     r"accept len: (?P<len>[\d.]+)(?:, accept rate: (?P<rate>[\d.]+))?"
 )
 _SGL_THROUGHPUT = re.compile(r"gen throughput \(token/s\): (?P<tps>[\d.]+)")
@@ -295,9 +299,11 @@ _FAILURES: list[tuple[str, re.Pattern[str], str]] = [
      "max_position_embeddings below --max-model-len, vLLM PR #57964)"),
     ("vllm", re.compile(r"Engine core initialization failed"),
      "the vLLM engine core failed to start (see the lines above it)"),
-    ("sglang", re.compile(r"DFlash2 selector requires a dense FP16/BF16/FP32 target lm_head"),
-     "SGLang refused DFlash 2: the target's lm_head is quantized (fixed by sglang PR #35496); "
-     + LLAMACPP_DFLASH2_FIX),
+    # the DFlash2 wording is sglang issue #35534's build; 0.5.23 says "DFlash candidate top-k requires a
+    # dense ... target lm_head or a supported lm_head.quant_method" (srt/models/dflash.py:127)
+    ("sglang", re.compile(r"DFlash(?:2 selector| candidate top-k) requires a dense FP16/BF16/FP32 target lm_head"),
+     "SGLang refused DFlash: the target's lm_head is quantized with no supported quant method "
+     "(fixed for some by sglang PR #35496); " + LLAMACPP_DFLASH2_FIX),
 ]
 
 

@@ -29,6 +29,11 @@ QUANT_HEAD_EXPLANATION = (
 )
 # Entry-point groups through which vLLM loads logits-processor plugins; any of them forces the V1 runner.
 LOGITS_PLUGIN_GROUPS = ("vllm.logits_processors",)
+# Released vLLM versions whose DFlash 2 reads candidates through the head's own quant method
+# (qwen3_dflash2.py compute_candidates -> LogitsProcessor.get_top_k_tokens) with no quantized-head
+# refusal: read in the PyPI wheels 0.28.0-0.33.0 (tests/data/engines/SOURCES.md). The refusal quoted
+# above is from development builds (commit 030da624, backends.md §2.3) and is still assumed elsewhere.
+VLLM_QUANT_HEAD_ACCEPTED = ("0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0")
 
 
 @dataclass
@@ -88,15 +93,22 @@ def run_preflight(
     *,
     env: Mapping[str, str] | None = None,
     extra_args: Sequence[str] = (),
+    engine_version: str | None = None,
 ) -> PreflightReport:
-    """Run every check that local files allow for ``engine``; never launches anything."""
+    """Run every check that local files allow for ``engine``; never launches anything.
+
+    ``engine_version`` is the vLLM/SGLang release that will serve (default: the one installed here,
+    if any); only rules known to differ between releases read it.
+    """
     if engine not in ENGINES:
         raise CoderError(f"unknown engine {engine!r} (choose {', '.join(ENGINES)})")
     report = PreflightReport(engine, str(model), str(drafter) if drafter else None)
     if engine == "llama.cpp":
         _llamacpp(report, Path(model).expanduser(), Path(drafter).expanduser() if drafter else None, k)
     else:
-        _hf(report, engine, model, drafter, max_model_len, k, os.environ if env is None else env, extra_args)
+        version = engine_version if engine_version is not None else _installed_version(engine)
+        _hf(report, engine, model, drafter, max_model_len, k, os.environ if env is None else env, extra_args,
+            version)
     return report
 
 
@@ -202,6 +214,7 @@ def _hf(
     k: int | None,
     env: Mapping[str, str],
     extra_args: Sequence[str],
+    version: str | None = None,
 ) -> None:
     target = _checkpoint(report, "target", model)
     if target is not None and target.mtp_layers:
@@ -224,7 +237,7 @@ def _hf(
                    f"it with k={report.k_max} (block size {draft.block_size} − 1), not {k}")
 
     if target is not None:
-        _pair_checks(report, engine, draft, target, dflash2)
+        _pair_checks(report, engine, draft, target, dflash2, version)
 
     _context_check(report, engine, draft, target, max_model_len)
     if engine == "vllm" and fam in (FAMILY_DFLASH2, FAMILY_DSPARK):
@@ -244,7 +257,7 @@ def _family_line(report: PreflightReport, draft: CheckpointInfo) -> None:
 
 
 def _pair_checks(report: PreflightReport, engine: str, draft: CheckpointInfo, target: CheckpointInfo,
-                 dflash2: bool) -> None:
+                 dflash2: bool, version: str | None = None) -> None:
     if draft.vocab_size and target.vocab_size:
         report.add("vocab", draft.vocab_size == target.vocab_size,
                    f"target {target.vocab_size}, drafter {draft.vocab_size}")
@@ -253,7 +266,7 @@ def _pair_checks(report: PreflightReport, engine: str, draft: CheckpointInfo, ta
         report.add("target layers", not bad, f"target_layer_ids {draft.target_layer_ids} vs target's "
                    f"{target.num_hidden_layers} layers" + (f": {bad} out of range" if bad else ""))
     if dflash2:
-        _head(report, engine, target)
+        _head(report, engine, target, version)
 
 
 def _context_check(report: PreflightReport, engine: str, draft: CheckpointInfo, target: CheckpointInfo | None,
@@ -272,10 +285,21 @@ def _context_check(report: PreflightReport, engine: str, draft: CheckpointInfo, 
                        detail + (": drafts stop helping past the drafter's context" if short else ""))
 
 
-def _head(report: PreflightReport, engine: str, target: CheckpointInfo) -> None:
+def _installed_version(engine: str) -> str | None:
+    try:
+        return metadata.version(engine)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _head(report: PreflightReport, engine: str, target: CheckpointInfo, version: str | None = None) -> None:
     status = lm_head_status(target)
     if status.state == "quantized":
-        if engine == "vllm":
+        if engine == "vllm" and version in VLLM_QUANT_HEAD_ACCEPTED:
+            report.add("LM head", None, f"quantized ({status.reason}); vLLM {version} does not refuse it: its DFlash 2 "
+                       "takes the candidate top-K through the head's own quantized matmul (the unquantized-head "
+                       "refusal exists only in development builds); only the launch proves acceptance")
+        elif engine == "vllm":
             fix = LLAMACPP_DFLASH2_FIX[0].upper() + LLAMACPP_DFLASH2_FIX[1:]
             report.add("LM head", False, f"{QUANT_HEAD_EXPLANATION}: {status.reason}. {fix}")
         else:

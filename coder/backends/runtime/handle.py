@@ -1,13 +1,15 @@
-"""The live backend of one coder session: which server, how to talk to it, and k restarts.
+"""The live backend of one coder session: which server, how to talk to it, and its k policy.
 
-One :class:`BackendHandle` is shared by everything that talks to the server
-(the edit engine, chat, the k policy, the TUI footer and live panel). It owns the
-live :class:`ServerInfo`, a token counter and a chat-client factory bound to it,
-and it carries out k decisions: a ``via="restart"`` decision relaunches the
-managed profile at the new launch k (cancellable through a ``threading.Event``).
-Whenever the backend changes, every subscriber is called with the new info (or
-None) from the thread that made the change; no Textual here, the TUI posts its
-own ``BackendChanged`` message from the callback.
+One :class:`BackendHandle` is shared by everything that talks to the server (the edit
+engine, chat, the TUI footer and live panel). It owns the live :class:`ServerInfo`, the
+profile that server runs, a token counter and a chat-client factory bound to it, and the
+k policy: it alone asks the policy for a :class:`~coder.kchoice.KChoice` (:meth:`decide`),
+carries it out once per request (:meth:`apply`: a ``via="restart"`` decision relaunches the
+managed profile at the new launch k, cancellable through a ``threading.Event``), feeds the
+finished request back (:meth:`learn`) and points the policy at a changed server.
+Whenever the backend changes, every subscriber is called with the new info (or None)
+from the thread that made the change; no Textual here, the TUI posts its own
+``BackendChanged`` message from the callback.
 """
 
 from __future__ import annotations
@@ -21,27 +23,70 @@ from typing import TYPE_CHECKING, Protocol
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
+from coder.kchoice import KChoice
 from coder.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from coder.backends.runtime.chat import ChatClient
+    from coder.telemetry.metrics import SpecDelta, SpecStats
+    from coder.telemetry.stats import Timings
 
 Listener = Callable[[ServerInfo | None], None]
 RestartFn = Callable[[Profile, int, threading.Event | None], ServerInfo]
 
 
-class KDecision(Protocol):
-    """What the session needs from a k decision (``coder.kpolicy.KChoice`` is one)."""
+class KChooser(Protocol):
+    """What the backend handle needs from a k policy; it alone calls these."""
 
-    @property
-    def k(self) -> int | None:
-        """Draft depth the request should run with."""
+    def choose(self, request_class: str) -> KChoice:
+        """The k for the next request of ``request_class``; pure (nothing happens on the server)."""
         ...
 
-    @property
-    def via(self) -> str:
-        """How it is applied: ``cap``, ``restart``, ``launch`` or ``recommend``."""
+    def override(self, k: int | None, request_class: str | None = None) -> None:
+        """Pin k for one class (all with None); ``k=None`` removes the pin; CoderError when invalid."""
         ...
+
+    def learn(self, request_class: str, k: int | None, timings: Timings, delta: SpecDelta | None = None) -> None:
+        """One finished request of ``request_class`` run at ``k``: its timings and /metrics delta."""
+        ...
+
+    def follow(self, server: ServerInfo | None, restart_s: float | None = None) -> None:
+        """The backend changed (``restart_s``: the measured relaunch time, when it was a restart)."""
+        ...
+
+
+class LaunchK:
+    """The policy of a server without a known launch k: its launch k, or the one k the user pinned.
+
+    A pin (``--k N`` on an attached server coder knows nothing about) is sent as a
+    per-request cap; whether the server honours it is the server's business.
+    """
+
+    def __init__(self, k: int | None = None) -> None:
+        self.k = k
+
+    def choose(self, request_class: str) -> KChoice:
+        """The pinned k as a cap, else the launch k."""
+        if self.k is not None:
+            return KChoice(self.k, request_class, f"fixed by the user (k={self.k})", "cap", "override")
+        return KChoice(None, request_class, "launch k, no per-request cap", "launch")
+
+    def override(self, k: int | None, request_class: str | None = None) -> None:
+        """Pin ``k`` for every class (a per-class pin needs a server whose launch k is known)."""
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise CoderError(f"k must be a whole number of at least 1, got {k!r}")
+        if request_class is not None:
+            raise CoderError("a per-class k needs a server whose launch k coder knows")
+        self.k = k
+
+    def learn(self, request_class: str, k: int | None, timings: Timings, delta: SpecDelta | None = None) -> None:
+        """Nothing to learn."""
+
+    def follow(self, server: ServerInfo | None, restart_s: float | None = None) -> None:
+        """Nothing to follow."""
+
+
+PolicyFactory = Callable[[Profile, ServerInfo], KChooser]
 
 
 def _manager_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
@@ -54,14 +99,55 @@ class BackendHandle:
     """Owns the live server and notifies subscribers when it changes."""
 
     def __init__(self, info: ServerInfo | None = None, profile: Profile | None = None, *,
-                 restart_fn: RestartFn | None = None) -> None:
+                 policy_factory: PolicyFactory | None = None, restart_fn: RestartFn | None = None) -> None:
         self._info = info
-        self.profile = profile
+        self.profile = profile  # the profile the live server runs (None: not launched by coder)
         self._restart_fn = restart_fn or _manager_restart
+        self._policy_factory = policy_factory
+        self._policy: KChooser | None = None
+        self._pin: int | None = None  # the user's k for every class, kept across servers
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()  # one restart at a time
-        self._counter = TokenCounter(info.api() if info else None)
+        self._policy_lock = threading.Lock()
+        self._api: ServerAPI | None = info.api() if info else None  # the counter's; closed on change
+        self._counter = TokenCounter(self._api)
         self.last_restart_s: float | None = None
+
+    # ---- the k policy ------------------------------------------------------------------------------
+    @property
+    def policy(self) -> KChooser:
+        """The k policy for the live server, built on first use and kept across restarts.
+
+        Kept, not rebuilt, so what the adaptive controller learned and the measured
+        restart cost survive a change of server. A server without a known launch k (or
+        without a profile to build a policy from) gets :class:`LaunchK`.
+        """
+        with self._policy_lock:
+            if self._policy is None:
+                info = self._info
+                if self._policy_factory is not None and self.profile is not None and info is not None \
+                        and info.k is not None:
+                    self._policy = self._policy_factory(self.profile, info)
+                else:
+                    self._policy = LaunchK()
+                if self._pin is not None:
+                    with contextlib.suppress(CoderError):  # a pin above what this server can do is dropped
+                        self._policy.override(self._pin)
+            return self._policy
+
+    def pin(self, k: int | None) -> None:
+        """Pin k for every request (None: back to the per-class choice); CoderError when invalid."""
+        self.policy.override(k)
+        self._pin = k
+
+    def decide(self, request_class: str) -> KChoice:
+        """The k the next request of ``request_class`` runs with (pure: nothing happens yet)."""
+        return self.policy.choose(request_class)
+
+    def learn(self, choice: KChoice, timings: Timings, delta: SpecDelta | None = None) -> None:
+        """Feed one finished request run with ``choice`` back to the policy (never fails the request)."""
+        with contextlib.suppress(CoderError):
+            self.policy.learn(choice.request_class, choice.k, timings, delta)
 
     @property
     def info(self) -> ServerInfo | None:
@@ -81,6 +167,13 @@ class BackendHandle:
         """A streaming chat client for the live server; CoderError when there is none."""
         return self._require().chat(timeout)
 
+    def snapshot(self) -> SpecStats | None:
+        """The live server's ``/metrics`` snapshot (:meth:`ServerAPI.snapshot`); None without a server."""
+        if self._info is None:
+            return None
+        with self._info.api(timeout=2.0) as api:
+            return api.snapshot()
+
     def subscribe(self, callback: Listener) -> Callable[[], None]:
         """Call ``callback(info)`` after every change of backend; returns the unsubscribe function."""
         self._listeners.append(callback)
@@ -91,12 +184,20 @@ class BackendHandle:
 
         return unsubscribe
 
-    def replace(self, info: ServerInfo | None) -> None:
-        """Adopt a server started, attached or stopped elsewhere, and notify subscribers."""
+    def replace(self, info: ServerInfo | None, profile: Profile | None = None) -> None:
+        """Adopt a server started, attached or stopped elsewhere, and notify subscribers.
+
+        ``profile``: the profile the new server runs, when coder launched it; a new profile
+        gets a new k policy (what was learned belongs to the old server's model and drafter).
+        """
         self.last_restart_s = None
+        if profile is not None and (self.profile is None or profile.name != self.profile.name):
+            self.profile = profile
+            with self._policy_lock:
+                self._policy = None
         self._set(info)
 
-    def apply(self, decision: KDecision, cancel: threading.Event | None = None) -> ServerInfo | None:
+    def apply(self, decision: KChoice, cancel: threading.Event | None = None) -> ServerInfo | None:
         """Carry out ``decision``; only ``via="restart"`` to a new k changes anything.
 
         The restart blocks until the new server is verified. Setting ``cancel``
@@ -125,9 +226,22 @@ class BackendHandle:
             raise CoderError("no backend is running; start one with `coder backend start`")
         return self._info
 
+    def close(self) -> None:
+        """Close the connection pool kept for the live server (the handle stays usable)."""
+        if self._api is not None:
+            self._api.close()
+
     def _set(self, info: ServerInfo | None) -> None:
         self._info = info
-        self._counter = TokenCounter(info.api() if info else None, self._counter.ratio, self._counter.calibrated,
-                                     self._counter.sample)
+        old, self._api = self._api, info.api() if info else None
+        self._counter = TokenCounter(self._api, self._counter.ratio, self._counter.calibrated, self._counter.sample)
+        if old is not None:
+            old.close()  # one pool per server, not one more per change
+        with self._policy_lock:
+            policy = self._policy
+            if isinstance(policy, LaunchK) and info is not None and info.k is not None:
+                self._policy = None  # a server whose launch k is known: build the real policy on next use
+            elif policy is not None:
+                policy.follow(info, self.last_restart_s)
         for listener in list(self._listeners):
             listener(info)

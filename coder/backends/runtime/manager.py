@@ -21,6 +21,7 @@ from pathlib import Path
 from coder import trust
 from coder.backends.engines.base import EngineAdapter, adapter_for
 from coder.backends.runtime import statelock
+from coder.backends.runtime.proc import start_time
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.config_schema import check_profile_name
@@ -91,16 +92,8 @@ def _lock(name: str) -> Path:
 
 
 def _alive(info: ServerInfo) -> bool:
-    if info.pid is None:
-        return False
-    try:
-        os.kill(info.pid, 0)
-        cmdline = Path(f"/proc/{info.pid}/cmdline").read_bytes().split(b"\0")
-    except (OSError, ProcessLookupError):
-        return False
-    # a script engine (vllm, a python -m launcher) shows its interpreter first
-    head = [part.decode(errors="replace") for part in cmdline[:2]]
-    return bool(info.argv) and info.argv[0] in head
+    """Whether the managed server ``info`` records still runs: the engine's adapter decides."""
+    return adapter_for(info.engine).owns_process(info)
 
 
 def _load(name: str) -> ServerInfo | None:
@@ -206,6 +199,7 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
         managed=True, argv=argv, log_path=str(log), model=profile.model, drafter=profile.drafter,
         spec_type=_argv_value(argv, "--spec-type") or profile.spec_type, k_max=k_max,
         k=(min(profile.k or 0, k_max) if k_max else profile.k) if profile.spec_type != "none" else None,
+        on_gpu=adapter.runs_on_gpu(profile),
     )
     report("launching", 0.01, " ".join(argv[:3]))
     with log.open("wb") as out:
@@ -217,6 +211,7 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
             statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=None)
             raise CoderError(f"cannot launch {argv[0]}: {exc.strerror}") from None
     info.pid = proc.pid
+    info.pid_start = start_time(proc.pid)
     _save(info)
     try:
         _wait_ready(proc, info, adapter, report, timeout, cancel)

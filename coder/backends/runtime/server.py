@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ class ServerInfo:
     profile: str | None = None
     managed: bool = False
     pid: int | None = None
+    pid_start: int | None = None  # kernel start time of ``pid``: who the server is (runtime/proc.py)
     argv: list[str] = field(default_factory=list)
     log_path: str | None = None
     model: str | None = None
@@ -47,6 +49,9 @@ class ServerInfo:
     draft_cap: bool = False  # per-request ``speculative.n_max`` honoured (probed, not assumed)
     prediction: bool = False  # request field ``prediction`` drafted from (probed, not assumed)
     verified: bool | None = None  # speculator proven live; None = not checked yet
+    # the one answer to "does this server compute on a GPU" (the adapter's, at launch): deep copy
+    # drafts pay there, not on a CPU; an attached server coder cannot see into counts as a CPU one
+    on_gpu: bool = False
     verdict: str = "not verified yet"
     build: JSONObject = field(default_factory=dict)
 
@@ -137,6 +142,25 @@ class ServerAPI:
     def metrics(self) -> SpecStats:
         """The parsed ``/metrics`` counters."""
         return parse_metrics(self.metrics_text())
+
+    def snapshot(self, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
+        """A ``/metrics`` snapshot for a before/after delta, or None when there is none to take
+        (no ``--metrics``, not a Prometheus page coder understands, or the server is gone).
+
+        llama.cpp moves its counters when a request finishes; after a cancelled stream the
+        slot may still be releasing, so with ``wait_for`` wait briefly for ``generated`` to move.
+        """
+        deadline = time.monotonic() + (0.2 if final_seen else 1.5)
+        while True:
+            try:
+                snap = self.metrics()
+            except CoderError:
+                return None
+            if snap.engine is None:
+                return None
+            if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
+                return snap
+            time.sleep(0.05)
 
     def slots(self) -> list[Slot]:
         """The ``/slots`` list (llama.cpp)."""

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
 from coder.session import events as ev
 from coder.ui import session_link as sl
@@ -95,8 +96,12 @@ class MainScreen(Screen[None]):
         self.watch(self.app, "server", self._server_changed)
         self.prompt.focus()
         self.list_files()
-        self.warm_up()
+        self.preload_lexers()
         self.warm_cache()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """This screen's workers: failures go to the app's one handler."""
+        self.capp.worker_failed(event.worker)
 
     def note(self, text: str) -> None:
         """A notice in the transcript."""
@@ -134,8 +139,8 @@ class MainScreen(Screen[None]):
         """Tracked files for @-completion (git)."""
         self.edit.load_files()
 
-    @work(thread=True, group="warm-up", exit_on_error=False, description="warming up")
-    def warm_up(self) -> None:
+    @work(thread=True, group="lexers", exit_on_error=False, description="loading syntax lexers")
+    def preload_lexers(self) -> None:
         """Compile the common lexers off the UI thread: the first code block would stall ~0.2 s."""
         from coder.ui.widgets.conversation.highlight import lexer_for
 
@@ -278,7 +283,10 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
-        self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True), decided)
+        scope = proposal.scope
+        self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True,
+                                          flagged=scope.hunk_flags(proposal.diff) if scope else None,
+                                          unexplained=scope.refusal() if scope else ""), decided)
 
     @on(sl.DiffReady)
     def _diff(self, message: sl.DiffReady) -> None:

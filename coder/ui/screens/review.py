@@ -24,11 +24,14 @@ class ReviewScreen(ModalScreen[bool]):
         Binding("escape", "reject", "close"),
     ]
 
-    def __init__(self, diff: str, path: str, *, reviewing: bool = True) -> None:
+    def __init__(self, diff: str, path: str, *, reviewing: bool = True, flagged: list[bool] | None = None,
+                 unexplained: str = "") -> None:
         super().__init__()
         self.diff = diff
         self.path = path
         self.reviewing = reviewing
+        self.flagged = flagged  # per hunk: not explained by the instruction (coder.edit.scope)
+        self.unexplained = unexplained  # the one line naming them, shown above the diff
 
     def compose(self) -> ComposeResult:
         """The diff with its +/- counts as the title, and the key bar."""
@@ -38,7 +41,9 @@ class ReviewScreen(ModalScreen[bool]):
         with Vertical(id="review") as box:
             box.border_title = (f"Review edit of {self.path}: +{added} −{removed}" if self.reviewing
                                 else f"Uncommitted changes: +{added} −{removed}")
-            yield DiffView(self.diff, self.path or "diff.txt", id="review-diff")
+            if self.unexplained:
+                yield Static(f"!! {self.unexplained}", id="review-unexplained")
+            yield DiffView(self.diff, self.path or "diff.txt", id="review-diff", flagged=self.flagged)
             yield Static("", id="review-bar")
         yield Footer()
 
@@ -50,7 +55,8 @@ class ReviewScreen(ModalScreen[bool]):
 
     def _bar(self, label: str) -> None:
         keys = "a accept · r reject" if self.reviewing else "escape close"
-        self.query_one("#review-bar", Static).update(f"{label} · n/p next/previous hunk · {keys}")
+        flag = " !! not explained by the instruction" if self.query_one(DiffView).current_flagged else ""
+        self.query_one("#review-bar", Static).update(f"{label}{flag} · n/p next/previous hunk · {keys}")
 
     @on(DiffView.HunkChanged)
     def _hunk(self, message: DiffView.HunkChanged) -> None:

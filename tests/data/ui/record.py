@@ -6,7 +6,7 @@
 
 Starts coder's own llama-server build with the embedded demo model (each scenario's built-in
 profile, ``demo`` unless it names another such as ``demo-hybrid``, with the test fixtures'
-overrides: ctx 4096, 2 threads), puts :class:`coder.session.replay.RecordingProxy`
+overrides: ctx 4096, 2 threads), puts :class:`coder.testing.replay.RecordingProxy`
 in front of it, and runs each scenario through the headless :class:`coder.session.EditSession`
 exactly as the TUI does (same repository as ``tests/ui_support.make_repo``). Every exchange
 (chat SSE with timing, /metrics before and after, /tokenize, /props) is saved to
@@ -34,9 +34,10 @@ from coder.backends.runtime import manager  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.config import Profile, builtin_profiles  # noqa: E402
+from coder.kpolicy import policy_factory  # noqa: E402
 from coder.session import events as ev  # noqa: E402
 from coder.session.edit_session import EditSession  # noqa: E402
-from coder.session.record import RecordingProxy  # noqa: E402
+from coder.testing.record import RecordingProxy  # noqa: E402
 
 PUBLIC_FIELDS = ("engine", "model", "drafter", "spec_type", "k", "k_max", "draft_cap", "verified", "verdict",
                  "build")
@@ -47,7 +48,7 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
     server = {f: getattr(info, f) for f in PUBLIC_FIELDS}
     meta = {
         "how": "recorded from the real llama-server (coder's build) with the embedded demo model by "
-               "tests/data/ui/record.py through coder.session.replay.RecordingProxy; the headless "
+               "tests/data/ui/record.py through coder.testing.replay.RecordingProxy; the headless "
                "EditSession ran the scenario exactly as the TUI does",
         "scenario": dataclasses.asdict(scenario),
         "server": server,
@@ -62,7 +63,7 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
     with proxy, tempfile.TemporaryDirectory(prefix="coder-record-") as tmp:
         root = make_repo(Path(tmp), *scenario.files)
         proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
-        backend = BackendHandle(proxied, profile)
+        backend = BackendHandle(proxied, profile, policy_factory=policy_factory(False))
         edit = EditSession(root, conversations.new_conversation(root), backend, profile, seen.append, persist=False,
                            chat_max_tokens=160)
         edit.load_files()

@@ -25,23 +25,29 @@ class DiffView(ScrollView, can_focus=True):
     DiffView > .diff--hunk { color: $diff-hunk; text-style: bold; }
     DiffView > .diff--header { color: $text-muted; text-style: bold; }
     DiffView > .diff--current { background: $boost; }
+    DiffView > .diff--flagged { color: $warning; text-style: bold reverse; }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "diff--added", "diff--removed", "diff--hunk", "diff--header", "diff--current",
+        "diff--added", "diff--removed", "diff--hunk", "diff--header", "diff--current", "diff--flagged",
     }
+    FLAG = "  !! not explained by the instruction"  # appended to a flagged hunk's @@ line
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,right_square_bracket,j", "next_hunk", "next hunk"),
         Binding("p,left_square_bracket,k", "prev_hunk", "prev hunk"),
     ]
 
-    def __init__(self, diff: str, path: str, *, id: str | None = None) -> None:
+    def __init__(self, diff: str, path: str, *, id: str | None = None, flagged: list[bool] | None = None) -> None:
         super().__init__(id=id)
         self.lines = diff.splitlines()
         self.hunks = [i for i, line in enumerate(self.lines) if line.startswith("@@")]
+        # line indices of the @@ headers of hunks the instruction does not explain (coder.edit.scope)
+        self.flagged = {h for h, flag in zip(self.hunks, flagged or [], strict=False) if flag}
         self.current = 0
         self._lexer = lexer_for(path)
         self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(1024)
-        self.virtual_size = Size(max((len(x) for x in self.lines), default=0) + 2, len(self.lines))
+        widest = max((len(x) + (len(self.FLAG) if i in self.flagged else 0) for i, x in enumerate(self.lines)),
+                     default=0)
+        self.virtual_size = Size(widest + 2, len(self.lines))
 
     def notify_style_update(self) -> None:
         """The theme changed: drop cached strips."""
@@ -54,6 +60,11 @@ class DiffView(ScrollView, can_focus=True):
         if not self.hunks:
             return "no hunks"
         return f"hunk {self.current + 1}/{len(self.hunks)}"
+
+    @property
+    def current_flagged(self) -> bool:
+        """True when the hunk in focus holds a change the instruction does not explain."""
+        return bool(self.hunks) and self.hunks[self.current] in self.flagged
 
     def action_next_hunk(self) -> None:
         """n: the next hunk."""
@@ -113,6 +124,8 @@ class DiffView(ScrollView, can_focus=True):
             else:
                 fill = self.get_component_rich_style(f"diff--{kind}")
                 text = styled_text(line, fill)
+                if index in self.flagged:
+                    text += styled_text(self.FLAG, self.get_component_rich_style("diff--flagged"))
             if current:
                 fill = fill + self.get_component_rich_style("diff--current")
                 text.stylize(self.get_component_rich_style("diff--current"))

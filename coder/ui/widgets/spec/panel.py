@@ -19,7 +19,7 @@ from coder.telemetry.prefill import SPINNER, PrefillView
 from coder.telemetry.stats import DraftShare, draft_split
 
 if TYPE_CHECKING:  # the warm-up module pulls in httpx: not on the first-paint path
-    from coder.edit.warmup import WarmState
+    from coder.edit.warmup.cache import WarmState
 
 LIVE_INTERVAL = 0.25  # seconds between live repaints of the panel (4 Hz: readable, and cheap)
 BAR_WIDTH = 12
@@ -271,7 +271,10 @@ class SpecPanel(VerticalScroll):
 
 
 def baseline_from_bench(paths: list[Path]) -> float | None:
-    """Baseline (no speculation) decode tok/s from the newest bench JSON that has one."""
+    """Baseline (no speculation) decode tok/s from the newest ``coder bench`` report that has one.
+
+    A report marks its baseline row ``results[].single[].baseline: true`` (:func:`coder.bench.report.analyse`).
+    """
     import json
 
     for path in sorted((p for p in paths if p.is_file()), key=lambda p: p.stat().st_mtime, reverse=True):
@@ -286,13 +289,11 @@ def baseline_from_bench(paths: list[Path]) -> float | None:
 
 
 def _find_baseline(data: object) -> float | None:
-    if isinstance(data, dict):
-        for key in ("baseline_tps", "baseline_tok_s", "baseline"):
-            value = data.get(key)
-            if isinstance(value, (int, float)) and value > 0:
+    results = data.get("results") if isinstance(data, dict) else None
+    for result in results if isinstance(results, list) else []:
+        rows = result.get("single") if isinstance(result, dict) else None
+        for row in rows if isinstance(rows, list) else []:
+            value = row.get("decode_tps") if isinstance(row, dict) and row.get("baseline") is True else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
                 return float(value)
-            if isinstance(value, dict):
-                found = _find_baseline(value)
-                if found:
-                    return found
     return None

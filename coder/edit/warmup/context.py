@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder.edit.warmup import CacheWarmer, PromptCacheModel, WarmPrefix, WarmState, edit_prefix
+from coder.edit.warmup.cache import CacheWarmer, PromptCacheModel, WarmPrefix, WarmState, edit_prefix
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class ContextWarmer:
 
     def follow(self, info: ServerInfo | None) -> None:
         """A new (or no) backend: its cache is cold, so warm the context again."""
-        from coder.backends.runtime.warmup import sender_for
+        from coder.backends.engines.base import adapter_for
 
         with self._lock:
             if info is self._for:
@@ -52,7 +52,9 @@ class ContextWarmer:
                 self._warmer = None
                 self._on_state(WarmState("off", detail="no backend"))
                 return
-            sender = None if self.setting == "off" else sender_for(info, attached_opt_in=self.setting == "always")
+            # someone else's server is warmed only when the user asked: do not spend its compute unasked
+            wanted = self.setting != "off" and (info.managed or self.setting == "always")
+            sender = adapter_for(info.engine).warm_sender(info) if wanted else None
             why = ("warm_up = off" if self.setting == "off"
                    else "attached server; set warm_up = \"always\" to warm it")
             self._warmer = CacheWarmer(sender, enabled=sender is not None, reason_off=why,

@@ -13,8 +13,8 @@ tokens. Rules the :class:`CacheWarmer` keeps:
 * off for attached servers unless the user asked (``enabled``);
 * failures are only a state ("warm-up failed: …"), never an exception to the caller.
 
-How a prefix is sent is engine-specific (a :class:`WarmSender`); see
-:mod:`coder.backends.runtime.warmup`.
+How a prefix is sent is engine-specific: the adapter's ``warm_sender``
+(:mod:`coder.backends.engines.warm`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
-from coder.backends.runtime.warmup import SENTINEL, Cancelled
+from coder.backends.engines.warm import SENTINEL, Cancelled, WarmSender
 from coder.edit.prompt import build_messages, region_prompt
 from coder.edit.regions import Region
 from coder.errors import CoderError
@@ -98,15 +97,6 @@ class WarmState:
         if self.status == "off":
             return f"cache: no warm-up ({self.detail})" if self.detail else "cache: no warm-up"
         return "cache: –"
-
-
-class WarmSender(Protocol):
-    """Sends one cut prompt for prefill only (:mod:`coder.backends.runtime.warmup` has one per engine)."""
-
-    def send(self, messages: list[dict[str, str]], progress: Callable[[PromptProgress], None],
-             cancelled: Callable[[], bool]) -> int:
-        """Prefill ``messages``; returns the prompt tokens now cached. Raises CoderError or Cancelled."""
-        ...
 
 
 class CacheWarmer:

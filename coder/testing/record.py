@@ -1,4 +1,4 @@
-"""Recording real server traffic for the replay test double (:mod:`coder.session.replay`)."""
+"""Recording real server traffic for the replay test double (:mod:`coder.testing.replay`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
 
 from coder.jsontypes import JSONObject, JSONValue
-from coder.session.replay import Exchange, HttpRecording, LoopbackHTTP, send_body
+from coder.testing.replay import Exchange, HttpRecording, LoopbackHTTP, send_body
 
 
 class RecordingProxy(LoopbackHTTP):

@@ -8,7 +8,7 @@ OpenAI client, the edit engine, the /metrics scrape, the k policy. Tests and
 ``scripts/bench_tui.py`` use it where a live server would make results slow and
 nondeterministic.
 
-:class:`coder.session.record.RecordingProxy` makes the recordings.
+:class:`coder.testing.record.RecordingProxy` makes the recordings.
 """
 
 from __future__ import annotations
@@ -343,7 +343,7 @@ class ReplayServer(LoopbackHTTP):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m coder.session.replay FILE [--rate R] [--stretch N]``: serve a recording until killed.
+    """``python -m coder.testing.replay FILE [--rate R] [--stretch N]``: serve a recording until killed.
 
     Prints the URL on the first line of stdout (benchmarks run the double in its own process, so
     its CPU time is not counted as the TUI's).

@@ -1,7 +1,8 @@
-"""How a warm-up prefix reaches each engine's prompt cache (the senders :class:`coder.edit.warmup.CacheWarmer` uses).
+"""How a warm-up prefix reaches each engine's prompt cache: the senders the adapters hand out
+(``EngineAdapter.warm_sender``) for :class:`coder.edit.warmup.cache.CacheWarmer`.
 
 A sender gets the chat messages of an edit prompt whose last message is cut where the
-instruction would start (:func:`coder.edit.warmup.edit_prefix` builds them).
+instruction would start (:func:`coder.edit.warmup.cache.edit_prefix` builds them).
 
 * llama.cpp: ``/apply-template`` renders the edit's messages with the server's own chat
   template, the rendered text is cut at the warm-up mark, and ``/completion`` prefills
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
@@ -40,6 +41,15 @@ Message = dict[str, str]
 
 class Cancelled(Exception):
     """Raised inside a sender when the warm-up was superseded or an edit needs the server."""
+
+
+class WarmSender(Protocol):
+    """Sends one cut prompt for prefill only (one per engine, from ``EngineAdapter.warm_sender``)."""
+
+    def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
+             cancelled: Callable[[], bool]) -> int:
+        """Prefill ``messages``; returns the prompt tokens now cached. Raises CoderError or Cancelled."""
+        ...
 
 
 class LlamaCppWarmSender:
@@ -139,12 +149,3 @@ class ChatWarmSender:
         finally:
             stream.close()
         return prompt_tokens
-
-
-def sender_for(server: ServerInfo, *, attached_opt_in: bool = False) -> LlamaCppWarmSender | ChatWarmSender | None:
-    """The sender for ``server``'s engine, or None when warm-up should not run on it."""
-    if not server.managed and not attached_opt_in:
-        return None  # someone else's server: do not spend its compute unasked
-    if server.engine == "llama.cpp":
-        return LlamaCppWarmSender(server, check_idle=not server.managed)
-    return ChatWarmSender(server)

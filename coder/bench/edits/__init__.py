@@ -1,0 +1,1 @@
+"""``coder bench --edits``: does the edit land correctly? Real files, real requests, mechanical checks."""

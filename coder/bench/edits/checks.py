@@ -1,0 +1,301 @@
+"""Mechanical checks of an edit's result: each says whether the new file is the edit asked for.
+
+Where the edit is determined the check compares text (:class:`Exact`) or the syntax tree
+of an expected file (:class:`SameAst`, blank lines and comments free). Where the wording is
+free (a docstring, a comment, type hints, the body using a new parameter) the check
+compares the syntax tree with the free part taken out, then checks that part is there.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import Protocol
+
+Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+class Check(Protocol):
+    """A check: ``(ok, why)`` for the ``new`` text of a file whose original was ``old``."""
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """True when ``new`` is the edit the task asks for; the reason otherwise."""
+        ...
+
+
+def replace_once(text: str, edits: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with each ``old`` snippet (which must occur exactly once) replaced by ``new``."""
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise ValueError(f"snippet occurs {text.count(old)} times, not once: {old[:60]!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def rename_names(text: str, old: str, new: str) -> str:
+    """``text`` with every identifier token ``old`` (code only, not strings or comments) renamed."""
+    toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    lines = text.splitlines(keepends=True)
+    # right to left, so earlier columns on a line stay valid
+    for tok in reversed(toks):
+        if tok.type == tokenize.NAME and tok.string == old:
+            (row, col), (_, end) = tok.start, tok.end
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + new + line[end:]
+    return "".join(lines)
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def _is_doc(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _strip_docs(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            body = node.body
+            if body and _is_doc(body[0]):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _strip_hints(tree: ast.AST, target: str) -> ast.AST:
+    fn = find_def(tree, target)
+    if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        fn.returns = None
+        args = fn.args
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if a is not None:
+                a.annotation = None
+    return tree
+
+
+def _drop_imports(tree: ast.Module) -> ast.Module:
+    tree.body = [n for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)]
+    return tree
+
+
+def find_def(tree: ast.AST, qualname: str) -> Def | None:
+    """The function or class ``qualname`` (``Class.method``) in ``tree``."""
+    body = getattr(tree, "body", [])
+    head, _, rest = qualname.partition(".")
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == head:
+            return find_def(node, rest) if rest else node
+    return None
+
+
+def _dump(tree: ast.AST | None) -> str:
+    return ast.dump(tree) if tree is not None else ""
+
+
+@dataclass(frozen=True)
+class Exact:
+    """The new text equals the original with ``edits`` applied (text fully determined)."""
+
+    edits: tuple[tuple[str, str], ...]
+
+    def expected(self, old: str) -> str:
+        """The expected file."""
+        return replace_once(old, self.edits)
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Byte-for-byte equality with the expected text."""
+        return (True, "exact") if new == self.expected(old) else (False, "text differs from the expected file")
+
+
+@dataclass(frozen=True)
+class SameAst:
+    """The new file's syntax tree equals the expected file's (blank lines and comments are free)."""
+
+    edits: tuple[tuple[str, str], ...]
+
+    def expected(self, old: str) -> str:
+        """The expected file."""
+        return replace_once(old, self.edits)
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality with the expected file."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        same = _dump(tree) == _dump(_parse(self.expected(old)))
+        return (True, "same syntax tree") if same else (False, "syntax tree differs from the expected file")
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """Every code use of ``old`` became ``new`` and nothing else changed (docstrings are free)."""
+
+    old: str
+    new: str
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality (docstrings stripped) with the token-renamed original."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        want = _strip_docs(ast.parse(rename_names(old, self.old, self.new)))
+        same = ast.dump(_strip_docs(tree)) == ast.dump(want)
+        return (True, "renamed, nothing else changed") if same else (False, "code differs from the renamed file")
+
+
+@dataclass(frozen=True)
+class Docstring:
+    """``target`` gained a docstring; with docstrings stripped, nothing else changed."""
+
+    target: str
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality without docstrings, plus the docstring present."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        node = find_def(tree, self.target)
+        if node is None or ast.get_docstring(node) is None:
+            return False, f"{self.target} has no docstring"
+        if ast.dump(_strip_docs(tree)) != ast.dump(_strip_docs(ast.parse(old))):
+            return False, "code other than the docstring changed"
+        return True, "docstring added, code unchanged"
+
+
+@dataclass(frozen=True)
+class Comment:
+    """``target`` has more comments than before; the syntax tree (docstrings too) is unchanged."""
+
+    target: str
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality, plus at least one new comment inside the target's lines."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        if ast.dump(tree) != ast.dump(ast.parse(old)):
+            return False, "code changed (a comment must not change the syntax tree)"
+        before, after = _comments(old, self.target), _comments(new, self.target)
+        if after <= before:
+            return False, f"no new comment inside {self.target}"
+        return True, f"{after - before} comment(s) added, code unchanged"
+
+
+def _comments(text: str, target: str) -> int:
+    tree = ast.parse(text)
+    node = find_def(tree, target)
+    if node is None:
+        return 0
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    last = node.end_lineno or node.lineno
+    toks = tokenize.generate_tokens(io.StringIO(text).readline)
+    return sum(1 for t in toks if t.type == tokenize.COMMENT and first <= t.start[0] <= last)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Every parameter (but self/cls) and the return of ``target`` are annotated; nothing else changed.
+
+    New imports are allowed (``from typing import Callable``)."""
+
+    target: str
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality without the target's annotations and new imports, plus full annotations."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        fn = find_def(tree, self.target)
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False, f"{self.target} is missing"
+        args = fn.args
+        params = [a for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                  if a is not None and a.arg not in ("self", "cls")]
+        missing = [a.arg for a in params if a.annotation is None] + (["return"] if fn.returns is None else [])
+        if missing:
+            return False, f"not annotated: {', '.join(missing)}"
+        if unbound := _unbound_annotation_names(tree, fn):
+            return False, f"annotations use names never defined or imported: {', '.join(unbound)}"
+        stripped = _drop_imports(_strip_hints(tree, self.target))  # type: ignore[arg-type]
+        if ast.dump(stripped) != ast.dump(_drop_imports(ast.parse(old))):
+            return False, "code other than the annotations changed"
+        return True, "annotated, code unchanged"
+
+
+def _unbound_annotation_names(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Names in ``fn``'s annotations that are neither builtins nor bound at module level (a NameError at import)."""
+    import builtins
+
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    a = fn.args
+    notes = [x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None]
+    used = {n.id for ann in [*notes, fn.returns] if ann is not None for n in ast.walk(ann) if isinstance(n, ast.Name)}
+    return sorted(used - bound)
+
+
+@dataclass(frozen=True)
+class Param:
+    """``target`` gained parameter ``name`` with default ``default`` and uses it; the rest is unchanged."""
+
+    target: str
+    name: str
+    default: object
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Other definitions unchanged; the parameter, its default and a use of it present."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        fn = find_def(tree, self.target)
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False, f"{self.target} is missing"
+        default = _default_of(fn, self.name)
+        if default is None:
+            return False, f"{self.target} has no parameter {self.name} with a default"
+        if not (isinstance(default, ast.Constant) and default.value == self.default):
+            return False, f"default of {self.name} is {ast.unparse(default)}, not {self.default!r}"
+        used = any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(fn))
+        if not used:
+            return False, f"{self.name} is never used in {self.target}"
+        old_tree = ast.parse(old)
+        old_fn = find_def(old_tree, self.target)
+        for t, f in ((tree, fn), (old_tree, old_fn)):  # compare everything but the target
+            _blank(t, f)
+        if ast.dump(tree) != ast.dump(old_tree):
+            return False, f"code outside {self.target} changed"
+        return True, "parameter added and used"
+
+
+def _default_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for a, d in zip(positional, defaults, strict=True):
+        if a.arg == name:
+            return d
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if a.arg == name:
+            return kd
+    return None
+
+
+def _blank(tree: ast.AST, target: Def | None) -> None:
+    """Replace ``target`` inside ``tree`` by ``pass`` (so the rest can be compared)."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and target in body:
+            body[body.index(target)] = ast.Pass()
+            return

@@ -1,0 +1,386 @@
+"""Which changes of a proposed edit the instruction explains, and which it does not.
+
+Whole-file rewrites by small models drift: asked only to rename, a model also deletes a
+block, turns ``end`` into ``end + 1`` or renames another method. Those replies pass every
+validity check (not truncated, not elided, they parse), so this module compares the
+proposal with the original change by change and names what the instruction does not
+explain. Nothing is dropped: ``coder edit --yes`` refuses such a proposal, the diff
+review marks the hunks, ``--json`` lists them.
+
+A change is explained when:
+
+- it lies inside the region the request edits (region mode keeps everything else
+  byte-identical by construction; that is verified here, not assumed);
+- the instruction is a rename (``rename X to Y``, ``X -> Y``) and every changed line
+  differs from its original only by X→Y identifier substitutions (compared token by token);
+- otherwise, it lies inside a symbol the instruction names, or within :data:`NEAR` lines
+  of a line that mentions one (a call site of a function that gains a parameter), or at
+  the top of the file when the instruction asks for a module docstring.
+
+Everything else is unexplained: the instruction does not account for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
+from coder.edit.scope_kinds import HINTS, invariant_for
+from coder.errors import CoderError
+
+NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
+
+_IDENT = r"`?([A-Za-z_][\w.]*)`?"
+_RENAME_PAIR = re.compile(
+    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:function|method|class|variable|attribute|parameter|argument|"
+    r"constant|field|name)\s+)?" + _IDENT + r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
+_AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
+_ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
+_MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
+                         r"(?:the|this)\s+(?:module|file)\b", re.I)
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
+_LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
+_FROM_TO = re.compile(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changed run of lines: ``old`` lines ``old_start..old_end`` became ``new_start..new_end``.
+
+    Line numbers are 1-based and inclusive; an insertion has ``old_end == old_start - 1``
+    (it goes before old line ``old_start``), a deletion ``new_end == new_start - 1``.
+    """
+
+    old_start: int
+    old_end: int
+    new_start: int
+    new_end: int
+    explained: bool
+    why: str
+    note: str = ""  # set for a line that is not a change: "not renamed"
+
+    @property
+    def what(self) -> str:
+        """``changed`` / ``added`` / ``deleted`` (or the note)."""
+        if self.note:
+            return self.note
+        if self.old_end < self.old_start:
+            return "added"
+        return "deleted" if self.new_end < self.new_start else "changed"
+
+    def where(self, rel: str) -> str:
+        """``shlex.py:120-125 (deleted)``: lines of the original file (an insertion: the line it precedes)."""
+        a, b = self.old_start, self.old_end
+        span = f"{a}" if b <= a else f"{a}-{b}"
+        return f"{rel}:{span} ({self.what})"
+
+    def to_json(self) -> dict[str, object]:
+        """The ``--json`` form."""
+        return {"old_lines": [self.old_start, self.old_end], "new_lines": [self.new_start, self.new_end],
+                "what": self.what, "explained": self.explained, "why": self.why}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Every change of one proposal, each explained by the instruction or not."""
+
+    rel: str
+    kind: str  # "region" | "rename" | "symbols" | "unscoped"
+    basis: str  # what the instruction was read as: "rename tokenize -> lex", "region function f", ...
+    changes: tuple[Change, ...]
+
+    @property
+    def unexplained(self) -> list[Change]:
+        """The changes the instruction does not explain."""
+        return [c for c in self.changes if not c.explained]
+
+    @property
+    def ok(self) -> bool:
+        """True when every change is explained."""
+        return not self.unexplained
+
+    def summary(self, limit: int = 6) -> str:
+        """``shlex.py:120-125 (deleted), shlex.py:300 (changed)`` for the unexplained changes."""
+        shown = [c.where(self.rel) for c in self.unexplained[:limit]]
+        more = len(self.unexplained) - limit
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+    def refusal(self) -> str:
+        """The one line ``--yes`` prints when it refuses (empty when every change is explained)."""
+        if self.ok:
+            return ""
+        n = len(self.unexplained)
+        return (f"{n} change{'s' if n > 1 else ''} the instruction does not explain ({self.basis}): "
+                f"{self.summary()}")
+
+    def hunk_flags(self, diff: str) -> list[bool]:
+        """Per ``@@`` hunk of the unified ``diff`` of this proposal: True when it holds an unexplained change."""
+        flags = []
+        for a, n in _hunk_spans(diff):
+            lo, hi = a, a + max(n, 1) - 1
+            flags.append(any(_overlaps(c, lo, hi) for c in self.unexplained))
+        return flags
+
+    def mark_diff(self, diff: str) -> str:
+        """``diff`` with a marker line above every hunk holding an unexplained change (for people, not patch)."""
+        flags = iter(self.hunk_flags(diff))
+        out = []
+        for line in diff.splitlines(keepends=True):
+            if line.startswith("@@") and next(flags, False):
+                out.append(f"!! not explained by the instruction ({self.basis}):\n")
+            out.append(line)
+        return "".join(out)
+
+    def to_json(self) -> dict[str, object]:
+        """The ``--json`` form: the basis and every unexplained change."""
+        return {"kind": self.kind, "basis": self.basis, "changes": len(self.changes),
+                "unexplained": [{**c.to_json(), "where": c.where(self.rel)} for c in self.unexplained]}
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+def _hunk_spans(diff: str) -> list[tuple[int, int]]:
+    spans = []
+    for line in diff.splitlines():
+        if m := _HUNK.match(line):
+            spans.append((int(m.group(1)), int(m.group(2)) if m.group(2) is not None else 1))
+    return spans
+
+
+def _overlaps(c: Change, lo: int, hi: int) -> bool:
+    a, b = (c.old_start, c.old_end) if c.old_end >= c.old_start else (c.old_start - 1, c.old_start)
+    return a <= hi and b >= lo
+
+
+# --- reading the instruction -------------------------------------------------------------------
+
+def rename_pairs(instruction: str) -> list[tuple[str, str]]:
+    """The (old, new) identifier pairs of a rename instruction; dotted names keep their last part."""
+    pairs: list[tuple[str, str]] = []
+    found = list(_RENAME_PAIR.finditer(instruction))
+    if found:
+        found += list(_AND_PAIR.finditer(instruction, found[0].end()))
+    found += list(_ARROW_PAIR.finditer(instruction))
+    for m in found:
+        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
+        if old != new and (old, new) not in pairs:
+            pairs.append((old, new))
+    return pairs
+
+
+def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
+    try:
+        if PurePath(rel).suffix.lower() in (".py", ".pyi"):
+            return python_symbols(text)
+        return tree_sitter_symbols(rel, text)
+    except (SyntaxError, ValueError, RecursionError, CoderError):
+        return []
+
+
+def value_pairs(instruction: str) -> list[tuple[str, str]]:
+    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`)."""
+    out = []
+    for m in _FROM_TO.finditer(instruction):
+        a, b = (g[1:-1] if g.startswith("`") else g for g in (m.group(1), m.group(2)))
+        if a != b:
+            out.append((a, b))
+    return out
+
+
+def _named(instruction: str, defs: list[tuple[str, Region]]) -> list[str]:
+    """What the instruction names as code; failing that, its plain words this file defines ("docstring to get")."""
+    from coder.edit.auto import named_in  # the instruction reader auto mode uses
+
+    names = [n.name for n in named_in(instruction) if n.kind != "lines"]
+    if names:
+        return names
+    defined = {q.rsplit(".", 1)[-1] for q, _ in defs}
+    return [w for w in dict.fromkeys(_WORD.findall(instruction)) if w in defined]
+
+
+def _symbol_regions(defs: list[tuple[str, Region]], names: list[str]) -> list[Region]:
+    return [r for q, r in defs for n in names if q == n or q.endswith("." + n)]
+
+
+def _module_head(text: str) -> int:
+    """The last line before the module's first statement after its docstring (0 when unknown)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return 0
+    if not body:
+        return len(text.splitlines())
+    first = body[0]
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+        first.value.value, str)
+    if is_doc:
+        return (first.end_lineno or first.lineno) if len(body) == 1 else body[1].lineno - 1
+    return first.lineno - 1
+
+
+# --- classifying changes -----------------------------------------------------------------------
+
+def _occurrence(value: str) -> str:
+    """A whole-token pattern for ``value``: an identifier, or a number not inside a longer one."""
+    before = r"(?<![\w.])" if value[:1].isdigit() or value[:1] == "." else r"(?<!\w)"
+    after = r"(?!\w|\.\d)" if value[-1:].isalnum() or value[-1:] == "_" else ""
+    return before + re.escape(value) + after
+
+
+def renamed_only(old: str, new: str, pairs: list[tuple[str, str]]) -> bool:
+    """True when ``new`` is ``old`` with some whole tokens X replaced by Y for (X, Y) in ``pairs``."""
+    olds = sorted({a for a, _ in pairs}, key=len, reverse=True)
+    found = re.compile("|".join(f"({_occurrence(a)})" for a in olds))
+    parts, pos = [], 0
+    for m in found.finditer(old):
+        parts.append(re.escape(old[pos:m.start()]))
+        alts = [m.group(0), *(b for a, b in pairs if a == m.group(0))]
+        parts.append("(?:" + "|".join(map(re.escape, alts)) + ")")
+        pos = m.end()
+    parts.append(re.escape(old[pos:]))
+    return re.fullmatch("".join(parts), new) is not None
+
+
+def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int, int, int]]:
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _mentions(lines: list[str], lo: int, hi: int, words: set[str]) -> bool:
+    """Any of ``lines[lo:hi]`` (clipped) has one of ``words`` as a whole identifier."""
+    return any(words.intersection(_WORD.findall(line)) for line in lines[max(0, lo):max(0, hi)])
+
+
+def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Region | None = None) -> Scope:
+    """Classify every change from ``old`` to ``new`` as explained by ``instruction`` or not.
+
+    ``region`` is the region a region-mode request replaced (None for a whole-file rewrite).
+    """
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    spans = _line_changes(old_lines, new_lines)
+    pairs = rename_pairs(instruction)
+    if region is not None:
+        kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
+    elif pairs:
+        basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
+        changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs), "only the rename", old_lines, new_lines)
+                   for s in spans]
+        return Scope(rel, "rename", basis, tuple(changes + _not_renamed(rel, new, pairs, spans)))
+    else:
+        found = _by_symbols(old, old_lines, new_lines, spans, instruction, rel)
+        if found is None:
+            return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
+                         tuple(_change(s, False, "", old_lines, new_lines) for s in spans))
+        kind, basis, verdicts = "symbols", found[0], found[1]
+    subs = pairs + value_pairs(instruction)
+    invariant = None if subs else invariant_for(instruction, rel)
+    if subs:  # "from 0.11 to 0.114", or a rename inside a region: nothing but those substitutions
+        what = ", ".join(f"{a} -> {b}" for a, b in subs)
+        basis += f", only {what}"
+        off = (False, f"changes code (only {what} asked)")
+        verdicts = [v if _is_rename(s, old_lines, new_lines, subs) else off
+                    for s, v in zip(spans, verdicts, strict=True)]
+    elif invariant is not None:
+        basis += f", {invariant.label}"
+        keeps = invariant.keeps(old_lines, new_lines, spans)
+        verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
+                    for (ok, why), kept in zip(verdicts, keeps, strict=True)]
+    return Scope(rel, kind, basis, tuple(_change(s, ok, why, old_lines, new_lines)
+                                         for s, (ok, why) in zip(spans, verdicts, strict=True)))
+
+
+Span = tuple[int, int, int, int]
+
+
+def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:
+    """Region mode: the rest of the file must be byte-identical (verified, not assumed)."""
+    head, tail = region.start - 1, len(old_lines) - region.end
+    kept = (len(new_lines) >= head + max(tail, 0) and old_lines[:head] == new_lines[:head]
+            and (tail <= 0 or old_lines[-tail:] == new_lines[-tail:]))
+    why = f"inside {region.label}"
+    if kept:  # every change is inside the region
+        return [(True, why)] * len(spans)
+    return [(region.start <= s[0] + 1 and s[1] <= region.end, why) for s in spans]
+
+
+def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], instruction: str,
+                rel: str) -> tuple[str, list[tuple[bool, str]]] | None:
+    """Whole-file rewrite: changes inside or near the symbols named (None: nothing is named)."""
+    defs = _defs(rel, old)
+    names = _named(instruction, defs)
+    head = _module_head(old) if _MODULE_DOC.search(instruction) else -1
+    if not names and head < 0:
+        return None
+    regions = _symbol_regions(defs, names)
+    words = {n.rsplit(".", 1)[-1] for n in names}
+    hints = bool(HINTS.search(instruction))
+    out = []
+    for i1, i2, j1, j2 in spans:
+        inside = any(r.start <= i1 + 1 and i2 <= r.end for r in regions) or (head >= 0 and i2 <= head)
+        near = (_mentions(old_lines, i1 - NEAR, i2 + NEAR, words)
+                or _mentions(new_lines, j1 - NEAR, j2 + NEAR, words))
+        # type hints may need an import (``from typing import Callable``): an added import line only
+        hint_import = hints and i1 == i2 and all(_IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
+        why = "inside a named symbol" if inside else "near a named symbol" if near else "an import for type hints"
+        out.append((bool(inside or near or hint_import), why))
+    return "changes at " + (", ".join(names) if names else "the module docstring"), out
+
+
+def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[Span]) -> list[Change]:
+    """Lines of ``new`` that still use an old name as code: the rename is incomplete (the code breaks)."""
+    olds = {a for a, _ in pairs}
+    rows: set[int] = set()
+    if PurePath(rel).suffix.lower() in (".py", ".pyi"):
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(new).readline):
+                if tok.type == tokenize.NAME and tok.string in olds:
+                    rows.add(tok.start[0])
+        except (tokenize.TokenError, SyntaxError, ValueError):
+            return []
+    else:
+        rows = {n for n, line in enumerate(new.splitlines(), 1) if olds.intersection(_WORD.findall(line))}
+    out = []
+    for row in sorted(rows):
+        old_row = _old_line(row, spans)
+        name = next(a for a in olds if a in new.splitlines()[row - 1])
+        out.append(Change(old_row, old_row, row, row, False, f"still uses {name}: the rename is incomplete",
+                          "not renamed"))
+    return out
+
+
+def _old_line(new_row: int, spans: list[Span]) -> int:
+    """The line of the original that line ``new_row`` (1-based) of the new text comes from (or replaces)."""
+    shift = 0
+    for i1, i2, j1, j2 in spans:
+        if j1 < new_row <= j2:
+            return min(i1 + (new_row - j1), max(i2, i1 + 1))
+        if j2 < new_row:
+            shift = i2 - j2
+    return new_row + shift
+
+
+def _is_rename(span: Span, old: list[str], new: list[str],
+               pairs: list[tuple[str, str]]) -> bool:
+    i1, i2, j1, j2 = span
+    if i2 - i1 != j2 - j1:
+        return False  # a rename never adds or removes lines
+    return all(renamed_only(old[i1 + k], new[j1 + k], pairs) for k in range(i2 - i1))
+
+
+def _change(span: Span, explained: bool, why: str, old: list[str] | None = None,
+            new: list[str] | None = None) -> Change:
+    i1, i2, j1, j2 = span
+    if not explained and old is not None and new is not None and not any(
+            x.strip() for x in old[i1:i2] + new[j1:j2]):
+        explained, why = True, "blank lines only"  # harmless, and models reflow them on rewrites
+    if not explained and not why.startswith(("changes code", "still uses")):
+        why = "not explained by the instruction"
+    return Change(i1 + 1, i2, j1 + 1, j2, explained, why)

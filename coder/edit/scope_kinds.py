@@ -1,0 +1,99 @@
+"""What an instruction that asks only for comments, docstrings or type hints may change.
+
+"Add a comment above the loop" explains a new comment line, never a changed condition on
+the next line, even inside the named function. For such instructions each change must
+keep the code the same: for comments, the lines that are not comments stay as they were;
+for docstrings and type hints, the module's syntax tree stays the same once docstrings or
+annotations (and imports, which hints may need) are taken out. Each change must also do
+what was asked: a change that only moves blank lines or reformats code explains nothing.
+Python files only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+_COMMENT = re.compile(r"\bcomments?\b", re.I)
+_DOCSTRING = re.compile(r"\bdoc\s?strings?\b", re.I)
+HINTS = re.compile(r"\btype\s+hints?\b|\bannotat|\btyping\b", re.I)
+_TRAILING = re.compile(r"\s+#.*")
+MAX_CHANGES = 60  # beyond this many changes, judge the whole proposal once instead of each change
+
+
+def _code_lines(lines: list[str]) -> list[str]:
+    return [x for x in lines if x.strip() and not x.lstrip().startswith("#")]
+
+
+def comment_only(old: list[str], new: list[str]) -> bool:
+    """``new`` is ``old`` plus or minus comment lines, blank lines and trailing comments, and adds a comment."""
+    a, b = _code_lines(old), _code_lines(new)
+    if len(a) != len(b):
+        return False
+    kept = all(y == x or (y.startswith(x) and _TRAILING.fullmatch(y[len(x):]) is not None)
+               for x, y in zip(a, b, strict=True))
+    return kept and any("#" in y and y not in old for y in new)  # blank lines alone are not a comment
+
+
+def _normal(text: str, docstrings: bool, hints: bool) -> str | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):  # NUL bytes, absurd nesting: not Python
+        return None
+    for node in ast.walk(tree):
+        if hints and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.returns = None
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None:
+                    arg.annotation = None
+        if docstrings and isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            first = body[0] if body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    if hints:
+        tree.body = [n for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)]
+    return ast.dump(tree)
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """What must stay the same: ``only comments``, ``only docstrings``, ``only type hints``..."""
+
+    label: str
+    docstrings: bool
+    hints: bool
+
+    def keeps(self, old: list[str], new: list[str], spans: list[tuple[int, int, int, int]]) -> list[bool]:
+        """Per change in ``spans`` (from ``old`` to ``new`` lines): True when it keeps the code the same."""
+        if not (self.docstrings or self.hints):
+            return [comment_only(old[i1:i2], new[j1:j2]) for i1, i2, j1, j2 in spans]
+        text = "\n".join(old) + "\n"
+        base, full = _normal(text, self.docstrings, self.hints), _normal(text, False, False)
+        if len(spans) > MAX_CHANGES:
+            whole = "\n".join(new) + "\n"
+            same = _normal(whole, self.docstrings, self.hints) == base and _normal(whole, False, False) != full
+            return [same] * len(spans)
+        out = []
+        for i1, i2, j1, j2 in spans:  # this change alone, on the original: keeps the code, and does what was asked
+            alone = "\n".join(old[:i1] + new[j1:j2] + old[i2:]) + "\n"
+            out.append(base is not None and _normal(alone, self.docstrings, self.hints) == base
+                       and _normal(alone, False, False) != full)
+        return out
+
+
+def invariant_for(instruction: str, rel: str) -> Invariant | None:
+    """The invariant an instruction implies (None: it may change code)."""
+    if PurePath(rel).suffix.lower() not in (".py", ".pyi"):
+        return None
+    docstrings, hints = bool(_DOCSTRING.search(instruction)), bool(HINTS.search(instruction))
+    if docstrings or hints:
+        what = " and ".join(w for w, on in (("docstrings", docstrings), ("type hints", hints)) if on)
+        return Invariant(f"only {what}", docstrings, hints)
+    if _COMMENT.search(instruction):
+        return Invariant("only comments", False, False)
+    return None

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# One GPU session for issue 19, one step per `run` call (NOTES-i19.md, DEVICE-PLAN, lists the calls).
+# Runs on the device machine in the repository root; state lives in /root/gpu across calls on the
+# same (warm) machine. What it carries was made here by scripts/gpu_prepare.py.
+#
+#   setup          wheels into /root/gpu/site; unpack the patched source; start the CUDA build (setsid)
+#   chunk NN       append model piece NN (.gpu/m/NN/part) to /root/gpu/model.gguf (idempotent)
+#   wait [S]       wait up to S s (default 540) for the build, then check the model's sha256
+#   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
+#   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
+#   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
+#   edits [MODES]  coder bench --edits on the GPU profile (issue 18's correctness suite; default auto,full)
+#   status         build and model state
+set -uo pipefail
+G=${GPU_STATE:-/root/gpu}
+OUT=${OUT:-/tmp/out}
+mkdir -p "$G" "$OUT"
+PY=python3
+export PYTHONPATH="$G/site:$PWD" PYTHONUNBUFFERED=1 CODER_HOME="$G/home" PATH="/usr/local/cuda/bin:$PATH"
+BIN="$G/build/bin/llama-server"
+MODEL="$G/model.gguf"
+FILES="--files $($PY -c 'import textwrap,linecache;print(textwrap.__file__, linecache.__file__)')"
+
+build_state() {
+  if [ -x "$BIN" ]; then echo "build: done ($(du -h "$BIN" | cut -f1))";
+  elif [ -f "$G/build.rc" ]; then echo "build: FAILED rc=$(cat "$G/build.rc")"; tail -20 "$G/build.log";
+  else echo "build: running: $(grep -o '^\[[0-9]*/[0-9]*\]' "$G/build.log" 2>/dev/null | tail -1)"; fi
+}
+
+case "${1:-status}" in
+setup)
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$G/site" .whl/*.whl || exit 1
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nvcc --version | tail -1
+  rm -rf "$G/src" "$G/build" "$G/build.rc"; mkdir -p "$G/src"
+  tar xJf .gpu/src/llama.tar.xz -C "$G/src" \
+    || $PY -c "import tarfile; tarfile.open('.gpu/src/llama.tar.xz').extractall('$G/src')" || exit 1
+  cat "$G/src/llama.cpp/CODER_PATCHES"
+  # configure + build in its own session: it outlives this call (about 5.5 min on 16 cores)
+  setsid bash -c "cd $G && { cmake -S src/llama.cpp -B build -G Ninja $(tr '\n' ' ' < .gpu/src/cmake_args.txt) \
+    && cmake --build build --target llama-server -j 16; } > build.log 2>&1; echo \$? > build.rc" \
+    < /dev/null > /dev/null 2>&1 &
+  sleep 5; build_state
+  $PY -c "import coder.cli.main, coder.edit.engine, coder.bench.lossless, openai; print('coder imports ok')"
+  ;;
+chunk)
+  n=$2
+  if grep -qx "$n" "$G/model.parts" 2>/dev/null; then echo "piece $n already appended"; else
+    cat ".gpu/m/$n/part" >> "$MODEL" && echo "$n" >> "$G/model.parts"; fi
+  echo "model: $(wc -l < "$G/model.parts") pieces, $(stat -c %s "$MODEL") bytes"; build_state
+  ;;
+wait)
+  limit=${2:-540}; t=0
+  while [ ! -x "$BIN" ] && [ ! -f "$G/build.rc" ] && [ $t -lt "$limit" ]; do sleep 10; t=$((t + 10)); done
+  build_state
+  want=$($PY -c "import json;print(json.load(open('.gpu/manifest.json'))['sha256'])")
+  have=$(sha256sum "$MODEL" | cut -d' ' -f1)
+  [ "$want" = "$have" ] && echo "model sha256 ok" || { echo "model sha256 MISMATCH ($have)"; exit 1; }
+  "$BIN" --version 2>&1 | tail -2
+  ;;
+copy)
+  $PY scripts/bench_copy.py --binary "$BIN" --model "$MODEL" --ngl 99 --ctx 16384 $FILES \
+    --configs none,ngram-mod,prediction+ngram-mod --variants fast,stock --caps 64 --no-ceiling \
+    --kinds rename,param,docstrings,region,fresh --max-tokens 1100 --json "$OUT/copy_ab.json" 2>&1 \
+    | tee "$OUT/copy_ab.log" | grep -v "^  "
+  ;;
+steps)
+  $PY scripts/bench_copy.py --binary "$BIN" --model "$MODEL" --ngl 99 --ctx 16384 $FILES \
+    --configs none,prediction+ngram-mod --variants steps,nographs --caps 8,16,32,64 --no-ceiling \
+    --kinds rename,region --max-tokens 1100 --no-cold-shape --json "$OUT/copy_steps.json" 2>&1 \
+    | tee "$OUT/copy_steps.log" | grep -v "^  "
+  ;;
+e2e)
+  mkdir -p "$CODER_HOME"
+  mkdir -p "$CODER_HOME/config"
+  cat > "$CODER_HOME/config/config.toml" <<EOF
+default_profile = "qwen-gpu"
+[profiles.qwen-gpu]
+model = "$MODEL"
+binary = "$BIN"
+spec_type = "prediction,ngram-mod"
+k = 8
+ngl = 99
+ctx = 16384
+EOF
+  $PY scripts/bench_e2e.py --profile qwen-gpu --cases linecache,textwrap --json "$OUT/e2e.json" 2>&1 \
+    | tee "$OUT/e2e.log"
+  ;;
+edits)
+  $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \
+    | grep -v "^  "
+  ;;
+status)
+  build_state; ls -la "$MODEL" 2>/dev/null; nvidia-smi --query-gpu=memory.used --format=csv,noheader
+  ;;
+*)
+  echo "unknown step $1"; exit 2
+  ;;
+esac

@@ -1,0 +1,142 @@
+"""Real edits by a real coding model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M) on real files, on the CPU.
+
+The files are frozen copies of CPython 3.11.7's ``fnmatch.py``, ``shlex.py`` and ``colorsys.py``
+(``tests/data/real_edits/``); nobody here wrote them. Each case gets a fresh server of its own
+(greedy replies on the CPU repeat for a fixed server and request sequence: the verification probe,
+then the edit), so an earlier test cannot change the reply.
+
+* two region edits the model makes correctly are applied, and the committed bytes are pinned
+  (an AST comparison also checks that nothing but the asked-for change was made);
+* one real reply that drifts (asked for a docstring, it also adds a statement) is pinned
+  byte for byte; today coder's validation accepts it (it is complete and parses). The guard
+  against unexplained hunks (issue 18, item 5) must refuse it: the test says where.
+
+``CODER_RECORD_REAL=1`` re-records the expected files from the live replies instead of asserting.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+from cli_helpers import make_repo
+
+from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
+from coder.config import QWEN_0_5B
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal
+
+pytestmark = pytest.mark.server
+
+DATA = Path(__file__).parents[1] / "data" / "real_edits"
+RECORD = os.environ.get("CODER_RECORD_REAL") == "1"
+
+
+@pytest.fixture(scope="module")
+def real_model() -> Path:
+    """The 0.5B model, fetched once (scripts/test fetches it first, with a progress bar)."""
+    from coder.models.catalog import MODELS
+    from coder.models.store import fetch_model
+
+    return fetch_model(MODELS[QWEN_0_5B])
+
+
+Case = dict[str, object]
+
+
+def _edit(server_factory: Callable[..., ServerInfo], tmp_path: Path,
+          case: str) -> tuple[EditEngine, EditProposal, Path, Case]:
+    """Run the case's region edit on a fresh 0.5B server; the engine, proposal, file and case."""
+    spec = json.loads((DATA / f"{case}.json").read_text())
+    info = server_factory(model=QWEN_0_5B, ctx=4096)
+    root = tmp_path / "repo"
+    make_repo(root, {str(spec["file"]): (DATA / f"{spec['file']}.txt").read_text()})
+    engine = EditEngine(BackendHandle(info), root)
+    request = engine.prepare(root / str(spec["file"]), str(spec["instruction"]), mode="region",
+                             symbol=str(spec["symbol"]))
+    proposal = list(engine.run(request))[-1]
+    assert isinstance(proposal, EditProposal)
+    if RECORD:
+        (DATA / f"{case}.reply.txt").write_text(proposal.reply, encoding="utf-8")
+    return engine, proposal, root / str(spec["file"]), spec
+
+
+def _without_docstring(source: str, name: str) -> str:
+    """The module's AST dump with ``name``'s docstring removed (what a docstring edit may not change)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name and ast.get_docstring(node) is not None:
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
+def _split(source: str, name: str) -> tuple[str, str]:
+    """AST dumps of the module without function ``name``, and of that function alone."""
+    tree = ast.parse(source)
+    func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    tree.body.remove(func)
+    return ast.dump(tree), ast.dump(func)
+
+
+def _apply_and_pin(engine: EditEngine, proposal: EditProposal, path: Path, case: str) -> str:
+    """Apply (commit) an accepted proposal; the committed text must be the recorded one."""
+    assert proposal.ok and proposal.changed, proposal.refusal
+    repo = git.Repo(path.parent)
+    head = repo.head.commit.hexsha
+    result = engine.apply(proposal)
+    new = path.read_text()
+    assert result.commit == repo.head.commit.hexsha != head
+    assert repo.head.commit.tree[path.name].data_stream.read().decode() == new
+    expected = DATA / f"{case}.expected.txt"
+    if RECORD:
+        expected.write_text(new)
+    assert new == expected.read_text()  # byte for byte what the pinned build and model produce
+    return new
+
+
+def test_docstring_added_to_compile_pattern(server_factory: Callable[..., ServerInfo], real_model: Path,
+                                            tmp_path: Path) -> None:
+    engine, proposal, path, spec = _edit(server_factory, tmp_path, "fnmatch_docstring")
+    original = (DATA / "fnmatch.py.txt").read_text()
+    new = _apply_and_pin(engine, proposal, path, "fnmatch_docstring")
+    func = next(n for n in ast.walk(ast.parse(new)) if isinstance(n, ast.FunctionDef) and n.name == spec["symbol"])
+    assert ast.get_docstring(func) == spec["docstring"]
+    assert _without_docstring(new, str(spec["symbol"])) == ast.dump(ast.parse(original))  # nothing else changed
+
+
+def test_local_renamed_in_print_tokens(server_factory: Callable[..., ServerInfo], real_model: Path,
+                                       tmp_path: Path) -> None:
+    engine, proposal, path, spec = _edit(server_factory, tmp_path, "shlex_rename")
+    original = (DATA / "shlex.py.txt").read_text()
+    new = _apply_and_pin(engine, proposal, path, "shlex_rename")
+    old_name, new_name = str(spec["old"]), str(spec["new"])
+    symbol = str(spec["symbol"])
+    before, after = _split(original, symbol), _split(new, symbol)
+    assert before[0] == after[0]  # the rest of the module is untouched
+    assert after[1].replace(f"id='{new_name}'", f"id='{old_name}'") == before[1]  # only the local renamed
+    assert f"id='{old_name}'" not in after[1] and f"id='{new_name}'" in after[1]
+
+
+def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_model: Path,
+                              tmp_path: Path) -> None:
+    """Asked only for a docstring, the model adds one and also a statement nobody asked for.
+
+    The new first statement reads ``s`` and ``v`` before they are assigned: every call would raise.
+
+    Today's validation accepts this reply (complete, one block, parses): ``--yes`` would commit
+    it. The guard for unexplained hunks must refuse it (or flag the hunk in review); when it
+    lands, the ``proposal.ok`` assertion below flips to a refusal with the file intact.
+    """
+    _, proposal, path, spec = _edit(server_factory, tmp_path, "colorsys_drift")
+    assert proposal.reply == (DATA / "colorsys_drift.reply.txt").read_text()  # the recording is real
+    original = (DATA / "colorsys.py.txt").read_text()
+    assert path.read_text() == original  # nothing written before apply
+    assert _split(proposal.new, str(spec["symbol"]))[0] == _split(original, str(spec["symbol"]))[0]
+    assert _without_docstring(proposal.new, str(spec["symbol"])) != ast.dump(ast.parse(original))  # code changed
+    assert proposal.ok is spec["ok_today"], proposal.refusal  # today: accepted (see the docstring)

@@ -1,0 +1,54 @@
+"""Replies recorded from a real coding model (tests/data/real_edits), replayed through validation offline.
+
+The live versions are in tests/server/test_real_model_server.py; here a validator change that would
+alter or refuse an accepted reply, or change the verdict on the recorded drift, fails without a server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal
+
+DATA = Path(__file__).parents[1] / "data" / "real_edits"
+CASES = sorted(p.stem for p in DATA.glob("*.json"))
+
+
+def _replay(case: str, tmp_path: Path) -> tuple[EditProposal, dict[str, object]]:
+    spec = json.loads((DATA / f"{case}.json").read_text())
+    root = tmp_path / "repo"
+    make_repo(root, {spec["file"]: (DATA / f"{spec['file']}.txt").read_text()})
+    engine = EditEngine(None, root, ctx=32768)
+    request = engine.prepare(root / spec["file"], spec["instruction"], mode="region", symbol=spec["symbol"])
+    reply = (DATA / f"{case}.reply.txt").read_text()
+    return engine.evaluate(request, reply, finish_reason="stop"), spec
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_recorded_reply_gets_its_verdict(case: str, tmp_path: Path) -> None:
+    proposal, spec = _replay(case, tmp_path)
+    expected = DATA / f"{case}.expected.txt"
+    if expected.exists():  # an accepted, correct edit: exactly the committed bytes
+        assert proposal.ok and proposal.new == expected.read_text(), proposal.refusal
+    else:  # the drift: accepted today (complete, parses); the unexplained-hunk guard must refuse it
+        assert proposal.ok is spec["ok_today"], proposal.refusal
+
+
+def test_the_drift_changes_code_it_was_not_asked_to() -> None:
+    original = (DATA / "colorsys.py.txt").read_text()
+    reply = (DATA / "colorsys_drift.reply.txt").read_text()
+    lines = original.splitlines()
+    start = lines.index("def rgb_to_hsv(r, g, b):")
+    body = lines[start + 1:lines.index("def hsv_to_rgb(h, s, v):", start) - 1]
+    after_docstring = reply.split('"""')[-1].splitlines()[1:-1]  # the docstring was asked for
+    # two lines nobody asked for in front of the unchanged body: they read s and v before either is assigned
+    assert after_docstring == ["    if s == 0.0:", "        return 0.0, 0.0, v", *body]
+
+
+def test_cases_are_recorded() -> None:
+    assert len(CASES) >= 3 and all((DATA / f"{c}.reply.txt").exists() for c in CASES)
