@@ -121,6 +121,9 @@ class BenchServer(ReplayServer):
         else:
             super()._other(handler, method, path, body)
 
+    def _chat(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        self._stream(handler, self.recording.chats[0])  # the same rewrite for every request (--serve)
+
     def _stream(self, handler: BaseHTTPRequestHandler, chat: Exchange) -> None:
         self.requested_at = time.monotonic()
         self.request_cpu = _cpu_s(self.client_pid) if self.client_pid else 0.0

@@ -118,6 +118,7 @@ async def tui_once(url: str, api_key: str | None, repo: Path, name: str, instruc
             "engine_tok_s": stats.timings.get("predicted_per_second"),
             "reader_tok_s": stats.decode_tps, "shown_tok_s": (tokens - first_tokens) / (t_last - t_first),
             "lag_ms_p50": statistics.median(lags) * 1000, "lag_ms_p95": lags[int(len(lags) * 0.95)] * 1000,
+            "lag_ms_max": lags[-1] * 1000,
             "batches": len(probe.shown), "stopped_at_fence": stats.stopped_at_fence}
 
 
@@ -169,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row['tokens']} tokens: engine {engine or float('nan'):.0f} tok/s, coder's reader "
               f"{row['reader_tok_s'] or float('nan'):.0f} tok/s, shown {row['shown_tok_s'] or float('nan'):.0f} tok/s"
               f" -> shown/engine {row['shown_over_engine'] or float('nan'):.3f}"
-              + (f", lag p50/p95 {row['lag_ms_p50']:.0f}/{row['lag_ms_p95']:.0f} ms" if "lag_ms_p50" in row else ""))
+              + (f", lag p50/p95/max {row['lag_ms_p50']:.0f}/{row['lag_ms_p95']:.0f}/{row['lag_ms_max']:.0f} ms"
+                 if "lag_ms_p50" in row else ""))
     ratios = [r["shown_over_engine"] for r in rows if r["shown_over_engine"] is not None]
     verdict = {"median_shown_over_engine": statistics.median(ratios) if ratios else None,
                "delivered_ok": bool(ratios) and statistics.median(ratios) >= TARGET_RATIO}

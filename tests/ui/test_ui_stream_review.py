@@ -105,3 +105,21 @@ async def test_review_opens_on_a_5000_line_proposal_and_reaches_its_end() -> Non
         await pilot.press("r")
         await pilot.pause()
         assert not isinstance(app.screen, ReviewScreen)
+
+
+async def test_a_long_code_block_is_not_lexed_whole_on_the_ui_thread() -> None:
+    from coder.ui.widgets.conversation.transcript import BLOCK_LEX_MAX_LINES
+
+    app = ReviewApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        transcript = Transcript()
+        await app.mount(transcript)
+        for lines in (10, BLOCK_LEX_MAX_LINES + 1):
+            transcript.begin_stream()
+            transcript.append("```python\n" + "".join(f"x{i} = {i}\n" for i in range(lines)) + "```\n")
+            transcript.end_stream()
+            await pilot.pause()
+            code = [line for line in transcript._lines if line.kind == "code"][-lines:]
+            assert len(code) == lines
+            # short: lexed whole (multi-line strings right); long: keeps the per-line colours it streamed with
+            assert all(line.styled is not None for line in code) == (lines <= BLOCK_LEX_MAX_LINES)
