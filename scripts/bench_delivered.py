@@ -11,7 +11,8 @@ rewrite by default: the edit class that reaches the highest rates), rejects the 
 * reader: tokens / (last token − first token) as coder's stream reader received them;
 * shown: tokens after the first batch / (last batch on screen − first batch on screen), i.e. what
   the transcript delivered to the eye, frames included;
-* the ratios shown/engine and reader/engine, and the display lag p50/p95 on the way.
+* the ratios shown/engine and reader/engine (and shown/engine without the last batch, whose
+  refresh also carries the end of the request and the review opening), and the display lag.
 
 With ``--cli`` it runs ``coder edit FILE --mode full --dry-run --json --attach URL`` instead and
 compares the CLI's client-side decode rate with the engine's.
@@ -113,10 +114,15 @@ async def tui_once(url: str, api_key: str | None, repo: Path, name: str, instruc
     stats = final.stats
     (t_first, first_tokens), (t_last, _) = probe.shown[0], probe.shown[-1]
     tokens = sum(n for _, n in probe.shown)
+    # the last batch shares its refresh with the end of the request (final stats, the review opening):
+    # the steady rate leaves it out, the end-to-end one keeps it
+    steady = (sum(n for _, n in probe.shown[1:-1]) / (probe.shown[-2][0] - t_first)
+              if len(probe.shown) > 2 and probe.shown[-2][0] > t_first else None)
     lags = sorted(probe.lags)
     return {"tokens": tokens, "predicted_n": stats.timings.get("predicted_n"),
             "engine_tok_s": stats.timings.get("predicted_per_second"),
             "reader_tok_s": stats.decode_tps, "shown_tok_s": (tokens - first_tokens) / (t_last - t_first),
+            "shown_steady_tok_s": steady,
             "lag_ms_p50": statistics.median(lags) * 1000, "lag_ms_p95": lags[int(len(lags) * 0.95)] * 1000,
             "lag_ms_max": lags[-1] * 1000,
             "batches": len(probe.shown), "stopped_at_fence": stats.stopped_at_fence}
@@ -170,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row['tokens']} tokens: engine {engine or float('nan'):.0f} tok/s, coder's reader "
               f"{row['reader_tok_s'] or float('nan'):.0f} tok/s, shown {row['shown_tok_s'] or float('nan'):.0f} tok/s"
               f" -> shown/engine {row['shown_over_engine'] or float('nan'):.3f}"
+              + (f" (steady, last batch left out: {row['shown_steady_tok_s'] / engine:.3f})"
+                 if row.get("shown_steady_tok_s") and engine else "")
               + (f", lag p50/p95/max {row['lag_ms_p50']:.0f}/{row['lag_ms_p95']:.0f}/{row['lag_ms_max']:.0f} ms"
                  if "lag_ms_p50" in row else ""))
     ratios = [r["shown_over_engine"] for r in rows if r["shown_over_engine"] is not None]

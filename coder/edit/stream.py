@@ -3,7 +3,8 @@ reply, and exact figures from ``/metrics`` afterwards.
 
 :func:`stream_edit` yields a :class:`RequestStats` snapshot per prompt-progress update,
 then at most every ``STATS_EVERY`` seconds while the reply streams (what a status line
-shows: a copy per token would cost more than parsing the token), and returns the
+shows: a copy per token would cost more than parsing the token) and once when it ended,
+and returns the
 :class:`StreamOutcome` via ``StopIteration`` (use ``yield from``).
 """
 
@@ -88,6 +89,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
                 break
     finally:
         stream.close()  # a generator: closing it cancels the server request
+    yield stats.snapshot()  # the stream ended: what was read is shown before scraping and validating
     if final is not None:
         stats = _merge_final(stats, final.stats)
     after = api.snapshot(wait_for=before, final_seen=final is not None)
