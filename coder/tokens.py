@@ -49,6 +49,9 @@ class TokenCounter:
     server: Tokenizer | None = None
     ratio: float = 1.0  # server tokens per cl100k token, once calibrated
     calibrated: bool = False
+    # the first long text and its exact count: the offline estimate is fitted to it only when the
+    # server goes (loading cl100k costs ~0.3 s, which must not delay the request being counted)
+    sample: tuple[str, int] | None = None
 
     @property
     def source(self) -> str:
@@ -79,13 +82,21 @@ class TokenCounter:
             except CoderError:
                 self.server = None  # server gone: fall back for the rest of the session
             else:
-                if not self.calibrated and len(text) >= CALIBRATION_MIN_CHARS:
-                    # First real text seen: fit the offline estimate to this model for later.
-                    est = estimate(text)
-                    if est > 0 and exact > 0:
-                        self.ratio, self.calibrated = exact / est, True
+                if not self.calibrated and self.sample is None and len(text) >= CALIBRATION_MIN_CHARS:
+                    self.sample = (text, exact)  # first real text seen: the offline fit's reference
                 return exact
+        self._fit()
         return round(estimate(text) * self.ratio)
+
+    def _fit(self) -> None:
+        """Fit the offline estimate to the kept sample (once, when estimates are first needed)."""
+        if self.calibrated or self.sample is None:
+            return
+        text, exact = self.sample
+        est = estimate(text)
+        if est > 0 and exact > 0:
+            self.ratio, self.calibrated = exact / est, True
+        self.sample = None
 
     def count_messages(self, messages: list[dict[str, str]]) -> int:
         """Prompt tokens of a chat request, template overhead included."""

@@ -12,7 +12,6 @@ from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
-from coder.telemetry.prefill import render as prefill_line
 from coder.telemetry.stats import format_drafted
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
@@ -21,7 +20,6 @@ if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not
     from coder.config import Config
     from coder.edit.engine import EditEngine
     from coder.edit.model import ApplyResult, EditProposal, EditRequest
-    from coder.telemetry.stats import RequestStats
 
 EDIT_EPILOG = """\
 examples:
@@ -103,30 +101,6 @@ def _adopt(handle: BackendHandle, args: argparse.Namespace, config: Config, serv
     handle.replace(server, config.profile(name) if server.managed or name is not None else None)
     if args.k is not None:
         handle.pin(args.k)
-
-
-class _ProgressPrinter:
-    """One rewritten status line on a terminal; a line every few seconds otherwise (logs)."""
-
-    def __init__(self, tty: bool, every: float = 2.0) -> None:
-        self.tty = tty
-        self.every = every
-        self.next_at = 0.0
-
-    def __call__(self, event: RequestStats) -> None:
-        if not self.tty and event.elapsed < self.next_at:
-            return
-        self.next_at = event.elapsed + self.every
-        if event.prefill is not None and event.ttft is None:  # still processing the prompt
-            line = "  " + prefill_line(event.prefill)
-            sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
-            sys.stderr.flush()
-            return
-        tps = f"{event.decode_tps:5.1f} tok/s" if event.decode_tps else "  ... tok/s"
-        acc = f", drafts accepted {event.draft_n_accepted or 0}/{event.draft_n}" if event.draft_n else ""
-        line = f"  streaming: {event.tokens} tok, {tps}{acc}, {event.elapsed:.1f}s"
-        sys.stderr.write("\r" + line.ljust(78) if self.tty else line + "\n")
-        sys.stderr.flush()
 
 
 def _stats_line(p: EditProposal) -> str:
@@ -252,18 +226,16 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
     """Run the request, showing progress on ``err``; the proposal it ends with."""
+    from coder.cli.streamline import StreamLine
     from coder.telemetry.stats import RequestStats
 
-    tty = err.isatty()
-    show = _ProgressPrinter(tty)
     proposal: EditProposal | None = None
-    for event in engine.run(request):
-        if isinstance(event, RequestStats):
-            show(event)
-        else:
-            proposal = event
-    if tty:
-        err.write("\n")
+    with StreamLine(err) as line:  # redrawn by its own thread: a few times a second, never per token
+        for event in engine.run(request):
+            if isinstance(event, RequestStats):
+                line.update(event)
+            else:
+                proposal = event
     if proposal is None:
         raise CoderError("internal: the edit stream ended without a result")
     return proposal

@@ -1,9 +1,11 @@
 """Streaming one edit request: live statistics, early stops at the fence or on a runaway
 reply, and exact figures from ``/metrics`` afterwards.
 
-:func:`stream_edit` yields a :class:`RequestStats` snapshot per chunk (what a status
-line or the TUI shows) and returns the :class:`StreamOutcome` via ``StopIteration``
-(use ``yield from``).
+:func:`stream_edit` yields a :class:`RequestStats` snapshot per prompt-progress update,
+then at most every ``STATS_EVERY`` seconds while the reply streams (what a status line
+shows: a copy per token would cost more than parsing the token) and once when it ended,
+and returns the
+:class:`StreamOutcome` via ``StopIteration`` (use ``yield from``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from coder.telemetry.metrics import SpecDelta, SpecStats
 from coder.telemetry.prefill import PrefillTracker, PromptProgress
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 
+STATS_EVERY = 0.1  # seconds between live stats snapshots once tokens stream
 FENCE_GRACE_CHUNKS = 3  # after the closing fence, chunks read while waiting for the final usage
 
 
@@ -54,6 +57,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
     body_at: int | None = None  # offset of the block's body, once the opening fence streamed
     stopped: EditRefused | None = None
     chunks = 0
+    live = _Every(STATS_EVERY)
     stream = backend.client().stream(request.messages, max_tokens=request.budget.max_tokens,
                                       temperature=0.0, k_cap=k_cap, cache_prompt=True, progress=True,
                                       prediction=prediction)
@@ -63,7 +67,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
             if isinstance(item, Reply):
                 final = item
                 break
-            chunks += 1
+            chunks += item.count  # stream events: a burst read at once counts as many
             if on_chunk is not None:
                 on_chunk(item)
             if fence_at is not None:
@@ -73,7 +77,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
                 continue
             text += item.text
             stats.add(item)
-            yield stats.snapshot()
+            yield from live.snapshots(stats, item.elapsed)
             if "`" in item.text and closing_fence_seen(text, request.prompt.fence):
                 fence_at = chunks
                 stats.stopped_at_fence = True
@@ -85,6 +89,7 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
                 break
     finally:
         stream.close()  # a generator: closing it cancels the server request
+    yield stats.snapshot()  # the stream ended: what was read is shown before scraping and validating
     if final is not None:
         stats = _merge_final(stats, final.stats)
     after = api.snapshot(wait_for=before, final_seen=final is not None)
@@ -95,6 +100,20 @@ def stream_edit(backend: BackendHandle, request: EditRequest, api: ServerAPI, *,
     if stats.completion_tokens is None and text:
         stats.completion_tokens = backend.counter.count(text)
     return StreamOutcome(text, stats, stopped, delta)
+
+
+class _Every:
+    """Stats snapshots at most every ``interval`` seconds of stream time."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.next = 0.0
+
+    def snapshots(self, stats: RequestStats, elapsed: float) -> Iterator[RequestStats]:
+        """A snapshot of ``stats`` when one is due, else nothing."""
+        if elapsed >= self.next:
+            self.next = elapsed + self.interval
+            yield stats.snapshot()
 
 
 def _prefill_phase(items: Iterator[Chunk | PromptProgress | Reply],

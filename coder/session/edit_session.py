@@ -374,6 +374,8 @@ class EditSession:
                     proposal = event
                 elif event.prefill is not None and event.ttft is None:
                     self.emit(ev.PrefillUpdate(event.prefill))
+                else:  # a snapshot: at most every 0.1 s, and one when the stream ends, before validation
+                    feed.flush()
         finally:
             close = getattr(events, "close", None)  # a generator: closing cancels the server request
             if close is not None:

@@ -102,12 +102,12 @@ class Coalescer:
     _count: int = 0
     _seq: int = 0
 
-    def add(self, text: str, arrival: float) -> None:
-        """Buffer one chunk's text that arrived at ``arrival``."""
+    def add(self, text: str, arrival: float, count: int = 1) -> None:
+        """Buffer one chunk's text (``count`` stream events) that arrived at ``arrival``."""
         if self._first is None:
             self._first = arrival
         self._parts.append(text)
-        self._count += 1
+        self._count += count
 
     def due(self, now: float) -> bool:
         """The first chunk goes out at once (TTFT is visible), then at most one batch per frame."""
@@ -149,7 +149,7 @@ class LiveFeed:
         now = self.clock()
         self.stats.add(chunk)
         self.window.add(chunk.elapsed, self.stats.tokens)
-        self.buffer.add(chunk.text, now)
+        self.buffer.add(chunk.text, now, chunk.count)
         if self.buffer.due(now):
             batch = self.buffer.take(self.live(), now)
             if batch is not None:

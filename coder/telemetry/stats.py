@@ -31,6 +31,8 @@ class Chunk:
     draft_n_accepted: int | None = None
     predicted_n: int | None = None  # tokens generated so far (llama.cpp)
     draft_by_type: DraftByType | None = None  # coder's llama-server build: per speculator
+    count: int = 1  # stream events folded into this chunk (a verification step's burst arrives as one)
+    draft_steps: int | None = None  # drafted steps so far, when the reader counted them per event
 
 
 @dataclass
@@ -61,15 +63,19 @@ class RequestStats:
     prefill_max_gap: float | None = None  # longest wait between two (how smoothly a bar moves)
 
     def add(self, chunk: Chunk) -> None:
-        """Account for one streamed chunk."""
-        self.chunks += 1
+        """Account for one streamed chunk (which may fold several stream events)."""
+        self.chunks += chunk.count
         self.chars += len(chunk.text)
         self.elapsed = chunk.elapsed
         if self.ttft is None and chunk.text:
             self.ttft = chunk.elapsed
         if chunk.predicted_n is not None:
             self.completion_tokens = chunk.predicted_n
-        if chunk.draft_n is not None:
+        if chunk.draft_steps is not None:  # counted per event upstream: growth across a burst is several steps
+            self.draft_steps = chunk.draft_steps
+            if chunk.draft_n is not None:
+                self.draft_n = chunk.draft_n
+        elif chunk.draft_n is not None:
             self._see_draft_n(chunk.draft_n)
         if chunk.draft_n_accepted is not None:
             self.draft_n_accepted = chunk.draft_n_accepted

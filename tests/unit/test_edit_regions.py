@@ -187,12 +187,12 @@ def test_token_counter_calibrates_against_the_server() -> None:
     counter = TokenCounter(_ExactTokenizer())
     assert counter.count("short text") == 2 and not counter.calibrated  # too short to calibrate on
     assert counter.count(sample) == len(sample.split())
-    assert counter.calibrated  # the first long text calibrates the offline estimate
-    ratio = counter.calibrate(sample)
-    assert ratio == pytest.approx(len(sample.split()) / estimate(sample))
-    counter.server = None  # server gone: the calibrated estimate takes over
+    assert counter.sample == (sample, len(sample.split()))  # kept: fitted only once estimates are needed
+    ratio = len(sample.split()) / estimate(sample)
+    counter.server = None  # server gone: the estimate, calibrated on the first long text, takes over
     assert counter.count(sample) == round(estimate(sample) * ratio)
-    assert "calibrated" in counter.source
+    assert counter.calibrated and counter.ratio == pytest.approx(ratio) and "calibrated" in counter.source
+    assert counter.calibrate(sample) == pytest.approx(ratio)
     assert TokenCounter().count("hello world") == estimate("hello world") > 0
 
 

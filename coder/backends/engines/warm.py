@@ -19,13 +19,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
+
+if TYPE_CHECKING:
+    import httpx
+
+
+def _http_error() -> type[Exception]:
+    import httpx
+
+    return httpx.HTTPError
+
 
 SENTINEL = "\u2063coder-warm-up-cut\u2063"  # invisible separators: never in a real instruction
 Message = dict[str, str]
@@ -51,7 +59,9 @@ class LlamaCppWarmSender:
         self.server = server
         self.check_idle = check_idle  # attached servers: skip while another client's request runs
         headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
-        self._http = httpx.Client(base_url=server.url.rstrip("/"), headers=headers, timeout=timeout)
+        from coder.backends.runtime.http import make_client  # httpx loads with the first warm-up, not the TUI
+
+        self._http = make_client(server.url.rstrip("/"), headers=headers, timeout=timeout)
 
     def render(self, messages: list[Message]) -> str:
         """The prompt text the server's template makes of the edit's messages, cut at the mark."""
@@ -69,7 +79,7 @@ class LlamaCppWarmSender:
         """True when some slot is processing (only checked for attached servers)."""
         try:
             resp = self._http.get("/slots")
-        except httpx.HTTPError:
+        except _http_error():
             return False
         if resp.status_code != 200:
             return False
@@ -100,7 +110,7 @@ class LlamaCppWarmSender:
                         progress(update)
                     if chunk.get("stop"):
                         final = chunk
-        except httpx.HTTPError as exc:
+        except _http_error() as exc:
             raise CoderError(f"server unreachable ({type(exc).__name__})") from None
         timings = final.get("timings") or {}
         cached = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
@@ -109,7 +119,7 @@ class LlamaCppWarmSender:
     def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         try:
             return self._http.post(path, json=body)
-        except httpx.HTTPError as exc:
+        except _http_error() as exc:
             raise CoderError(f"server unreachable ({type(exc).__name__})") from None
 
     def close(self) -> None:

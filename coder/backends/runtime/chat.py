@@ -1,4 +1,8 @@
-"""Streaming chat client (openai package) that reports speculation counters as it streams.
+"""Streaming chat client: SSE bytes read with httpx, decoded by :mod:`coder.backends.runtime.sse`.
+
+No typed objects per chunk: the OpenAI SDK's pydantic models cost ~0.3 ms per streamed token,
+which at 5,000 tok/s is more than a core. Every engine coder drives (llama.cpp, vLLM, SGLang)
+frames its stream the same way, so plain JSON is all the compatibility needed.
 
 What goes into the request body beyond the OpenAI fields (llama.cpp's
 ``timings_per_token``, ``cache_prompt``, coder's per-request draft cap) is the
@@ -6,23 +10,48 @@ engine adapter's business (:meth:`EngineAdapter.request_extras`). On llama.cpp,
 ``timings_per_token`` puts running ``draft_n``/``draft_n_accepted`` in every
 chunk and ``stream_options.include_usage`` adds a final usage chunk that carries
 the final ``timings``.
+
+Timeouts: the response headers may take the whole ``timeout`` (llama.cpp sends them with its
+first result, after the prompt is processed); once the body streams, ``idle_timeout`` seconds
+without a byte end the request with one line.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol, overload
 
-import httpx
-
+from coder.backends.runtime.sse import ChunkReader, EventSplitter, error_text, preview
 from coder.errors import CoderError
-from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
-from coder.telemetry.stats import Chunk, DraftByType, Reply, RequestStats, Timings, by_type
+from coder.telemetry.prefill import PromptProgress
+from coder.telemetry.stats import Chunk, Reply, RequestStats
 
 if TYPE_CHECKING:
-    import openai
-    from openai.types.chat import ChatCompletionChunk
+    import httpx
+
+STREAM_IDLE_S = 30.0  # seconds without a byte, once the reply streams, before coder gives up
+IDLE_SHOWN_AFTER_S = 3.0  # a pause shorter than this is ordinary (a long verification step, a busy box)
+
+
+def stream_idle_s() -> float:
+    """The idle timeout: ``CODER_STREAM_IDLE_S`` when set to a positive number, else 30 s."""
+    import os
+
+    try:
+        value = float(os.environ.get("CODER_STREAM_IDLE_S", ""))
+    except ValueError:
+        return STREAM_IDLE_S
+    return value if 0 < value < 1e6 else STREAM_IDLE_S
+
+
+def idle_note(idle: float, limit: float | None = None) -> str | None:
+    """The progress line's countdown once a streaming reply paused: ``no token for 7 s, giving up in 23 s``."""
+    if idle < IDLE_SHOWN_AFTER_S:
+        return None
+    limit = stream_idle_s() if limit is None else limit
+    return f"no token for {idle:.0f} s, giving up in {max(0.0, limit - idle):.0f} s"
 
 
 class RequestExtras(Protocol):
@@ -36,34 +65,34 @@ class RequestExtras(Protocol):
 
 Message = dict[str, str]
 
-
-def _draft_by_type(chunk: ChatCompletionChunk) -> DraftByType | None:
-    raw = (chunk.model_extra or {}).get("timings")
-    return by_type(raw) if isinstance(raw, dict) else None
+_POOLS: dict[str, httpx.Client] = {}
+_POOLS_LOCK = threading.Lock()
 
 
-def _timings(chunk: ChatCompletionChunk) -> Timings:
-    extra = chunk.model_extra or {}
-    raw = extra.get("timings")
-    if not isinstance(raw, dict):
-        return {}
-    return {str(k): float(v) for k, v in raw.items() if isinstance(v, int | float)}
+def _pool(url: str) -> httpx.Client:
+    """One connection pool per server and process: a request reuses the last one's connection."""
+    from coder.backends.runtime.http import make_client
+
+    with _POOLS_LOCK:
+        client = _POOLS.get(url)
+        if client is None:
+            client = _POOLS[url] = make_client(url, keepalive=2)
+        return client
 
 
 class ChatClient:
     """OpenAI-compatible streaming against llama.cpp, vLLM or SGLang."""
 
     def __init__(self, base_url: str, api_key: str | None, extras: RequestExtras,
-                 timeout: float = 600.0, model: str | None = None) -> None:
-        import openai  # ~1.5 s to import: deferred so `coder --help` and the TUI's first paint stay fast
-
+                 timeout: float = 600.0, idle_timeout: float | None = None, model: str | None = None) -> None:
         self.extras = extras
         # vLLM and SGLang answer 404 to any name but the one they serve; llama.cpp takes any
         self.model = model or "default"
-        self._client = openai.OpenAI(
-            base_url=base_url.rstrip("/") + "/v1", api_key=api_key or "none",
-            timeout=timeout, max_retries=0,
-        )
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/v1/chat/completions"
+        self._headers = {"Authorization": f"Bearer {api_key or 'none'}", "Accept": "text/event-stream"}
+        self.timeout = timeout
+        self.idle_timeout = idle_timeout if idle_timeout is not None else stream_idle_s()
 
     @overload
     def stream(
@@ -111,77 +140,77 @@ class ChatClient:
         progress: bool = False,
         prediction: str | None = None,
     ) -> Generator[Chunk | PromptProgress | Reply, None, None]:
-        """Yield a :class:`Chunk` per content piece, then one :class:`Reply`.
+        """Yield a :class:`Chunk` per network read that carried content, then one :class:`Reply`.
 
-        With ``progress``, :class:`PromptProgress` updates come first while the prompt is
-        processed (engines that stream them: llama.cpp). Closing the generator early
-        cancels the request on the server. ``prediction`` (the text the reply will mostly
-        copy) goes to the adapter; pass it only where ``ServerInfo.prediction``. Connection
-        loss, timeouts and refusals raise one-line CoderErrors.
+        A read that brings several stream events (a verification step's burst) yields one Chunk
+        (``Chunk.count`` says how many). With ``progress``, :class:`PromptProgress` updates come
+        first while the prompt is processed (engines that stream them: llama.cpp). Closing the
+        generator early cancels the request on the server. ``prediction`` (the text the reply
+        will mostly copy) goes to the adapter; pass it only where ``ServerInfo.prediction``.
+        Refusals, junk, a stalled stream and a server gone mid-reply raise one-line CoderErrors.
         """
-        import openai
+        import httpx
 
-        body: dict[str, object] = dict(extra_body or {})
+        body: dict[str, object] = {
+            "model": model or self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
+            "stream": True, "stream_options": {"include_usage": True},
+        }
+        if stop is not None:
+            body["stop"] = stop
+        body.update(extra_body or {})
         body.update(self.extras.request_extras(k_cap=k_cap, cache_prompt=cache_prompt, progress=progress,
                                                prediction=prediction))
         stats = RequestStats(k_cap=k_cap)
-        parts: list[str] = []
+        reader = ChunkReader(stats, progress=progress)
+        client = _pool(self.base_url)
+        request = client.build_request("POST", self.url, json=body, headers=self._headers,
+                                       timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)))
         start = time.monotonic()
         try:
-            response = self._client.chat.completions.create(  # type: ignore[call-overload]
-                model=model or self.model, messages=messages,
-                max_tokens=max_tokens, temperature=temperature, stream=True,
-                stream_options={"include_usage": True}, stop=stop, extra_body=body,
-            )
-            with response:
-                for chunk in response:
-                    if progress and (update := parse_prompt_progress(
-                            chunk.model_extra or {}, time.monotonic() - start)) is not None:
-                        yield update
-                    yield from self._pieces(chunk, stats, parts, start)
-        # APITimeoutError subclasses APIConnectionError: one branch covers both
-        except openai.APIConnectionError as exc:
-            raise CoderError(f"backend unreachable: {exc.__cause__ or exc}") from None
-        except openai.APIStatusError as exc:
-            raise CoderError(f"backend refused the request ({exc.status_code}): {_message(exc)}") from None
-        except (httpx.HTTPError, openai.APIError) as exc:
-            # a server dying mid-stream surfaces as a transport error from the SSE iterator
-            raise CoderError(f"backend connection lost mid-stream ({type(exc).__name__})") from None
-        stats.elapsed = time.monotonic() - start
-        yield Reply("".join(parts), stats)
-
-    @staticmethod
-    def _pieces(chunk: ChatCompletionChunk, stats: RequestStats, parts: list[str],
-                start: float) -> Iterator[Chunk]:
-        timings = _timings(chunk)
-        if timings:
-            stats.take_timings(timings)
-        if (per_type := _draft_by_type(chunk)) is not None:
-            stats.draft_by_type = per_type
-        if chunk.usage is not None:
-            stats.prompt_tokens = chunk.usage.prompt_tokens
-            stats.completion_tokens = chunk.usage.completion_tokens
-            details = chunk.usage.prompt_tokens_details
-            if details is not None and details.cached_tokens is not None:
-                stats.cached_tokens = details.cached_tokens
-        for choice in chunk.choices:
-            if choice.finish_reason:
-                stats.finish_reason = choice.finish_reason
-            text = choice.delta.content or ""
-            if not text:
-                continue
-            predicted = timings.get("predicted_n")
-            piece = Chunk(text, time.monotonic() - start, stats.draft_n, stats.draft_n_accepted,
-                          int(predicted) if predicted is not None else None, per_type)
-            stats.add(piece)
-            parts.append(text)
-            yield piece
+            response = client.send(request, stream=True)
+        except httpx.TimeoutException:
+            raise CoderError(f"backend did not answer within {self.timeout:.0f} s") from None
+        except httpx.HTTPError as exc:
+            raise CoderError(f"backend unreachable: {exc}") from None
+        try:
+            _check_response(response)
+            # httpcore reads the body's read timeout when the body starts: from here on it is the idle limit
+            timeouts = request.extensions.get("timeout")
+            if isinstance(timeouts, dict):
+                timeouts["read"] = self.idle_timeout
+            splitter = EventSplitter()
+            for data in response.iter_bytes():
+                payloads = splitter.feed(data)
+                if payloads:
+                    yield from reader.read(payloads, time.monotonic() - start)
+                    if reader.done:
+                        break
+        except httpx.TimeoutException:
+            raise CoderError(f"the server sent nothing for {self.idle_timeout:.0f} s mid-reply "
+                             f"(stream idle timeout, {stats.chunks} tokens in)") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError):
+            raise CoderError(_gone(stats)) from None
+        except httpx.HTTPError as exc:
+            raise CoderError(f"backend connection lost mid-reply ({type(exc).__name__})") from None
+        finally:
+            response.close()
+        # EOF without [DONE]: a close-delimited body (HTTP/1.0) may end so; a chunked one cut short raised above
+        text = reader.finish(time.monotonic() - start)
+        yield Reply(text, stats)
 
 
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and "message" in err:
-            return str(err["message"])
-    return str(exc.message)
+def _gone(stats: RequestStats) -> str:
+    return (f"backend gone mid-reply: the server closed the connection after {stats.chunks} tokens "
+            "(it stopped or crashed)")
+
+
+def _check_response(response: httpx.Response) -> None:
+    """One line for a refusal (status >= 400) or an answer that is not an event stream."""
+    if response.status_code >= 400:
+        raw = response.read()[:4096]
+        raise CoderError(f"backend refused the request ({response.status_code}): {error_text(raw)}")
+    ctype = response.headers.get("content-type", "")
+    if "event-stream" not in ctype:
+        raw = response.read()[:4096]
+        raise CoderError(f"backend answered {ctype or 'without a content type'} instead of an event stream: "
+                         f"{preview(raw)}")

@@ -234,7 +234,7 @@ class BackendHandle:
     def _set(self, info: ServerInfo | None) -> None:
         self._info = info
         old, self._api = self._api, info.api() if info else None
-        self._counter = TokenCounter(self._api, self._counter.ratio, self._counter.calibrated)
+        self._counter = TokenCounter(self._api, self._counter.ratio, self._counter.calibrated, self._counter.sample)
         if old is not None:
             old.close()  # one pool per server, not one more per change
         with self._policy_lock:

@@ -92,9 +92,9 @@ class ServerAPI:
         self.url = url.rstrip("/")
         self.engine = engine
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        import httpx  # deferred: ~0.1-0.2 s of import the TUI's first paint does not need
+        from coder.backends.runtime.http import make_client
 
-        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+        self._http = make_client(self.url, headers=headers, timeout=timeout)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

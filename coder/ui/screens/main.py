@@ -265,11 +265,13 @@ class MainScreen(Screen[None]):
     @on(sl.RequestFailed)
     def _request_failed(self, message: sl.RequestFailed) -> None:
         self.transcript.end_stream()
+        self.spec.stop()
         self.transcript.add_message("error", message.event.error)
 
     @on(sl.RequestStopped)
     def _request_stopped(self, message: sl.RequestStopped) -> None:
         self.transcript.end_stream()
+        self.spec.stop()
         self.note("Stopped; nothing was applied.")
 
     @on(sl.ReviewRequested)

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Sparkline, Static
 
+from coder.backends.runtime.chat import idle_note
 from coder.session.events import RequestInfo
 from coder.session.feed import FinalStats, LiveStats
 from coder.telemetry.prefill import SPINNER, PrefillView
@@ -81,6 +82,8 @@ class SpecPanel(VerticalScroll):
         self.prefill: PrefillView | None = None
         self.cache: WarmState | None = None
         self._started = 0.0
+        self._last_live = 0.0  # when the last batch arrived (the idle countdown runs from it)
+        self._stopped = True  # no request in flight: no spinner, no countdown
         self._frame = 0
         self._spinner: Timer | None = None
         self._detail_lines = 0
@@ -100,6 +103,7 @@ class SpecPanel(VerticalScroll):
         """A new request: reset the figures."""
         self.request, self.live, self.final = request, LiveStats(), None
         self.prefill, self._started = None, time.monotonic()
+        self._stopped = False
         # engines without prompt progress get an honest elapsed-time spinner until the first token
         if self._spinner is not None:
             self._spinner.stop()
@@ -118,12 +122,17 @@ class SpecPanel(VerticalScroll):
         self.cache = state
         self._paint_prefill()
 
+    def stop(self) -> None:
+        """The request failed or was stopped: no spinner or countdown any more."""
+        if self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+        self._stopped = True
+        self._paint_prefill()
+
     def _tick(self) -> None:
-        if self.live.stats.ttft is not None or self.final is not None:
-            if self._spinner is not None:  # the first token arrived: the spinner's job is done
-                self._spinner.stop()
-                self._spinner = None
-            self._paint_prefill()
+        if self.final is not None:
+            self.stop()
             return
         self._frame += 1
         self._paint_prefill()
@@ -135,6 +144,7 @@ class SpecPanel(VerticalScroll):
         """Called per streamed batch; repaints at most every LIVE_INTERVAL (the text needs no more)."""
         self.live = stats
         now = time.monotonic()
+        self._last_live = now
         if now - self._painted < LIVE_INTERVAL:
             return
         self._painted = now
@@ -166,9 +176,14 @@ class SpecPanel(VerticalScroll):
     def _prefill_text(self) -> Text:
         """Prefill bar (server progress) or spinner (none), then the cache line."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        view, waiting = self.prefill, self.request is not None and self.final is None and self.live.stats.ttft is None
+        view = self.prefill
+        waiting = not self._stopped and self.request is not None and self.final is None and self.live.stats.ttft is None
         elapsed = time.monotonic() - self._started
-        if view is not None and view.fraction is not None:
+        streaming = not self._stopped and self.final is None and self.live.stats.ttft is not None
+        if streaming and (note := idle_note(time.monotonic() - self._last_live)) is not None:
+            text.append("stream stalled\n", style="dim")
+            text.append(note + "\n", style="bold")  # counts down to the stream's idle timeout
+        elif view is not None and view.fraction is not None:
             width = 12
             filled = round(view.fraction * width)
             text.append("prefill ", style="dim")
