@@ -154,16 +154,17 @@ def test_sglang_0523_quant_head_failure() -> None:
 
 
 def test_vllm_metrics_exposition() -> None:
-    stats = parse_metrics(read("vllm_metrics.txt"))
+    """The real vLLM 0.26.0 page (SOURCES.md); replaces a page written from documentation."""
+    stats = parse_metrics(read("real_vllm_0.26.0/vllm_metrics.txt"))
     assert stats.engine == "vllm"
-    assert (stats.drafts, stats.draft_tokens, stats.accepted) == (300, 2100, 1010)
-    assert stats.accepted_per_pos == (270, 230, 180, 140, 100, 60, 30)
+    assert (stats.drafts, stats.draft_tokens, stats.accepted) == (60, 300, 129)
+    assert stats.accepted_per_pos == (30, 26, 25, 24, 24)
     # vLLM 0.26–0.33 count drafts per position internally but export no Prometheus counter for them
     assert stats.drafted_per_pos == ()
     empty = parse_metrics("")
     delta = stats - empty
-    assert delta.acceptance_length == pytest.approx(1 + 1010 / 300)
-    assert delta.survival()[0] == pytest.approx(0.9)
+    assert delta.acceptance_length == pytest.approx(1 + 129 / 60)
+    assert delta.survival()[0] == pytest.approx(0.5)
 
 
 def test_sglang_metrics_exposition() -> None:
@@ -196,6 +197,6 @@ def test_real_llamacpp_wrong_drafter_abort() -> None:
 def test_vllm_exports_no_drafted_per_position_counter() -> None:
     """Real vLLM pages (0.26–0.33, SOURCES.md) carry accepted-per-position only: the per-step
     survival is the estimate there, and the drafted-denominator view is empty, not invented."""
-    delta = parse_metrics(read("vllm_metrics.txt")) - parse_metrics("")
+    delta = parse_metrics(read("real_vllm_0.26.0/vllm_metrics.txt")) - parse_metrics("")
     assert delta.survival_drafted() == []
-    assert delta.survival()[6] == pytest.approx(30 / 300)
+    assert delta.survival()[4] == pytest.approx(24 / 60)

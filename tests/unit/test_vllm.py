@@ -168,22 +168,6 @@ def test_each_known_failure_is_not_verified(tmp_path: Path, log: str, needle: st
     assert verdict.summary.startswith("NOT VERIFIED")
 
 
-def test_ngram_on_the_v1_runner_is_no_failure() -> None:
-    """vLLM 0.26.0 runs n-gram on the V1 runner and says so in a WARN (config/vllm.py:585, :2157;
-    SOURCES.md): not a failure, no runner check for a drafter-less speculator."""
-    from coder.backends.engines import logscan
-    from coder.backends.engines.vllm import _banner_check, _runner_checks
-
-    text = (DATA / "vllm_026_ngram_v1.log").read_text()
-    assert logscan.known_failures("vllm", text) == []
-    assert logscan.vllm_v2_fallback(text) == "ngram/ngram_gpu speculative decoding"
-    assert logscan.vllm_version(text) == "0.26.0"
-    assert _runner_checks(text, None) == []
-    assert _banner_check(text, "ngram", 5).ok is True
-    (line,) = logscan.vllm_spec_lines(text)
-    assert line.per_position == (0.812, 0.655, 0.571, 0.502, 0.410) and line.draft_acceptance_rate == 59.0
-
-
 def test_banner_k_mismatch_not_verified(tmp_path: Path) -> None:
     verdict = VllmAdapter().verify(
         info_for(None, k=5),
