@@ -138,8 +138,10 @@ def _logs(args: argparse.Namespace) -> int:
     if info is None or not info.log_path:
         raise CoderError("no managed backend running, so no log to show")
     path = Path(info.log_path)
+    from coder.textsafe import visible
+
     lines = path.read_text(errors="replace").splitlines()
-    print("\n".join(lines[-args.lines:]))
+    print(visible("\n".join(lines[-args.lines:])))
     if args.follow:
         from coder.fsutil import LogFollower
 

@@ -14,6 +14,7 @@ from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.prefill import render as prefill_line
 from coder.telemetry.stats import format_drafted
+from coder.textsafe import visible
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.server import ServerInfo
@@ -148,8 +149,9 @@ def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
 
 
 def _colour_diff(diff: str) -> str:
+    """The diff with ANSI colours; the diff's own text made visible first (it is the model's data)."""
     out = []
-    for line in diff.splitlines(keepends=True):
+    for line in visible(diff).splitlines(keepends=True):
         if line.startswith(("+++", "---")):
             out.append(f"\x1b[1m{line.rstrip()}\x1b[0m\n")
         elif line.startswith("+"):
@@ -223,7 +225,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         return 2
     if not args.json:
         if proposal.diff:
-            sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else proposal.diff)
+            sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else visible(proposal.diff))
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
     applied, note = _maybe_apply(engine, proposal, args)

@@ -98,7 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(args)
     except CoderError as exc:
-        print(f"coder: error: {exc}", file=sys.stderr)
+        from coder.textsafe import visible  # a message may quote what a server or file sent
+
+        print(f"coder: error: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("coder: interrupted", file=sys.stderr)

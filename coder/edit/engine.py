@@ -42,6 +42,7 @@ from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup import PromptCacheModel, prompt_text
 from coder.errors import CoderError
+from coder.jsontypes import as_object
 from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -356,15 +357,15 @@ def _candidate(request: EditRequest | None) -> auto.Candidate | None:
 def _server_ctx(server: ServerInfo) -> int | None:
     try:
         with server.api() as api:
-            resp = api.get("/props")
-            if resp.status_code == 200:
-                props = resp.json()
-                ctx = props.get("n_ctx") or props.get("default_generation_settings", {}).get("n_ctx")
-                if ctx:
-                    return int(ctx)
+            if api.get("/props").status_code == 200:
+                props = api.props()
+                settings = as_object(props.get("default_generation_settings"))
+                ctx = props.get("n_ctx") or settings.get("n_ctx")
+                if isinstance(ctx, int) and ctx > 0:
+                    return ctx
             slots = api.slots()
-            if slots and slots[0].get("n_ctx"):
-                return int(slots[0]["n_ctx"])
+            if slots and isinstance(n_ctx := slots[0].get("n_ctx"), int) and n_ctx > 0:
+                return n_ctx
     except (CoderError, ValueError):
         return None
     return None

@@ -23,9 +23,10 @@ from coder.backends.engines.llamacpp_probe import (
     probe_prediction,
 )
 from coder.backends.installed import find_installed, read_record
-from coder.backends.runtime.server import ServerAPI, ServerInfo
+from coder.backends.runtime.server import ServerAPI, ServerInfo, answer_json
 from coder.config import DEMO_MODEL, Profile
 from coder.errors import CoderError
+from coder.jsontypes import as_count, as_object
 from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES, launch_depth, types_of
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD as PREDICTION_FIELD
@@ -204,9 +205,7 @@ class LlamaCppAdapter:
 
     def describe(self, info: ServerInfo, api: ServerAPI) -> None:
         """Build info from ``/props``, coder's build record, the probed draft cap and prediction drafter."""
-        props = api.get("/props")
-        if props.status_code == 200:
-            info.build["build_info"] = props.json().get("build_info")
+        info.build["build_info"] = api.props().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
         # the field parses on coder's build; it drafts only where the chain has the prediction type
         info.prediction = "prediction" in types_of(info.spec_type) and probe_prediction(api)
@@ -273,9 +272,9 @@ class LlamaCppAdapter:
         if resp.status_code != 200:
             checks.append(Check("probe", False, f"probe request answered {resp.status_code}"))
         else:
-            timings = resp.json().get("timings", {})
-            drafted = int(timings.get("draft_n", 0))
-            accepted = int(timings.get("draft_n_accepted", 0))
+            timings = as_object(as_object(answer_json(f"{api.url}/completion", resp, dict)).get("timings"))
+            drafted = as_count(timings.get("draft_n"))
+            accepted = as_count(timings.get("draft_n_accepted"))
             per_type = by_type(timings) or {}
             split = (" (" + ", ".join(f"{t} {c['draft_n']}" for t, c in per_type.items()) + ")") if per_type else ""
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
