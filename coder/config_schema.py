@@ -44,10 +44,19 @@ ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
 #   host        the bind address: anything but loopback exposes the server
 #   url         an attached server: prompts (your code) go wherever it points
 #   api_key     the key sent to that URL
-# Everything else is a number, a known name, or a model path that the server only reads.
-TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key")
+#   model, drafter  files the engine parses (a crafted GGUF is parser attack surface; a hub
+#               id downloads); allowed untrusted only as the name of a model the user
+#               already has (``demo``, or one the user's own config names): NAMED_MODEL_KEYS
+#   ctx, threads, parallel, max_model_len, max_num_batched_tokens, gpu_memory_utilization,
+#   tensor_parallel_size  how much memory, how many cores and GPUs the engine takes
+# Everything else is a small number or a known name.
+NAMED_MODEL_KEYS = ("model", "drafter")
+TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key", *NAMED_MODEL_KEYS, "ctx", "threads",
+                "parallel", "max_model_len", "max_num_batched_tokens", "gpu_memory_utilization",
+                "tensor_parallel_size")
 
 _STRICT = ConfigDict(strict=True, extra="forbid")
+NAME_MAX, PATH_MAX = 255, 4095  # Linux limits for one path component and a whole path
 
 
 @dataclass(config=_STRICT)
@@ -86,6 +95,19 @@ class Profile:
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("expected an http:// or https:// URL")
+        return value
+
+    @field_validator("binary", "model", "drafter")
+    @classmethod
+    def _path_like(cls, value: str | None) -> str | None:
+        # a name no file system can hold is refused here, not as OSError ENAMETOOLONG later
+        if value is not None:
+            if "\0" in value:
+                raise ValueError("expected a path (it contains a NUL byte)")
+            if len(value.encode("utf-8", "surrogateescape")) > PATH_MAX or any(
+                    len(part.encode("utf-8", "surrogateescape")) > NAME_MAX for part in value.split("/")):
+                raise ValueError(f"expected a path of at most {PATH_MAX} bytes with parts of at most "
+                                 f"{NAME_MAX} bytes (it names no file that can exist)")
         return value
 
     @property
