@@ -191,7 +191,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
     from coder.edit import gitops
-    from coder.edit.apply import diff_stat
+    from coder.edit.apply import diff_stat, display_diff
     from coder.edit.engine import EditEngine
 
     cwd = Path.cwd()
@@ -225,7 +225,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         return 2
     if not args.json:
         if proposal.diff:
-            sys.stdout.write(_colour_diff(proposal.diff) if sys.stdout.isatty() else visible(proposal.diff))
+            shown = display_diff(proposal.diff)
+            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
     applied, note = _maybe_apply(engine, proposal, args)

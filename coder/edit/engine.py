@@ -46,7 +46,7 @@ from coder.jsontypes import as_object
 from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
-from coder.tokens import TokenCounter
+from coder.tokens import TokenCounter, estimate
 
 # Expected decode tok/s per request class when no live statistics are given. Only the
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
@@ -183,7 +183,7 @@ class EditEngine:
             before, after, target = "", "", snap.text
         prompt_tokens = self.counter.count_messages(prompt.messages)
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
-                             mode=mode, rel=snap.rel)
+                             mode=mode, rel=snap.rel, instruction_tokens=estimate(instruction))
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
         # pure: a restart waits for run(); auto's candidates need no k until one is picked
         choice = self.policy.choose(request_class) if with_k else LaunchK().choose(request_class)
