@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from pydantic.dataclasses import dataclass
 
 from coder.errors import CoderError
-from coder.spec_vocab import known_spec_types
+from coder.spec_vocab import ABSOLUTE_MAX_K, known_spec_types
 
 ENGINES = ("llama.cpp", "vllm", "sglang")
 REQUEST_CLASSES = ("full", "region", "fresh")
@@ -28,6 +28,7 @@ RequestClass = Literal["full", "region", "fresh"]
 NonNegInt = Annotated[int, Field(ge=0)]
 PosInt = Annotated[int, Field(gt=0)]
 Port = Annotated[int, Field(ge=1, le=65535)]
+KDepth = Annotated[int, Field(ge=0, le=ABSOLUTE_MAX_K)]
 NonEmpty = Annotated[str, Field(min_length=1)]
 # Profile names become state file names (servers/NAME.json): no separators, no dot-dot.
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -69,8 +70,8 @@ class Profile:
     model: NonEmpty | None = None
     drafter: NonEmpty | None = None
     spec_type: NonEmpty = "none"  # comma chains allowed (``ngram-mod,draft-simple``)
-    k: NonNegInt | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
-    k_by_class: dict[RequestClass, NonNegInt] = dataclasses.field(default_factory=dict)
+    k: KDepth | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
+    k_by_class: dict[RequestClass, KDepth] = dataclasses.field(default_factory=dict)
     adaptive_k: bool = True
     ctx: PosInt = 8192
     ngl: Annotated[int, Field(ge=-1)] | None = None
@@ -174,12 +175,17 @@ def _expected(error: Any) -> str:
 def describe(exc: ValidationError, where: str, prefix: str = "") -> str:
     """One line for the first violation: ``where: key = value: expected ...``."""
     error = exc.errors()[0]
+    is_key = "[key]" in error["loc"]  # the table key itself is wrong (k_by_class.foo), not its value
     loc = [str(p) for p in error["loc"] if p != "[key]"]
+    if is_key:
+        loc = loc[:-1]
     key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
     value = error.get("input")
     shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
+    if is_key:
+        return f"{where}: {key}: unknown key {shown}: {_expected(error)}"
     return f"{where}: {key} = {shown}: {_expected(error)}"
 
 

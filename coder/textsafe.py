@@ -42,3 +42,21 @@ def one_line(text: str, limit: int = 160) -> str:
     """``text`` made visible, newlines as ``⏎``, cut to ``limit`` characters: for an error line."""
     flat = visible(text).replace("\n", "⏎").replace("\t", " ")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def require_utf8(text: str, what: str) -> str:
+    """``text`` when it can be sent as UTF-8; else one CoderError line naming the bad byte.
+
+    Command-line arguments and file names carry undecodable bytes as lone surrogates
+    (Python's surrogateescape); JSON bodies and commit messages cannot hold them.
+    """
+    from coder.errors import CoderError
+
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        byte = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise CoderError(f"{what} is not valid UTF-8 ({byte} at character {exc.start}); "
+                         "coder sends text as UTF-8") from None
+    return text

@@ -75,7 +75,9 @@ def _print_info(info: object, as_json: bool) -> None:
     assert isinstance(info, ServerInfo)
     if as_json:
         data = json.loads(info.to_json())
-        data["api_key"] = "<hidden>" if data.get("api_key") else None
+        from coder.redact import REDACTED
+
+        data["api_key"] = REDACTED if data.get("api_key") else None
         print(json.dumps(data, indent=2))
         return
     how = f"managed, pid {info.pid}" if info.managed else "attached"

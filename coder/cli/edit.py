@@ -132,14 +132,14 @@ class _ProgressPrinter:
 def _stats_line(p: EditProposal) -> str:
     s = p.stats
 
-    def num(v: float | None, fmt: str) -> str:
-        return format(v, fmt) if v is not None else "n/a"
+    def num(v: float | None, fmt: str, unit: str = "") -> str:
+        return format(v, fmt) + unit if v is not None else "n/a"  # never "n/as" or "None tok"
     k = f"k={p.k}" if p.k is not None else "k=launch"
     acc_src = f" ({s.acceptance_source})" if s.acceptance_source else ""
-    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.decode_tps, '.1f')} tok/s, "
-            f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
-            f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
-            f"completion {s.completion_tokens} tok{_by_type(s.draft_by_type)}")
+    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f', 's')}, "
+            f"{num(s.decode_tps, '.1f', ' tok/s')}, acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, "
+            f"prompt {num(s.prompt_tokens, 'd', ' tok')} (cached {num(s.cached_tokens, 'd')}), "
+            f"completion {num(s.completion_tokens, 'd', ' tok')}{_by_type(s.draft_by_type)}")
 
 
 def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:

@@ -45,7 +45,7 @@ def resolve_inside(root: Path, path: Path) -> Path:
     if not real.is_relative_to(real_root):
         if given.is_symlink() or any(p.is_symlink() for p in given.parents if p.is_relative_to(real_root)):
             raise CoderError(f"{path}: is a symlink that points outside the repository ({real})")
-        raise CoderError(f"{path}: is outside the repository {real_root}")
+        raise CoderError(f"{real}: is outside the repository {real_root}")  # resolved: no /repo/../x
     return real
 
 

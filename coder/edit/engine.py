@@ -46,6 +46,7 @@ from coder.jsontypes import as_object
 from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
+from coder.textsafe import require_utf8
 from coder.tokens import TokenCounter, estimate
 
 # Expected decode tok/s per request class when no live statistics are given. Only the
@@ -157,7 +158,7 @@ class EditEngine:
         """
         if mode not in MODES:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
-        if not instruction.strip():
+        if not require_utf8(instruction, "the instruction").strip():
             raise CoderError("the instruction is empty: say what to change with -m")
         if mode != "region":  # the whole file goes in the prompt: judge it by its byte size first
             check_size(Path(path), self.context_size())

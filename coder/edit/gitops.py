@@ -42,10 +42,24 @@ def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
 _NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"
 
 
+def git_lines(text: str) -> list[str]:
+    """git's own message lines out of a GitCommandError's text (gitpython wraps it in ``stderr: '...'``)."""
+    lines = []
+    for raw in text.strip().splitlines():
+        line = raw.strip()
+        for wrapper in ("stderr: '", "stdout: '"):
+            line = line.removeprefix(wrapper)
+        if line:
+            lines.append(line)
+    if lines and lines[-1].endswith("'") and lines[-1].count("'") % 2:
+        lines[-1] = lines[-1][:-1]  # gitpython's closing quote, not git's
+    return lines
+
+
 def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    lines = git_lines(text)
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (fatal or lines or ["unknown error"])[0].strip("'")
+    return (fatal or lines or ["unknown error"])[0]
 
 
 def check_usable(repo: git.Repo) -> None:
@@ -88,7 +102,7 @@ def _git(repo: git.Repo, *args: str) -> str:
             return str(repo.git.execute(["git", *prefix, *args]))
         return str(repo.git.execute(["git", *args]))
     except git.GitCommandError as exc:
-        detail = (exc.stderr or exc.stdout or "").strip().splitlines()
+        detail = git_lines(exc.stderr or exc.stdout or "")
         raise CoderError(f"git {args[0]} failed: {detail[-1] if detail else exc}") from None
 
 

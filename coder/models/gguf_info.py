@@ -13,10 +13,10 @@ import copy
 import functools
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coder.errors import CoderError
 from coder.jsontypes import JSONObject
+from coder.models.gguf_meta import read_meta
 
 DEFAULT_BLOCK_SIZE = 16  # llama.cpp's runtime default when dflash.block_size is absent
 # with selector_hidden.weight present, llama.cpp's loader requires all of these > 0 (src/models/dflash.cpp)
@@ -67,33 +67,12 @@ class GgufInfo:
         return asdict(self)
 
 
-# what gguf-py and numpy raise on truncated or malformed files (UnicodeDecodeError is a ValueError)
-_PARSE_ERRORS = (OSError, ValueError, IndexError, KeyError, TypeError, AssertionError)
-
-
-def _value(reader: Any, key: str) -> Any:
-    """A scalar, string or list value of a metadata key, or None when absent."""
-    fld = reader.fields.get(key)
-    if fld is None:
-        return None
-    try:
-        return fld.contents()
-    except _PARSE_ERRORS:  # gguf-py raises assorted errors on malformed fields
-        return None
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
+def _int(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
         return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _array_len(reader: Any, key: str) -> int | None:
-    fld = reader.fields.get(key)
-    return len(fld.data) if fld is not None else None
+    return None
 
 
 def inspect_gguf(path: Path | str) -> GgufInfo:
@@ -102,7 +81,7 @@ def inspect_gguf(path: Path | str) -> GgufInfo:
     if not p.is_file():
         raise CoderError(f"{p}: no such file")
     st = p.stat()
-    # GGUFReader parses every array (a 49k-token vocab takes seconds): read each file version once
+    # a file version is read once per process (the TUI and doctor ask again and again)
     info = copy.deepcopy(_inspect_cached(str(p.resolve()), st.st_size, st.st_mtime_ns))
     info.path = str(p)
     return info
@@ -114,53 +93,44 @@ def _inspect_cached(path: str, size: int, mtime_ns: int) -> GgufInfo:
 
 
 def _inspect(p: Path) -> GgufInfo:
-    with p.open("rb") as fh:
-        if fh.read(4) != b"GGUF":
-            raise CoderError(f"{p}: not a GGUF file (bad magic)")
-    try:
-        from gguf import GGUFReader
-
-        reader = GGUFReader(p, "r")
-    except _PARSE_ERRORS as exc:  # truncated/corrupt files fail deep inside numpy memmap parsing
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise CoderError(f"{p}: corrupt GGUF: {first}") from None
-
-    arch = _value(reader, "general.architecture")
+    meta = read_meta(p)
+    _value = meta.values.get
+    arch = _value("general.architecture")
     if not isinstance(arch, str) or not arch:
         raise CoderError(f"{p}: GGUF lacks general.architecture")
-    tensors = {t.name for t in reader.tensors}
-
-    vocab = _int(_value(reader, f"{arch}.vocab_size")) or _array_len(reader, "tokenizer.ggml.tokens")
+    tensors = meta.tensors
+    name = _value("general.name")
+    vocab = _int(_value(f"{arch}.vocab_size")) or meta.array_lengths.get("tokenizer.ggml.tokens")
     info = GgufInfo(
         path=str(p),
         architecture=arch,
-        name=_value(reader, "general.name"),
-        context_length=_int(_value(reader, f"{arch}.context_length")),
+        name=name if isinstance(name, str) else None,
+        context_length=_int(_value(f"{arch}.context_length")),
         vocab_size=vocab,
-        block_count=_int(_value(reader, f"{arch}.block_count")),
-        embedding_length=_int(_value(reader, f"{arch}.embedding_length")),
+        block_count=_int(_value(f"{arch}.block_count")),
+        embedding_length=_int(_value(f"{arch}.embedding_length")),
     )
 
     if arch == "dflash":
-        top_k = _int(_value(reader, "dflash.selector_top_k"))
+        top_k = _int(_value("dflash.selector_top_k"))
         info.selector_top_k = top_k
         if "markov_w1.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DSPARK, "draft-dspark"
         elif (top_k or 0) > 0 or "selector_hidden.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DFLASH2, "draft-dflash"
-            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(_value(reader, k)) or 0) <= 0]
+            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(_value(k)) or 0) <= 0]
         else:
             info.drafter_family, info.spec_type = FAMILY_DFLASH, "draft-dflash"
-        block = _int(_value(reader, "dflash.block_size"))
+        block = _int(_value("dflash.block_size"))
         info.block_size_defaulted = block is None
         info.block_size = block if block is not None else DEFAULT_BLOCK_SIZE
-        layers = _value(reader, "dflash.target_layers")
+        layers = _value("dflash.target_layers")
         if isinstance(layers, list):
-            info.target_layers = [int(x) for x in layers]
+            info.target_layers = [x for x in layers if isinstance(x, int) and not isinstance(x, bool)]
     elif arch == "eagle3":
         info.drafter_family, info.spec_type = FAMILY_EAGLE3, "draft-eagle3"
     else:
-        nextn = _int(_value(reader, f"{arch}.nextn_predict_layers"))
+        nextn = _int(_value(f"{arch}.nextn_predict_layers"))
         last = (info.block_count or 0) - 1
         has_head_tensor = last >= 0 and f"blk.{last}.nextn.eh_proj.weight" in tensors
         if has_head_tensor or (nextn or 0) > 0:

@@ -306,10 +306,13 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool) -> 
 
 
 def _cpu_only(profile: Profile, binary: Path) -> bool:
-    """True for a CPU run: no layers offloaded, or a CPU build of coder's (``<key>/bin/llama-server``).
+    """True for a CPU run: no layers offloaded, a CPU build of coder's (``<key>/bin/llama-server``),
+    or any binary on a machine without a GPU.
 
     The build record says which variant a build is; without one, the key does
-    (``11434.0.0-cpu-native-<digest>``, or the older ``11434.0.0-cpu``).
+    (``11434.0.0-cpu-native-<digest>``, or the older ``11434.0.0-cpu``). A binary coder
+    did not build (a custom ``binary``, a wrapper script) runs on the CPU whenever the
+    machine has no GPU driver to offload to.
     """
     if profile.ngl == 0:
         return True
@@ -317,7 +320,9 @@ def _cpu_only(profile: Profile, binary: Path) -> bool:
     record = read_record(build)
     if record is not None:
         return record.variant == "cpu"
-    return re.search(r"-cpu(-|$)", build.name) is not None
+    if re.search(r"-cpu(-|$)", build.name) is not None:
+        return True
+    return not any(shutil.which(tool) for tool in ("nvidia-smi", "rocm-smi"))
 
 
 def _dry_run_binary(profile: Profile) -> Path:
