@@ -14,7 +14,7 @@ from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.prefill import render as prefill_line
 from coder.telemetry.stats import format_drafted
-from coder.textsafe import visible
+from coder.textsafe import require_utf8, visible
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.server import ServerInfo
@@ -201,7 +201,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     session = BackendHandle(None)
     engine = EditEngine(session, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
-    engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
+    require_utf8(args.message, "the instruction")  # bad input before the backend
+    engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
     server = _find_server(args)
     session.replace(server)
     engine.policy = _policy(args, config, server) or engine.policy

@@ -322,6 +322,8 @@ def _cpu_only(profile: Profile, binary: Path) -> bool:
         return record.variant == "cpu"
     if re.search(r"-cpu(-|$)", build.name) is not None:
         return True
+    if re.search(r"-(cuda|rocm|vulkan)(-|$)", build.name) is not None:
+        return False
     return not any(shutil.which(tool) for tool in ("nvidia-smi", "rocm-smi"))
 
 
