@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
-# C0 minus tab and newline, DEL, C1, and the Unicode bidi embedding/override/isolate marks
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 minus tab and newline, DEL, C1, the Unicode bidi embedding/override/isolate marks, and
+# lone surrogates (a JSON reply can carry them; printed, they become raw bytes such as 0x9b)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _show(match: re.Match[str]) -> str:

@@ -14,6 +14,8 @@ Scenarios:
   ``models_html``     ``/v1/models`` is a 200 ``text/html`` page
   ``slots_junk``      ``/slots`` answers a JSON list of strings
   ``metrics_html``    ``/metrics`` turns into an HTML page after the first (detection) call
+  ``custom``          well-formed answers; the reply is whatever the test sets as ``server.reply``
+                      (the whole streamed text, fences included)
 """
 
 from __future__ import annotations
@@ -109,7 +111,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, "not found", "text/plain")
 
     def _stream_reply(self, body: dict[str, object]) -> None:
-        text = f"```python\n{reply_for(self.server.scenario)}```\n"
+        custom = self.server.scenario == "custom"
+        text = self.server.reply if custom else f"```python\n{reply_for(self.server.scenario)}```\n"
         events = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
         events += [{"choices": [{"index": 0, "delta": {"content": line}}]} for line in text.splitlines(True)]
         events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
@@ -132,6 +135,7 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.scenario = scenario
         self.hits: list[str] = []
+        self.reply = ""
 
     @property
     def url(self) -> str:
