@@ -15,7 +15,10 @@ import re
 
 # C0 minus tab and newline, DEL, C1, the Unicode bidi embedding/override/isolate marks, and
 # lone surrogates (a JSON reply can carry them; printed, they become raw bytes such as 0x9b)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# (surrogates built with chr(): as literals they make this file's own AST unencodable)
+_SURROGATES = f"{chr(0xD800)}-{chr(0xDFFF)}"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_SURROGATES}]")
+_SURROGATE = re.compile(f"[{_SURROGATES}]")
 
 
 def _show(match: re.Match[str]) -> str:
@@ -37,6 +40,12 @@ def visible(text: str) -> str:
 def has_controls(text: str) -> bool:
     """True when :func:`visible` would change ``text``."""
     return _UNSAFE.search(text) is not None
+
+
+def first_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text`` (no UTF-8 file can hold one), or None."""
+    found = _SURROGATE.search(text)
+    return found.group() if found else None
 
 
 def one_line(text: str, limit: int = 160) -> str:

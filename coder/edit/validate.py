@@ -11,6 +11,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from coder.textsafe import first_surrogate
+
 
 class EditRefused(Exception):
     """The reply cannot be applied; the file stays untouched."""
@@ -162,9 +164,6 @@ def _match_ending(new: str, old: str) -> str:
     return body + spaces + tail(old)
 
 
-_UNENCODABLE = re.compile("[\ud800-\udfff]")
-
-
 def check_reply(
     reply: str,
     finish_reason: str | None,
@@ -187,8 +186,8 @@ def check_reply(
         raise EditRefused("length", "the reply hit the token limit (finish_reason=length): it is truncated")
     if not reply.strip():
         raise EditRefused("empty", "the model returned an empty reply")
-    if (bad := _UNENCODABLE.search(reply)) is not None:  # JSON can carry a lone surrogate; a file cannot
-        raise EditRefused("not_text", f"the reply holds U+{ord(bad.group()):04X}, which no UTF-8 file can hold")
+    if (bad := first_surrogate(reply)) is not None:  # JSON can carry a lone surrogate; a file cannot
+        raise EditRefused("not_text", f"the reply holds U+{ord(bad):04X}, which no UTF-8 file can hold")
     parsed = parse_fenced(reply, fence)
     if parsed is None:
         raise EditRefused("no_fence", "the reply has no fenced code block")
