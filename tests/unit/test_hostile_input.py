@@ -89,6 +89,8 @@ def test_a_corrupt_state_file_is_no_backend_not_a_traceback(tmp_path: Path) -> N
     proc = run_coder("backend", "status", cwd=tmp_path, home=home, timeout=120)
     assert not error_lines(proc) and proc.returncode == 1
     assert "no backend running" in proc.stdout
+    notes = [line for line in proc.stderr.splitlines() if "not a server record coder can read" in line]
+    assert len(notes) == 2 and "demo.json" in notes[0] + notes[1], proc.stderr
 
 
 def test_dry_run_shows_the_port_start_would_use(tmp_path: Path) -> None:
