@@ -183,7 +183,9 @@ class LlamaCppAdapter:
             argv += ["-t", str(profile.threads)]
         argv += ["--metrics", "--host", profile.host, "--port", str(port)]
         argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
-        if _cpu_only(profile, binary) and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args):
+        batch_flags_known = caps is None or {"-b", "-ub"} <= caps.flags  # a wrapper may not list them
+        if (_cpu_only(profile, binary) and batch_flags_known
+                and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args)):
             # prompt progress streams once per batch: 2048-token batches leave a CPU prefill bar
             # still for many seconds. Late in a 3,400-token prefill on the 2-core box the gaps were
             # 2.1-2.9 s at 256, 1.6-2.2 s at 192 and 1.2-1.4 s at 128, whose prefill time stayed
