@@ -98,7 +98,7 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int) -> 
             await settle()
             if accept:
                 await submit("/undo")
-            if i == warmup or (i > warmup and i % every == 0) or i == edits:
+            if i in (warmup, edits) or (i > warmup and i % every == 0):
                 samples.append(sample(i, started))
                 print(json.dumps(samples[-1]), flush=True)
     return samples
