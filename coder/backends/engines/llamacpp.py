@@ -5,6 +5,7 @@ draft cap, prediction drafter) are in :mod:`coder.backends.engines.llamacpp_prob
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import shutil
@@ -207,7 +208,8 @@ class LlamaCppAdapter:
 
     def describe(self, info: ServerInfo, api: ServerAPI) -> None:
         """Build info from ``/props``, coder's build record, the probed draft cap and prediction drafter."""
-        info.build["build_info"] = api.props().get("build_info")
+        with contextlib.suppress(CoderError):  # no usable /props (an old or wrapped server): build unknown
+            info.build["build_info"] = api.props().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
         # the field parses on coder's build; it drafts only where the chain has the prediction type
         info.prediction = "prediction" in types_of(info.spec_type) and probe_prediction(api)
