@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,8 @@ def replay_server() -> tuple[subprocess.Popen[str], Any]:
     return proc, HttpRecording.load(RECORDING).server_info(proc.stdout.readline().strip())
 
 
-async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int) -> list[dict[str, Any]]:
+async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
+               trace: bool = False) -> list[dict[str, Any]]:
     from ui_support import GREET_DOCSTRING
 
     from coder import config, conversations
@@ -101,7 +103,20 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int) -> 
             if i in (warmup, edits) or (i > warmup and i % every == 0):
                 samples.append(sample(i, started))
                 print(json.dumps(samples[-1]), flush=True)
+            if trace and i == warmup:
+                tracemalloc.start(8)
+                first = tracemalloc.take_snapshot()
+        if trace:
+            print_growth(first)
     return samples
+
+
+def print_growth(first: tracemalloc.Snapshot) -> None:
+    """Where the memory that stayed after the warm-up was allocated (largest first)."""
+    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:8]:
+        print(f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
+        for line in stat.traceback.format()[-6:]:
+            print("    " + line)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=20, help="edits before the baseline sample")
     parser.add_argument("--every", type=int, default=50, help="sample every N edits")
     parser.add_argument("--out", type=Path, help="write the samples and verdict as JSON here")
+    parser.add_argument("--trace", action="store_true", help="tracemalloc from the warm-up on: print what grew")
     args = parser.parse_args(argv)
     from ui_support import SCENARIOS, make_repo
 
@@ -125,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
 
             server = manager.start(builtin_profiles()["demo"])
         try:
-            samples = asyncio.run(soak(repo, server, args.edits, min(args.warmup, args.edits), args.every))
+            samples = asyncio.run(soak(repo, server, args.edits, min(args.warmup, args.edits), args.every,
+                                       args.trace))
         finally:
             if proc is not None:
                 proc.terminate()
