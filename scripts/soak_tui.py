@@ -84,17 +84,12 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
             await settle()
 
         await settle()
+        await submit("/mode full")  # the recording is a whole-file reply: auto may learn to pick region
         await submit("@greet.py")
         for i in range(1, edits + 1):
             await submit(GREET_DOCSTRING)
-            deadline = time.monotonic() + float(os.environ.get("SOAK_TIMEOUT", "300"))
-            while not isinstance(app.screen, ReviewScreen):
-                if time.monotonic() > deadline:
-                    from coder.ui.widgets.conversation.transcript import Transcript
-
-                    tail = app.main.query_one(Transcript).text[-600:]
-                    raise SystemExit(f"edit {i}: no review within 300 s; transcript ends:\n{tail}")
-                await asyncio.sleep(0.02)
+            if not await reviewed(app, ReviewScreen, i):
+                continue
             accept = i % 10 == 0
             await pilot.press("a" if accept else "r")
             await settle()
@@ -109,6 +104,22 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
         if trace:
             print_growth(first)
     return samples
+
+
+async def reviewed(app: Any, review: type, i: int) -> bool:
+    """True once the review screen shows; False when the edit was refused (counted, the soak goes on)."""
+    from coder.ui.widgets.conversation.transcript import Transcript
+
+    deadline = time.monotonic() + float(os.environ.get("SOAK_TIMEOUT", "300"))
+    while not isinstance(app.screen, review):
+        tail = app.main.query_one(Transcript).text[-400:]
+        if "refused" in tail.rsplit("Add a docstring", 1)[-1]:
+            print(f"edit {i}: refused", flush=True)
+            return False
+        if time.monotonic() > deadline:
+            raise SystemExit(f"edit {i}: no review within the timeout; transcript ends:\n{tail}")
+        await asyncio.sleep(0.02)
+    return True
 
 
 def print_growth(first: tracemalloc.Snapshot) -> None:
