@@ -92,10 +92,37 @@ class Config:
             raise CoderError(f"no profile named {key!r} (known: {known})") from None
 
 
+MAX_CONFIG_BYTES = 256 * 1024  # a real config is a few KB; a repository's file is not read past this
+MAX_CONFIG_DEPTH = 16  # tables and arrays inside each other (a real config needs 4)
+
+
+def _depth(value: object) -> int:
+    """How deeply tables and arrays nest in a parsed document (iterative: no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_CONFIG_DEPTH:
+            break
+        if isinstance(node, dict):
+            stack.extend((v, level + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, level + 1) for v in node)
+    return deepest
+
+
 def read_toml(path: Path) -> tuple[bytes, dict[str, object]]:
-    """The file's bytes (hashed for trust) and its parsed TOML; one line for any problem."""
+    """The file's bytes (hashed for trust) and its parsed TOML; one line for any problem.
+
+    Size (checked before reading) and nesting depth are bounded, so a hostile
+    ``.coder.toml`` costs neither memory nor a RecursionError.
+    """
     try:
-        data = path.read_bytes()
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise CoderError(f"{path}: {size:,} bytes is too large for a config file "
+                             f"(limit {MAX_CONFIG_BYTES // 1024} KiB)")
+        data = path.read_bytes()[: MAX_CONFIG_BYTES + 1]
     except OSError as exc:
         raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
     try:
@@ -104,10 +131,16 @@ def read_toml(path: Path) -> tuple[bytes, dict[str, object]]:
         line = data[: exc.start].count(b"\n") + 1
         raise CoderError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
                          "TOML files must be UTF-8") from None
+    too_deep = f"{path}: tables and arrays nested more than {MAX_CONFIG_DEPTH} deep; not a coder config"
     try:
-        return data, tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CoderError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise CoderError(too_deep) from None
+    if _depth(doc) > MAX_CONFIG_DEPTH:
+        raise CoderError(too_deep)
+    return data, doc
 
 
 def user_config_path() -> Path:
@@ -138,13 +171,14 @@ def load(repo_root: Path | None = None) -> Config:
         settings = parse_file(raw, path)
         cfg.sources.append(path)
         profiles = settings.profiles
-        if not own and (keys := trust.untrusted_keys(profiles)) and not trust.is_trusted(path, data):
+        known = _known_models(cfg.profiles)
+        if not own and (keys := trust.untrusted_keys(profiles, known)) and not trust.is_trusted(path, data):
             for name, body in profiles.items():  # a wrong value is an error even where it is ignored
                 build_profile(name, body, cfg.profiles.get(name), path)
             line = trust.ignored_line(path, keys)
             cfg.ignored.append(line)
             trust.notify_once(line)
-            profiles = trust.strip_untrusted(profiles)
+            profiles = trust.strip_untrusted(profiles, known)
         for name, body in profiles.items():
             cfg.profiles[name] = build_profile(name, body, cfg.profiles.get(name), path)
         if settings.default_profile is not None:
@@ -157,6 +191,11 @@ def load(repo_root: Path | None = None) -> Config:
             cfg.warm_up = settings.warm_up
     cfg.profile()  # the default must exist
     return cfg
+
+
+def _known_models(profiles: dict[str, Profile]) -> set[str]:
+    """Model names the user already has: the demo model and every model the user's own config names."""
+    return {DEMO_MODEL} | {m for p in profiles.values() for m in (p.model, p.drafter) if m}
 
 
 def save_user_setting(path: Path, table: str | None, key: str, value: str | int | float | bool) -> None:

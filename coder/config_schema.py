@@ -19,7 +19,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from pydantic.dataclasses import dataclass
 
 from coder.errors import CoderError
-from coder.spec_vocab import known_spec_types
+from coder.spec_vocab import ABSOLUTE_MAX_K, known_spec_types
 
 ENGINES = ("llama.cpp", "vllm", "sglang")
 REQUEST_CLASSES = ("full", "region", "fresh")
@@ -28,6 +28,7 @@ RequestClass = Literal["full", "region", "fresh"]
 NonNegInt = Annotated[int, Field(ge=0)]
 PosInt = Annotated[int, Field(gt=0)]
 Port = Annotated[int, Field(ge=1, le=65535)]
+KDepth = Annotated[int, Field(ge=0, le=ABSOLUTE_MAX_K)]
 NonEmpty = Annotated[str, Field(min_length=1)]
 # Profile names become state file names (servers/NAME.json): no separators, no dot-dot.
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -44,10 +45,19 @@ ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
 #   host        the bind address: anything but loopback exposes the server
 #   url         an attached server: prompts (your code) go wherever it points
 #   api_key     the key sent to that URL
-# Everything else is a number, a known name, or a model path that the server only reads.
-TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key")
+#   model, drafter  files the engine parses (a crafted GGUF is parser attack surface; a hub
+#               id downloads); allowed untrusted only as the name of a model the user
+#               already has (``demo``, or one the user's own config names): NAMED_MODEL_KEYS
+#   ctx, threads, parallel, max_model_len, max_num_batched_tokens, gpu_memory_utilization,
+#   tensor_parallel_size  how much memory, how many cores and GPUs the engine takes
+# Everything else is a small number or a known name.
+NAMED_MODEL_KEYS = ("model", "drafter")
+TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key", *NAMED_MODEL_KEYS, "ctx", "threads",
+                "parallel", "max_model_len", "max_num_batched_tokens", "gpu_memory_utilization",
+                "tensor_parallel_size")
 
 _STRICT = ConfigDict(strict=True, extra="forbid")
+NAME_MAX, PATH_MAX = 255, 4095  # Linux limits for one path component and a whole path
 
 
 @dataclass(config=_STRICT)
@@ -60,8 +70,8 @@ class Profile:
     model: NonEmpty | None = None
     drafter: NonEmpty | None = None
     spec_type: NonEmpty = "none"  # comma chains allowed (``ngram-mod,draft-simple``)
-    k: NonNegInt | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
-    k_by_class: dict[RequestClass, NonNegInt] = dataclasses.field(default_factory=dict)
+    k: KDepth | None = None  # launch draft depth (llama.cpp --spec-draft-n-max, vLLM num_speculative_tokens)
+    k_by_class: dict[RequestClass, KDepth] = dataclasses.field(default_factory=dict)
     adaptive_k: bool = True
     ctx: PosInt = 8192
     ngl: Annotated[int, Field(ge=-1)] | None = None
@@ -86,6 +96,19 @@ class Profile:
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("expected an http:// or https:// URL")
+        return value
+
+    @field_validator("binary", "model", "drafter")
+    @classmethod
+    def _path_like(cls, value: str | None) -> str | None:
+        # a name no file system can hold is refused here, not as OSError ENAMETOOLONG later
+        if value is not None:
+            if "\0" in value:
+                raise ValueError("expected a path (it contains a NUL byte)")
+            if len(value.encode("utf-8", "surrogateescape")) > PATH_MAX or any(
+                    len(part.encode("utf-8", "surrogateescape")) > NAME_MAX for part in value.split("/")):
+                raise ValueError(f"expected a path of at most {PATH_MAX} bytes with parts of at most "
+                                 f"{NAME_MAX} bytes (it names no file that can exist)")
         return value
 
     @property
@@ -152,12 +175,17 @@ def _expected(error: Any) -> str:
 def describe(exc: ValidationError, where: str, prefix: str = "") -> str:
     """One line for the first violation: ``where: key = value: expected ...``."""
     error = exc.errors()[0]
+    is_key = "[key]" in error["loc"]  # the table key itself is wrong (k_by_class.foo), not its value
     loc = [str(p) for p in error["loc"] if p != "[key]"]
+    if is_key:
+        loc = loc[:-1]
     key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
     value = error.get("input")
     shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
+    if is_key:
+        return f"{where}: {key}: unknown key {shown}: {_expected(error)}"
     return f"{where}: {key} = {shown}: {_expected(error)}"
 
 

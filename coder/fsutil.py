@@ -161,5 +161,7 @@ class LogFollower:
         data = partial + chunk
         *lines, rest = data.split(b"\n")
         if lines:
-            self.on_lines([line.decode(errors="replace") for line in lines])
+            from coder.textsafe import visible  # a log quotes the model's output: shown, not interpreted
+
+            self.on_lines([visible(line.decode(errors="replace")) for line in lines])
         return offset + len(chunk), rest

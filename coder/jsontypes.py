@@ -33,3 +33,8 @@ def as_object(value: object) -> JSONObject:
 def as_list(value: object) -> list[JSONValue]:
     """``value`` if it is a JSON array (a list copy), else an empty one."""
     return list(value) if isinstance(value, list | tuple) else []
+
+
+def as_count(value: object) -> int:
+    """``value`` if it is a positive JSON integer (a server's counter), else 0: never a bool or a string."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

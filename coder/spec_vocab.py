@@ -46,6 +46,7 @@ def known_spec_types(engine: str) -> tuple[str, ...]:
 COPY_TYPES = (*LLAMACPP_PATCHED_TYPES, *LLAMACPP_NGRAM_TYPES)
 MODEL_TYPES = LLAMACPP_DRAFT_TYPES
 COPY_K_MAX = 64  # launch depth of copy drafters chained with a model drafter
+ABSOLUTE_MAX_K = 64  # no speculator coder drives drafts deeper: the bound for any configured or chosen k
 
 
 def types_of(spec_type: str | None) -> list[str]:

@@ -1,7 +1,8 @@
 """Repository trust, the way direnv does it: a ``.coder.toml`` counts only once trusted by content.
 
-A cloned repository must not make coder run a program or widen who can reach the
-server. So the settings in :data:`coder.config_schema.TRUSTED_ONLY` are taken from a
+A cloned repository must not make coder run a program, widen who can reach the
+server, choose which files the engine parses, or how much memory and how many cores it
+takes. So the settings in :data:`coder.config_schema.TRUSTED_ONLY` are taken from a
 repository's ``.coder.toml`` only when the user ran ``coder trust`` on that exact file:
 its resolved path and the SHA-256 of its bytes are stored in the user's config dir.
 Any change to the file withdraws the trust until it is reviewed again.
@@ -15,7 +16,7 @@ import hashlib
 import ipaddress
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from coder.errors import CoderError
@@ -88,19 +89,28 @@ def trusted_files() -> dict[str, str]:
     return _load_store()
 
 
-def untrusted_keys(raw_profiles: Mapping[str, object]) -> list[str]:
-    """``profiles.NAME.KEY`` for each trust-only setting present in the profile tables."""
-    from coder.config_schema import TRUSTED_ONLY
+def _needs_trust(key: str, value: object, known_models: Collection[str]) -> bool:
+    from coder.config_schema import NAMED_MODEL_KEYS, TRUSTED_ONLY
 
+    if key in NAMED_MODEL_KEYS and isinstance(value, str) and value in known_models:
+        return False  # a model the user already has, by the name the user's own config gives it
+    return key in TRUSTED_ONLY
+
+
+def untrusted_keys(raw_profiles: Mapping[str, object], known_models: Collection[str] = ()) -> list[str]:
+    """``profiles.NAME.KEY`` for each trust-only setting present in the profile tables.
+
+    ``model``/``drafter`` naming one of ``known_models`` (the user's own) need no trust.
+    """
     return [f"profiles.{name}.{key}" for name, body in raw_profiles.items() if isinstance(body, dict)
-            for key in TRUSTED_ONLY if key in body]
+            for key, value in body.items() if _needs_trust(key, value, known_models)]
 
 
-def strip_untrusted(raw_profiles: Mapping[str, Mapping[str, object]]) -> dict[str, dict[str, object]]:
-    """The profile tables without any trust-only setting."""
-    from coder.config_schema import TRUSTED_ONLY
-
-    return {name: {k: v for k, v in body.items() if k not in TRUSTED_ONLY} for name, body in raw_profiles.items()}
+def strip_untrusted(raw_profiles: Mapping[str, Mapping[str, object]],
+                    known_models: Collection[str] = ()) -> dict[str, dict[str, object]]:
+    """The profile tables without any setting that needs trust."""
+    return {name: {k: v for k, v in body.items() if not _needs_trust(k, v, known_models)}
+            for name, body in raw_profiles.items()}
 
 
 def ignored_line(path: Path, keys: list[str]) -> str:

@@ -75,7 +75,9 @@ def _print_info(info: object, as_json: bool) -> None:
     assert isinstance(info, ServerInfo)
     if as_json:
         data = json.loads(info.to_json())
-        data["api_key"] = "<hidden>" if data.get("api_key") else None
+        from coder.redact import REDACTED
+
+        data["api_key"] = REDACTED if data.get("api_key") else None
         print(json.dumps(data, indent=2))
         return
     how = f"managed, pid {info.pid}" if info.managed else "attached"
@@ -138,8 +140,10 @@ def _logs(args: argparse.Namespace) -> int:
     if info is None or not info.log_path:
         raise CoderError("no managed backend running, so no log to show")
     path = Path(info.log_path)
+    from coder.textsafe import visible
+
     lines = path.read_text(errors="replace").splitlines()
-    print("\n".join(lines[-args.lines:]))
+    print(visible("\n".join(lines[-args.lines:])))
     if args.follow:
         from coder.fsutil import LogFollower
 

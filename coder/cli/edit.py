@@ -13,6 +13,7 @@ from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.stats import format_drafted
+from coder.textsafe import require_utf8, visible
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
@@ -106,14 +107,14 @@ def _adopt(handle: BackendHandle, args: argparse.Namespace, config: Config, serv
 def _stats_line(p: EditProposal) -> str:
     s = p.stats
 
-    def num(v: float | None, fmt: str) -> str:
-        return format(v, fmt) if v is not None else "n/a"
+    def num(v: float | None, fmt: str, unit: str = "") -> str:
+        return format(v, fmt) + unit if v is not None else "n/a"  # never "n/as" or "None tok"
     k = f"k={p.k}" if p.k is not None else "k=launch"
     acc_src = f" ({s.acceptance_source})" if s.acceptance_source else ""
-    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f')}s, {num(s.decode_tps, '.1f')} tok/s, "
-            f"acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, prompt {s.prompt_tokens} tok "
-            f"(cached {s.cached_tokens if s.cached_tokens is not None else 'n/a'}), "
-            f"completion {s.completion_tokens} tok{_by_type(s.draft_by_type)}")
+    return (f"{p.mode} ({p.request_class}), {k}: TTFT {num(s.ttft, '.2f', 's')}, "
+            f"{num(s.decode_tps, '.1f', ' tok/s')}, acceptance length {num(s.acceptance_length, '.2f')}{acc_src}, "
+            f"prompt {num(s.prompt_tokens, 'd', ' tok')} (cached {num(s.cached_tokens, 'd')}), "
+            f"completion {num(s.completion_tokens, 'd', ' tok')}{_by_type(s.draft_by_type)}")
 
 
 def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
@@ -123,8 +124,9 @@ def _by_type(by_type: dict[str, dict[str, int]] | None) -> str:
 
 
 def _colour_diff(diff: str) -> str:
+    """The diff with ANSI colours; the diff's own text made visible first (it is the model's data)."""
     out = []
-    for line in diff.splitlines(keepends=True):
+    for line in visible(diff).splitlines(keepends=True):
         if line.startswith(("+++", "---")):
             out.append(f"\x1b[1m{line.rstrip()}\x1b[0m\n")
         elif line.startswith("+"):
@@ -166,7 +168,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
     from coder.edit import gitops
-    from coder.edit.apply import diff_stat
+    from coder.edit.apply import diff_stat, display_diff
     from coder.edit.engine import EditEngine
     from coder.kpolicy import policy_factory
 
@@ -177,7 +179,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     handle = BackendHandle(policy_factory=policy_factory())
     engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
     engine.allow_ignored = args.allow_ignored
-    engine.check_target(args.path, symbol=args.symbol, lines=args.lines)  # bad input before the backend
+    require_utf8(args.message, "the instruction")  # bad input before the backend
+    engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
     _adopt(handle, args, config, _find_server(args))
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
@@ -200,8 +203,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     scope = proposal.scope
     if not args.json:
         if proposal.diff:
-            shown = scope.mark_diff(proposal.diff) if scope is not None else proposal.diff
-            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else shown)
+            shown = display_diff(scope.mark_diff(proposal.diff) if scope is not None else proposal.diff)
+            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
         added, removed = diff_stat(proposal.diff)
         print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
     if scope is not None and not scope.ok:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -81,7 +83,25 @@ def tui_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``coder`` console script: a subcommand, or the TUI; returns the exit status."""
+    """The ``coder`` console script: a subcommand, or the TUI; returns the exit status.
+
+    Output into a closed pipe (``coder backend status | head -1``) ends quietly with 141,
+    as a shell's own tools do, never with a BrokenPipeError traceback.
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a buffered write to a closed pipe fails here, inside the handler
+        return code
+    except BrokenPipeError:
+        # later flushes (at exit) go nowhere instead of printing "Exception ignored"
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+        return 141
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_in and args_in[0] in COMMANDS:
@@ -99,7 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(args)
     except CoderError as exc:
-        print(f"coder: error: {exc}", file=sys.stderr)
+        from coder.textsafe import visible  # a message may quote what a server or file sent
+
+        print(f"coder: error: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("coder: interrupted", file=sys.stderr)

@@ -17,11 +17,17 @@ def phase_bar(title: str) -> Iterator[PhaseCallback]:
     """Yield a callback drawing one bar on stderr; plain lines when stderr is not a terminal."""
     console = Console(stderr=True)
     if not sys.stderr.isatty():
-        last: list[str] = [""]
+        last: list[str | None] = [""]  # the phase shown last; None once stderr is a closed pipe
 
         def plain(phase: str, frac: float, detail: str) -> None:
-            if phase != last[0]:
-                console.print(f"{title}: {phase}", highlight=False)
+            if phase != last[0] and last[0] is not None:
+                try:
+                    # not rich: on a closed pipe rich raises SystemExit, which would abort the work
+                    sys.stderr.write(f"{title}: {phase}\n")
+                    sys.stderr.flush()
+                except OSError:  # the reader went away (``| head -2``): the work goes on, unreported
+                    last[0] = None
+                    return
                 last[0] = phase
 
         yield plain

@@ -65,7 +65,9 @@ def _value(profiles: Mapping[str, object], dotted: str) -> str:
     _, name, key = dotted.split(".", 2)
     body = profiles.get(name)
     value = body.get(key) if isinstance(body, dict) else None
-    return "<hidden>" if key == "api_key" else repr(value)
+    from coder.redact import REDACTED
+
+    return REDACTED if key == "api_key" else repr(value)
 
 
 def register(sub: Subparsers) -> None:

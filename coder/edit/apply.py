@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
+
+# The largest file coder reads for an edit, region edits included: the whole text is held,
+# hashed, re-read before writing and diffed, and source files are far smaller than this.
+MAX_FILE_BYTES = 8 * 2**20
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ def resolve_inside(root: Path, path: Path) -> Path:
     if not real.is_relative_to(real_root):
         if given.is_symlink() or any(p.is_symlink() for p in given.parents if p.is_relative_to(real_root)):
             raise CoderError(f"{path}: is a symlink that points outside the repository ({real})")
-        raise CoderError(f"{path}: is outside the repository {real_root}")
+        raise CoderError(f"{real}: is outside the repository {real_root}")  # resolved: no /repo/../x
     return real
 
 
@@ -57,9 +62,16 @@ def read_snapshot(root: Path, path: Path) -> FileSnapshot:
     if not real.is_file():
         raise CoderError(f"{path}: is not a regular file")
     try:
-        raw = real.read_bytes()
+        with real.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size  # judged before reading: a sparse 64 GB file costs nothing
+            if size > MAX_FILE_BYTES:
+                raise CoderError(f"{path}: {size / 1e6:,.1f} MB is larger than coder edits "
+                                 f"({MAX_FILE_BYTES // 2**20} MiB at most, in any mode)")
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:  # grew between the stat and the read
+        raise CoderError(f"{path}: grew past {MAX_FILE_BYTES // 2**20} MiB while being read")
     if b"\0" in raw[:8192]:
         raise CoderError(f"{path}: looks binary (NUL bytes); coder edits text files only")
     try:
@@ -71,15 +83,82 @@ def read_snapshot(root: Path, path: Path) -> FileSnapshot:
     return FileSnapshot(real, real.relative_to(root.resolve()).as_posix(), root.resolve(), raw, text, crlf)
 
 
+# Above this many line pairs in the changed middle, matching without autojunk can take
+# seconds (it is quadratic in repeated lines); difflib's heuristic is used there instead.
+EXACT_DIFF_PAIRS = 25_000_000
+DISPLAY_DIFF_LINES = 4000  # what a terminal review shows; the rest is counted, not printed
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Edit operations ``a`` → ``b``: the common head and tail, and the middle matched without autojunk.
+
+    difflib's autojunk treats a line that fills more than 1 % of a long file as noise,
+    so a one-line change among 300 identical lines came out as 300 changed lines. An
+    edit (a region above all) changes a small middle of the file: matching only that
+    middle, exactly, is both right and cheap.
+    """
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    exact = len(mid_a) * len(mid_b) <= EXACT_DIFF_PAIRS
+    middle = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=not exact).get_opcodes() if mid_a or mid_b else []
+    codes = [("equal", 0, head, 0, head)] if head else []
+    codes += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle]
+    if tail:
+        codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return codes
+
+
+class _Given(difflib.SequenceMatcher[str]):
+    """difflib's hunk grouping over operations computed by :func:`_opcodes`."""
+
+    def __init__(self, codes: list[tuple[str, int, int, int, int]]) -> None:
+        super().__init__(None, [], [])
+        self._codes = codes
+
+    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:  # type: ignore[override]
+        """The given operations (difflib's ``get_grouped_opcodes`` reads them from here)."""
+        return self._codes
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range in unified-diff notation (``start,length``; a single line is just its number)."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
 def unified_diff(rel: str, old: str, new: str, context: int = 3) -> str:
-    """A unified diff of ``old`` → ``new`` labelled with ``rel``."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=context
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+    """A unified diff of ``old`` → ``new`` labelled with ``rel``: coder's one diff (CLI, TUI, JSON)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    matcher = _Given(_opcodes(a, b))
+    out: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- a/{rel}\n", f"+++ b/{rel}\n"]
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+
+
+def display_diff(diff: str, max_lines: int = DISPLAY_DIFF_LINES) -> str:
+    """``diff`` cut to ``max_lines`` for a terminal, with a last line counting what was left out."""
+    lines = diff.splitlines(keepends=True)
+    if len(lines) <= max_lines:
+        return diff
+    added, removed = diff_stat("".join(lines[max_lines:]))
+    return "".join(lines[:max_lines]) + (f"... {len(lines) - max_lines} more diff lines not shown "
+                                         f"(+{added} -{removed})\n")
 
 
 def diff_stat(diff: str) -> tuple[int, int]:
@@ -96,7 +175,8 @@ def diff_stat(diff: str) -> tuple[int, int]:
 def check_unchanged(snapshot: FileSnapshot) -> None:
     """Refuse when the file changed on disk since the request was built."""
     try:
-        now = snapshot.path.read_bytes()
+        with snapshot.path.open("rb") as fh:
+            now = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise CoderError(f"{snapshot.rel}: cannot re-read before writing: {exc.strerror}") from None
     if hashlib.sha256(now).hexdigest() != snapshot.sha256:

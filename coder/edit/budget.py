@@ -27,11 +27,15 @@ class Budget:
         return self.prompt_tokens + self.reply_tokens <= self.ctx
 
 
-def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str) -> Budget:
-    """Reserve room for the reply; refuse (suggesting region mode) when the file cannot fit."""
+def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str,
+                instruction_tokens: int = 0) -> Budget:
+    """Reserve room for the reply; refuse (suggesting region mode, or a shorter instruction) when it cannot fit."""
     reply = target_tokens + 16  # fence lines and a little slack for the change itself
     budget = Budget(prompt_tokens, reply, 0, ctx)
     if not budget.fits:
+        if instruction_tokens > target_tokens:  # the instruction, not the file, is what does not fit
+            raise CoderError(f"the instruction (~{instruction_tokens} tokens) is too long for the server context "
+                             f"({ctx} tokens for it, {rel} and the rewrite); shorten it")
         hint = (" Edit a region instead: --mode region --symbol NAME or --lines A-B."
                 if mode == "full" else " Choose a smaller region.")
         raise CoderError(

@@ -38,11 +38,13 @@ from coder.edit.target import check_edit_target, check_size
 from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup.cache import PromptCacheModel, prompt_text
 from coder.errors import CoderError
+from coder.jsontypes import as_object
 from coder.kchoice import KChoice
 from coder.spec_vocab import types_of
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
-from coder.tokens import TokenCounter
+from coder.textsafe import require_utf8
+from coder.tokens import TokenCounter, estimate
 
 # Expected decode tok/s per request class when no live statistics are given. Only the
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
@@ -149,7 +151,7 @@ class EditEngine:
         """
         if mode not in MODES:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
-        if not instruction.strip():
+        if not require_utf8(instruction, "the instruction").strip():
             raise CoderError("the instruction is empty: say what to change with -m")
         if mode != "region":  # the whole file goes in the prompt: judge it by its byte size first
             check_size(Path(path), self.context_size())
@@ -175,7 +177,7 @@ class EditEngine:
             before, after, target = "", "", snap.text
         prompt_tokens = self.counter.count_messages(prompt.messages)
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
-                             mode=mode, rel=snap.rel)
+                             mode=mode, rel=snap.rel, instruction_tokens=estimate(instruction))
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
         # pure: a restart waits for run(); auto's candidates need no k until one is picked
         choice = (self.backend.decide(request_class) if with_k
@@ -349,15 +351,15 @@ def _candidate(request: EditRequest | None) -> auto.Candidate | None:
 def _server_ctx(server: ServerInfo) -> int | None:
     try:
         with server.api() as api:
-            resp = api.get("/props")
-            if resp.status_code == 200:
-                props = resp.json()
-                ctx = props.get("n_ctx") or props.get("default_generation_settings", {}).get("n_ctx")
-                if ctx:
-                    return int(ctx)
+            if api.get("/props").status_code == 200:
+                props = api.props()
+                settings = as_object(props.get("default_generation_settings"))
+                ctx = props.get("n_ctx") or settings.get("n_ctx")
+                if isinstance(ctx, int) and ctx > 0:
+                    return ctx
             slots = api.slots()
-            if slots and slots[0].get("n_ctx"):
-                return int(slots[0]["n_ctx"])
+            if slots and isinstance(n_ctx := slots[0].get("n_ctx"), int) and n_ctx > 0:
+                return n_ctx
     except (CoderError, ValueError):
         return None
     return None

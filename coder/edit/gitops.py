@@ -42,10 +42,24 @@ def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
 _NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"
 
 
+def git_lines(text: str) -> list[str]:
+    """git's own message lines out of a GitCommandError's text (gitpython wraps it in ``stderr: '...'``)."""
+    lines = []
+    for raw in text.strip().splitlines():
+        line = raw.strip()
+        for wrapper in ("stderr: '", "stdout: '"):
+            line = line.removeprefix(wrapper)
+        if line:
+            lines.append(line)
+    if lines and lines[-1].endswith("'") and lines[-1].count("'") % 2:
+        lines[-1] = lines[-1][:-1]  # gitpython's closing quote, not git's
+    return lines
+
+
 def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    lines = git_lines(text)
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (fatal or lines or ["unknown error"])[0].strip("'")
+    return (fatal or lines or ["unknown error"])[0]
 
 
 def check_usable(repo: git.Repo) -> None:
@@ -88,7 +102,7 @@ def _git(repo: git.Repo, *args: str) -> str:
             return str(repo.git.execute(["git", *prefix, *args]))
         return str(repo.git.execute(["git", *args]))
     except git.GitCommandError as exc:
-        detail = (exc.stderr or exc.stdout or "").strip().splitlines()
+        detail = git_lines(exc.stderr or exc.stdout or "")
         raise CoderError(f"git {args[0]} failed: {detail[-1] if detail else exc}") from None
 
 
@@ -120,17 +134,38 @@ def snapshot(repo: git.Repo, rel: str) -> str:
 
 
 def commit_edit(repo: git.Repo, rel: str, instruction: str) -> str:
-    """Commit the edited ``rel`` as ``coder: <instruction>``; returns the commit sha."""
+    """Commit the edited ``rel`` as ``coder: <instruction>``; returns the commit sha.
+
+    The instruction is the user's (or a pasted prompt's) text: it is quoted line by line
+    (``> ``), so nothing in it can form a ``Coder-Edit:`` trailer that undo would trust.
+    """
     subject = " ".join(instruction.split())
     if len(subject) > 64:
         subject = subject[:63] + "…"
-    body = instruction.strip()
+    body = "\n".join(f"> {line}".rstrip() for line in instruction.strip().splitlines())
     return _commit_only(repo, rel, f"coder: {subject}\n\n{body}\n\n{EDIT_TRAILER}: {rel}\n")
 
 
 def _trailer_paths(message: str, trailer: str) -> list[str]:
+    """``trailer`` values of the message's last paragraph (git's trailer block); the body never counts."""
     prefix = f"{trailer}: "
-    return [line[len(prefix):].strip() for line in message.splitlines() if line.startswith(prefix)]
+    last = message.strip().split("\n\n")[-1]
+    return [line[len(prefix):].strip() for line in last.splitlines() if line.startswith(prefix)]
+
+
+def _check_restorable(repo: git.Repo, head: git.Commit, paths: list[str]) -> None:
+    """Every path undo would restore is one the commit changed, inside the work tree and outside .git."""
+    root = root_of(repo)
+    changed = set(_git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", "-z", head.hexsha).split("\0"))
+    for rel in paths:
+        target = (root / rel).resolve()
+        inside = target.is_relative_to(root) and ".git" not in target.relative_to(root).parts
+        if not rel or Path(rel).is_absolute() or not inside:
+            raise CoderError(f"HEAD {head.hexsha[:8]} names {rel!r} for undo, which is outside the work tree "
+                             "or inside .git; nothing undone (revert it with git)")
+        if rel not in changed:
+            raise CoderError(f"HEAD {head.hexsha[:8]} names {rel!r} for undo, but the commit did not change it; "
+                             "nothing undone (revert it with git)")
 
 
 @dataclass(frozen=True)
@@ -157,6 +192,7 @@ def undo_last(repo: git.Repo) -> UndoResult:
         raise CoderError(f"HEAD ({head.hexsha[:8]} {subject!r}) is not a coder edit; nothing undone")
     if not head.parents:
         raise CoderError("coder's edit is the repository's first commit; nothing to go back to")
+    _check_restorable(repo, head, paths)
     for rel in paths:
         if file_status(repo, rel) not in ("", "!!"):
             raise CoderError(f"{rel} changed since coder's commit {head.hexsha[:8]}; nothing undone")

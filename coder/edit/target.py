@@ -15,6 +15,7 @@ import git
 
 from coder.edit.apply import resolve_inside
 from coder.errors import CoderError
+from coder.textsafe import require_utf8
 
 # Directory (or, for a linked worktree, file) names that hold version-control metadata.
 VCS_METADATA = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".pijul", ".fossil"})
@@ -32,6 +33,7 @@ def check_edit_target(root: Path, repo: git.Repo | None, path: Path, *, allow_ig
     """The real path of ``path`` when it may be edited; one-line CoderError otherwise."""
     if "\0" in str(path):
         raise CoderError(f"{str(path)!r}: a path cannot contain NUL bytes")
+    require_utf8(str(path), f"the file name {str(path)!r}")
     try:
         return _check(root, repo, path, allow_ignored)
     except OSError as exc:  # a name too long, a loop of symlinks, a permission denied on the way
@@ -79,7 +81,9 @@ def _ignored(repo: git.Repo, rel: str) -> bool:
     except git.GitCommandError as exc:
         if exc.status == 1:
             return False
-        detail = (str(exc.stderr) or "").strip().splitlines()
+        from coder.edit.gitops import git_lines
+
+        detail = git_lines(str(exc.stderr or ""))
         raise CoderError(f"git check-ignore failed: {detail[0] if detail else exc}") from None
     return True
 

@@ -11,6 +11,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from coder.textsafe import first_surrogate
+
 
 class EditRefused(Exception):
     """The reply cannot be applied; the file stays untouched."""
@@ -184,6 +186,8 @@ def check_reply(
         raise EditRefused("length", "the reply hit the token limit (finish_reason=length): it is truncated")
     if not reply.strip():
         raise EditRefused("empty", "the model returned an empty reply")
+    if (bad := first_surrogate(reply)) is not None:  # JSON can carry a lone surrogate; a file cannot
+        raise EditRefused("not_text", f"the reply holds U+{ord(bad):04X}, which no UTF-8 file can hold")
     parsed = parse_fenced(reply, fence)
     if parsed is None:
         raise EditRefused("no_fence", "the reply has no fenced code block")

@@ -26,12 +26,12 @@ from coder.kchoice import KChoice
 from coder.kpolicy import depth
 from coder.kpolicy.controller import KController, stats_path
 from coder.kpolicy.restart import Notify, RestartFallback
+from coder.spec_vocab import ABSOLUTE_MAX_K  # sanity bound when the drafter's own limit is unknown
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import Timings
 
 # conservative defaults for the shallow classes (bench on CPU: see scripts/bench_k.py)
 DEFAULT_K = {"region": 4, "fresh": 3}
-ABSOLUTE_MAX_K = 64  # sanity bound when the drafter's own limit is unknown
 
 
 def _check_class(request_class: str) -> str:

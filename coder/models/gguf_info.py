@@ -1,4 +1,4 @@
-"""Drafter/target facts from a GGUF file's metadata, read from its header (:mod:`coder.models.gguf_header`).
+"""Drafter/target facts from a GGUF file's metadata, read in one bounded pass (:mod:`coder.models.gguf_meta`).
 
 The key and tensor names follow llama.cpp build 11434 (gguf-py ``constants.py``,
 ``src/models/dflash.cpp``): every DFlash-family drafter has ``general.architecture ==
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from coder.errors import CoderError
 from coder.jsontypes import JSONObject
-from coder.models.gguf_header import Value, read_header
+from coder.models.gguf_meta import read_meta
 
 DEFAULT_BLOCK_SIZE = 16  # llama.cpp's runtime default when dflash.block_size is absent
 # with selector_hidden.weight present, llama.cpp's loader requires all of these > 0 (src/models/dflash.cpp)
@@ -71,13 +71,12 @@ class GgufInfo:
 CHAT_TEMPLATE_KEY = "tokenizer.chat_template"
 
 
-def _int(value: Value) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
+def _int(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
         return int(value)
-    except ValueError:
-        return None
+    return None
 
 
 def inspect_gguf(path: Path | str) -> GgufInfo:
@@ -86,7 +85,7 @@ def inspect_gguf(path: Path | str) -> GgufInfo:
     if not p.is_file():
         raise CoderError(f"{p}: no such file")
     st = p.stat()
-    # GGUFReader parses every array (a 49k-token vocab takes seconds): read each file version once
+    # a file version is read once per process (the TUI and doctor ask again and again)
     info = copy.deepcopy(_inspect_cached(str(p.resolve()), st.st_size, st.st_mtime_ns))
     info.path = str(p)
     return info
@@ -110,49 +109,51 @@ def check_magic(path: Path, label: str = "model") -> None:
 
 def check_chat_model(path: Path) -> None:
     """One line unless ``path`` is a GGUF that carries a chat template (coder chats with its target)."""
-    if CHAT_TEMPLATE_KEY not in read_header(path).fields:
+    if CHAT_TEMPLATE_KEY not in read_meta(path).values:
         raise CoderError(f"{path}: the GGUF has no chat template ({CHAT_TEMPLATE_KEY}); coder needs an "
                          "instruct model that carries one")
 
 
 def _inspect(p: Path) -> GgufInfo:
-    header = read_header(p)
-    fields, tensors = header.fields, header.tensors
-    arch = fields.get("general.architecture")
+    meta = read_meta(p)
+    _value = meta.values.get
+    arch = _value("general.architecture")
     if not isinstance(arch, str) or not arch:
         raise CoderError(f"{p}: GGUF lacks general.architecture")
-    name = fields.get("general.name")
+    tensors = meta.tensors
+    name = _value("general.name")
+    vocab = _int(_value(f"{arch}.vocab_size")) or meta.array_lengths.get("tokenizer.ggml.tokens")
     info = GgufInfo(
         path=str(p),
         architecture=arch,
         name=name if isinstance(name, str) else None,
-        context_length=_int(fields.get(f"{arch}.context_length")),
-        vocab_size=_int(fields.get(f"{arch}.vocab_size")) or header.array_lens.get("tokenizer.ggml.tokens"),
-        block_count=_int(fields.get(f"{arch}.block_count")),
-        embedding_length=_int(fields.get(f"{arch}.embedding_length")),
-        chat_template=CHAT_TEMPLATE_KEY in fields,
+        context_length=_int(_value(f"{arch}.context_length")),
+        vocab_size=vocab,
+        block_count=_int(_value(f"{arch}.block_count")),
+        embedding_length=_int(_value(f"{arch}.embedding_length")),
+        chat_template=CHAT_TEMPLATE_KEY in meta.values,
     )
 
     if arch == "dflash":
-        top_k = _int(fields.get("dflash.selector_top_k"))
+        top_k = _int(_value("dflash.selector_top_k"))
         info.selector_top_k = top_k
         if "markov_w1.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DSPARK, "draft-dspark"
         elif (top_k or 0) > 0 or "selector_hidden.weight" in tensors:
             info.drafter_family, info.spec_type = FAMILY_DFLASH2, "draft-dflash"
-            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(fields.get(k)) or 0) <= 0]
+            info.dflash2_missing = [k for k in DFLASH2_KEYS if (_int(_value(k)) or 0) <= 0]
         else:
             info.drafter_family, info.spec_type = FAMILY_DFLASH, "draft-dflash"
-        block = _int(fields.get("dflash.block_size"))
+        block = _int(_value("dflash.block_size"))
         info.block_size_defaulted = block is None
         info.block_size = block if block is not None else DEFAULT_BLOCK_SIZE
-        layers = fields.get("dflash.target_layers")
+        layers = _value("dflash.target_layers")
         if isinstance(layers, list):
-            info.target_layers = [x for x in map(_int, layers) if x is not None]
+            info.target_layers = [x for x in layers if isinstance(x, int) and not isinstance(x, bool)]
     elif arch == "eagle3":
         info.drafter_family, info.spec_type = FAMILY_EAGLE3, "draft-eagle3"
     else:
-        nextn = _int(fields.get(f"{arch}.nextn_predict_layers"))
+        nextn = _int(_value(f"{arch}.nextn_predict_layers"))
         last = (info.block_count or 0) - 1
         has_head_tensor = last >= 0 and f"blk.{last}.nextn.eh_proj.weight" in tensors
         if has_head_tensor or (nextn or 0) > 0:

@@ -13,6 +13,7 @@ nondeterministic.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -253,14 +254,16 @@ class ReplayServer(LoopbackHTTP):
     number re-paces content chunks evenly to that many per second.
     """
 
-    def __init__(self, recording: HttpRecording, *, rate: float | None = 0.0, strict: bool = True) -> None:
+    def __init__(self, recording: HttpRecording, *, rate: float | None = 0.0, strict: bool = True,
+                 cycle: bool = False) -> None:
         super().__init__()
         self.recording = recording
         self.rate = rate
         self.strict = strict
         self.requests: list[tuple[str, str, JSONValue]] = []  # what coder sent (tests inspect it)
         self._lock = threading.Lock()
-        self._chats: Iterator[Exchange] = iter(recording.chats)
+        # cycle: the replies again from the first once used up (a soak sends the same edit 500 times)
+        self._chats: Iterator[Exchange] = itertools.cycle(recording.chats) if cycle else iter(recording.chats)
         self._metrics = [e for e in recording.exchanges if e.path == "/metrics"]
         self._metrics_served = 0
 
@@ -355,11 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=0.0, help="content chunks per second (0: at once)")
     parser.add_argument("--stretch", type=int, default=1, help="repeat the first reply's content N times")
     parser.add_argument("--loose", action="store_true", help="serve the reply whatever the prompt")
+    parser.add_argument("--cycle", action="store_true", help="serve the replies again once used up")
     args = parser.parse_args(argv)
     recording = HttpRecording.load(args.recording)
     if args.stretch > 1:
         recording = recording.stretched(args.stretch)
-    with ReplayServer(recording, rate=args.rate, strict=not args.loose) as server:
+    with ReplayServer(recording, rate=args.rate, strict=not args.loose, cycle=args.cycle) as server:
         print(server.url, flush=True)
         threading.Event().wait()
     return 0

@@ -170,7 +170,7 @@ def test_attach_detects_llamacpp_and_verifies(demo_server) -> None:  # type: ign
 def test_status_json_reports_the_verdict(demo_server) -> None:  # type: ignore[no-untyped-def]
     out = _coder("backend", "status", "demo", "--json")
     assert out.returncode == 0, out.stderr
-    assert '"verified": true' in out.stdout and "<hidden>" in out.stdout
+    assert '"verified": true' in out.stdout and "<redacted>" in out.stdout
 
 
 # ---- bad input: one line, non-zero exit, no stray process ----------------------------------------

@@ -30,7 +30,7 @@ def test_repo_file_overrides_user_file(tmp_path: Path, monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize(("body", "message"), [
     ('[profiles.a]\nengine = "tgi"\n', "profiles.a.engine = 'tgi': expected 'llama.cpp'"),
-    ('[profiles.a]\n[profiles.a.k_by_class]\nchat = 3\n', "profiles.a.k_by_class.chat = 'chat': expected 'full'"),
+    ('[profiles.a]\n[profiles.a.k_by_class]\nchat = 3\n', "profiles.a.k_by_class: unknown key 'chat': expected 'full'"),
     ('default_profile = "nope"\n', "no profile named 'nope'"),
     ("[profiles.a\n", "not valid TOML"),
 ])

@@ -56,7 +56,7 @@ def test_key_from_env_or_file_and_status_hides_it(tmp_path: Path, demo_server: o
     assert "visible to other users" not in by_file.stderr
     by_env = run_coder("backend", "attach", url, "--json", cwd=tmp_path, home=home, env={"CODER_API_KEY": key})
     assert by_env.returncode == 0, by_env.stderr
-    assert json.loads(by_env.stdout)["api_key"] == "<hidden>"
+    assert json.loads(by_env.stdout)["api_key"] == "<redacted>"
     status = run_coder("backend", "status", "attached", "--json", cwd=tmp_path, home=home)
     assert status.returncode == 0 and key not in status.stdout
     wrong = run_coder("backend", "attach", url, cwd=tmp_path, home=home, env={"CODER_API_KEY": "wrong-key"})

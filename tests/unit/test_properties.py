@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from coder import config
 from coder.bench.workloads import load_prompts
-from coder.config_schema import TRUSTED_ONLY
+from coder.config_schema import NAMED_MODEL_KEYS, TRUSTED_ONLY
 from coder.edit.engine import EditEngine
 from coder.edit.target import VCS_METADATA
 from coder.errors import CoderError
@@ -97,10 +97,17 @@ def test_random_toml_config(user: dict[str, Any], repo: dict[str, Any]) -> None:
     for name, body in repo_profiles.items():  # untrusted: never set a trust-only field
         if isinstance(body, dict) and name in cfg.profiles:
             for key in TRUSTED_ONLY:
+                if key in NAMED_MODEL_KEYS and body.get(key) in _named_models(user):
+                    continue  # a model the user already has may be chosen by name
                 if key in body and not (isinstance(user.get("profiles"), dict) and
                                         key in (user["profiles"].get(name) or {})):
                     default = getattr(config.builtin_profiles().get(name, config.Profile(name="d")), key)
                     assert getattr(cfg.profiles[name], key) == default
+
+
+def _named_models(user: dict[str, Any]) -> set[object]:
+    tables = user.get("profiles") if isinstance(user.get("profiles"), dict) else {}
+    return {"demo"} | {body.get(k) for body in tables.values() if isinstance(body, dict) for k in NAMED_MODEL_KEYS}
 
 
 @SETTINGS

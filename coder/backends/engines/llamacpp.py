@@ -5,6 +5,7 @@ draft cap, prediction drafter) are in :mod:`coder.backends.engines.llamacpp_prob
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import shutil
@@ -25,9 +26,10 @@ from coder.backends.engines.llamacpp_probe import (
 )
 from coder.backends.installed import find_installed, read_record
 from coder.backends.runtime import proc
-from coder.backends.runtime.server import ServerAPI, ServerInfo
+from coder.backends.runtime.server import ServerAPI, ServerInfo, answer_json
 from coder.config import Profile
 from coder.errors import CoderError
+from coder.jsontypes import as_count, as_object
 from coder.spec_vocab import LLAMACPP_CAP_FIELD as REQUEST_FIELD
 from coder.spec_vocab import LLAMACPP_DRAFT_TYPES, LLAMACPP_NGRAM_TYPES, LLAMACPP_PATCHED_TYPES, launch_depth, types_of
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD as PREDICTION_FIELD
@@ -192,7 +194,9 @@ class LlamaCppAdapter:
             argv += ["-t", str(profile.threads)]
         argv += ["--metrics", "--host", profile.host, "--port", str(port)]
         argv += ["--api-key-file", key_file] if key_file else ["--api-key", api_key]
-        if _cpu_only(profile, binary) and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args):
+        batch_flags_known = caps is None or {"-b", "-ub"} <= caps.flags  # a wrapper may not list them
+        if (_cpu_only(profile, binary) and batch_flags_known
+                and not {"-b", "--batch-size", "-ub", "--ubatch-size"} & set(profile.extra_args)):
             # prompt progress streams once per batch: 2048-token batches leave a CPU prefill bar
             # still for many seconds. Late in a 3,400-token prefill on the 2-core box the gaps were
             # 2.1-2.9 s at 256, 1.6-2.2 s at 192 and 1.2-1.4 s at 128, whose prefill time stayed
@@ -214,9 +218,8 @@ class LlamaCppAdapter:
 
     def describe(self, info: ServerInfo, api: ServerAPI) -> None:
         """Build info from ``/props``, coder's build record, the probed draft cap and prediction drafter."""
-        props = api.get("/props")
-        if props.status_code == 200:
-            info.build["build_info"] = props.json().get("build_info")
+        with contextlib.suppress(CoderError):  # no usable /props (an old or wrapped server): build unknown
+            info.build["build_info"] = api.props().get("build_info")
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
         # the field parses on coder's build; it drafts only where the chain has the prediction type
         info.prediction = "prediction" in types_of(info.spec_type) and probe_prediction(api)
@@ -299,9 +302,9 @@ class LlamaCppAdapter:
         if resp.status_code != 200:
             checks.append(Check("probe", False, f"probe request answered {resp.status_code}"))
         else:
-            timings = resp.json().get("timings", {})
-            drafted = int(timings.get("draft_n", 0))
-            accepted = int(timings.get("draft_n_accepted", 0))
+            timings = as_object(as_object(answer_json(f"{api.url}/completion", resp, dict)).get("timings"))
+            drafted = as_count(timings.get("draft_n"))
+            accepted = as_count(timings.get("draft_n_accepted"))
             per_type = by_type(timings) or {}
             split = (" (" + ", ".join(f"{t} {c['draft_n']}" for t, c in per_type.items()) + ")") if per_type else ""
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
@@ -333,10 +336,13 @@ def _spec_args(profile: Profile, spec: str, types: list[str], dry_run: bool, gpu
 
 
 def _cpu_only(profile: Profile, binary: Path) -> bool:
-    """True for a CPU run: no layers offloaded, or a CPU build of coder's (``<key>/bin/llama-server``).
+    """True for a CPU run: no layers offloaded, a CPU build of coder's (``<key>/bin/llama-server``),
+    or any binary on a machine without a GPU.
 
     The build record says which variant a build is; without one, the key does
-    (``11434.0.0-cpu-native-<digest>``, or the older ``11434.0.0-cpu``).
+    (``11434.0.0-cpu-native-<digest>``, or the older ``11434.0.0-cpu``). A binary coder
+    did not build (a custom ``binary``, a wrapper script) runs on the CPU whenever the
+    machine has no GPU driver to offload to.
     """
     if profile.ngl == 0:
         return True
@@ -344,7 +350,11 @@ def _cpu_only(profile: Profile, binary: Path) -> bool:
     record = read_record(build)
     if record is not None:
         return record.variant == "cpu"
-    return re.search(r"-cpu(-|$)", build.name) is not None
+    if re.search(r"-cpu(-|$)", build.name) is not None:
+        return True
+    if re.search(r"-(cuda|rocm|vulkan)(-|$)", build.name) is not None:
+        return False
+    return not any(shutil.which(tool) for tool in ("nvidia-smi", "rocm-smi"))
 
 
 def _dry_run_binary(profile: Profile) -> Path:

@@ -9,12 +9,11 @@ is the one place that converts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from coder.backends.engines import logscan
 from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
 from coder.backends.engines.vllm import all_passed, require_k, send_probe, spec_method
-from coder.backends.runtime.server import ServerAPI, ServerInfo
+from coder.backends.runtime.server import ServerAPI, ServerInfo, answer_json
 from coder.config import Profile
 from coder.errors import CoderError
 
@@ -93,7 +92,7 @@ def server_info_accept_length(api: ServerAPI) -> float | None:
         resp = api.get(path)
         if resp.status_code != 200:
             continue
-        data: Any = resp.json()
+        data = answer_json(f"{api.url}{path}", resp, dict)
         states = data.get("internal_states") if isinstance(data, dict) else None
         if isinstance(states, list) and states and isinstance(states[0], dict):
             value = states[0].get("avg_spec_accept_length")

@@ -20,6 +20,7 @@ from coder.config import Profile
 from coder.errors import CoderError
 from coder.models.gguf_info import FAMILY_DFLASH2
 from coder.spec_vocab import SERVED_METHODS
+from coder.textsafe import one_line
 
 # coder spec_type (llama.cpp names accepted too) -> vLLM speculative_config method
 _METHODS = SERVED_METHODS
@@ -181,7 +182,7 @@ def send_probe(api: ServerAPI, info: ServerInfo) -> Check:
     }
     resp = api.post("/v1/chat/completions", body)
     if resp.status_code != 200:
-        return Check("probe", False, f"probe request answered {resp.status_code}: {resp.text[:120]}")
+        return Check("probe", False, f"probe request answered {resp.status_code}: {one_line(resp.text, 120)}")
     return Check("probe", True, "probe request answered")
 
 

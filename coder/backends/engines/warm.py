@@ -21,9 +21,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from coder.backends.runtime.server import ServerInfo
+from coder.backends.runtime.server import ServerInfo, answer_json
 from coder.errors import CoderError
+from coder.jsontypes import as_count, as_object
 from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
+from coder.textsafe import one_line
 
 if TYPE_CHECKING:
     import httpx
@@ -68,9 +70,7 @@ class LlamaCppWarmSender:
         messages = [dict(m) for m in messages]
         messages[-1]["content"] += SENTINEL  # render with the mark where the instruction goes
         resp = self._post("/apply-template", {"messages": messages})
-        if resp.status_code != 200:
-            raise CoderError(f"/apply-template answered {resp.status_code}")
-        prompt = resp.json().get("prompt")
+        prompt = as_object(answer_json(f"{self.server.url}/apply-template", resp, dict)).get("prompt")
         if not isinstance(prompt, str) or SENTINEL not in prompt:
             raise CoderError("/apply-template returned no usable prompt")
         return prompt[: prompt.index(SENTINEL)]
@@ -81,9 +81,10 @@ class LlamaCppWarmSender:
             resp = self._http.get("/slots")
         except _http_error():
             return False
-        if resp.status_code != 200:
+        try:
+            slots = answer_json(f"{self.server.url}/slots", resp, list)
+        except CoderError:
             return False
-        slots = resp.json()
         return isinstance(slots, list) and any(isinstance(s, dict) and s.get("is_processing") for s in slots)
 
     def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
@@ -99,22 +100,22 @@ class LlamaCppWarmSender:
             with self._http.stream("POST", "/completion", json=body) as resp:
                 if resp.status_code != 200:
                     resp.read()
-                    raise CoderError(f"/completion answered {resp.status_code}: {resp.text[:100]}")
+                    raise CoderError(f"/completion answered {resp.status_code}: {one_line(resp.text, 100)}")
                 for line in resp.iter_lines():
                     if cancelled():
                         raise Cancelled  # leaving the block closes the stream: the server cancels it
                     if not line.startswith("data: "):
                         continue
-                    chunk = json.loads(line[6:])
+                    chunk = _event(line[6:])
                     if (update := parse_prompt_progress(chunk)) is not None:
                         progress(update)
                     if chunk.get("stop"):
                         final = chunk
         except _http_error() as exc:
             raise CoderError(f"server unreachable ({type(exc).__name__})") from None
-        timings = final.get("timings") or {}
-        cached = int(timings.get("cache_n", 0)) + int(timings.get("prompt_n", 0))
-        return cached or int(final.get("tokens_evaluated", 0))
+        timings = as_object(final.get("timings"))
+        cached = as_count(timings.get("cache_n")) + as_count(timings.get("prompt_n"))
+        return cached or as_count(final.get("tokens_evaluated"))
 
     def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         try:
@@ -125,6 +126,17 @@ class LlamaCppWarmSender:
     def close(self) -> None:
         """Close the HTTP connection pool."""
         self._http.close()
+
+
+def _event(data: str) -> dict[str, Any]:
+    """One streamed ``/completion`` event; anything but a JSON object is one CoderError line."""
+    try:
+        chunk = json.loads(data)
+    except ValueError:
+        chunk = None
+    if not isinstance(chunk, dict):
+        raise CoderError(f"/completion streamed something that is not a JSON object: {one_line(data, 80)}")
+    return chunk
 
 
 class ChatWarmSender:

@@ -122,10 +122,18 @@ def _forget(name: str) -> None:
     key_path(name).unlink(missing_ok=True)
 
 
+RANDOM_PORT = "<free port>"
+
+
 def dry_run_argv(profile: Profile) -> list[str]:
-    """The argv ``start`` would run, without checking that files exist (key shown as a placeholder)."""
-    return adapter_for(profile.engine).build_argv(profile, profile.port or 8080, "<random>", dry_run=True,
+    """The argv ``start`` would run, without checking that files exist (key and free port as placeholders)."""
+    argv = adapter_for(profile.engine).build_argv(profile, profile.port or 1, "<random>", dry_run=True,
                                                   key_file=str(key_path(profile.name)))
+    if profile.port:
+        return argv
+    # start picks a free port when the profile names none: show that, not a port it would not use
+    return [RANDOM_PORT if prev == "--port" and arg == "1" else arg
+            for prev, arg in zip(["", *argv], argv, strict=False)]
 
 
 def _phase(log_text: str) -> tuple[str, float]:

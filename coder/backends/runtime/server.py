@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import time
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from coder.errors import CoderError
-from coder.jsontypes import JSONObject
+from coder.jsontypes import JSONObject, JSONValue, as_object
 from coder.telemetry.metrics import SpecStats, parse_metrics
 
 if TYPE_CHECKING:
@@ -62,10 +64,22 @@ class ServerInfo:
 
     @classmethod
     def from_json(cls, text: str) -> ServerInfo:
-        """Read a persisted record, ignoring fields this version does not know."""
+        """Read a persisted record, ignoring fields this version does not know.
+
+        A record of the wrong shape (``[]``, ``{"url": 5}``) is a ValueError naming the
+        field, never an object whose first use raises somewhere else.
+        """
         data = json.loads(text)
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        hints = typing.get_type_hints(cls)
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if "url" not in fields:
+            raise ValueError("no url")
+        for key, value in fields.items():
+            if not _fits(value, hints[key]):
+                raise ValueError(f"{key} = {value!r:.40}: expected {hints[key]}")
+        return cls(**fields)
 
     def api(self, timeout: float = 10.0) -> ServerAPI:
         """A client for the non-OpenAI endpoints (close it, or use it as a context manager)."""
@@ -82,7 +96,68 @@ class ServerInfo:
         """The last ``lines`` lines of a managed server's log (empty when there is none)."""
         if not self.log_path or not Path(self.log_path).exists():
             return []
-        return Path(self.log_path).read_text(errors="replace").splitlines()[-lines:]
+        from coder.textsafe import visible  # the log quotes prompts and replies: data, not terminal control
+
+        return [visible(line) for line in Path(self.log_path).read_text(errors="replace").splitlines()[-lines:]]
+
+
+JSONShape = type[list[object]] | type[dict[str, object]]
+
+
+def _body(where: str, resp: httpx.Response, json_body: bool) -> str:
+    """The text of a 200 answer of the expected kind, else one CoderError line saying what came back."""
+    from coder.textsafe import one_line
+
+    if resp.status_code != 200:
+        raise CoderError(f"{where} answered HTTP {resp.status_code}: {one_line(resp.text, 120)}")
+    ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype and (("json" in ctype) != json_body or "html" in ctype):
+        want = "JSON" if json_body else "text"
+        raise CoderError(f"{where} answered {ctype} instead of {want}: {one_line(resp.text, 80)}")
+    return resp.text
+
+
+def answer_text(where: str, resp: httpx.Response) -> str:
+    """The body of a 200 plain-text answer (``/metrics``); a proxy's HTML page is one CoderError line."""
+    return _body(where, resp, json_body=False)
+
+
+def answer_json(where: str, resp: httpx.Response, shape: JSONShape) -> JSONValue:
+    """The JSON body of a 200 answer whose top level is ``shape`` (list or dict); else one CoderError line.
+
+    Every non-streaming server answer coder reads goes through here (``where`` names
+    the endpoint): an HTML error page, ``[]`` where an object belongs or a 502 from a
+    proxy says what came back instead of raising deep inside the caller.
+    """
+    from coder.textsafe import one_line
+
+    text = _body(where, resp, json_body=True)
+    try:
+        data: JSONValue = json.loads(text)
+    except ValueError:
+        raise CoderError(f"{where} answered something that is not JSON: {one_line(text, 80)}") from None
+    if not (isinstance(data, list) if shape is list else isinstance(data, dict)):
+        raise CoderError(f"{where} answered a JSON {type(data).__name__} where coder expects "
+                         f"{'a list' if shape is list else 'an object'}: {one_line(text, 80)}")
+    return data
+
+
+def _fits(value: object, hint: object) -> bool:
+    """``value`` matches the (simple) annotation ``hint``: scalars, ``X | None``, lists, dicts."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, typing.get_args(hint)[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(hint, type) and isinstance(value, hint)
 
 
 class ServerAPI:
@@ -133,16 +208,27 @@ class ServerAPI:
         except httpx.HTTPError:
             return None
 
+    def get_json(self, path: str, shape: JSONShape) -> JSONValue:
+        """GET ``path`` and validate its answer (:func:`answer_json`)."""
+        return answer_json(f"{self.url}{path}", self.get(path), shape)
+
     def metrics_text(self) -> str:
         """The raw ``/metrics`` exposition text."""
-        resp = self.get("/metrics")
-        if resp.status_code != 200:
-            raise CoderError(f"/metrics answered {resp.status_code}: {resp.text[:120]}")
-        return resp.text
+        return answer_text(f"{self.url}/metrics", self.get("/metrics"))
 
     def metrics(self) -> SpecStats:
-        """The parsed ``/metrics`` counters."""
-        return parse_metrics(self.metrics_text())
+        """The parsed ``/metrics`` counters; text that is no Prometheus exposition is one CoderError line."""
+        text = self.metrics_text()
+        try:
+            return parse_metrics(text)
+        except ValueError as exc:  # prometheus_client's parser: a bad name, label or value
+            from coder.textsafe import one_line
+
+            raise CoderError(f"{self.url}/metrics is not Prometheus text: {one_line(str(exc), 100)}") from None
+
+    def props(self) -> JSONObject:
+        """llama.cpp's ``/props`` object."""
+        return as_object(self.get_json("/props", dict))
 
     def snapshot(self, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
         """A ``/metrics`` snapshot for a before/after delta, or None when there is none to take
@@ -164,23 +250,29 @@ class ServerAPI:
             time.sleep(0.05)
 
     def slots(self) -> list[Slot]:
-        """The ``/slots`` list (llama.cpp)."""
-        resp = self.get("/slots")
-        if resp.status_code != 200:
-            raise CoderError(f"/slots answered {resp.status_code}: {resp.text[:120]}")
-        data = resp.json()
-        return data if isinstance(data, list) else []
+        """The ``/slots`` list (llama.cpp); every entry must be an object."""
+        data = self.get_json("/slots", list)
+        assert isinstance(data, list)  # checked by get_json
+        if not all(isinstance(slot, dict) for slot in data):
+            raise CoderError(f"{self.url}/slots answered a list whose entries are not all objects")
+        return [typing.cast(Slot, slot) for slot in data]
 
     def tokenize(self, text: str) -> int:
         """Exact token count of ``text`` by the server's own tokenizer."""
         resp = self.post("/tokenize", {"content": text, "add_special": False})
-        if resp.status_code != 200:
-            raise CoderError(f"/tokenize answered {resp.status_code}")
-        return len(resp.json().get("tokens", []))
+        data = answer_json(f"{self.url}/tokenize", resp, dict)
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(tokens, list):
+            raise CoderError(f"{self.url}/tokenize answered an object without a \"tokens\" list")
+        return len(tokens)
 
     def models(self) -> list[str]:
-        """Model ids from ``/v1/models`` (empty when not answered)."""
+        """Model ids from ``/v1/models`` (empty when the endpoint does not exist)."""
         resp = self.get("/v1/models")
-        if resp.status_code != 200:
+        if resp.status_code == 404:
             return []
-        return [m.get("id", "") for m in resp.json().get("data", [])]
+        data = answer_json(f"{self.url}/v1/models", resp, dict)
+        entries = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise CoderError(f"{self.url}/v1/models answered an object without a \"data\" list")
+        return [str(m.get("id", "")) for m in entries if isinstance(m, dict)]

@@ -91,7 +91,13 @@ def read_state(state: Path, key_file: Path) -> ServerInfo | None:
     """The recorded server, its key read back from the key file; None if unreadable."""
     try:
         info = ServerInfo.from_json(state.read_text())
-    except (OSError, ValueError, TypeError):
+    except OSError:
+        return None
+    except (ValueError, TypeError) as exc:  # hand-edited or truncated: say so once, treat as no server
+        from coder.textsafe import one_line
+        from coder.trust import notify_once
+
+        notify_once(f"{state}: not a server record coder can read ({one_line(str(exc), 80)}); ignored")
         return None
     if not info.api_key:
         with contextlib.suppress(OSError):

@@ -20,11 +20,11 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from coder.textsafe import visible
 from coder.ui.widgets.conversation.highlight import highlight_block, highlight_line, lexer_for, styled_text
 
 _FENCE = re.compile(r"^\s*```\s*([\w+#.-]*)\s*$")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
-_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f]")
 
 # Whole-block lexing (multi-line strings coloured right) costs ~0.12 ms per line and grows faster
 # than the block (3,000 lines: ~0.45 s); it runs on the UI thread when the fence closes.
@@ -318,4 +318,5 @@ class Transcript(ScrollView, can_focus=True):
 
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub("\ufffd", text.expandtabs(4).replace("\r\n", "\n").replace("\r", ""))
+    # CR is dropped rather than shown: a CRLF split across two streamed chunks is no control
+    return visible(text.expandtabs(4).replace("\r", ""))

@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from coder.edit.apply import display_diff
+from coder.textsafe import visible
 from coder.ui.widgets.conversation.highlight import highlight_line, lexer_for, styled_text
 
 
@@ -38,7 +40,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def __init__(self, diff: str, path: str, *, id: str | None = None, flagged: list[bool] | None = None) -> None:
         super().__init__(id=id)
-        self.lines = diff.splitlines()
+        # the diff is the model's text: controls are shown (``^[``), never sent to the terminal
+        self.lines = visible(display_diff(diff)).splitlines()
         self.hunks = [i for i, line in enumerate(self.lines) if line.startswith("@@")]
         # line indices of the @@ headers of hunks the instruction does not explain (coder.edit.scope)
         self.flagged = {h for h, flag in zip(self.hunks, flagged or [], strict=False) if flag}
