@@ -33,10 +33,14 @@ from coder.edit.regions import python_symbols
 Span = tuple[int, int, int, int]
 
 _MOVE = re.compile(r"\bmov(?:e|es|ing)\b", re.I)
-_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov)\w*", re.I)
+_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|conver|turn|extract|split|wrap|"
+                        r"refactor|rewrit|combin)\w*", re.I)
+# a move that comes with other work ("move X into a new helper") is not a pure move
+_MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
+                             r"replac|convert|wrap)\w*", re.I)
 _ADD_PARAM = re.compile(r"\badd\w*\s+(?:an?\s+)?(?:(?:new|optional|keyword|extra)\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?)\s+`?([A-Za-z_]\w*)", re.I)
-_TO_TARGET = re.compile(r"\bto\s+(?:the\s+)?(?:function\s+|method\s+)?`([A-Za-z_][\w.]*)`")
+_TO_TARGET = re.compile(r"\bto\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
 _USE_IT = re.compile(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
 _DELETE_DEF = re.compile(r"\b(?:delete|remove)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
                          re.I)
@@ -64,7 +68,7 @@ def find(old: str, new: str, instruction: str, spans: list[Span], *, python: boo
     """What the instruction's shape rules out among ``spans`` (old→new line changes)."""
     out = Findings([None] * len(spans))
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    if _MOVE.search(instruction):
+    if _MOVE.search(instruction) and not _MORE_THAN_MOVE.search(instruction):
         _moves(old_lines, new_lines, spans, out)
     if not python:
         return out
@@ -75,7 +79,7 @@ def find(old: str, new: str, instruction: str, spans: list[Span], *, python: boo
     _lost_defs(old, new, instruction, spans, renamed, out)
     _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
     _undefined(old, new, new_tree, spans, out)
-    _not_deleted(new, instruction, out)
+    _not_deleted(old, new, instruction, out)
     return out
 
 
@@ -182,7 +186,9 @@ def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: 
     if req is None:
         return
     param, name = req
-    _, old_ok = _fn_lines(old_tree, name)
+    old_fns, old_ok = _fn_lines(old_tree, name)
+    if not old_fns:  # "add a parameter x to control logging": no function of that name, nothing to hold to
+        return
     fns, new_ok = _fn_lines(new_tree, name)
     for k, (i1, i2, j1, j2) in enumerate(spans):
         inside = all(n in old_ok for n in range(i1 + 1, i2 + 1)) and all(n in new_ok for n in range(j1 + 1, j2 + 1))
@@ -232,8 +238,11 @@ def _undefined(old: str, new: str, new_tree: ast.Module, spans: list[Span], out:
     if before is None or after is None or not (after - before):
         return
     for name in sorted(after - before):
+        local = [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(new_tree)
+                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and _binds(f, name)]
         rows = sorted({n.lineno for n in ast.walk(new_tree)
-                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)})
+                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                       and not any(a <= n.lineno <= b for a, b in local)})
         why = f"uses {name}, which is defined nowhere"
         for row in rows:
             ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
@@ -243,8 +252,21 @@ def _undefined(old: str, new: str, new_tree: ast.Module, spans: list[Span], out:
                 out.notes.append((row, why, "undefined"))
 
 
-def _not_deleted(new: str, instruction: str, out: Findings) -> None:
+def _binds(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
+    """``name`` is a parameter of ``f`` or assigned inside it (a local there, not the global)."""
+    a = f.args
+    params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+    return name in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                                 for n in ast.walk(f))
+
+
+def _not_deleted(old: str, new: str, instruction: str, out: Findings) -> None:
     names = {m.group(1) for m in _DELETE_DEF.finditer(instruction)}
-    for q, r in python_symbols(new):
-        if q in names or q.rsplit(".", 1)[-1] in names:
-            out.notes.append((r.start, f"does not delete {q} (the instruction asks to)", "not deleted"))
+
+    def hits(text: str) -> list[tuple[str, int]]:
+        return [(q, r.start) for q, r in python_symbols(text) if q in names or q.rsplit(".", 1)[-1] in names]
+
+    left = hits(new)
+    if names and left and len(left) >= len(hits(old)):  # one of several same-named methods gone: asked for
+        for q, row in left:
+            out.notes.append((row, f"does not delete {q} (the instruction asks to)", "not deleted"))

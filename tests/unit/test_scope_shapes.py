@@ -42,12 +42,14 @@ def _cut_def(text: str, head: str, tail: str) -> str:
 Damage = Callable[[str, str], str]  # (original, correct result) -> wrong result
 CASES: dict[tuple[str, str, str], Damage] = {
     # fnmatch-move, auto picked full: "syntax tree differs from the expected file"
-    ("fnmatch-move", "full", "copied, not moved"): lambda src, ok: _sub(src, "import os\n", "import os\nimport functools\n"),
+    ("fnmatch-move", "full", "copied, not moved"):
+        lambda src, ok: _sub(src, "import os\n", "import os\nimport functools\n"),
     ("fnmatch-move", "full", "moved, and dropped another import"): lambda src, ok: _sub(ok, "import posixpath\n", ""),
     ("fnmatch-move", "full", "moved, and changed the decorator"):
         lambda src, ok: _sub(ok, "maxsize=32768, typed=True", "maxsize=32768"),
     # sched-move (auto/full and region): "syntax tree differs from the expected file"
-    ("sched-move", "full", "copied, not moved"): lambda src, ok: _sub(src, "import time\n", "import time\nimport threading\n"),
+    ("sched-move", "full", "copied, not moved"):
+        lambda src, ok: _sub(src, "import time\n", "import time\nimport threading\n"),
     ("sched-move", "region", "moved, and dropped heapq"): lambda src, ok: _sub(ok, "import heapq\n", ""),
     ("sched-move", "region", "moved, and reordered another import"):
         lambda src, ok: _sub(ok, "import heapq\nfrom collections import namedtuple\n",
@@ -105,7 +107,7 @@ def test_one_block_moved() -> None:
     a = ["import a", "import b", "import c", "x = 1"]
     assert one_block_moved(a, ["import a", "import c", "import b", "x = 1"])
     assert one_block_moved(a, ["import b", "import c", "import a", "x = 1"])
-    assert one_block_moved(["if x:", "    f()", "g()"], ["if x:", "g()", "    f()"])  # re-indented later? no: exact
+    assert one_block_moved(["if x:", "    f()", "g()"], ["if x:", "g()", "    f()"])  # same text, other block
     assert not one_block_moved(a, ["import b", "import a", "x = 1", "import c"])  # two blocks moved
     assert not one_block_moved(a, ["import a", "import c", "x = 1"])
     assert not one_block_moved(["def f():", "    if y:", "        g()", "    h()"],
@@ -129,3 +131,51 @@ def test_deleting_a_function_that_is_asked_for_is_explained() -> None:
     # the same deletion asked as a docstring edit of a neighbour is a deleted definition
     other = check_scope(src, new, "Add a docstring to the function `join`.", rel="shlex.py")
     assert not other.ok
+
+
+QUEUEISH = '''class A:
+    def close(self):
+        return 1
+
+
+class B:
+    def close(self):
+        return 2
+
+
+def fetch(url):
+    return url
+
+
+def run():
+    return fetch(
+        "a")
+'''
+
+
+def test_removing_one_of_two_same_named_methods_is_not_called_incomplete() -> None:
+    new = QUEUEISH.replace("    def close(self):\n        return 1\n", "    pass\n")
+    assert check_scope(QUEUEISH, new, "Remove the method `close` of class `A`.", rel="q.py").ok
+
+
+def test_new_parameter_passed_at_a_multiline_call_site_is_explained() -> None:
+    new = QUEUEISH.replace("def fetch(url):\n    return url", "def fetch(url, timeout=5):\n    return url, timeout")
+    new = new.replace('        "a")', '        "a", timeout=5)')
+    instruction = "Add a parameter `timeout=5` to `fetch` and use it."
+    assert check_scope(QUEUEISH, new, instruction, rel="q.py").ok
+    # not used in fetch: not the edit asked for
+    unused = new.replace("return url, timeout", "return url")
+    scope = check_scope(QUEUEISH, unused, instruction, rel="q.py")
+    assert not scope.ok and "never uses the new parameter timeout" in scope.unexplained[0].why
+
+
+def test_parameter_rule_needs_a_function_of_that_name() -> None:
+    new = QUEUEISH.replace("def fetch(url):\n    return url", "def fetch(url, verbose=False):\n    return url")
+    # "to control" names no function: only the usual symbol rules apply (fetch is named, the change is in it)
+    assert check_scope(QUEUEISH, new, "Add a parameter `verbose` to control `fetch` logging.", rel="q.py").ok
+
+
+def test_a_move_that_comes_with_other_work_is_not_held_to_a_pure_move() -> None:
+    new = QUEUEISH.replace("def run():\n    return fetch(\n        \"a\")\n",
+                           "def run():\n    return _get()\n\n\ndef _get():\n    return fetch(\n        \"a\")\n")
+    assert check_scope(QUEUEISH, new, "Move the body of `run` into a new helper `_get`.", rel="q.py").ok
