@@ -17,7 +17,9 @@ A change is explained when:
   of a line that mentions one (a call site of a function that gains a parameter), or at
   the top of the file when the instruction asks for a module docstring.
 
-Everything else is unexplained: the instruction does not account for it.
+Everything else is unexplained: the instruction does not account for it. On top of that,
+:mod:`coder.edit.scope_shapes` holds each kind of request to its shape (a move moves one
+block, a new parameter stays in its function and is used, nothing is deleted unasked).
 """
 
 from __future__ import annotations
