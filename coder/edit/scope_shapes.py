@@ -32,7 +32,9 @@ from coder.edit.regions import python_symbols
 
 Span = tuple[int, int, int, int]
 
-_MOVE = re.compile(r"\bmov(?:e|es|ing)\b", re.I)
+# "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
+_MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
+                   r"assignment|definition|block)\b", re.I)
 _ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|conver|turn|extract|split|wrap|"
                         r"refactor|rewrit|combin)\w*", re.I)
 # a move that comes with other work ("move X into a new helper") is not a pure move
@@ -99,10 +101,15 @@ def _blank_only(span: Span, old: list[str], new: list[str]) -> bool:
 def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed: set[str], out: Findings) -> None:
     asked = {w for w in _WORD.findall(instruction)} if _ASKS_GONE.search(instruction) else set()
     kept = {q for q, _ in python_symbols(new)}
-    lost = [(q, r) for q, r in python_symbols(old) if q not in kept]
+    olds = python_symbols(old)
+    lost = [(q, r) for q, r in olds if q not in kept]
+    # a helper nested in a function the instruction names is that function's business ("simplify parse")
+    named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
     for q, r in lost:
         if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed:
             continue  # inside a lost outer def, or asked for
+        if any(q.startswith(p + ".") for p in named_fns):
+            continue
         for k, s in enumerate(spans):
             if _touches(s, r.start, r.end):
                 out.flag(k, f"deletes {q} (the instruction does not ask to)")

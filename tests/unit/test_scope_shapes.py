@@ -179,3 +179,18 @@ def test_a_move_that_comes_with_other_work_is_not_held_to_a_pure_move() -> None:
     new = QUEUEISH.replace("def run():\n    return fetch(\n        \"a\")\n",
                            "def run():\n    return _get()\n\n\ndef _get():\n    return fetch(\n        \"a\")\n")
     assert check_scope(QUEUEISH, new, "Move the body of `run` into a new helper `_get`.", rel="q.py").ok
+
+
+def test_a_helper_nested_in_the_named_function_may_go() -> None:
+    old = "def parse(s):\n    def step(x):\n        return x + 1\n    return step(s)\n\n\ndef other():\n    return 2\n"
+    new = "def parse(s):\n    return s + 1\n\n\ndef other():\n    return 2\n"
+    assert check_scope(old, new, "Simplify `parse`.", rel="p.py").ok
+    gone = "def parse(s):\n    def step(x):\n        return x + 1\n    return step(s)\n"
+    assert not check_scope(old, gone, "Simplify `parse`.", rel="p.py").ok  # `other` is not parse's
+
+
+def test_move_means_a_request_to_move() -> None:
+    old = "STEP = 1\n\n\ndef go(x):\n    return x + STEP\n"
+    new = "STEP = 1\n\n\ndef go(x):\n    return x + STEP * 2\n"
+    assert check_scope(old, new, "Fix `go`: the player does not move far enough.", rel="g.py").ok
+    assert not check_scope(old, new, "Move `STEP` below `go`.", rel="g.py").ok
