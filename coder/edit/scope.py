@@ -17,7 +17,9 @@ A change is explained when:
   of a line that mentions one (a call site of a function that gains a parameter), or at
   the top of the file when the instruction asks for a module docstring.
 
-Everything else is unexplained: the instruction does not account for it.
+Everything else is unexplained: the instruction does not account for it. On top of that,
+:mod:`coder.edit.scope_shapes` holds each kind of request to its shape (a move moves one
+block, a new parameter stays in its function and is used, nothing is deleted unasked).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from coder.edit import scope_shapes
 from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
 from coder.edit.scope_kinds import HINTS, invariant_for
 from coder.edit.scope_subs import rename_pairs, renamed_only, value_pairs
@@ -260,8 +263,13 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
         keeps = invariant.keeps(old_lines, new_lines, spans)
         verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
                     for (ok, why), kept in zip(verdicts, keeps, strict=True)]
-    return Scope(rel, kind, basis, tuple(_change(s, ok, why, old_lines, new_lines)
-                                         for s, (ok, why) in zip(spans, verdicts, strict=True)))
+    shaped = scope_shapes.find(old, new, instruction, spans, python=PurePath(rel).suffix.lower() in (".py", ".pyi"),
+                               renamed={a for a, _ in pairs})
+    verdicts = [(False, bad) if bad else v for v, bad in zip(verdicts, shaped.spans, strict=True)]
+    notes = [Change(_old_line(row, spans), _old_line(row, spans), row, row, False, why, note)
+             for row, why, note in shaped.notes]
+    return Scope(rel, kind, basis, tuple([_change(s, ok, why, old_lines, new_lines)
+                                          for s, (ok, why) in zip(spans, verdicts, strict=True)] + notes))
 
 
 Span = tuple[int, int, int, int]
@@ -348,6 +356,6 @@ def _change(span: Span, explained: bool, why: str, old: list[str] | None = None,
     if not explained and old is not None and new is not None and not any(
             x.strip() for x in old[i1:i2] + new[j1:j2]):
         explained, why = True, "blank lines only"  # harmless, and models reflow them on rewrites
-    if not explained and not why.startswith(("changes code", "still uses")):
+    if not explained and not why.startswith(("changes code", "still uses", *scope_shapes.WHYS)):
         why = "not explained by the instruction"
     return Change(i1 + 1, i2, j1 + 1, j2, explained, why)

@@ -1,0 +1,279 @@
+"""What the shape of an instruction rules out, whatever the region or named symbol explains.
+
+The lead's H200 run of ``coder bench --edits`` (Qwen2.5-Coder-1.5B) committed wrong edits
+that lay inside the region or near the named symbol, so :mod:`coder.edit.scope` explained
+them: asked to add a parameter to ``shorten``, the model deleted ``shorten``; asked to move
+an import, it also dropped or doubled another line; asked to add ``sep`` and use it, it never
+used it. These rules name such changes:
+
+- a definition (def/class) that disappears is unexplained unless the instruction asks to
+  delete, remove, replace, merge, inline, rename or move that name;
+- "move ...": the non-blank lines of the new file must be the old ones with one contiguous
+  block moved (it may be re-indented); anything else is unexplained;
+- "add a parameter P to F": only F itself and the statements that call F may change; when
+  the instruction says to use or pass it on, F must have P and use it;
+- a name the new code uses that is defined nowhere (and was defined before) breaks the code;
+- "delete the function F": F must be gone.
+
+Python files only (except the move rule, which is line-based). Nothing here runs on a file
+that does not parse: other checks refuse those.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import symtable
+from collections import Counter
+from dataclasses import dataclass, field
+
+from coder.edit.regions import python_symbols
+
+Span = tuple[int, int, int, int]
+
+# "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
+_MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
+                   r"assignment|definition|block)\b", re.I)
+_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|conver|turn|extract|split|wrap|"
+                        r"refactor|rewrit|combin)\w*", re.I)
+# a move that comes with other work ("move X into a new helper") is not a pure move
+_MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
+                             r"replac|convert|wrap)\w*", re.I)
+_ADD_PARAM = re.compile(r"\badd\w*\s+(?:an?\s+)?(?:(?:new|optional|keyword|extra)\s+)*"
+                        r"(?:param(?:eter)?|arg(?:ument)?)\s+`?([A-Za-z_]\w*)", re.I)
+_TO_TARGET = re.compile(r"\bto\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
+_USE_IT = re.compile(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
+_DELETE_DEF = re.compile(r"\b(?:delete|remove)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
+                         re.I)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+# the ``why`` of every change these rules flag starts with one of these (scope.py keeps such reasons)
+WHYS = ("deletes ", "not one move", "outside ", "never uses ", "uses ", "has no parameter ", "does not delete ")
+
+
+@dataclass
+class Findings:
+    """Per span of the diff: the reason it is unexplained (None: these rules have nothing against it),
+    plus lines of the new text that break the request outside any change (``(new_line, why, note)``)."""
+
+    spans: list[str | None]
+    notes: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def flag(self, k: int, why: str) -> None:
+        """Mark span ``k`` unexplained (the first reason found stays)."""
+        if self.spans[k] is None:
+            self.spans[k] = why
+
+
+def find(old: str, new: str, instruction: str, spans: list[Span], *, python: bool,
+         renamed: set[str]) -> Findings:
+    """What the instruction's shape rules out among ``spans`` (old→new line changes)."""
+    out = Findings([None] * len(spans))
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    if _MOVE.search(instruction) and not _MORE_THAN_MOVE.search(instruction):
+        _moves(old_lines, new_lines, spans, out)
+    if not python:
+        return out
+    try:
+        old_tree, new_tree = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return out
+    _lost_defs(old, new, instruction, spans, renamed, out)
+    _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
+    _undefined(old, new, new_tree, spans, out)
+    _not_deleted(old, new, instruction, out)
+    return out
+
+
+def _touches(span: Span, lo: int, hi: int, new_side: bool = False) -> bool:
+    """Span's old (or new) lines meet 1-based lines ``lo..hi`` (an insertion meets the line it precedes)."""
+    a, b = (span[2], span[3]) if new_side else (span[0], span[1])
+    return a < hi and max(b, a + 1) >= lo
+
+
+def _blank_only(span: Span, old: list[str], new: list[str]) -> bool:
+    i1, i2, j1, j2 = span
+    return not any(x.strip() for x in old[i1:i2] + new[j1:j2])
+
+
+# --- definitions that disappear ----------------------------------------------------------------
+
+def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed: set[str], out: Findings) -> None:
+    asked = {w for w in _WORD.findall(instruction)} if _ASKS_GONE.search(instruction) else set()
+    kept = {q for q, _ in python_symbols(new)}
+    olds = python_symbols(old)
+    lost = [(q, r) for q, r in olds if q not in kept]
+    # a helper nested in a function the instruction names is that function's business ("simplify parse")
+    named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
+    for q, r in lost:
+        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed:
+            continue  # inside a lost outer def, or asked for
+        if any(q.startswith(p + ".") for p in named_fns):
+            continue
+        for k, s in enumerate(spans):
+            if _touches(s, r.start, r.end):
+                out.flag(k, f"deletes {q} (the instruction does not ask to)")
+
+
+# --- "move" --------------------------------------------------------------------------------------
+
+def one_block_moved(a: list[str], b: list[str]) -> bool:
+    """``b`` is ``a`` with one contiguous block moved elsewhere (the block may be re-indented)."""
+    if len(a) != len(b) or Counter(x.strip() for x in a) != Counter(x.strip() for x in b):
+        return False
+    n, p = len(a), 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < n - p and a[n - 1 - s] == b[n - 1 - s]:
+        s += 1
+    ma, mb = a[p:n - s], b[p:n - s]
+    if not ma:
+        return True
+
+    def same(x: list[str], y: list[str]) -> bool:
+        return [v.strip() for v in x] == [v.strip() for v in y]
+
+    for k in range(1, len(ma)):
+        x, y = ma[:k], ma[k:]
+        if (mb[:len(y)] == y and same(mb[len(y):], x)) or (mb[len(y):] == x and same(mb[:len(y)], y)):
+            return True
+    return False
+
+
+def _moves(old: list[str], new: list[str], spans: list[Span], out: Findings) -> None:
+    a, b = [x.rstrip() for x in old if x.strip()], [x.rstrip() for x in new if x.strip()]
+    if one_block_moved(a, b):
+        return
+    why = "not one move of a statement (lines were added, dropped or changed)"
+    extra_old = Counter(x.strip() for x in a) - Counter(x.strip() for x in b)
+    extra_new = Counter(x.strip() for x in b) - Counter(x.strip() for x in a)
+    hit = False
+    for k, (i1, i2, j1, j2) in enumerate(spans):
+        if any(x.strip() in extra_old for x in old[i1:i2]) or any(x.strip() in extra_new for x in new[j1:j2]):
+            out.flag(k, why)
+            hit = True
+    if not hit:  # the same lines, reordered in more than one place
+        for k, s in enumerate(spans):
+            if not _blank_only(s, old, new):
+                out.flag(k, "not one move of a statement (several lines reordered)")
+
+
+# --- "add a parameter P to F" ----------------------------------------------------------------------
+
+def _param_request(instruction: str) -> tuple[str, str] | None:
+    m = _ADD_PARAM.search(instruction)
+    if m is None:
+        return None
+    t = _TO_TARGET.search(instruction, m.end())
+    return (m.group(1), t.group(1).rsplit(".", 1)[-1]) if t else None
+
+
+def _fn_lines(tree: ast.Module, name: str) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef], set[int]]:
+    """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover."""
+    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+    lines: set[int] = set()
+    for f in fns:
+        start = min([f.lineno, *(d.lineno for d in f.decorator_list)])
+        lines.update(range(start, (f.end_lineno or f.lineno) + 1))
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.stmt) and not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                                                         | ast.If | ast.For | ast.While | ast.With | ast.Try):
+            calls = any(isinstance(c, ast.Call) and (getattr(c.func, "id", None) == name
+                                                     or getattr(c.func, "attr", None) == name)
+                        for c in ast.walk(stmt))
+            if calls:
+                lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+    return fns, lines
+
+
+def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: list[Span], old: list[str],
+           new: list[str], out: Findings) -> None:
+    req = _param_request(instruction)
+    if req is None:
+        return
+    param, name = req
+    old_fns, old_ok = _fn_lines(old_tree, name)
+    if not old_fns:  # "add a parameter x to control logging": no function of that name, nothing to hold to
+        return
+    fns, new_ok = _fn_lines(new_tree, name)
+    for k, (i1, i2, j1, j2) in enumerate(spans):
+        inside = all(n in old_ok for n in range(i1 + 1, i2 + 1)) and all(n in new_ok for n in range(j1 + 1, j2 + 1))
+        if not inside and not _blank_only((i1, i2, j1, j2), old, new):
+            out.flag(k, f"outside {name} and the statements calling it")
+    if not _USE_IT.search(instruction):
+        return
+    for f in fns:
+        a = f.args
+        names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+        used = any(isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load) for n in ast.walk(f))
+        why = (f"never uses the new parameter {param} in {name}" if param in names and not used
+               else f"has no parameter {param} in {name}" if param not in names else "")
+        if why:
+            for k, s in enumerate(spans):
+                if _touches(s, f.lineno, f.end_lineno or f.lineno, new_side=True):
+                    out.flag(k, why)
+
+
+# --- names used but defined nowhere ------------------------------------------------------------------
+
+def _free_names(text: str) -> set[str] | None:
+    """Global names the module uses but never binds (None: a star import makes that unknowable)."""
+    top = symtable.symtable(text, "<edit>", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    if "*" in bound or any(s.get_name() == "*" for s in top.get_symbols()):
+        return None
+    used: set[str] = set()
+    stack = [top]
+    while stack:
+        t = stack.pop()
+        stack.extend(t.get_children())
+        for s in t.get_symbols():
+            if s.is_declared_global() and s.is_assigned():
+                bound.add(s.get_name())
+            if s.is_referenced() and (t is top or s.is_global()):
+                used.add(s.get_name())
+    return used - bound - set(dir(builtins)) - {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
+                                                "__package__", "__builtins__", "__path__"}
+
+
+def _undefined(old: str, new: str, new_tree: ast.Module, spans: list[Span], out: Findings) -> None:
+    try:
+        before, after = _free_names(old), _free_names(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    if before is None or after is None or not (after - before):
+        return
+    for name in sorted(after - before):
+        local = [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(new_tree)
+                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and _binds(f, name)]
+        rows = sorted({n.lineno for n in ast.walk(new_tree)
+                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                       and not any(a <= n.lineno <= b for a, b in local)})
+        why = f"uses {name}, which is defined nowhere"
+        for row in rows:
+            ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
+            for k in ks:
+                out.flag(k, why)
+            if not ks:
+                out.notes.append((row, why, "undefined"))
+
+
+def _binds(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
+    """``name`` is a parameter of ``f`` or assigned inside it (a local there, not the global)."""
+    a = f.args
+    params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+    return name in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                                 for n in ast.walk(f))
+
+
+def _not_deleted(old: str, new: str, instruction: str, out: Findings) -> None:
+    names = {m.group(1) for m in _DELETE_DEF.finditer(instruction)}
+
+    def hits(text: str) -> list[tuple[str, int]]:
+        return [(q, r.start) for q, r in python_symbols(text) if q in names or q.rsplit(".", 1)[-1] in names]
+
+    left = hits(new)
+    if names and left and len(left) >= len(hits(old)):  # one of several same-named methods gone: asked for
+        for q, row in left:
+            out.notes.append((row, f"does not delete {q} (the instruction asks to)", "not deleted"))
