@@ -15,7 +15,9 @@ COPY = "prediction,ngram-mod"
 
 
 def _policy(spec: str, ngl: int | None, adaptive: bool) -> KPolicy:
-    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=8, managed=True, draft_cap=True)
+    # the server as the adapter reports it: layers offloaded to a GPU build (ServerInfo.on_gpu)
+    server = ServerInfo(url="http://127.0.0.1:1", spec_type=spec, k=8, managed=True, draft_cap=True,
+                        on_gpu=bool(ngl))
     return KPolicy(Profile(name="t", adaptive_k=adaptive, ngl=ngl), server, persist=False)
 
 
