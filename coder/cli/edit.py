@@ -187,7 +187,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     if not engine.has_git:
         why = "--no-git" if args.no_git else "not a git repository"
         print(f"coder: {why}: the edit will be written without a commit", file=err)
-    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={request.k.k if request.k.k is not None else 'launch'} "
+    k = request.k.k if request.k.k is not None else "launch"
+    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={k} "
           f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
           f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
     if request.prompt.target.strip() and (notice := engine.prediction_notice()):
