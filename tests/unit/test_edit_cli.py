@@ -104,3 +104,32 @@ def test_undo_after_an_applied_edit(repo: Path, capsys: pytest.CaptureFixture[st
     assert out == {"ok": True, "undone": applied.commit, "subject": "coder: return a greeting",
                    "paths": ["hello.py"]}
     assert (repo / "hello.py").read_text() == SOURCE
+
+
+def test_k_on_a_coder_managed_stock_server_restarts_the_profile_it_runs(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``coder edit --k N`` against a coder-managed server without the per-request cap: the k policy comes
+    from the profile that server runs, so the restart relaunches it (it raised "this backend is not
+    managed by coder" when the CLI built its backend without a profile)."""
+    from coder.backends.runtime.handle import BackendHandle
+    from coder.backends.runtime.server import ServerInfo
+    from coder.config import load
+    from coder.kpolicy import policy_factory
+
+    monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
+    server = ServerInfo(url="http://127.0.0.1:9", profile="demo", managed=True, spec_type="ngram-mod", k=8,
+                        k_max=None, draft_cap=False, verified=True)
+    restarted: list[tuple[str, int]] = []
+
+    def restart_double(profile: object, k: int, cancel: object) -> ServerInfo:
+        restarted.append((getattr(profile, "name", "?"), k))
+        return ServerInfo(url=server.url, profile="demo", managed=True, spec_type="ngram-mod", k=k)
+
+    handle = BackendHandle(policy_factory=policy_factory(False), restart_fn=restart_double)
+    args = argparse.Namespace(k=3, profile=None)
+    edit_cli._adopt(handle, args, load(None), server)
+    assert handle.profile is not None and handle.profile.name == "demo"
+    choice = handle.decide("full")
+    assert (choice.k, choice.via) == (3, "restart"), choice
+    new = handle.apply(choice)
+    assert restarted == [("demo", 3)] and new is not None and new.k == 3
