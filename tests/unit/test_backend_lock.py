@@ -94,8 +94,10 @@ def test_failed_start_leaves_no_key_file(tmp_path: Path, monkeypatch: pytest.Mon
 def test_server_dying_at_load_leaves_no_key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  llama_server_binary: Path) -> None:
     monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
-    bogus = tmp_path / "bogus.gguf"
-    bogus.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 64)  # the magic, then garbage
+    from test_gguf_info import write_gguf
+
+    # a well-formed header with a chat template (coder's own checks pass) but no model in it: the server dies
+    bogus = write_gguf(tmp_path / "bogus.gguf", "llama", {"tokenizer.chat_template": "{{ x }}"}, ["token_embd.weight"])
     profile = builtin_profiles()["demo"].with_overrides(name="dies", model=str(bogus), binary=str(llama_server_binary),
                                                         threads=1)
     with pytest.raises(CoderError, match="exited with status"):
