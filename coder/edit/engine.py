@@ -351,12 +351,14 @@ def _candidate(request: EditRequest | None) -> auto.Candidate | None:
 def _server_ctx(server: ServerInfo) -> int | None:
     try:
         with server.api() as api:
-            if api.get("/props").status_code == 200:
+            try:  # one request: a server without /props (vLLM) answers from /slots below
                 props = api.props()
-                settings = as_object(props.get("default_generation_settings"))
-                ctx = props.get("n_ctx") or settings.get("n_ctx")
-                if isinstance(ctx, int) and ctx > 0:
-                    return ctx
+            except CoderError:
+                props = {}
+            settings = as_object(props.get("default_generation_settings"))
+            ctx = props.get("n_ctx") or settings.get("n_ctx")
+            if isinstance(ctx, int) and ctx > 0:
+                return ctx
             slots = api.slots()
             if slots and isinstance(n_ctx := slots[0].get("n_ctx"), int) and n_ctx > 0:
                 return n_ctx
