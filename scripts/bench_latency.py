@@ -45,11 +45,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from latency_aider import run_aider  # noqa: E402  (scripts/, beside this file)
-
 from coder.backends.engines.warm import LlamaCppWarmSender  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
+from coder.bench.edits.aider import run_aider  # noqa: E402
 from coder.edit import auto  # noqa: E402
 from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402
