@@ -14,6 +14,9 @@ from coder.errors import CoderError
 
 if TYPE_CHECKING:
     from coder.backends.installed import InstalledBuild
+    from coder.backends.runtime.server import ServerInfo
+
+OPENAI_TIMEOUT_S = 60.0  # one token on a busy CPU server, after a prompt of a few tokens
 
 
 def _binary_checks(profile: Profile) -> list[Check]:
@@ -96,6 +99,43 @@ def _model_checks(profile: Profile) -> list[Check]:
     return checks
 
 
+def openai_check(info: ServerInfo) -> Check:
+    """Whether the official OpenAI client can use the running server, as any OpenAI-API tool would.
+
+    ``models.list()`` and a 1-token, non-streamed chat completion through ``openai.OpenAI``. coder's own
+    requests read the wire protocol directly (no typed objects per token); this row says whether the
+    server also speaks the API to the reference client. The key is sent, never shown.
+    """
+    import openai  # deferred: only this check needs it, never an edit's startup or per-token path
+    from openai.types.chat import ChatCompletion
+
+    from coder.textsafe import one_line
+
+    key = info.api_key or "no-key"  # the client refuses an empty key; a keyless server ignores it
+    client = openai.OpenAI(base_url=f"{info.url}/v1", api_key=key, max_retries=0, timeout=OPENAI_TIMEOUT_S)
+    step = "models.list()"
+    try:
+        models = [str(m.id) for m in client.models.list()]
+        step = "chat.completions.create()"
+        reply = client.chat.completions.create(model=info.served_model or (models[0] if models else "default"),
+                                               max_tokens=1, temperature=0,
+                                               messages=[{"role": "user", "content": "Say OK."}])
+        if not isinstance(reply, ChatCompletion) or not reply.choices:
+            raise TypeError(f"a {type(reply).__name__}, not a ChatCompletion: {str(reply)[:60]!r}")
+    # the client raises its own errors for HTTP and JSON faults, and attribute/type errors when a 200
+    # answer has another shape (an HTML page, an event stream for a non-streamed request)
+    except (openai.OpenAIError, AttributeError, TypeError, ValueError) as exc:
+        what = f"{type(exc).__name__}: {exc}" if isinstance(exc, openai.OpenAIError | ValueError) else \
+            f"the answer is not what the OpenAI API returns ({exc})"
+        why = one_line(what.replace(key, "<redacted>"))
+        return Check("OpenAI API", False, f"openai {openai.__version__}, {step}: {why}")
+    finally:
+        client.close()
+    tokens = reply.usage.completion_tokens if reply.usage else "?"
+    return Check("OpenAI API", True, f"openai {openai.__version__}: models.list {len(models)} model(s), "
+                 f"chat completion of {tokens} token (finish {reply.choices[0].finish_reason})")
+
+
 def run_checks(profile: Profile | None = None, repo_root: Path | None = None, *,
                expose: bool = False) -> list[Check]:
     """Every doctor check for ``profile`` (default: the configured default profile)."""
@@ -126,6 +166,7 @@ def run_checks(profile: Profile | None = None, repo_root: Path | None = None, *,
     running = manager.current(profile.name) or manager.current()
     if running:
         checks.append(Check("server", running.verified, f"{running.url}: {running.verdict}"))
+        checks.append(openai_check(running))
     else:
         checks.append(Check("server", None, "not running (coder backend start)"))
     return checks

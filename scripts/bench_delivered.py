@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Delivered rate against a running server: coder's shown tok/s vs the engine's ``predicted_per_second``.
 
-One command for a GPU session (issue 23's target: delivered >= 0.99x the engine's rate). It copies
+One command, best run on a GPU (the target: delivered >= 0.99x the engine's rate). It copies
 ``--file`` into a scratch git repository (your checkout is never touched), opens the real TUI
 headless (``App.run_test``) attached to ``--url``, asks for ``--instruction`` on the file (a full
 rewrite by default: the edit class that reaches the highest rates), rejects the review, and reports:

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Enter→diff through coder's own edit path: ``coder edit --yes`` as a process, and the in-process engine.
 
+Of the three Enter→diff programs, this one measures what coder adds around the request: the time
+outside it, for the CLI as a fresh process and for the engine the TUI runs (``bench_latency.py``
+splits the request's own phases; ``bench_edit.py`` compares full and region mode on one file).
+
 Each case is a real standard-library module (a 180-line and a 490-line one by default) copied into a
 throw-away git repository, edited twice: a full rewrite (small edits spread through the file) and a
 region edit (one named function). Every edit runs in two conditions:
@@ -13,7 +17,7 @@ and along two paths:
 
 * ``cli``: ``python -m coder edit FILE -m ... --yes --json`` as a subprocess, timed from spawn to exit:
   interpreter start, imports, config, git, tokenizing, the request, validation, the write and the
-  commit. ``outside`` is that wall time minus the request's own (the issue's 0.3 s budget);
+  commit. ``outside`` is that wall time minus the request's own (the target: 0.3 s);
 * ``engine``: :class:`coder.edit.engine.EditEngine` in this process (what the TUI runs): ``prepare``
   (reading, tokenizing, building the prompt), the request, validation, then ``apply`` (write, git
   snapshot and commit). ``outside`` is everything but the request (the TUI's 0.05 s budget).

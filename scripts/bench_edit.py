@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Full-file rewrite versus region edit of one real 200–400-line file, on a live backend.
 
+Of the three Enter→diff programs, this one compares the two modes on one file of your choice and can
+record the raw replies as test data (``bench_latency.py`` splits an edit into its phases over several
+files; ``bench_e2e.py`` measures the time outside the request).
+
 For each mode it sends the request coder itself would send (``EditEngine.prepare`` and
 ``run``: same prompt protocol, budget and early stop at the closing fence) against a
 throw-away git copy of the file, and reports prompt tokens (cached share), TTFT, decode

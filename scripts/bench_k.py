@@ -17,7 +17,7 @@ Examples::
     .venv/bin/python scripts/bench_k.py --configs ngram-simple,synth-edit --out /tmp/bench_k.json
     .venv/bin/python scripts/bench_k.py --configs draft-simple --record tests/data/kpolicy
 
-Targets (issue 6): adaptive ≥ 0.97 × oracle in every class; ≥ 1.2 × k=3 on full rewrites.
+Targets: adaptive ≥ 0.97 × oracle in every class; ≥ 1.2 × k=3 on full rewrites.
 """
 
 from __future__ import annotations

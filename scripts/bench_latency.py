@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Enter→diff latency of real edits: cold, after warm-up, and a second edit of the same file.
 
+Of the three Enter→diff programs, this one splits each edit into its phases and checks auto mode's
+pick and the cache warm-up, optionally beside Aider (``bench_e2e.py`` measures the time outside the
+request; ``bench_edit.py`` compares full and region mode on one file).
+
 Each case is a real 150–500-line module from the standard library (copied into a
 throw-away git repository) with an instruction shaped like a real edit (rename, add a
 parameter, add a docstring, fix a bug in one function). For full and region mode, each
@@ -45,11 +49,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from latency_aider import run_aider  # noqa: E402  (scripts/, beside this file)
-
 from coder.backends.engines.warm import LlamaCppWarmSender  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
+from coder.bench.edits.aider import run_aider  # noqa: E402
 from coder.edit import auto  # noqa: E402
 from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
 from coder.edit.model import EditProposal, EditRequest  # noqa: E402

@@ -131,8 +131,13 @@ def server_factory(llama_server_binary: Path, demo_model: Path) -> Iterator[Call
 
 
 @pytest.fixture
-def tmp_repo(tmp_path: Path) -> Path:
-    """A real git repository with one committed file (``hello.py``)."""
+def tmp_repo(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A real git repository with committed files: ``hello.py``, or those a ``repo_files`` mark names.
+
+    ``@pytest.mark.repo_files({"app.py": SOURCE})`` on a test (or as a module's ``pytestmark``) commits
+    exactly those files, for tests whose prompt or diff depends on what the repository holds.
+    """
+    mark = request.node.get_closest_marker("repo_files")
     root = tmp_path / "repo"
-    make_repo(root)
+    make_repo(root, mark.args[0] if mark else None)
     return root

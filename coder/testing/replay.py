@@ -5,7 +5,7 @@ answers with the responses a real llama-server gave when the recording was made
 (``/v1/chat/completions`` SSE events with their timing, ``/metrics`` pages in call order,
 ``/tokenize``, ``/props``, ``/slots``, ``/health``). Everything on coder's side stays real: the
 OpenAI client, the edit engine, the /metrics scrape, the k policy. Tests and
-``scripts/bench_tui.py`` use it where a live server would make results slow and
+``scripts/dev/bench_tui.py`` use it where a live server would make results slow and
 nondeterministic.
 
 :class:`coder.testing.record.RecordingProxy` makes the recordings.

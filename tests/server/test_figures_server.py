@@ -7,33 +7,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import git
 import pytest
 
 from coder.edit.engine import EditEngine
 from coder.telemetry import figures
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 
-pytestmark = pytest.mark.server
-
 # An edit request whose greedy reply (recorded while pinning tests/test_edit_server.py) repeats one
 # docstring over and over: the n-gram drafter (ngram-mod) then drafts on most steps.
 GREET = ('import sys\n\n\ndef main():\n    name = sys.argv[1]\n    print("Hello, " + name)\n\n\n'
          'if __name__ == "__main__":\n    main()\n')
 
+pytestmark = [pytest.mark.server, pytest.mark.repo_files({"greet.py": GREET})]
 
-def _messages(tmp_path: Path) -> list[dict[str, str]]:
-    root = tmp_path / "repo"
-    root.mkdir()
-    repo = git.Repo.init(root)
-    (root / "greet.py").write_text(GREET)
-    repo.index.add(["greet.py"])
+
+def _messages(root: Path) -> list[dict[str, str]]:
     engine = EditEngine(None, root, ctx=4096)
     return engine.prepare(root / "greet.py", "Add a docstring to the function main", mode="full").messages
 
 
-def test_running_and_exact_acceptance_agree(demo_server: Any, tmp_path: Path) -> None:
-    messages = _messages(tmp_path)
+def test_running_and_exact_acceptance_agree(demo_server: Any, tmp_repo: Path) -> None:
+    messages = _messages(tmp_repo)
     live = RequestStats()
     reply: Reply | None = None
     with demo_server.api(timeout=120) as api:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ from coder.edit.warmup.cache import CacheWarmer, edit_prefix
 from coder.kpolicy import policy_factory
 from coder.telemetry.prefill import PrefillView
 
-pytestmark = pytest.mark.server
-
 SMALL_FILE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(30))  # ~120 lines
+
+pytestmark = [pytest.mark.server, pytest.mark.repo_files({"m.py": SMALL_FILE})]
 
 
 def _first_prefill(engine: EditEngine, request: EditRequest) -> PrefillView | None:
@@ -37,11 +36,8 @@ def _first_prefill(engine: EditEngine, request: EditRequest) -> PrefillView | No
     return None
 
 
-def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path) -> None:
-    root = tmp_path / "warm-repo"
-    root.mkdir()
-    (root / "m.py").write_text(SMALL_FILE)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_repo: Path) -> None:
+    root = tmp_repo
     engine = EditEngine(BackendHandle(demo_server), root, ctx=4096)  # type: ignore[arg-type]
     prefix = edit_prefix("m.py", SMALL_FILE, engine.repo_context)
     sender = LlamaCppWarmSender(demo_server)  # type: ignore[arg-type]
@@ -61,7 +57,7 @@ def test_warm_up_then_edit_reuses_the_prefix(demo_server: object, tmp_path: Path
 
 
 def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_instruction(
-        demo_server: object, tmp_path: Path) -> None:
+        demo_server: object, tmp_repo: Path) -> None:
     """The headless session, as the TUI drives it: ``@m.py``, a pause in typing, then Enter."""
     import time
 
@@ -70,10 +66,7 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     from coder.session import events as ev
     from coder.session.edit_session import EditSession
 
-    root = tmp_path / "typed-repo"
-    root.mkdir()
-    (root / "m.py").write_text(SMALL_FILE)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    root = tmp_repo
     profile = builtin_profiles()["demo"]
     seen: list[ev.Event] = []
     backend = BackendHandle(demo_server, profile, policy_factory=policy_factory(False))  # type: ignore[arg-type]

@@ -36,7 +36,7 @@ class Probe:
         self.batches.append(batch)
 
     def visible(self, batch: Batch) -> None:
-        """Unused here (scripts/bench_tui.py measures lag)."""
+        """Unused here (scripts/dev/bench_tui.py measures lag)."""
 
     def finished(self) -> None:
         self.done.set()

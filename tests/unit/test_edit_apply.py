@@ -24,18 +24,13 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+pytestmark = pytest.mark.repo_files({"ttl_cache.py": ORIGINAL, "other.py": "x = 1\n"})
+
+
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "-q")
-    _git(root, "config", "user.email", "test@example.invalid")
-    _git(root, "config", "user.name", "test")
-    (root / "ttl_cache.py").write_text(ORIGINAL)
-    (root / "other.py").write_text("x = 1\n")
-    _git(root, "add", ".")
-    _git(root, "commit", "-qm", "initial")
-    return root
+def repo(tmp_repo: Path) -> Path:
+    """conftest's ``tmp_repo``, holding ``ttl_cache.py`` and ``other.py`` committed."""
+    return tmp_repo
 
 
 def _reply_for(text: str) -> str:

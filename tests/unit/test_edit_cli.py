@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,17 +23,14 @@ def _run(argv: list[str]) -> int:
     return int(args.func(args))
 
 
+pytestmark = pytest.mark.repo_files({"hello.py": SOURCE})
+
+
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    for args in (["init", "-q"], ["config", "user.email", "t@example.invalid"], ["config", "user.name", "t"]):
-        subprocess.run(["git", *args], cwd=root, check=True)
-    (root / "hello.py").write_text(SOURCE)
-    subprocess.run(["git", "add", "."], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, check=True)
-    monkeypatch.chdir(root)
-    return root
+def repo(tmp_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """conftest's ``tmp_repo`` (``hello.py`` committed), as the working directory."""
+    monkeypatch.chdir(tmp_repo)
+    return tmp_repo
 
 
 def _closed_port() -> int:

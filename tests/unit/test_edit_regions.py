@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -107,14 +106,14 @@ def test_mentioned_symbol_needs_code_looking_words() -> None:
     assert mentioned_symbol("c.py", text, "put a docstring on every method and get rid of pop") is None
 
 
+# conftest's tmp_repo commits the two shipped samples for every test of this module that asks for it
+pytestmark = pytest.mark.repo_files({name: sample_path(name).read_text() for name in (LARGE, SMALL)})
+
+
 @pytest.fixture
-def sample_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "r"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    for name in (LARGE, SMALL):
-        (root / name).write_text(sample_path(name).read_text())
-    return root
+def sample_repo(tmp_repo: Path) -> Path:
+    """conftest's ``tmp_repo``, holding the large and the small shipped sample."""
+    return tmp_repo
 
 
 def test_auto_picks_region_when_named_and_full_otherwise(sample_repo: Path) -> None:

@@ -7,7 +7,6 @@ shapes models return, replayed through the same engine path a live stream takes.
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -25,22 +24,13 @@ CASES: dict[str, dict[str, str | None]] = json.loads((DATA / "cases.json").read_
 ORIGINAL = (DATA / "ttl_cache.py.txt").read_text()
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+pytestmark = pytest.mark.repo_files({"ttl_cache.py": ORIGINAL})
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A real git repository holding the original file, committed."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "-q")
-    _git(root, "config", "user.email", "test@example.invalid")
-    _git(root, "config", "user.name", "test")
-    (root / "ttl_cache.py").write_text(ORIGINAL)
-    _git(root, "add", ".")
-    _git(root, "commit", "-qm", "initial")
-    return root
+def repo(tmp_repo: Path) -> Path:
+    """conftest's ``tmp_repo``, holding the original file committed."""
+    return tmp_repo
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

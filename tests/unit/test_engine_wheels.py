@@ -1,4 +1,4 @@
-"""scripts/engine_wheels.py and scripts/vllm_device.py: the metadata logic that decides whether vLLM /
+"""scripts/gpu/engine_wheels.py and scripts/gpu/vllm_device.py: the metadata logic that decides whether vLLM /
 SGLang install on the GPU device, on the real METADATA files of the PyPI wheels (tests/data/engines/
 wheels, SOURCES.md). Nothing here touches the network."""
 
@@ -20,16 +20,16 @@ WHEELS = REPO / "tests" / "data" / "engines" / "wheels"
 
 
 def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts" / "gpu"))
     try:
-        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "gpu" / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
         return module
     finally:
-        sys.path.remove(str(REPO / "scripts"))
+        sys.path.remove(str(REPO / "scripts" / "gpu"))
 
 
 ew = _load("engine_wheels")
@@ -180,7 +180,7 @@ def test_device_commands_fit_the_device_limits() -> None:
 
 
 def test_gguf_eos_id_of_the_demo_model(demo_model: Path) -> None:
-    """scripts/gguf_to_hf.py stops the converted chat model on the GGUF's EOS: SmolLM2-Instruct's is
+    """scripts/gpu/gguf_to_hf.py stops the converted chat model on the GGUF's EOS: SmolLM2-Instruct's is
     <|im_end|>, id 2 (its tokenizer.ggml.eos_token_id)."""
     to_hf = _load("gguf_to_hf")
     assert to_hf.gguf_eos_id(demo_model) == 2

@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from cli_helpers import error_lines, run_coder
-from fakes.hostile_server import ESCAPES, hostile_server
 
 from coder.backends.runtime.server import ServerAPI
 from coder.errors import CoderError
+from coder.testing.hostile_server import ESCAPES, hostile_server
 
 SOURCE = "def greet(name):\n    return name\n"
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+pytestmark = pytest.mark.repo_files({"app.py": SOURCE})
+
+
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    for args in (["init", "-q"], ["config", "user.email", "t@example.invalid"], ["config", "user.name", "t"]):
-        subprocess.run(["git", *args], cwd=root, check=True)
-    (root / "app.py").write_text(SOURCE)
-    subprocess.run(["git", "add", "."], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-qm", "init"], cwd=root, check=True)
-    return root
+def repo(tmp_repo: Path) -> Path:
+    """conftest's ``tmp_repo``, holding ``app.py`` committed."""
+    return tmp_repo
 
 
 def test_escape_sequences_in_a_reply_never_reach_the_terminal(repo: Path, tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 Before this, ``manager._alive`` compared the profile's ``binary`` with ``/proc/PID/cmdline``: a
 ``vllm`` found on PATH runs as ``python3 /…/vllm``, so a live server was declared dead, its state
 and key deleted, and ``stop`` said "stopped" while it kept running (the seams issue, defect 1;
-the hostile-input issue, item 7). The server here is the fake vLLM TEST DOUBLE (tests/fakes), run
+the hostile-input issue, item 7). The server here is the fake vLLM TEST DOUBLE (coder/testing), run
 through PATH exactly as a user's ``binary = "vllm"`` would be.
 """
 
@@ -20,8 +20,7 @@ import pytest
 
 from coder.backends.runtime import manager, proc
 from coder.config import Profile
-
-FAKE = Path(__file__).parents[1] / "fakes" / "fake_vllm"
+from coder.testing import FAKE_VLLM
 
 
 def _running(pid: int) -> bool:
@@ -43,7 +42,7 @@ def test_a_vllm_found_on_path_is_managed_not_orphaned(tmp_path: Path, monkeypatc
     monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    shutil.copy(FAKE, bin_dir / "vllm")
+    shutil.copy(FAKE_VLLM, bin_dir / "vllm")
     (bin_dir / "vllm").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     profile = Profile(name="v", engine="vllm", binary="vllm", model="m", spec_type="ngram", k=4)

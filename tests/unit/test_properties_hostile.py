@@ -2,7 +2,7 @@
 
 The properties: never a traceback (only coder's one-line CoderError, as an exit status),
 never a write outside the target, never a control character on stdout or stderr. The
-server is the hostile_server TEST DOUBLE (tests/fakes), the repository and git are real.
+server is the hostile_server TEST DOUBLE (coder/testing), the repository and git are real.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
-from fakes.hostile_server import hostile_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coder import config
 from coder.cli.main import main
 from coder.errors import CoderError
+from coder.testing.hostile_server import hostile_server
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

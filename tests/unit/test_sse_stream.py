@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import error_lines, run_coder
-from stream_double import Fault, HostileStreamDouble
 from ui_support import SCENARIOS, load, make_repo
 
 from coder.backends.runtime.sse import ChunkReader, EventSplitter
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
 from coder.telemetry.stats import Chunk, RequestStats
+from coder.testing.stream_double import Fault, HostileStreamDouble
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 RECORDED = ["chat_reply", "chat_hybrid", "edit_greet", "edit_shapes", "edit_truncated"]

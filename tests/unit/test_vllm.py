@@ -1,5 +1,5 @@
 """vLLM adapter: argv building, verification against the recorded log lines, and the supervision flow
-against the fake `vllm` test double (tests/fakes/fake_vllm). No real vLLM runs on these machines."""
+against the fake `vllm` test double (coder/testing/fake_vllm). No real vLLM runs on these machines."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from coder.backends.engines.vllm import VllmAdapter, per_request_spec_metrics
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
+from coder.testing import FAKE_VLLM
 
 DATA = Path(__file__).parents[1] / "data" / "engines"
-FAKE = Path(__file__).parents[1] / "fakes" / "fake_vllm"
 
 
 def spec_config(argv: list[str]) -> dict[str, object]:
@@ -234,7 +234,7 @@ def wait_ready(info: ServerInfo, proc: subprocess.Popen[bytes]) -> bool:
 
 def test_supervision_dflash2_verified(tmp_path: Path, launch) -> None:  # type: ignore[no-untyped-def]
     drafter = ckpt(tmp_path / "Qwen3.8-27B-DFlash2", DFLASH2_CONFIG, ["x.weight"])
-    info, proc, log = launch(profile(binary=str(FAKE), drafter=str(drafter), ctx=4096))
+    info, proc, log = launch(profile(binary=str(FAKE_VLLM), drafter=str(drafter), ctx=4096))
     with info.api() as api:
         assert api.health_status() is None  # refuses connections while "loading"
     assert wait_ready(info, proc)
@@ -248,7 +248,7 @@ def test_supervision_dflash2_verified(tmp_path: Path, launch) -> None:  # type: 
 
 
 def test_supervision_stuck_counters_not_verified(tmp_path: Path, launch) -> None:  # type: ignore[no-untyped-def]
-    info, proc, log = launch(profile(binary=str(FAKE), spec_type="ngram", drafter=None), "stuck-counters")
+    info, proc, log = launch(profile(binary=str(FAKE_VLLM), spec_type="ngram", drafter=None), "stuck-counters")
     assert wait_ready(info, proc)
     with info.api() as api:
         verdict = VllmAdapter().verify(info, api, log.read_text())
@@ -260,7 +260,7 @@ def test_supervision_stuck_counters_not_verified(tmp_path: Path, launch) -> None
 )
 def test_supervision_early_exit(tmp_path: Path, launch, scenario: str, needle: str) -> None:  # type: ignore[no-untyped-def]
     drafter = ckpt(tmp_path / "d2", DFLASH2_CONFIG, ["x.weight"])
-    info, proc, log = launch(profile(binary=str(FAKE), drafter=str(drafter)), scenario)
+    info, proc, log = launch(profile(binary=str(FAKE_VLLM), drafter=str(drafter)), scenario)
     assert proc.wait(timeout=30) == 1
     assert not wait_ready(info, proc)
     with info.api() as api:
@@ -270,7 +270,7 @@ def test_supervision_early_exit(tmp_path: Path, launch, scenario: str, needle: s
 
 def test_per_request_metrics_on_final_usage_chunk(tmp_path: Path, launch) -> None:  # type: ignore[no-untyped-def]
     p = profile(
-        binary=str(FAKE),
+        binary=str(FAKE_VLLM),
         spec_type="ngram",
         drafter=None,
         extra_args=["--per-request-spec-decode-metrics", "summary"],
@@ -349,7 +349,7 @@ def test_manager_start_verifies_with_fake_vllm(tmp_path: Path) -> None:
     from coder.backends.runtime import manager
 
     drafter = ckpt(tmp_path / "Qwen3.8-27B-DFlash2", DFLASH2_CONFIG, ["x.weight"])
-    p = profile(name=f"fake-vllm-{os.getpid()}", binary=str(FAKE), drafter=str(drafter), ctx=4096)
+    p = profile(name=f"fake-vllm-{os.getpid()}", binary=str(FAKE_VLLM), drafter=str(drafter), ctx=4096)
     info = manager.start(p)
     try:
         assert info.engine == "vllm" and info.verified, info.verdict
@@ -363,7 +363,7 @@ def test_manager_tracks_and_stops_script_engine(tmp_path: Path) -> None:
     from coder.backends.runtime import manager
 
     drafter = ckpt(tmp_path / "d2", DFLASH2_CONFIG, ["x.weight"])
-    p = profile(name=f"fake-vllm-track-{os.getpid()}", binary=str(FAKE), drafter=str(drafter))
+    p = profile(name=f"fake-vllm-track-{os.getpid()}", binary=str(FAKE_VLLM), drafter=str(drafter))
     info = manager.start(p)
     try:
         assert manager.current(p.name) is not None
@@ -379,7 +379,7 @@ def test_manager_reports_early_exit_with_log_tail(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setenv("FAKE_VLLM_SCENARIO", "quant-head")
     drafter = ckpt(tmp_path / "d2", DFLASH2_CONFIG, ["x.weight"])
-    p = profile(name=f"fake-vllm-bad-{os.getpid()}", binary=str(FAKE), drafter=str(drafter))
+    p = profile(name=f"fake-vllm-bad-{os.getpid()}", binary=str(FAKE_VLLM), drafter=str(drafter))
     with pytest.raises(CoderError, match="unquantized target LM head"):
         manager.start(p)
     assert manager.current(p.name) is None

@@ -15,8 +15,7 @@ from coder.backends.engines.detect import detect, detect_engine
 from coder.backends.engines.vllm import VllmAdapter
 from coder.config import Profile
 from coder.errors import CoderError
-
-FAKE = Path(__file__).parents[1] / "fakes" / "fake_vllm"
+from coder.testing import FAKE_VLLM
 
 
 def free_port() -> int:
@@ -30,7 +29,7 @@ def free_port() -> int:
 @pytest.fixture
 def fake_vllm_url(tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    p = Profile(name="d", engine="vllm", binary=str(FAKE), model="m", spec_type="ngram", k=4)
+    p = Profile(name="d", engine="vllm", binary=str(FAKE_VLLM), model="m", spec_type="ngram", k=4)
     argv = VllmAdapter().build_argv(p, port, "key")
     with (tmp_path / "log").open("wb") as log:
         proc = subprocess.Popen([sys.executable, *argv], stdout=log, stderr=subprocess.STDOUT)
@@ -83,7 +82,7 @@ def test_tls_url_with_api_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         capture_output=True,
     )
     port = free_port()
-    p = Profile(name="tls", engine="vllm", binary=str(FAKE), model="m", spec_type="ngram", k=4)
+    p = Profile(name="tls", engine="vllm", binary=str(FAKE_VLLM), model="m", spec_type="ngram", k=4)
     env = {
         **os.environ,
         "FAKE_VLLM_TLS_CERT": str(cert),

@@ -24,6 +24,7 @@ from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.errors import CoderError
 from coder.telemetry.metrics import parse_metrics
 from coder.telemetry.stats import Chunk, Reply
+from coder.testing import FAKE_VLLM
 
 REAL = Path(__file__).parents[1] / "data" / "engines" / "real_vllm_0.26.0"
 SERVED = "qwen2.5-coder-1.5b"  # --served-model-name of the recorded run
@@ -251,8 +252,9 @@ def test_fake_vllm_matches_the_recording(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    fake = Path(__file__).parents[1] / "fakes" / "fake_vllm"
-    argv = [sys.executable, str(fake), "serve", "/root/vllm/hf", "--port", str(port), "--served-model-name", SERVED,
+
+    argv = [sys.executable, str(FAKE_VLLM), "serve", "/root/vllm/hf", "--port", str(port),
+            "--served-model-name", SERVED,
             "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 5})]
     with (tmp_path / "log").open("wb") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={"FAKE_VLLM_LOAD_DELAY": "0"})

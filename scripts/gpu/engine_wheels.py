@@ -25,7 +25,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 INDEX = "https://pypi.org/simple"
-DEVICE_PYTHON = (3, 12, 3)  # the device image's python3 (device/KINDS.md)
+DEVICE_PYTHON = (3, 12, 3)  # the GPU machine image's python3 (device_packages.txt)
 DEVICE_LIST = Path(__file__).with_name("device_packages.txt")
 # Packages whose compiled dependants (an engine's _C, flashinfer, xformers...) are built against one
 # exact version: a different pin cannot be met by carrying a wheel beside the device's torch.

@@ -12,8 +12,8 @@ Memory is sampled after a warm-up (``--warmup`` edits: imports, lexers, caches f
 every ``--every`` edits. Targets (issue 21): RSS grows less than 10 % from the warm-up sample
 to the end; file descriptors and threads return to the warm-up count.
 
-    .venv/bin/python scripts/soak_tui.py --edits 500 --out bench-results/soak-replay.json
-    .venv/bin/python scripts/soak_tui.py --server demo --edits 50 --out bench-results/soak-demo.json
+    .venv/bin/python scripts/dev/soak_tui.py --edits 500 --out bench-results/soak-replay.json
+    .venv/bin/python scripts/dev/soak_tui.py --server demo --edits 50 --out bench-results/soak-demo.json
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 RECORDING = ROOT / "tests" / "data" / "ui" / "edit_greet.json"

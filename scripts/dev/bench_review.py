@@ -12,8 +12,8 @@ Builds a Python file of ``--lines`` lines and a proposal that changes every ``--
 
 Median over ``--runs``. Target (issue 23): a 5,000-line proposal opens in < 100 ms.
 
-    .venv/bin/python scripts/bench_review.py
-    .venv/bin/python scripts/bench_review.py --lines 20000 --runs 5 --out bench-results/review.json
+    .venv/bin/python scripts/dev/bench_review.py
+    .venv/bin/python scripts/dev/bench_review.py --lines 20000 --runs 5 --out bench-results/review.json
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 TARGET_OPEN_MS = 100.0
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """vLLM (and SGLang) on the GPU device: can it install against the device's torch, and how to run it.
 
-    python scripts/vllm_device.py check                 # pins of vllm 0.33.0 / sglang 0.5.23 vs the device,
+    python scripts/gpu/vllm_device.py check                 # pins of vllm 0.33.0 / sglang 0.5.23 vs the device,
                                                         # the newest releases that fit, and their wheel sets
-    python scripts/vllm_device.py prepare               # download the vLLM set, pack it into ≤58 MB pieces
-    python scripts/vllm_device.py commands --gguf PATH  # the device commands (each ≤ 2000 chars), in order
+    python scripts/gpu/vllm_device.py prepare               # download the vLLM set, pack it into ≤58 MB pieces
+    python scripts/gpu/vllm_device.py commands --gguf PATH  # the device commands (each ≤ 2000 chars), in order
 
-Everything is read from wheel METADATA (scripts/engine_wheels.py); the device's packages are the ones
-device/KINDS.md lists (torch 2.11.0+cu130, Python 3.12.3). ``prepare`` writes ignored folders
+Everything is read from wheel METADATA (scripts/gpu/engine_wheels.py); the device's packages are the ones
+device_packages.txt lists (torch 2.11.0+cu130, Python 3.12.3). ``prepare`` writes ignored folders
 ``.carry/vllm/boot`` (the gguf wheel and the GGUF→HF converter's input) and ``.carry/vllm/pNN``; each
 device call carries one of them. No DFlash 2 checkpoint is available here, so the speculator is vLLM's
 n-gram method (no drafter checkpoint needed).
@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import engine_wheels as ew  # a sibling script, not a package
 
-ASKED = {"vllm": "0.33.0", "sglang": "0.5.23"}  # the versions issue 22 names
+ASKED = {"vllm": "0.33.0", "sglang": "0.5.23"}  # the versions the product brief names
 PIECE = 58 * 1000 * 1000  # one device call carries ≤ 64 MiB together with the repository
 # Left out of the lean vLLM set (checked in vllm 0.26.0's sources: no module-level import of them);
 # carried as extra pieces only if the launch asks for one.
@@ -200,7 +200,7 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000,
     tok = f"$(test -d {dest}/boot/tok && echo {root}/tok)"
     first = (f"mkdir -p {root}/w && python3 -m pip install -q --no-index --no-deps --target {root}/boot "
              f"{dest}/boot/*.whl && (test ! -d {dest}/boot/tok || cp -r {dest}/boot/tok {root}/) && test -s {q} && "
-             f"(setsid nohup env PYTHONPATH={root}/boot python3 scripts/gguf_to_hf.py {q} {root}/hf {tok} "
+             f"(setsid nohup env PYTHONPATH={root}/boot python3 scripts/gpu/gguf_to_hf.py {q} {root}/hf {tok} "
              f"> {root}/convert.log 2>&1 &); sleep 2; ls -l {root}; cat {root}/convert.log")
     calls: list[tuple[list[str], str]] = [([f"{dest}/boot"], first)]
     calls += [([f"{dest}/{p}"], f"cp {dest}/{p}/piece {root}/{p} && ls {root} | wc -l && tail -2 {root}/convert.log")
@@ -220,7 +220,7 @@ def device_commands(plan: Plan, dest: str, gguf: str, port: int = 8000,
              f"cd - >/dev/null; P=$(cat {root}/serve.pid); "
              f"for i in $(seq 400); do curl -sf localhost:{port}/health >/dev/null && break; "
              f"kill -0 $P 2>/dev/null || break; sleep 1; done; cp {root}/serve.log $OUT/vllm_serve.log; "
-             "PYTHONPATH=$PWD${CODER_SITE:+:$CODER_SITE} python3 scripts/vllm_record.py "
+             "PYTHONPATH=$PWD${CODER_SITE:+:$CODER_SITE} python3 scripts/gpu/vllm_record.py "
              f"--port {port} --key k22 --model {SERVED_NAME} "
              f"--log {root}/serve.log --out $OUT; grep -E 'SpeculativeConfig|Model Runner|SpecDecoding' "
              f"{root}/serve.log | cut -c1-400 | tail -5")

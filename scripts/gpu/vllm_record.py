@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record a live vLLM (or SGLang) server's real exchanges as coder test data.
 
-    python scripts/vllm_record.py --port 8000 --key KEY --model NAME --log serve.log --out DIR
+    python scripts/gpu/vllm_record.py --port 8000 --key KEY --model NAME --log serve.log --out DIR
 
 Runs on the GPU device with the standard library only. Writes at most 7 files into DIR:
 ``<engine>_version.json``, ``<engine>_models.json``, ``<engine>_metrics_before.txt``,

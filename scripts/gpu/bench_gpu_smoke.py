@@ -2,7 +2,7 @@
 """Speed of the demo model on this machine's llama-server build: baseline vs n-gram vs self-drafting.
 
 Prints a table and writes JSON. Used on the H200 (CUDA build) to prove the GPU path end to end:
-    python scripts/bench_gpu_smoke.py --ngl 99 --out gpu.json
+    python scripts/gpu/bench_gpu_smoke.py --ngl 99 --out gpu.json
 """
 
 from __future__ import annotations

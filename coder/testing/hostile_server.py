@@ -113,7 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream_reply(self, body: dict[str, object]) -> None:
         custom = self.server.scenario == "custom"
         text = self.server.reply if custom else f"```python\n{reply_for(self.server.scenario)}```\n"
-        events = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+        events: list[dict[str, object]] = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
         events += [{"choices": [{"index": 0, "delta": {"content": line}}]} for line in text.splitlines(True)]
         events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         events.append({"choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One GPU session for issue 19, one step per `run` call (NOTES-i19.md, DEVICE-PLAN, lists the calls).
+# A GPU benchmark session, one step per call on the device machine (scripts/gpu/README.md lists the calls).
 # Runs on the device machine in the repository root; state lives in /root/gpu across calls on the
-# same (warm) machine. What it carries was made here by scripts/gpu_prepare.py.
+# same (warm) machine. What it carries was made beforehand by scripts/gpu/gpu_prepare.py.
 #
 #   setup          wheels into /root/gpu/site; unpack the patched source; start the CUDA build (setsid)
 #   chunk NN       append model piece NN (.gpu/m/NN/part) to /root/gpu/model.gguf (idempotent)
@@ -9,7 +9,7 @@
 #   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
 #   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
-#   edits [MODES]  coder bench --edits on the GPU profile (issue 18's correctness suite; default auto,full)
+#   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
 #   status         build and model state
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}

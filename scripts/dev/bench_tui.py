@@ -23,11 +23,11 @@ Targets (issue 23): <= 0.1 ms CPU/token at 5,000 tok/s; display lag p95 <= 50 ms
 every startup) is made for both trees in turn, each in a fresh process, so both see the same
 machine load; medians over ``--runs`` are reported.
 
-    .venv/bin/python scripts/bench_tui.py --out bench-results/tui.json
-    .venv/bin/python scripts/bench_tui.py --rates 1000 --seconds 2 --startup-runs 1
-    .venv/bin/python scripts/bench_tui.py --startup-only --startup-runs 5 --out bench-results/tui-startup.json
-    git worktree add /tmp/base315 315d46b
-    .venv/bin/python scripts/bench_tui.py --compare-root /tmp/base315 --runs 3 --out bench-results/tui-vs-315d46b.json
+    .venv/bin/python scripts/dev/bench_tui.py --out bench-results/tui.json
+    .venv/bin/python scripts/dev/bench_tui.py --rates 1000 --seconds 2 --startup-runs 1
+    .venv/bin/python scripts/dev/bench_tui.py --startup-only --startup-runs 5 --out bench-results/tui-startup.json
+    git worktree add /tmp/base BASE_COMMIT
+    .venv/bin/python scripts/dev/bench_tui.py --compare-root /tmp/base --runs 3 --out bench-results/tui-vs-base.json
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 DEFAULT_RECORDING = ROOT / "tests" / "data" / "ui" / "chat_reply.json"

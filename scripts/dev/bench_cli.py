@@ -18,8 +18,8 @@ draft counters), one event per ~4 characters, re-paced to each ``--rates`` tok/s
 Targets (issue 23): request within 0.3 s of the command; CPU per token as for the TUI (<= 0.1 ms).
 ``--compare-root OTHER`` runs another checkout's CLI in turn with this one (medians of ``--runs``).
 
-    .venv/bin/python scripts/bench_cli.py
-    .venv/bin/python scripts/bench_cli.py --compare-root /tmp/base315 --runs 3 --out bench-results/cli.json
+    .venv/bin/python scripts/dev/bench_cli.py
+    .venv/bin/python scripts/dev/bench_cli.py --compare-root /tmp/base315 --runs 3 --out bench-results/cli.json
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from coder.testing.replay import Exchange, HttpRecording, ReplayServer, send_body  # noqa: E402

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn a GGUF model into a Hugging Face checkpoint directory (config, tokenizer, bf16 safetensors).
 
-    python scripts/gguf_to_hf.py model.gguf out_dir [tokenizer_dir]
+    python scripts/gpu/gguf_to_hf.py model.gguf out_dir [tokenizer_dir]
 
 vLLM 0.24+ reads GGUF only through the separate ``vllm-gguf-plugin`` (a compiled extension built
 against one torch) and, even then, wants an HF ``config.json`` beside the file; SGLang likewise. The

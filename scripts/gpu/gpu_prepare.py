@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prepare what a GPU session carries (see NOTES-i19.md, DEVICE-PLAN): run here, in the repository root.
+"""Prepare what a GPU benchmark session carries (scripts/gpu/README.md): run in the repository root.
 
 Writes into ignored folders of this checkout (added to ``.git/info/exclude``):
 
@@ -13,7 +13,7 @@ Writes into ignored folders of this checkout (added to ``.git/info/exclude``):
 
 Example::
 
-    .venv/bin/python scripts/gpu_prepare.py --model ~/.local/share/coder/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+    .venv/bin/python scripts/gpu/gpu_prepare.py --model PATH/TO/MODEL.gguf
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from coder.backends.build.install import PATCHES, SDIST, VERSION  # noqa: E402
@@ -38,7 +38,7 @@ GPU = ROOT / ".gpu"
 WHEELS = ROOT / ".whl"
 CHUNK = 57 * 1024 * 1024  # with the ~3 MiB tracked tree, under the 64 MiB a call carries
 CARRY_LIMIT = 64 * 1024 * 1024
-# what coder's CLI, bench_copy and bench_e2e import that the device image (KINDS.md) lacks or holds in
+# what coder's CLI, bench_copy and bench_e2e import that the GPU machine image (device_packages.txt) lacks or holds in
 # another version; pinned to the versions of the environment this runs in
 PACKAGES = ("openai", "httpx2", "httpcore2", "truststore", "jiter", "pydantic", "pydantic_core", "annotated-types",
             "typing-inspection", "typing_extensions", "anyio", "sniffio", "GitPython", "gitdb", "smmap",
