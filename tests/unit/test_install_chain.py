@@ -28,6 +28,7 @@ from coder.backends.installed import AMX_VERDICT, current, describe_attempt, ref
 from coder.errors import CoderError
 from coder.testing.crash_double import FUNCTION, build_sigill_server
 from coder.testing.recorded_build import AMX_KERNEL, PASSED, SIGILL_AT_LOAD, RecordedBuildDouble
+from tests.cli_helpers import run_coder
 
 XEON_AMX_VM = Path(__file__).resolve().parents[1] / "data" / "cpu" / "xeon-amx-vm.cpuinfo"
 GRANTED = (True, "ARCH_REQ_XCOMP_PERM(XTILEDATA) granted")  # what the VM's kernel answered
@@ -224,3 +225,31 @@ def test_a_real_sigill_core_names_the_function(tmp_path: Path) -> None:
     assert result.function.startswith(FUNCTION)
     assert not [p for p in tmp_path.rglob("core*") if p.is_file()]  # read, then deleted
     assert os.access(binary, os.X_OK)
+
+
+# -- what coder doctor says -----------------------------------------------------------------------
+
+
+def _doctor_lines(dirs: Path) -> list[str]:
+    env = {"CODER_CACHE": str(dirs / "cache"), "CODER_ARTIFACTS": str(dirs / "artifacts")}
+    proc = run_coder("doctor", "demo", "--json", cwd=dirs, home=dirs / "home", env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [c["detail"] for c in json.loads(proc.stdout) if c["name"] == "cpu build tried"]
+
+
+def test_doctor_shows_each_tried_configuration_in_one_line(dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    probe = cpu_features.probe()  # doctor probes this machine's CPU
+    if probe.listed & cpu_features.AMX_FLAGS or probe.machine not in ("x86_64", "AMD64"):
+        pytest.skip("this test is about an x86-64 CPU that lists no AMX")
+    _double(monkeypatch, {"native": SIGILL_AT_LOAD, "portable": SIGILL_AT_LOAD, "portable, no AVX-512": SIGILL_AT_LOAD})
+    with pytest.raises(CoderError):
+        _run(probe)
+    # nothing installed: doctor lists the refusals recorded for this CPU
+    lines = _doctor_lines(dirs)
+    assert len(lines) == 3 and all(": refused: SIGILL: " in line for line in lines)
+    assert any(line.startswith("native: refused") for line in lines)
+    shutil.rmtree(dirs / "artifacts")
+    _double(monkeypatch, {"native": SIGILL_AT_LOAD, "portable": PASSED})
+    _run(probe)
+    # installed: doctor lists what was tried before it
+    assert _doctor_lines(dirs) == ["native: refused: SIGILL: the build uses an instruction this CPU cannot run"]
