@@ -45,6 +45,11 @@ class InstalledBuild:
         """True when the binary exists and passed its smoke test on the machine that built it."""
         return bool(self.smoke.get("ok")) and Path(self.binary).is_file()
 
+    @property
+    def refused(self) -> bool:
+        """True when this configuration failed its smoke test here (install skips it without --force)."""
+        return bool(self.smoke) and not self.smoke.get("ok")
+
     def cpu_summary(self) -> str:
         """``native`` or ``portable, AMX off (avx avx2 …)``: the CPU configuration this binary was built with."""
         mode = str(self.cpu.get("label") or self.cpu.get("mode", "unknown"))
@@ -152,8 +157,7 @@ def refusals(probe: cpu_features.CpuProbe | None = None) -> list[InstalledBuild]
     found = []
     for path in sorted(install_root().glob("*/build.json")):
         record = read_record(path.parent)
-        if (record is not None and record.smoke and not record.smoke.get("ok")
-                and record.cpu.get("fingerprint") == fingerprint):
+        if record is not None and record.refused and record.cpu.get("fingerprint") == fingerprint:
             found.append(record)
     return found
 

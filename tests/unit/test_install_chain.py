@@ -111,6 +111,24 @@ def test_sigill_native_then_sigill_amx_then_no_amx_is_installed(dirs: Path, monk
     assert _run(probe, amx=True).binary == record.binary and double.built == []
 
 
+def test_amx_is_built_only_when_asked_and_reused_once_it_passed(dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    probe = _amx_vm()
+    double = _double(monkeypatch, {"portable, AMX off": PASSED, "portable, AMX on": PASSED})
+    without = _run(probe)
+    assert double.built == ["portable, AMX off"]
+    # asking for AMX is not answered by the proven build without it
+    assert llamacpp_install.installed("cpu", probe=probe, amx=True) is None
+    with_amx = _run(probe, amx=True)
+    assert double.built == ["portable, AMX off", "portable, AMX on"] and with_amx.cpu["amx_on"] is True
+    assert {"-DGGML_AMX_TILE=ON", "-DGGML_AMX_INT8=ON", "-DGGML_AMX_BF16=ON"} <= set(with_amx.cmake_args)
+    # once a build with AMX passed here, the default reuses it; where AMX is refused, it never is
+    assert llamacpp_install.installed("cpu", probe=probe) == with_amx
+    refused = _amx_vm(REFUSED)
+    assert [s.config.name for s in cpu_features.chain(refused, amx=True)] == ["portable, AMX off",
+                                                                             "portable, no AVX-512"]
+    assert llamacpp_install.installed("cpu", probe=refused) == without
+
+
 def test_a_named_amx_function_gives_the_verdict_without_a_passing_build(
     dirs: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

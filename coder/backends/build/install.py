@@ -93,11 +93,6 @@ def _read(key: str) -> InstalledBuild | None:
     return read_record(build_cache.install_dir(key))
 
 
-def _refused(record: InstalledBuild) -> bool:
-    """A record of a configuration whose smoke test failed here (install skips it without --force)."""
-    return bool(record.smoke) and not record.smoke.get("ok")
-
-
 def installed(variant: str, portable: bool = False, probe: CpuProbe | None = None,
               amx: bool = False) -> InstalledBuild | None:
     """The proven build ``install`` would reuse for ``variant`` on this CPU, or None (one must be built)."""
@@ -106,7 +101,7 @@ def installed(variant: str, portable: bool = False, probe: CpuProbe | None = Non
         record = _read(_key(variant, step.config, cpu))
         if record is not None and record.proven:
             return record
-        if step.build and (record is None or not _refused(record)):
+        if step.build and (record is None or not record.refused):
             return None  # the next configuration to build: nothing later may be preferred to it
     return None
 
@@ -261,7 +256,7 @@ def run_chain(variant: str, probe: CpuProbe, model: Path, steps: list[Candidate]
         if known is not None and known.proven and not force:
             _point_at(known)
             return known
-        if known is not None and _refused(known) and (not force or not step.build):
+        if known is not None and known.refused and (not force or not step.build):
             attempts.append(_attempt(known, recorded=True))
             report(describe_attempt(attempts[-1]), 0.0, "")
             continue
