@@ -22,9 +22,9 @@ from coder.backends import cpu_features
 from coder.backends.build import cache as build_cache
 from coder.backends.build import install as llamacpp_install
 from coder.backends.build.crash_site import crash_function
-from coder.backends.build.smoke import smoke_test
+from coder.backends.build.smoke import SmokeResult, smoke_test
 from coder.backends.cpu_features import CpuProbe
-from coder.backends.installed import AMX_VERDICT, current, describe_attempt, refusals
+from coder.backends.installed import AMX_VERDICT, InstalledBuild, current, describe_attempt, refusals
 from coder.errors import CoderError
 from coder.testing.crash_double import FUNCTION, build_sigill_server
 from coder.testing.recorded_build import AMX_KERNEL, PASSED, SIGILL_AT_LOAD, RecordedBuildDouble
@@ -44,8 +44,9 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _double(monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, object], interrupt: str = "") -> RecordedBuildDouble:
-    double = RecordedBuildDouble(outcomes, interrupt)  # type: ignore[arg-type]
+def _double(monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, SmokeResult],
+            interrupt: str = "") -> RecordedBuildDouble:
+    double = RecordedBuildDouble(outcomes, interrupt)
     monkeypatch.setattr(llamacpp_install, "_compile", double.compile)
     monkeypatch.setattr(llamacpp_install, "smoke_test", double.smoke_test)
     return double
@@ -57,7 +58,7 @@ def _amx_vm(permission: tuple[bool, str] = GRANTED) -> CpuProbe:
     return probe
 
 
-def _run(probe: CpuProbe, amx: bool = False, portable: bool = False) -> llamacpp_install.InstalledBuild:
+def _run(probe: CpuProbe, amx: bool = False, portable: bool = False) -> InstalledBuild:
     steps = cpu_features.chain(probe, portable=portable, amx=amx)
     return llamacpp_install.run_chain("cpu", probe, MODEL, steps, lambda phase, frac, line: None)
 
