@@ -15,8 +15,10 @@ import subprocess
 from pathlib import Path
 
 # the smoke test's server runs as `sh -c CORE_LIMIT_SH binary args...`: raise the soft core limit to
-# the hard one (where that fails, the crash is still reported, only without a core), then exec
-CORE_LIMIT_SH = 'ulimit -S -c "$(ulimit -H -c)" 2>/dev/null; exec "$0" "$@"'
+# the hard one, at most 8388608 blocks (4-8 GiB), then exec; where that fails the crash is still
+# reported, only without a core
+CORE_LIMIT_SH = ('h=$(ulimit -H -c); [ "$h" = unlimited ] && h=8388608; ulimit -S -c "$h" 2>/dev/null; '
+                 'exec "$0" "$@"')
 
 # `#0  0x00005555 in tinygemm_kernel_amx<...> (...) at f.cpp:12` / `#3  ggml_graph_compute (...)`
 _GDB_FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-fA-F]+ in )?(.+?) \(")
