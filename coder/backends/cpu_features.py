@@ -204,7 +204,8 @@ def chain(cpu: CpuProbe, *, portable: bool = False, amx: bool = False) -> list[C
                 # an earlier coder built native here; reuse it only where it passed
                 steps.append(Candidate(native_config(cpu, "a native build passed its smoke test here"), build=False))
             why = f"asked for --amx ({cpu.amx_detail})" if amx else "a build with AMX passed its smoke test here"
-            steps.append(Candidate(portable_config(cpu, why, label="portable, AMX on"), build=amx))
+            if amx or not portable:  # --portable alone (the advice after a crash) means AMX off
+                steps.append(Candidate(portable_config(cpu, why, label="portable, AMX on"), build=amx))
             off_why = ("the AMX build failed its smoke test" if amx else
                        f"CPU lists {' '.join(listed_amx)}: AMX stays off unless asked (--amx), because a granted "
                        "permission does not prove that ggml's AMX kernels run here")

@@ -124,6 +124,8 @@ def test_amx_is_built_only_when_asked_and_reused_once_it_passed(dirs: Path, monk
     assert {"-DGGML_AMX_TILE=ON", "-DGGML_AMX_INT8=ON", "-DGGML_AMX_BF16=ON"} <= set(with_amx.cmake_args)
     # once a build with AMX passed here, the default reuses it; where AMX is refused, it never is
     assert llamacpp_install.installed("cpu", probe=probe) == with_amx
+    # --portable, the advice after a SIGILL at run time, means AMX off
+    assert llamacpp_install.installed("cpu", portable=True, probe=probe) == without
     refused = _amx_vm(REFUSED)
     assert [s.config.name for s in cpu_features.chain(refused, amx=True)] == ["portable, AMX off",
                                                                              "portable, no AVX-512"]
