@@ -191,12 +191,7 @@ def chain(cpu: CpuProbe, *, portable: bool = False, amx: bool = False) -> list[C
     Configurations with the same cmake arguments appear once.
     """
     steps: list[Candidate] = []
-    if cpu.machine not in ("x86_64", "AMD64"):
-        if not portable:
-            steps.append(Candidate(native_config(cpu)))
-        steps.append(Candidate(portable_config(cpu, "asked for --portable" if portable else
-                                               "native build failed its smoke test")))
-        return steps
+    # (other architectures list no x86 flags: native, then ggml's generic baseline, which the last resort repeats)
     listed_amx = sorted(cpu.listed & AMX_FLAGS)
     if listed_amx:
         if cpu.amx_usable:

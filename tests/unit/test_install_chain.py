@@ -277,3 +277,9 @@ def test_doctor_shows_each_tried_configuration_in_one_line(dirs: Path, monkeypat
     _run(probe)
     # installed: doctor lists what was tried before it
     assert _doctor_lines(dirs) == ["native: refused: SIGILL: the build uses an instruction this CPU cannot run"]
+
+
+def test_other_architectures_try_native_then_the_generic_baseline() -> None:
+    arm = CpuProbe(machine="aarch64", model="", listed=frozenset({"asimd"}), amx_usable=False, amx_detail="")
+    assert [s.config.cmake for s in cpu_features.chain(arm)] == [("-DGGML_NATIVE=ON",), ("-DGGML_NATIVE=OFF",)]
+    assert [s.config.cmake for s in cpu_features.chain(arm, portable=True)] == [("-DGGML_NATIVE=OFF",)]
