@@ -27,7 +27,7 @@ def _binary_checks(profile: Profile) -> list[Check]:
     try:
         binary = find_binary(profile)
     except CoderError as exc:
-        return [Check("binary", False, str(exc))]
+        return [Check("binary", False, str(exc)), *_refused_checks(None)]
     build = find_installed()
     if build and str(binary) == build.binary:
         detail = f"{binary} (b{build.build_number}, {build.variant}, patches: {', '.join(build.patches) or 'none'})"
@@ -36,6 +36,7 @@ def _binary_checks(profile: Profile) -> list[Check]:
     checks = [Check("binary", True, detail)]
     if build and str(binary) == build.binary:
         checks.append(_cpu_check(build))
+        checks += _refused_checks(build)
     try:
         caps = capabilities(binary)
     except CoderError as exc:
@@ -56,6 +57,14 @@ def _cpu_check(build: InstalledBuild) -> Check:
     ok, why = can_execute(build.cpu, probe())
     hint = "" if ok else "; run: coder backend install llama.cpp --portable"
     return Check("cpu build", ok, f"{build.cpu_summary()}: {why}{hint}")
+
+
+def _refused_checks(build: InstalledBuild | None) -> list[Check]:
+    """One line per CPU configuration refused before ``build`` (or, with no build, refused on this CPU)."""
+    from coder.backends.installed import describe_attempt, refusal_attempt, refusals
+
+    attempts = build.attempts if build else [refusal_attempt(r) for r in refusals()]
+    return [Check("cpu build tried", None, describe_attempt(a)) for a in attempts]
 
 
 def _model_checks(profile: Profile) -> list[Check]:

@@ -7,6 +7,10 @@ at the first ``tilezero``. Linux requires a process to ask for AMX permission
 whatever cpuid says. The other extensions coder builds for are usable once the kernel lists
 them in ``/proc/cpuinfo``, because the kernel hides AVX/AVX-512 flags whose register state it
 does not enable in XCR0.
+
+A granted AMX permission is necessary but not sufficient: on some VMs that grant it, ggml's AMX
+kernels still die by SIGILL at their first ``tilezero``. Only running a build proves AMX works,
+so :func:`chain` leaves AMX out unless asked for, or unless a build with it already passed here.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ GGML_X86_OPTIONS: tuple[tuple[str, str], ...] = (
     ("GGML_AMX_BF16", "amx_bf16"),
 )
 AMX_FLAGS = frozenset({"amx_tile", "amx_int8", "amx_bf16"})
+# what the last-resort configuration leaves out: every ggml option that needs AVX-512 (AMX does too)
+AVX512_FLAGS = frozenset({"avx512f", "avx512vbmi", "avx512_vnni", "avx512_bf16"}) | AMX_FLAGS
 
 _SYS_ARCH_PRCTL = 158  # x86-64 syscall number
 _ARCH_GET_XCOMP_SUPP = 0x1021
@@ -77,6 +83,15 @@ class CpuConfig:
     features: tuple[str, ...] = ()
     reason: str = ""
     cmake: tuple[str, ...] = field(default=())
+    # a short name for progress lines, build.json and doctor ("portable, AMX off"); not part of any key
+    label: str = ""
+    # whether the build runs ggml's AMX kernels (native on a CPU whose AMX executes, or AMX options on)
+    amx: bool = False
+
+    @property
+    def name(self) -> str:
+        """The configuration's short name (its label, else its mode)."""
+        return self.label or self.mode
 
     def describe(self) -> str:
         """One line for build.json consumers and ``coder doctor``."""
@@ -121,27 +136,32 @@ def probe_amx() -> tuple[bool, str]:
     return True, "ARCH_REQ_XCOMP_PERM(XTILEDATA) granted"
 
 
-def probe(cpuinfo: Path = Path("/proc/cpuinfo")) -> CpuProbe:
-    """Probe the running CPU (AMX only when listed: the syscall costs nothing, but says nothing otherwise)."""
+def probe(cpuinfo: Path = Path("/proc/cpuinfo"), permission: tuple[bool, str] | None = None) -> CpuProbe:
+    """Probe the running CPU (AMX only when listed: the syscall costs nothing, but says nothing otherwise).
+
+    ``permission`` replaces the AMX syscall's answer with a recorded one (another machine's cpuinfo).
+    """
     model, flags = read_flags(cpuinfo)
     if flags & AMX_FLAGS:
-        usable, detail = probe_amx()
+        usable, detail = permission or probe_amx()
     else:
         usable, detail = False, "not listed"
     return CpuProbe(machine=platform.machine(), model=model, listed=flags, amx_usable=usable, amx_detail=detail)
 
 
-def native_config(cpu: CpuProbe) -> CpuConfig:
+def native_config(cpu: CpuProbe, reason: str = "default") -> CpuConfig:
     """The default build: the compiler targets everything the CPU lists."""
-    return CpuConfig(mode="native", reason="default", cmake=("-DGGML_NATIVE=ON",))
+    return CpuConfig(mode="native", reason=reason, cmake=("-DGGML_NATIVE=ON",), label="native",
+                     amx=bool(cpu.executable & AMX_FLAGS))
 
 
-def portable_config(cpu: CpuProbe, reason: str) -> CpuConfig:
-    """Native off, and each ggml x86 option on exactly when its feature executes here."""
+def portable_config(cpu: CpuProbe, reason: str, without: frozenset[str] = frozenset(),
+                    label: str = "portable") -> CpuConfig:
+    """Native off, and each ggml x86 option on exactly when its feature executes here (minus ``without``)."""
     if cpu.machine not in ("x86_64", "AMD64"):
         # other architectures: let ggml pick its generic baseline
-        return CpuConfig(mode="portable", reason=reason, cmake=("-DGGML_NATIVE=OFF",))
-    usable = cpu.executable
+        return CpuConfig(mode="portable", reason=reason, cmake=("-DGGML_NATIVE=OFF",), label=label)
+    usable = cpu.executable - without
     cmake = ["-DGGML_NATIVE=OFF"]
     features: list[str] = []
     for option, flag in GGML_X86_OPTIONS:
@@ -149,18 +169,65 @@ def portable_config(cpu: CpuProbe, reason: str) -> CpuConfig:
         cmake.append(f"-D{option}={'ON' if on else 'OFF'}")
         if on:
             features.append(flag)
-    return CpuConfig(mode="portable", features=tuple(features), reason=reason, cmake=tuple(cmake))
+    return CpuConfig(mode="portable", features=tuple(features), reason=reason, cmake=tuple(cmake), label=label,
+                     amx=bool(usable & AMX_FLAGS))
 
 
-def first_choice(cpu: CpuProbe, portable: bool = False) -> CpuConfig:
-    """Native unless asked for portable, or unless the CPU lists features it cannot execute."""
-    if portable:
-        return portable_config(cpu, "asked for --portable")
-    if cpu.unusable:
-        return portable_config(
-            cpu, f"CPU lists {' '.join(sorted(cpu.unusable))} but this process cannot execute it ({cpu.amx_detail})"
-        )
-    return native_config(cpu)
+@dataclass(frozen=True)
+class Candidate:
+    """One step of the configuration chain: built when ``build``, else only reused when proven here."""
+
+    config: CpuConfig
+    build: bool = True
+
+
+def chain(cpu: CpuProbe, *, portable: bool = False, amx: bool = False) -> list[Candidate]:
+    """The CPU configurations an install tries, in order; the first that passes its smoke test wins.
+
+    * CPU lists AMX: portable with AMX off first (one build where AMX is listed but dies). A build
+      with AMX is built only when asked (``amx``) and permitted, and is reused when one passed here.
+    * otherwise: native (unless ``portable``), then portable with every feature that executes here.
+    * last resort everywhere: portable without AVX-512 (and so without AMX).
+    Configurations with the same cmake arguments appear once.
+    """
+    steps: list[Candidate] = []
+    # (other architectures list no x86 flags: native, then ggml's generic baseline, which the last resort repeats)
+    listed_amx = sorted(cpu.listed & AMX_FLAGS)
+    if listed_amx:
+        if cpu.amx_usable:
+            if not portable:
+                # an earlier coder built native here; reuse it only where it passed
+                steps.append(Candidate(native_config(cpu, "a native build passed its smoke test here"), build=False))
+            why = f"asked for --amx ({cpu.amx_detail})" if amx else "a build with AMX passed its smoke test here"
+            if amx or not portable:  # --portable alone (the advice after a crash) means AMX off
+                steps.append(Candidate(portable_config(cpu, why, label="portable, AMX on"), build=amx))
+            off_why = ("the AMX build failed its smoke test" if amx else
+                       f"CPU lists {' '.join(listed_amx)}: AMX stays off unless asked (--amx), because a granted "
+                       "permission does not prove that ggml's AMX kernels run here")
+        else:
+            off_why = f"CPU lists {' '.join(listed_amx)} but this process cannot execute it ({cpu.amx_detail})"
+            if amx:
+                off_why += "; --amx needs that permission"
+        if portable:
+            off_why = "asked for --portable; " + off_why
+        steps.append(Candidate(portable_config(cpu, off_why, without=AMX_FLAGS, label="portable, AMX off")))
+    else:
+        if not portable:
+            steps.append(Candidate(native_config(cpu)))
+        steps.append(Candidate(portable_config(cpu, "asked for --portable" if portable else
+                                               "native build failed its smoke test")))
+    steps.append(Candidate(portable_config(cpu, "last resort: the configurations before it failed their smoke tests",
+                                           without=AVX512_FLAGS, label="portable, no AVX-512")))
+    unique: list[Candidate] = []
+    for step in steps:
+        if all(step.config.cmake != seen.config.cmake for seen in unique):
+            unique.append(step)
+    return unique
+
+
+def first_choice(cpu: CpuProbe, portable: bool = False, amx: bool = False) -> CpuConfig:
+    """The first configuration :func:`chain` builds on ``cpu`` when nothing is recorded yet."""
+    return next(step.config for step in chain(cpu, portable=portable, amx=amx) if step.build)
 
 
 def can_execute(config: dict[str, object], cpu: CpuProbe) -> tuple[bool, str]:

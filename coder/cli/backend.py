@@ -51,21 +51,20 @@ def load_profile(args: argparse.Namespace) -> Profile:
 
 def _install(args: argparse.Namespace) -> int:
     from coder.backends.build.install import choose_variant, install, installed
+    from coder.backends.installed import describe_attempt
 
     if not adapter_for(args.engine).installable:
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")
     cuda = True if args.cuda else False if args.cpu else None
-    reused = not args.force and installed(choose_variant(cuda), portable=args.portable) is not None
+    reused = not args.force and installed(choose_variant(cuda), portable=args.portable, amx=args.amx) is not None
     with phase_bar("llama-server") as bar:
-        build = install(cuda=cuda, force=args.force, progress=bar, portable=args.portable)
+        build = install(cuda=cuda, force=args.force, progress=bar, portable=args.portable, amx=args.amx)
     how = "already installed" if reused else f"built in {build.build_seconds:.0f}s"
     print(f"llama-server {build.version} ({build.variant}, cpu: {build.cpu_summary()}, "
           f"patches: {', '.join(build.patches) or 'none'}) at {build.binary} — {how}; "
           f"smoke test: {build.smoke.get('detail', 'not run')}")
     for attempt in build.attempts:
-        smoke = attempt.get("smoke")
-        if isinstance(smoke, dict):
-            print(f"  earlier attempt failed: {smoke.get('detail')}")
+        print(f"  tried first: {describe_attempt(attempt)}")
     return 0
 
 
@@ -203,6 +202,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--force", action="store_true", help="rebuild even if this version is installed")
     p.add_argument("--portable", action="store_true",
                    help="native off, only the CPU features that execute here (for copying binaries between machines)")
+    p.add_argument("--amx", action="store_true",
+                   help="where the CPU lists AMX, try a build with ggml's AMX kernels first; it is kept only if "
+                        "its smoke test passes here, else the build without AMX follows")
     p.set_defaults(func=_install)
 
     p = bsub.add_parser("start", help="launch a profile, wait for it, verify its speculator")

@@ -63,8 +63,13 @@ def test_amx_listed_but_not_executable_goes_portable_with_amx_off() -> None:
     assert {"-DGGML_AVX512=ON", "-DGGML_AVX512_VNNI=ON", "-DGGML_AVX512_BF16=ON", "-DGGML_AVX2=ON"} <= set(config.cmake)
 
 
-def test_usable_amx_and_plain_cpus_build_native() -> None:
-    assert cpu_features.first_choice(_cpu(AMX_VM_FLAGS, amx_usable=True)).mode == "native"
+def test_permitted_amx_is_still_off_first_and_plain_cpus_build_native() -> None:
+    # a granted AMX permission does not prove ggml's AMX kernels run: the first build leaves AMX out
+    first = cpu_features.first_choice(_cpu(AMX_VM_FLAGS, amx_usable=True))
+    assert first.mode == "portable" and not first.amx and "-DGGML_AMX_TILE=OFF" in first.cmake
+    assert "-DGGML_AVX512=ON" in first.cmake
+    asked = cpu_features.first_choice(_cpu(AMX_VM_FLAGS, amx_usable=True), amx=True)
+    assert asked.amx and "-DGGML_AMX_TILE=ON" in asked.cmake
     assert cpu_features.first_choice(_cpu(frozenset({"avx", "avx2", "fma"}))).mode == "native"
     # a CPU without AVX-512 gets it switched off explicitly in the portable configuration
     portable = cpu_features.portable_config(_cpu(frozenset({"avx", "avx2", "fma", "f16c"})), "asked")

