@@ -7,7 +7,9 @@ an import, it also dropped or doubled another line; asked to add ``sep`` and use
 used it. These rules name such changes:
 
 - a definition (def/class) that disappears is unexplained unless the instruction asks to
-  delete, remove, replace, merge, inline, rename or move that name;
+  delete, remove, replace, merge, inline, rename or move that name (it is the verb's object:
+  "remove the print from div" does not ask to delete div); "refactor", "rewrite", "convert",
+  "turn" and "wrap" keep the name defined (it may move into a class or become an assignment);
 - "move ...": the non-blank lines of the new file must be the old ones with one contiguous
   block moved (it may be re-indented); anything else is unexplained;
 - "add a parameter P to F": only F itself and the statements that call F may change; when
@@ -35,8 +37,14 @@ Span = tuple[int, int, int, int]
 # "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
 _MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
                    r"assignment|definition|block)\b", re.I)
-_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|conver|turn|extract|split|wrap|"
-                        r"refactor|rewrit|combin)\w*", re.I)
+# Verbs that make the names they take as object go away; the object runs to a preposition that names
+# where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
+_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin)\w*"
+                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because)\b)"
+                        r"[^.;:!?\n])*)", re.I)
+# "refactor div to raise", "convert f to a lambda", "wrap f in a class": the name stays defined,
+# perhaps elsewhere or bound another way; a def of that name that vanishes altogether is not asked for
+_TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
 # a move that comes with other work ("move X into a new helper") is not a pure move
 _MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
                              r"replac|convert|wrap)\w*", re.I)
@@ -99,20 +107,41 @@ def _blank_only(span: Span, old: list[str], new: list[str]) -> bool:
 # --- definitions that disappear ----------------------------------------------------------------
 
 def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed: set[str], out: Findings) -> None:
-    asked = {w for w in _WORD.findall(instruction)} if _ASKS_GONE.search(instruction) else set()
+    asked = asked_gone(instruction)
     kept = {q for q, _ in python_symbols(new)}
+    # a transformed def may move (``wrap f in class C``: f becomes C.f) or turn into an assignment
+    still = {q.rsplit(".", 1)[-1] for q in kept} | _module_bound(new) if _TRANSFORMS.search(instruction) else set()
     olds = python_symbols(old)
     lost = [(q, r) for q, r in olds if q not in kept]
     # a helper nested in a function the instruction names is that function's business ("simplify parse")
     named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
     for q, r in lost:
-        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed:
+        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed | still:
             continue  # inside a lost outer def, or asked for
         if any(q.startswith(p + ".") for p in named_fns):
             continue
         for k, s in enumerate(spans):
             if _touches(s, r.start, r.end):
                 out.flag(k, f"deletes {q} (the instruction does not ask to)")
+
+
+def asked_gone(instruction: str) -> set[str]:
+    """The names an instruction asks to make go away: the objects of delete, remove, merge, rename, move...
+
+    "refactor `div` to raise ValueError" asks for none; "remove the print from div" for none either
+    (div is where the removal happens); "delete f and g" for f and g.
+    """
+    return {w for m in _ASKS_GONE.finditer(instruction) for w in _WORD.findall(m.group("obj"))}
+
+
+def _module_bound(text: str) -> set[str]:
+    """Names assigned at module level (``f = lambda x: ...`` keeps ``f`` defined)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    return {t.id for n in body if isinstance(n, ast.Assign | ast.AnnAssign)
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
 
 
 # --- "move" --------------------------------------------------------------------------------------

@@ -215,9 +215,10 @@ def check_reply(
     return new_text
 
 
-# Instruction words that make a much shorter reply plausible.
-_SHRINK_WORDS = ("remov", "delet", "drop", "strip", "shorten", "trim", "simplif", "condens", "shrink",
-                 "cut", "clean", "dedup", "minif", "replace")
+# Instruction words that make a much shorter reply plausible, matched from a word's start ("cut" is not
+# inside "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
+_SHRINK_WORDS = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
+                           r"|\bcut(?:s|ting)?\b", re.I)
 
 
 def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.5, least: int = 10) -> None:
@@ -229,7 +230,7 @@ def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.
     old_n, new_n = len(_code_lines(target)), len(_code_lines(body))
     if old_n < least or new_n >= keep * old_n:
         return
-    if any(word in instruction.lower() for word in _SHRINK_WORDS):
+    if _SHRINK_WORDS.search(instruction):
         return
     raise EditRefused("shrunk", f"the reply has {new_n} code lines where the original has {old_n}, "
                       "and the instruction does not ask to remove code")
