@@ -24,6 +24,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
+from coder.edit.check import check_result
 from coder.edit.guard import DriftGuard
 from coder.edit.model import (
     ApplyResult,
@@ -291,6 +292,8 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
             )
+            if (broken := check_result(snap.rel, new, old=snap.text)) is not None:
+                raise broken  # the whole new file: it parses and gains no undefined name
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,

@@ -24,12 +24,11 @@ that does not parse: other checks refuse those.
 from __future__ import annotations
 
 import ast
-import builtins
 import re
-import symtable
 from collections import Counter
 from dataclasses import dataclass, field
 
+from coder.edit.check import gained_undefined
 from coder.edit.regions import python_symbols
 
 Span = tuple[int, int, int, int]
@@ -88,7 +87,7 @@ def find(old: str, new: str, instruction: str, spans: list[Span], *, python: boo
         return out
     _lost_defs(old, new, instruction, spans, renamed, out)
     _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
-    _undefined(old, new, new_tree, spans, out)
+    _undefined(old, new, spans, out)
     _not_deleted(old, new, instruction, out)
     return out
 
@@ -246,54 +245,15 @@ def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: 
 
 # --- names used but defined nowhere ------------------------------------------------------------------
 
-def _free_names(text: str) -> set[str] | None:
-    """Global names the module uses but never binds (None: a star import makes that unknowable)."""
-    top = symtable.symtable(text, "<edit>", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    if "*" in bound or any(s.get_name() == "*" for s in top.get_symbols()):
-        return None
-    used: set[str] = set()
-    stack = [top]
-    while stack:
-        t = stack.pop()
-        stack.extend(t.get_children())
-        for s in t.get_symbols():
-            if s.is_declared_global() and s.is_assigned():
-                bound.add(s.get_name())
-            if s.is_referenced() and (t is top or s.is_global()):
-                used.add(s.get_name())
-    return used - bound - set(dir(builtins)) - {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
-                                                "__package__", "__builtins__", "__path__"}
-
-
-def _undefined(old: str, new: str, new_tree: ast.Module, spans: list[Span], out: Findings) -> None:
-    try:
-        before, after = _free_names(old), _free_names(new)
-    except (SyntaxError, ValueError, RecursionError):
-        return
-    if before is None or after is None or not (after - before):
-        return
-    for name in sorted(after - before):
-        local = [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(new_tree)
-                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and _binds(f, name)]
-        rows = sorted({n.lineno for n in ast.walk(new_tree)
-                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-                       and not any(a <= n.lineno <= b for a, b in local)})
+def _undefined(old: str, new: str, spans: list[Span], out: Findings) -> None:
+    """Flag the changes that use a name nothing defines (pyflakes, as :mod:`coder.edit.check` refuses them)."""
+    for name, row in gained_undefined(old, new):
         why = f"uses {name}, which is defined nowhere"
-        for row in rows:
-            ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
-            for k in ks:
-                out.flag(k, why)
-            if not ks:
-                out.notes.append((row, why, "undefined"))
-
-
-def _binds(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
-    """``name`` is a parameter of ``f`` or assigned inside it (a local there, not the global)."""
-    a = f.args
-    params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
-    return name in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                                 for n in ast.walk(f))
+        ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
+        for k in ks:
+            out.flag(k, why)
+        if not ks:
+            out.notes.append((row, why, "undefined"))
 
 
 def _not_deleted(old: str, new: str, instruction: str, out: Findings) -> None:

@@ -109,22 +109,15 @@ def elided_line(reply_body: str, original: str) -> str | None:
     return None
 
 
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _syntax_error(text: str) -> str:
+def syntax_error(text: str) -> str | None:
+    """Why ``text`` does not parse as Python (``line 3: invalid syntax``), None when it does."""
     try:
         ast.parse(text)
     except SyntaxError as exc:
         return f"line {exc.lineno}: {exc.msg}"
-    except ValueError as exc:
-        return str(exc)
-    return ""
+    except (ValueError, RecursionError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
 
 
 def _indent_of(text: str) -> str:
@@ -209,8 +202,8 @@ def check_reply(
     new_text = before + body + after
     if python and region_kind is not None:
         _check_single_region(body, region_kind, region_name, instruction)
-    if python and _parses(original) and not _parses(new_text):
-        raise EditRefused("syntax", f"the edited file no longer parses as Python ({_syntax_error(new_text)})")
+    if python and syntax_error(original) is None and (error := syntax_error(new_text)) is not None:
+        raise EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     _check_not_shrunk(body, target, instruction)
     return new_text
 
