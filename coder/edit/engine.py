@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from coder.edit.regions import Region, find_symbol, line_range
 from coder.edit.scope import check_scope
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
+from coder.edit.usercheck import UserCommand, run_on_proposal
 from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup.cache import PromptCacheModel, prompt_text
 from coder.errors import CoderError
@@ -75,8 +76,10 @@ class EditEngine:
         drift_guard: bool = False,
         context_limit: int = 40,
         use_git: bool = True,
+        checks: Sequence[UserCommand] = (),
     ) -> None:
         self.backend = backend or BackendHandle(None)
+        self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (coder.edit.usercheck)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
@@ -298,7 +301,12 @@ class EditEngine:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
                             region=request.region if request.mode == "region" else None)
-        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        if self.checks and proposal.changed:
+            proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
+            if failed := next((c for c in proposal.checks if not c.ok), None):
+                proposal.refusal_code, proposal.refusal = "check_failed", failed.line()
+        return proposal
 
     # -- applying -------------------------------------------------------------
 
