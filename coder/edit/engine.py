@@ -85,6 +85,7 @@ class EditEngine:
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
         self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
+        self._adopt_costs(self.backend.info)
         self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard = drift_guard
         self._prediction_noted = False
@@ -117,6 +118,12 @@ class EditEngine:
     def _backend_changed(self, info: ServerInfo | None) -> None:
         if not self._fixed_ctx:
             self._ctx = None  # a new server may have another context size
+        self._adopt_costs(info)
+
+    def _adopt_costs(self, info: ServerInfo | None) -> None:
+        """What the server's start-up probe measured: auto mode predicts from it until edits measure more."""
+        if info is not None:
+            self.cost.adopt_probe(info.prefill_s_per_token, info.decode_tps)
 
     def check_target(self, path: Path | str, *, symbol: str | None = None,
                      lines: str | None = None) -> tuple[FileSnapshot, Region | None]:
