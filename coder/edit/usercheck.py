@@ -62,6 +62,8 @@ class CheckRun:
         """``test command passed in 1.2 s: pytest -q`` / ``... failed (exit 1) ...: last line``."""
         if self.ok:
             return f"{self.kind} command passed in {self.seconds:.1f} s: {self.command}"
+        if self.rc is None and not self.why.startswith("timed out"):
+            return f"the {self.kind} command `{self.command}` could not run on the proposal ({self.why})"
         how = self.why or f"exit {self.rc}"
         last = f": {self.tail[-1]}" if self.tail else ""
         return f"the {self.kind} command `{self.command}` failed on the proposal ({how}, {self.seconds:.1f} s){last}"
@@ -87,7 +89,7 @@ def run_on_proposal(repo: git.Repo | None, snap: FileSnapshot, new: str,
         return []
     if repo is None:
         first = checks[0]
-        return [CheckRun(first.kind, first.command, None, 0.0, why="not run: the copy needs a git work tree")]
+        return [CheckRun(first.kind, first.command, None, 0.0, why="the copy of the work tree needs git")]
     root = Path(repo.working_tree_dir or ".")
     runs: list[CheckRun] = []
     with tempfile.TemporaryDirectory(prefix="coder-check-") as tmp:

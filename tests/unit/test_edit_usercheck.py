@@ -91,6 +91,16 @@ def test_a_command_past_its_time_limit_is_killed_and_refuses(calc_repo: Path) ->
     assert "(timed out after 0.5 s, " in run.line()
 
 
+def test_without_git_the_command_cannot_run_and_the_edit_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    engine = EditEngine(None, tmp_path, ctx=16384, use_git=False, checks=[UserCommand("test", "true")])
+    request = engine.prepare(tmp_path / "calc.py", "Make `div` raise ValueError on zero.", mode="full")
+    proposal = engine.evaluate(request, "```python\n" + GUARDED + "```\n", finish_reason="stop")
+    assert proposal.refusal == ("the test command `true` could not run on the proposal "
+                                "(the copy of the work tree needs git)")
+    assert (tmp_path / "calc.py").read_text() == CALC
+
+
 def test_commands_come_from_the_users_config_and_only_from_a_trusted_repo_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
