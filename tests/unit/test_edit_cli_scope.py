@@ -12,23 +12,16 @@ replay's ServerInfo directly (``_find_server`` replaced); everything after that 
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import git
 import pytest
+from cli_helpers import run_edit_cli
 from ui_support import SCENARIOS, SHAPES, SHAPES_INSTRUCTION, make_repo, replay
 
 from coder.cli import edit as edit_cli
-
-
-def _run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="coder")
-    edit_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
 
 
 @pytest.fixture
@@ -42,7 +35,7 @@ def shapes_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 
 def test_yes_refuses_unexplained_changes(shapes_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     head = git.Repo(shapes_repo).head.commit.hexsha
-    code = _run(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes"])
+    code = run_edit_cli(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes"])
     err = capsys.readouterr().err
     assert code == 2
     (line,) = [x for x in err.splitlines() if x.startswith("coder: error:")]
@@ -54,7 +47,7 @@ def test_yes_refuses_unexplained_changes(shapes_repo: Path, capsys: pytest.Captu
 
 
 def test_json_lists_them(shapes_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _run(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes", "--json"])
+    code = run_edit_cli(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 2 and doc["applied"] is False and doc["ok"] is False
     assert doc["refusal_code"] == "undefined" and "os (line 18)" in doc["refusal"]
@@ -62,6 +55,7 @@ def test_json_lists_them(shapes_repo: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_allow_unexplained_does_not_apply_broken_code(shapes_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _run(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes", "--allow-unexplained"])
+    code = run_edit_cli(["edit", "shapes.py", "-m", SHAPES_INSTRUCTION, "--mode", "full", "--yes",
+                         "--allow-unexplained"])
     assert code == 2 and "names nothing defines: os" in capsys.readouterr().err
     assert (shapes_repo / "shapes.py").read_text() == SHAPES

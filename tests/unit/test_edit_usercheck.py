@@ -8,7 +8,6 @@ the file and the history stay as they were.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import git
 import pytest
-from cli_helpers import make_repo
+from cli_helpers import make_repo, run_edit_cli
 from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, replay
 from ui_support import make_repo as make_ui_repo
 
@@ -122,13 +121,6 @@ def test_commands_come_from_the_users_config_and_only_from_a_trusted_repo_file(
     assert config.load(repo).test_command == "pytest -q"  # the user's own file needs no trust
 
 
-def _run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="coder")
-    edit_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
-
-
 @pytest.fixture
 def greet_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = make_ui_repo(tmp_path, *SCENARIOS["edit_greet"].files)
@@ -150,7 +142,7 @@ def test_coder_edit_shows_a_failing_test_command_and_leaves_the_file(greet_cli: 
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     _user_config(_py("import greet"))
     head = git.Repo(greet_cli).head.commit.hexsha
-    code = _run(["edit", "greet.py", "-m", GREET_DOCSTRING, "--yes", "--json"])
+    code = run_edit_cli(["edit", "greet.py", "-m", GREET_DOCSTRING, "--yes", "--json"])
     out, err = capsys.readouterr()
     doc = json.loads(out)
     assert code == 2 and doc["refusal_code"] == "check_failed" and doc["checks"][0]["rc"] == 1
@@ -164,7 +156,7 @@ def test_coder_edit_shows_a_failing_test_command_and_leaves_the_file(greet_cli: 
 
 def test_coder_edit_reports_a_passing_test_command(greet_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _user_config(_py("import ast\nast.parse(open('greet.py').read())"))
-    assert _run(["edit", "greet.py", "-m", GREET_DOCSTRING, "--dry-run", "--json"]) == 0
+    assert run_edit_cli(["edit", "greet.py", "-m", GREET_DOCSTRING, "--dry-run", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["checks"][0]["ok"] is True
     assert any(x.startswith("coder: test command passed in ") for x in err.splitlines())
