@@ -31,7 +31,15 @@ from typing import Any
 import tomlkit
 
 from coder import trust
-from coder.config_schema import ENGINES, REQUEST_CLASSES, Profile, build_profile, parse_file
+from coder.config_schema import (
+    ENGINES,
+    REQUEST_CLASSES,
+    TRUSTED_SETTINGS,
+    FileSettings,
+    Profile,
+    build_profile,
+    parse_file,
+)
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
 from coder.paths import config_dir
@@ -79,6 +87,9 @@ class Config:
     theme: str | None = None
     snapshot_dirty: bool = True
     warm_up: str = "managed"  # prompt-cache warm-up: managed servers | "always" (attached too) | "off"
+    test_command: str | None = None  # run on each proposal before applying (coder.edit.usercheck)
+    lint_command: str | None = None
+    check_timeout: float = 120.0
     sources: list[Path] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # one line per untrusted file
 
@@ -172,25 +183,28 @@ def load(repo_root: Path | None = None) -> Config:
         cfg.sources.append(path)
         profiles = settings.profiles
         known = _known_models(cfg.profiles)
-        if not own and (keys := trust.untrusted_keys(profiles, known)) and not trust.is_trusted(path, data):
+        commands = [k for k in TRUSTED_SETTINGS if getattr(settings, k) is not None]
+        keys = [*trust.untrusted_keys(profiles, known), *commands] if not own else []
+        if keys and not trust.is_trusted(path, data):
             for name, body in profiles.items():  # a wrong value is an error even where it is ignored
                 build_profile(name, body, cfg.profiles.get(name), path)
             line = trust.ignored_line(path, keys)
             cfg.ignored.append(line)
             trust.notify_once(line)
             profiles = trust.strip_untrusted(profiles, known)
+            commands = []
         for name, body in profiles.items():
             cfg.profiles[name] = build_profile(name, body, cfg.profiles.get(name), path)
-        if settings.default_profile is not None:
-            cfg.default_profile = settings.default_profile
-        if settings.theme is not None:
-            cfg.theme = settings.theme
-        if settings.snapshot_dirty is not None:
-            cfg.snapshot_dirty = settings.snapshot_dirty
-        if settings.warm_up is not None:
-            cfg.warm_up = settings.warm_up
+        _take(cfg, settings, ["default_profile", "theme", "snapshot_dirty", "warm_up", "check_timeout", *commands])
     cfg.profile()  # the default must exist
     return cfg
+
+
+def _take(cfg: Config, settings: FileSettings, keys: list[str]) -> None:
+    """The top-level ``keys`` a file sets (later files win)."""
+    for key in keys:
+        if (value := getattr(settings, key)) is not None:
+            setattr(cfg, key, value)
 
 
 def _known_models(profiles: dict[str, Profile]) -> set[str]:

@@ -52,6 +52,9 @@ ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
 #   tensor_parallel_size  how much memory, how many cores and GPUs the engine takes
 # Everything else is a small number or a known name.
 NAMED_MODEL_KEYS = ("model", "drafter")
+# Top-level settings that need trust the same way: each is a shell command coder runs on
+# every proposal before applying it (coder.edit.usercheck)
+TRUSTED_SETTINGS = ("test_command", "lint_command")
 TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key", *NAMED_MODEL_KEYS, "ctx", "threads",
                 "parallel", "max_model_len", "max_num_batched_tokens", "gpu_memory_utilization",
                 "tensor_parallel_size")
@@ -151,6 +154,9 @@ class FileSettings:
     theme: NonEmpty | None = None
     snapshot_dirty: bool | None = None
     warm_up: Literal["managed", "always", "off"] | None = None  # prompt-cache warm-up (attached servers: "always")
+    test_command: NonEmpty | None = None  # run on each proposal before applying (trusted files only)
+    lint_command: NonEmpty | None = None
+    check_timeout: Annotated[float, Field(gt=0, le=3600)] | None = None  # seconds each of them may take
     profiles: dict[str, dict[str, object]] = dataclasses.field(default_factory=dict)
 
 

@@ -2,8 +2,9 @@
 
 A cloned repository must not make coder run a program, widen who can reach the
 server, choose which files the engine parses, or how much memory and how many cores it
-takes. So the settings in :data:`coder.config_schema.TRUSTED_ONLY` are taken from a
-repository's ``.coder.toml`` only when the user ran ``coder trust`` on that exact file:
+takes. So the settings in :data:`coder.config_schema.TRUSTED_ONLY` (and the test and lint
+commands, :data:`coder.config_schema.TRUSTED_SETTINGS`) are taken from a repository's
+``.coder.toml`` only when the user ran ``coder trust`` on that exact file:
 its resolved path and the SHA-256 of its bytes are stored in the user's config dir.
 Any change to the file withdraws the trust until it is reviewed again.
 

@@ -48,3 +48,15 @@ def make_repo(root: Path, files: dict[str, str | bytes] | None = None) -> git.Re
         repo.index.add([rel])
     repo.index.commit("initial")
     return repo
+
+
+def run_edit_cli(argv: list[str]) -> int:
+    """``coder edit``/``coder undo`` in this process: only that module's parsers (as coder.cli.main does)."""
+    import argparse
+
+    from coder.cli import edit as edit_cli
+
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args))

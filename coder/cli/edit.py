@@ -35,6 +35,8 @@ auto mode compares expected output tokens / expected tok/s for full and region a
 Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
 Changes the instruction does not explain (a rename that also edits other code, a hunk far from
 the symbol named) are marked `!!` in the diff; --yes refuses them unless --allow-unexplained.
+test_command / lint_command (your config, or a trusted .coder.toml) run on the proposal in a
+copy of the work tree first; a failure refuses the edit and shows the command's last lines.
 """
 
 
@@ -170,6 +172,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit import gitops
     from coder.edit.apply import diff_stat, display_diff
     from coder.edit.engine import EditEngine
+    from coder.edit.usercheck import commands
     from coder.kpolicy import policy_factory
 
     cwd = Path.cwd()
@@ -177,7 +180,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
     handle = BackendHandle(policy_factory=policy_factory())
-    engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git)
+    engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git,
+                        checks=commands(config.test_command, config.lint_command, config.check_timeout))
     engine.allow_ignored = args.allow_ignored
     require_utf8(args.message, "the instruction")  # bad input before the backend
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
@@ -195,6 +199,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print(f"coder: {notice}", file=err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
+    _print_checks(proposal, err)
     if not proposal.ok:
         print(f"coder: {_stats_line(proposal)}", file=err)
         if args.json:
@@ -226,6 +231,14 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print(json.dumps(result, indent=2))
     print(f"coder: {note}", file=err)
     return 0
+
+
+def _print_checks(proposal: EditProposal, err: TextIO) -> None:
+    """One line per test/lint command run on the proposal (in a copy of the tree); a failure's last lines."""
+    for run in proposal.checks:
+        print(f"coder: {run.line()}", file=err)
+        for tail in run.tail if not run.ok else ():
+            print(f"coder:   | {tail}", file=err)
 
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from coder.edit.regions import Region, line_range, python_symbols, tree_sitter_symbols
+from coder.edit.regions import Region, class_tail, line_range, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
 # "function split", "the method Foo.bar", "class `Foo`", "def load"
@@ -43,6 +43,9 @@ _NOT_NAMES = frozenset({
     "parameters", "argument", "arguments", "attribute", "field", "local", "constant", "module", "file", "import",
 })
 _RENAME = re.compile(r"\brenam(e|es|ed|ing)\b", re.I)
+# "to class A", "in the class `A`", "into the A class": where a name the instruction creates belongs
+_OWNER = re.compile(r"\b(?:to|in|into|inside|within|on|for)\s+(?:the\s+)?"
+                    r"(?:class\s+`?([A-Za-z_][\w.]*)`?|`?([A-Za-z_][\w.]*)`?\s+class\b)", re.I)
 _KINDS = {"function": "function", "func": "function", "def": "function", "method": "function",
           "class": "class"}
 
@@ -134,9 +137,15 @@ def _matches(found: list[tuple[str, Region]], item: Named) -> list[tuple[str, Re
 def find_target(rel: str, text: str, instruction: str) -> Target:
     """The region the instruction names; raises a one-line CoderError for a missing or ambiguous name."""
     named = named_in(instruction)
+    found = _symbols(rel, text) if named else None
+    return _owned_target(instruction, named, found) or _named_target(rel, text, instruction, named, found)
+
+
+def _named_target(rel: str, text: str, instruction: str, named: list[Named],
+                  found: list[tuple[str, Region]] | None) -> Target:
+    """The region of the symbols and line ranges ``named``: one of them, or lines spanning them all."""
     if not named:
         return Target(None, "no region: no function, class or line range named in the instruction")
-    found = _symbols(rel, text)
     regions: list[tuple[Named, Region]] = []
     # a rename or a deletion changes every use too: its name is not a region unless all uses are inside
     renamed = {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
@@ -171,6 +180,36 @@ def find_target(rel: str, text: str, instruction: str) -> Target:
             what = "rename" if any(item.name in renamed for item, _ in regions) else "deletion"
             return Target(None, f"no region: the {what} also touches line(s) {outside} outside {names}")
     return Target(picked, f"{picked.label} (named in the instruction: {names})")
+
+
+def _owned_target(instruction: str, named: list[Named], found: list[tuple[str, Region]] | None) -> Target | None:
+    """"Add a method foo to class A": foo belongs to A, whatever else in the file is called foo.
+
+    The target is A's own foo when it has one, else the end of A (its last def), where a new
+    method goes. None when the instruction creates nothing inside a class of this file.
+    """
+    owner = _owner(instruction, found)
+    if owner is None or found is None:
+        return None
+    new = [n.name for n in named if n.creating and n.kind != "class" and n.name not in (owner, owner.rsplit(".")[-1])]
+    if not new:
+        return None
+    regions = [next((r for q, r in found if q == f"{owner}.{name}"), None) or class_tail(found, owner)
+               for name in new]
+    picked = _merge([(Named(name, None, True), r) for name, r in zip(new, regions, strict=True)])
+    return Target(picked, f"{picked.label} (the instruction adds {', '.join(new)} to class {owner})")
+
+
+def _owner(instruction: str, found: list[tuple[str, Region]] | None) -> str | None:
+    """The qualified name of the one class the instruction puts something in ("to class A"), if it has one."""
+    if found is None:
+        return None
+    for m in _OWNER.finditer(instruction):
+        name = (m.group(1) or m.group(2)).rstrip(".")
+        classes = [q for q, r in found if r.kind == "class" and (q == name or q.endswith("." + name))]
+        if len(classes) == 1:
+            return classes[0]
+    return None
 
 
 def _is_rename_target(instruction: str, name: str) -> bool:
@@ -212,13 +251,17 @@ DEFAULT_PREFILL_S_PER_TOKEN = 0.005  # 200 tok/s: a CPU with a small model, unti
 
 @dataclass(frozen=True)
 class Prediction:
-    """Predicted wall time of one mode."""
+    """Predicted wall time of one mode, with the figures it was computed from."""
 
     mode: str
     uncached_tokens: int
     output_tokens: int
     prefill_s: float
     decode_s: float
+    prefill_s_per_token: float = DEFAULT_PREFILL_S_PER_TOKEN
+    decode_tps: float = 0.0
+    prefill_source: str = "default"  # "default" | "start-up probe" | "edits": where the prefill cost came from
+    decode_source: str = "default"
 
     @property
     def total(self) -> float:
@@ -226,20 +269,35 @@ class Prediction:
         return self.prefill_s + self.decode_s
 
     def describe(self) -> str:
-        """One line for the notice: the mode, its total and how it splits into prefill and decode."""
-        return (f"{self.mode} ~{self.total:.1f}s ({self.uncached_tokens} uncached prompt tok "
-                f"{self.prefill_s:.1f}s + {self.output_tokens} out tok {self.decode_s:.1f}s)")
+        """One line for the notice: the mode, its total, how it splits, and the speeds behind it."""
+        return (f"{self.mode} ~{self.total:.1f}s ({self.uncached_tokens} uncached prompt tok × "
+                f"{self.prefill_s_per_token * 1000:.1f} ms [{self.prefill_source}] = {self.prefill_s:.1f}s + "
+                f"{self.output_tokens} out tok at {self.decode_tps:.0f} tok/s [{self.decode_source}] = "
+                f"{self.decode_s:.1f}s)")
 
 
 @dataclass
 class CostModel:
-    """Measured prefill cost and expected decode speed per request class."""
+    """Measured prefill cost and expected decode speed per request class.
+
+    Until this session's edits measure them, the backend's start-up probe gives both
+    (:meth:`adopt_probe`); without a probe they are defaults, and predictions say so.
+    """
 
     tps: Mapping[str, float]  # prior decode tok/s per class (defaults, bench results)
     prefill_s_per_token: float = DEFAULT_PREFILL_S_PER_TOKEN
     prefill_measured: bool = False
     alpha: float = 0.5  # EMA weight of a new measurement
     measured_tps: dict[str, float] = field(default_factory=dict)  # learned from this session's edits
+    prefill_source: str = "default"
+    probe_tps: float | None = None  # decode tok/s of the start-up probe (a copy-like stream: the full class)
+
+    def adopt_probe(self, prefill_s_per_token: float | None, decode_tps: float | None) -> None:
+        """The costs a backend's start-up probe measured; an edit's own measurements win over them."""
+        if prefill_s_per_token and prefill_s_per_token > 0 and self.prefill_source != "edits":
+            self.prefill_s_per_token, self.prefill_measured = prefill_s_per_token, True
+            self.prefill_source = "start-up probe"
+        self.probe_tps = decode_tps if decode_tps and decode_tps > 0 else None
 
     def observe_timings(self, timings: Mapping[str, object]) -> None:
         """Learn the prefill cost from llama.cpp ``timings`` (``prompt_n`` tokens in ``prompt_ms``)."""
@@ -247,9 +305,9 @@ class CostModel:
         if not isinstance(n, int | float) or not isinstance(ms, int | float) or n < 64 or ms <= 0:
             return  # a handful of tokens says little about the per-token cost
         cost = ms / 1000 / n
-        if self.prefill_measured:
+        if self.prefill_source == "edits":
             cost = self.alpha * cost + (1 - self.alpha) * self.prefill_s_per_token
-        self.prefill_s_per_token, self.prefill_measured = cost, True
+        self.prefill_s_per_token, self.prefill_measured, self.prefill_source = cost, True, "edits"
 
     def observe_decode(self, request_class: str, tok_s: float | None, tokens: int | None) -> None:
         """Learn a class's decode speed from a finished edit (long replies only: short ones are noisy)."""
@@ -258,14 +316,22 @@ class CostModel:
         old = self.measured_tps.get(request_class)
         self.measured_tps[request_class] = tok_s if old is None else self.alpha * tok_s + (1 - self.alpha) * old
 
+    def decode_speed(self, mode: str, request_class: str) -> tuple[float, str]:
+        """(tok/s, where it came from) for ``request_class``: this session's edits, the probe, or the prior."""
+        if tps := self.measured_tps.get(request_class):
+            return tps, "edits"
+        prior = self.tps.get(request_class) or self.tps.get(mode) or 30.0
+        if self.probe_tps:  # the probe copies its prompt: scale it by the prior's ratio to a full rewrite
+            return self.probe_tps * prior / (self.tps.get("full") or prior), "start-up probe"
+        return prior, "default"
+
     def predict(self, mode: str, request_class: str, prompt_tokens: int, cached_tokens: int,
                 output_tokens: int) -> Prediction:
         """Predict the wall time of an edit in ``mode`` from its token counts and the learned speeds."""
         uncached = max(0, prompt_tokens - cached_tokens)
-        tps = (self.measured_tps.get(request_class) or self.tps.get(request_class) or self.tps.get(mode)
-               or 30.0)
-        return Prediction(mode, uncached, output_tokens, uncached * self.prefill_s_per_token,
-                          output_tokens / tps)
+        tps, decode_source = self.decode_speed(mode, request_class)
+        return Prediction(mode, uncached, output_tokens, uncached * self.prefill_s_per_token, output_tokens / tps,
+                          self.prefill_s_per_token, tps, self.prefill_source, decode_source)
 
 
 def decide(full: Prediction | None, region: Prediction | None, target: Target) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
+from coder.edit.check import check_result
 from coder.edit.guard import DriftGuard
 from coder.edit.model import (
     ApplyResult,
@@ -35,6 +36,7 @@ from coder.edit.regions import Region, find_symbol, line_range
 from coder.edit.scope import check_scope
 from coder.edit.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.target import check_edit_target, check_size
+from coder.edit.usercheck import UserCommand, run_on_proposal
 from coder.edit.validate import EditRefused, check_reply
 from coder.edit.warmup.cache import PromptCacheModel, prompt_text
 from coder.errors import CoderError
@@ -74,13 +76,16 @@ class EditEngine:
         drift_guard: bool = False,
         context_limit: int = 40,
         use_git: bool = True,
+        checks: Sequence[UserCommand] = (),
     ) -> None:
         self.backend = backend or BackendHandle(None)
+        self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (coder.edit.usercheck)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
         self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
+        self._adopt_costs(self.backend.info)
         self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard = drift_guard
         self._prediction_noted = False
@@ -113,6 +118,12 @@ class EditEngine:
     def _backend_changed(self, info: ServerInfo | None) -> None:
         if not self._fixed_ctx:
             self._ctx = None  # a new server may have another context size
+        self._adopt_costs(info)
+
+    def _adopt_costs(self, info: ServerInfo | None) -> None:
+        """What the server's start-up probe measured: auto mode predicts from it until edits measure more."""
+        if info is not None:
+            self.cost.adopt_probe(info.prefill_s_per_token, info.decode_tps)
 
     def check_target(self, path: Path | str, *, symbol: str | None = None,
                      lines: str | None = None) -> tuple[FileSnapshot, Region | None]:
@@ -291,11 +302,18 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
             )
+            if (broken := check_result(snap.rel, new, old=snap.text)) is not None:
+                raise broken  # the whole new file: it parses and gains no undefined name
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
                             region=request.region if request.mode == "region" else None)
-        return EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        if self.checks and proposal.changed:
+            proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
+            if failed := next((c for c in proposal.checks if not c.ok), None):
+                proposal.refusal_code, proposal.refusal = "check_failed", failed.line()
+        return proposal
 
     # -- applying -------------------------------------------------------------
 

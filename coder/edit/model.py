@@ -14,6 +14,7 @@ from coder.edit.budget import Budget
 from coder.edit.prompt import EditPrompt
 from coder.edit.regions import Region
 from coder.edit.scope import Scope
+from coder.edit.usercheck import CheckRun
 from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -57,6 +58,7 @@ class EditProposal:
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
     scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
+    checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.usercheck)
 
     @property
     def ok(self) -> bool:
@@ -130,6 +132,7 @@ class EditProposal:
             "validate_s": self.validate_s,
             "token_source": self.request.token_source,
             "scope": self.scope.to_json() if self.scope else None,
+            "checks": [c.to_json() for c in self.checks],
         }
 
 

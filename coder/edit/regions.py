@@ -102,6 +102,19 @@ def python_symbols(text: str) -> list[tuple[str, Region]]:
     return out
 
 
+def class_tail(found: list[tuple[str, Region]], qual: str) -> Region:
+    """Where a new method of class ``qual`` goes: its last direct member def through the class's end.
+
+    ``found`` is :func:`python_symbols` of the file. A class without a def is the region itself.
+    """
+    cls = next(r for q, r in found if q == qual)
+    members = [r for q, r in found if q.startswith(qual + ".") and "." not in q[len(qual) + 1:]]
+    if not members:
+        return cls
+    start = max(r.start for r in members)
+    return Region(start, cls.end, f"the end of class {qual} (lines {start}-{cls.end})")
+
+
 def _pick(path: str, name: str, found: list[tuple[str, Region]]) -> Region:
     exact = [r for q, r in found if q == name]
     if len(exact) == 1:

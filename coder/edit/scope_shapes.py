@@ -7,7 +7,9 @@ an import, it also dropped or doubled another line; asked to add ``sep`` and use
 used it. These rules name such changes:
 
 - a definition (def/class) that disappears is unexplained unless the instruction asks to
-  delete, remove, replace, merge, inline, rename or move that name;
+  delete, remove, replace, merge, inline, rename or move that name (it is the verb's object:
+  "remove the print from div" does not ask to delete div); "refactor", "rewrite", "convert",
+  "turn" and "wrap" keep the name defined (it may move into a class or become an assignment);
 - "move ...": the non-blank lines of the new file must be the old ones with one contiguous
   block moved (it may be re-indented); anything else is unexplained;
 - "add a parameter P to F": only F itself and the statements that call F may change; when
@@ -22,12 +24,11 @@ that does not parse: other checks refuse those.
 from __future__ import annotations
 
 import ast
-import builtins
 import re
-import symtable
 from collections import Counter
 from dataclasses import dataclass, field
 
+from coder.edit.check import gained_undefined
 from coder.edit.regions import python_symbols
 
 Span = tuple[int, int, int, int]
@@ -35,8 +36,14 @@ Span = tuple[int, int, int, int]
 # "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
 _MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
                    r"assignment|definition|block)\b", re.I)
-_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|conver|turn|extract|split|wrap|"
-                        r"refactor|rewrit|combin)\w*", re.I)
+# Verbs that make the names they take as object go away; the object runs to a preposition that names
+# where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
+_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin)\w*"
+                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because)\b)"
+                        r"[^.;:!?\n])*)", re.I)
+# "refactor div to raise", "convert f to a lambda", "wrap f in a class": the name stays defined,
+# perhaps elsewhere or bound another way; a def of that name that vanishes altogether is not asked for
+_TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
 # a move that comes with other work ("move X into a new helper") is not a pure move
 _MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
                              r"replac|convert|wrap)\w*", re.I)
@@ -80,7 +87,7 @@ def find(old: str, new: str, instruction: str, spans: list[Span], *, python: boo
         return out
     _lost_defs(old, new, instruction, spans, renamed, out)
     _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
-    _undefined(old, new, new_tree, spans, out)
+    _undefined(old, new, spans, out)
     _not_deleted(old, new, instruction, out)
     return out
 
@@ -99,20 +106,41 @@ def _blank_only(span: Span, old: list[str], new: list[str]) -> bool:
 # --- definitions that disappear ----------------------------------------------------------------
 
 def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed: set[str], out: Findings) -> None:
-    asked = {w for w in _WORD.findall(instruction)} if _ASKS_GONE.search(instruction) else set()
+    asked = asked_gone(instruction)
     kept = {q for q, _ in python_symbols(new)}
+    # a transformed def may move (``wrap f in class C``: f becomes C.f) or turn into an assignment
+    still = {q.rsplit(".", 1)[-1] for q in kept} | _module_bound(new) if _TRANSFORMS.search(instruction) else set()
     olds = python_symbols(old)
     lost = [(q, r) for q, r in olds if q not in kept]
     # a helper nested in a function the instruction names is that function's business ("simplify parse")
     named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
     for q, r in lost:
-        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed:
+        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed | still:
             continue  # inside a lost outer def, or asked for
         if any(q.startswith(p + ".") for p in named_fns):
             continue
         for k, s in enumerate(spans):
             if _touches(s, r.start, r.end):
                 out.flag(k, f"deletes {q} (the instruction does not ask to)")
+
+
+def asked_gone(instruction: str) -> set[str]:
+    """The names an instruction asks to make go away: the objects of delete, remove, merge, rename, move...
+
+    "refactor `div` to raise ValueError" asks for none; "remove the print from div" for none either
+    (div is where the removal happens); "delete f and g" for f and g.
+    """
+    return {w for m in _ASKS_GONE.finditer(instruction) for w in _WORD.findall(m.group("obj"))}
+
+
+def _module_bound(text: str) -> set[str]:
+    """Names assigned at module level (``f = lambda x: ...`` keeps ``f`` defined)."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    return {t.id for n in body if isinstance(n, ast.Assign | ast.AnnAssign)
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
 
 
 # --- "move" --------------------------------------------------------------------------------------
@@ -217,54 +245,15 @@ def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: 
 
 # --- names used but defined nowhere ------------------------------------------------------------------
 
-def _free_names(text: str) -> set[str] | None:
-    """Global names the module uses but never binds (None: a star import makes that unknowable)."""
-    top = symtable.symtable(text, "<edit>", "exec")
-    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
-    if "*" in bound or any(s.get_name() == "*" for s in top.get_symbols()):
-        return None
-    used: set[str] = set()
-    stack = [top]
-    while stack:
-        t = stack.pop()
-        stack.extend(t.get_children())
-        for s in t.get_symbols():
-            if s.is_declared_global() and s.is_assigned():
-                bound.add(s.get_name())
-            if s.is_referenced() and (t is top or s.is_global()):
-                used.add(s.get_name())
-    return used - bound - set(dir(builtins)) - {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
-                                                "__package__", "__builtins__", "__path__"}
-
-
-def _undefined(old: str, new: str, new_tree: ast.Module, spans: list[Span], out: Findings) -> None:
-    try:
-        before, after = _free_names(old), _free_names(new)
-    except (SyntaxError, ValueError, RecursionError):
-        return
-    if before is None or after is None or not (after - before):
-        return
-    for name in sorted(after - before):
-        local = [(f.lineno, f.end_lineno or f.lineno) for f in ast.walk(new_tree)
-                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and _binds(f, name)]
-        rows = sorted({n.lineno for n in ast.walk(new_tree)
-                       if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-                       and not any(a <= n.lineno <= b for a, b in local)})
+def _undefined(old: str, new: str, spans: list[Span], out: Findings) -> None:
+    """Flag the changes that use a name nothing defines (pyflakes, as :mod:`coder.edit.check` refuses them)."""
+    for name, row in gained_undefined(old, new):
         why = f"uses {name}, which is defined nowhere"
-        for row in rows:
-            ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
-            for k in ks:
-                out.flag(k, why)
-            if not ks:
-                out.notes.append((row, why, "undefined"))
-
-
-def _binds(f: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
-    """``name`` is a parameter of ``f`` or assigned inside it (a local there, not the global)."""
-    a = f.args
-    params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
-    return name in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                                 for n in ast.walk(f))
+        ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]
+        for k in ks:
+            out.flag(k, why)
+        if not ks:
+            out.notes.append((row, why, "undefined"))
 
 
 def _not_deleted(old: str, new: str, instruction: str, out: Findings) -> None:

@@ -109,22 +109,15 @@ def elided_line(reply_body: str, original: str) -> str | None:
     return None
 
 
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _syntax_error(text: str) -> str:
+def syntax_error(text: str) -> str | None:
+    """Why ``text`` does not parse as Python (``line 3: invalid syntax``), None when it does."""
     try:
         ast.parse(text)
     except SyntaxError as exc:
         return f"line {exc.lineno}: {exc.msg}"
-    except ValueError as exc:
-        return str(exc)
-    return ""
+    except (ValueError, RecursionError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
 
 
 def _indent_of(text: str) -> str:
@@ -209,15 +202,16 @@ def check_reply(
     new_text = before + body + after
     if python and region_kind is not None:
         _check_single_region(body, region_kind, region_name, instruction)
-    if python and _parses(original) and not _parses(new_text):
-        raise EditRefused("syntax", f"the edited file no longer parses as Python ({_syntax_error(new_text)})")
+    if python and syntax_error(original) is None and (error := syntax_error(new_text)) is not None:
+        raise EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     _check_not_shrunk(body, target, instruction)
     return new_text
 
 
-# Instruction words that make a much shorter reply plausible.
-_SHRINK_WORDS = ("remov", "delet", "drop", "strip", "shorten", "trim", "simplif", "condens", "shrink",
-                 "cut", "clean", "dedup", "minif", "replace")
+# Instruction words that make a much shorter reply plausible, matched from a word's start ("cut" is not
+# inside "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
+_SHRINK_WORDS = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
+                           r"|\bcut(?:s|ting)?\b", re.I)
 
 
 def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.5, least: int = 10) -> None:
@@ -229,7 +223,7 @@ def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.
     old_n, new_n = len(_code_lines(target)), len(_code_lines(body))
     if old_n < least or new_n >= keep * old_n:
         return
-    if any(word in instruction.lower() for word in _SHRINK_WORDS):
+    if _SHRINK_WORDS.search(instruction):
         return
     raise EditRefused("shrunk", f"the reply has {new_n} code lines where the original has {old_n}, "
                       "and the instruction does not ask to remove code")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from coder.config import Profile
     from coder.edit.engine import EditEngine
     from coder.edit.model import EditProposal
+    from coder.edit.usercheck import UserCommand
     from coder.kchoice import KChoice
 
 Emit = Callable[[ev.Event], None]
@@ -46,8 +47,9 @@ class EditSession:
 
     def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
                  emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
-                 persist: bool = True, warm_up: str = "managed") -> None:
+                 persist: bool = True, warm_up: str = "managed", checks: Sequence[UserCommand] = ()) -> None:
         self.repo_root = repo_root
+        self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal before review
         self.session = session
         self.backend = backend
         self._profile = profile  # the configured one; the running server's is the backend's
@@ -237,7 +239,8 @@ class EditSession:
         if self._engine is None:
             from coder.edit.engine import EditEngine
 
-            self._engine = EditEngine(self.backend, self.repo_root, snapshot_dirty=self.snapshot_dirty)
+            self._engine = EditEngine(self.backend, self.repo_root, snapshot_dirty=self.snapshot_dirty,
+                                      checks=self.checks)
         return self._engine
 
     def _backend_changed(self, info: ServerInfo | None) -> None:

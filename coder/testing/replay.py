@@ -156,6 +156,27 @@ class HttpRecording:
         return HttpRecording([*others, stretched], dict(self.meta, stretched=repeat))
 
 
+    def with_chunk(self, old: str, new: str) -> HttpRecording:
+        """The same recording whose first chat reply streams ``new`` where it first streamed the chunk ``old``.
+
+        For a test that needs the recorded stream with one token changed (a reply the checks
+        would now refuse, made acceptable); the test says so where it uses it.
+        """
+        chat = self.chats[0]
+        events = list(chat.events)
+        for i, (t, data) in enumerate(events):
+            chunk = _chunk(data)
+            deltas = [c.get("delta") or {} for c in chunk.get("choices", [])]
+            if any(d.get("content") == old for d in deltas):
+                next(d for d in deltas if d.get("content") == old)["content"] = new
+                events[i] = (t, json.dumps(chunk))
+                break
+        else:
+            raise ValueError(f"the recording streams no chunk {old!r}")
+        changed = Exchange(chat.method, chat.path, chat.body, chat.status, chat.content_type, "", events)
+        return HttpRecording([changed if e is chat else e for e in self.exchanges], dict(self.meta))
+
+
 def _chunk(data: str) -> dict[str, Any]:
     if data.strip() == "[DONE]":
         return {}

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
 from coder.config import Config, Profile
+from coder.edit.usercheck import commands
 from coder.errors import CoderError
 from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS
@@ -152,7 +153,9 @@ class CoderApp(App[None]):
         self.set_reactive(CoderApp.server, server)
         self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
-                                           persist=persist_state, warm_up=config.warm_up))
+                                           persist=persist_state, warm_up=config.warm_up,
+                                           checks=commands(config.test_command, config.lint_command,
+                                                           config.check_timeout)))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
         self._theme_errors = self._register_themes(user_theme_dir)

@@ -22,6 +22,7 @@ from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, SHAPES, SHAPES_INSTRUC
 from coder import config, conversations
 from coder.backends.runtime.server import ServerInfo
 from coder.telemetry.stats import draft_split
+from coder.testing.replay import ReplayServer
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
@@ -245,7 +246,11 @@ async def test_edit_review_reject_leaves_file(greet_repo: Path, greet_server: tu
 
 async def test_hunk_navigation_moves_between_hunks(tmp_path: Path) -> None:
     ui_repo = make_repo(tmp_path, *SCENARIOS["edit_shapes"].files)
-    with replay("edit_shapes") as (_, info):
+    # the recorded reply deletes `import os` and still uses os: refused as it stands, so this
+    # copy of the recording streams "import math, os" (the hunks stay, the proposal is reviewable)
+    recording = load("edit_shapes").with_chunk(" math", " math, os")
+    with ReplayServer(recording) as server:
+        info = recording.server_info(server.url)
         app = make_app(ui_repo, info)
         async with app.run_test(size=(120, 30)) as pilot:
             review = await _review(pilot, app, "shapes.py", SHAPES_INSTRUCTION)

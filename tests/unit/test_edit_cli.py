@@ -8,19 +8,12 @@ import socket
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_edit_cli
 
 from coder.cli import edit as edit_cli
 from coder.errors import CoderError
 
 SOURCE = "def greet(name):\n    return name\n"
-
-
-def _run(argv: list[str]) -> int:
-    """Parse with only this module's parsers (as coder.cli.main does) and run the handler."""
-    parser = argparse.ArgumentParser(prog="coder")
-    edit_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
 
 
 pytestmark = pytest.mark.repo_files({"hello.py": SOURCE})
@@ -51,14 +44,14 @@ def _closed_port() -> int:
 ])
 def test_bad_input_is_one_clear_error(repo: Path, argv: list[str], message: str) -> None:
     with pytest.raises(CoderError, match=message) as err:
-        _run(argv)
+        run_edit_cli(argv)
     assert "\n" not in str(err.value)
     assert (repo / "hello.py").read_text() == SOURCE
 
 
 def test_backend_down_with_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
-    code = _run(["edit", "hello.py", "-m", "x", "--attach", url, "--json"])
+    code = run_edit_cli(["edit", "hello.py", "-m", "x", "--attach", url, "--json"])
     assert code == 1
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is False and out["applied"] is False and out["error"]
@@ -66,21 +59,21 @@ def test_backend_down_with_json(repo: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_undo_without_coder_commit(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["undo", "--json"]) == 1
+    assert run_edit_cli(["undo", "--json"]) == 1
     assert "not a coder edit" in json.loads(capsys.readouterr().out)["error"]
     with pytest.raises(CoderError, match="not a coder edit"):
-        _run(["undo"])
+        run_edit_cli(["undo"])
 
 
 def test_undo_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CoderError, match="needs a git repository"):
-        _run(["undo"])
+        run_edit_cli(["undo"])
 
 
 def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
-        _run(["edit", "--help"])
+        run_edit_cli(["edit", "--help"])
     assert done.value.code == 0
     text = capsys.readouterr().out
     assert "examples:" in text and "--symbol Cache.get" in text and "--dry-run" in text
@@ -95,7 +88,7 @@ def test_undo_after_an_applied_edit(repo: Path, capsys: pytest.CaptureFixture[st
     proposal = engine.evaluate(request, f"```python\n{new}```\n", finish_reason="stop")
     applied = engine.apply(proposal)
     assert applied.commit and (repo / "hello.py").read_text() == new
-    assert _run(["undo", "--json"]) == 0
+    assert run_edit_cli(["undo", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == {"ok": True, "undone": applied.commit, "subject": "coder: return a greeting",
                    "paths": ["hello.py"]}

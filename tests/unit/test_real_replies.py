@@ -15,6 +15,8 @@ from cli_helpers import make_repo
 
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal
+from coder.edit.scope import check_scope
+from coder.edit.validate import parse_fenced
 
 DATA = Path(__file__).parents[1] / "data" / "real_edits"
 CASES = sorted(p.stem for p in DATA.glob("*.json"))
@@ -30,6 +32,12 @@ def _replay(case: str, tmp_path: Path) -> tuple[EditProposal, dict[str, object]]
     return engine.evaluate(request, reply, finish_reason="stop"), spec
 
 
+def _body(reply: str) -> str:
+    fenced = parse_fenced(reply, "```")
+    assert fenced is not None
+    return fenced.body
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_recorded_reply_gets_its_verdict(case: str, tmp_path: Path) -> None:
     proposal, spec = _replay(case, tmp_path)
@@ -37,10 +45,12 @@ def test_recorded_reply_gets_its_verdict(case: str, tmp_path: Path) -> None:
     if expected.exists():  # an accepted, correct edit: exactly the committed bytes, nothing flagged
         assert proposal.ok and proposal.new == expected.read_text(), proposal.refusal
         assert proposal.scope is not None and proposal.scope.ok, proposal.scope
-    else:  # the drift: complete and parses, so validation passes; the scope check names the change
-        assert proposal.ok is spec["ok_today"], proposal.refusal
-        assert proposal.scope is not None and not proposal.scope.ok
-        assert "rgb_to_hsv" in proposal.scope.refusal() or "colorsys.py" in proposal.scope.refusal()
+    else:  # the drift: complete and parses, but it reads s and v before they are assigned
+        assert proposal.ok is spec["ok_today"] is False and proposal.refusal_code == spec["refused_today"]
+        assert proposal.refusal == "the edited file uses names nothing defines: s (line 137), v (line 138)"
+        scope = check_scope(proposal.old, proposal.request.before + _body(proposal.reply) + proposal.request.after,
+                            str(spec["instruction"]), rel=str(spec["file"]), region=proposal.request.region)
+        assert not scope.ok and ("rgb_to_hsv" in scope.refusal() or "colorsys.py" in scope.refusal())
 
 
 def test_the_drift_changes_code_it_was_not_asked_to() -> None:

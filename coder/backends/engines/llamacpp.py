@@ -21,6 +21,7 @@ from coder.backends.engines.llamacpp_probe import (
     cap_probe_body,
     cap_probe_proves,
     chain_checks,
+    probe_costs,
     probe_draft_cap,
     probe_prediction,
 )
@@ -308,6 +309,7 @@ class LlamaCppAdapter:
             per_type = by_type(timings) or {}
             split = (" (" + ", ".join(f"{t} {c['draft_n']}" for t, c in per_type.items()) + ")") if per_type else ""
             checks.append(Check("probe", drafted > 0, f"probe drafted {drafted}{split}, accepted {accepted}"))
+            info.prefill_s_per_token, info.decode_tps = probe_costs(timings)  # auto mode's first costs
         return Verdict(all(c.ok for c in checks), checks)
 
 

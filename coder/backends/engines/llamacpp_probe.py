@@ -1,5 +1,6 @@
 """Capability probes of coder's own llama-server build: the per-request draft cap and the
-prediction drafter, and the check that every type of a launched chain was built.
+prediction drafter, the check that every type of a launched chain was built, and what the
+verification probe's timings say about the server's prefill and decode speed.
 
 Each probe asks the server itself, never a version string. coder's draft-cap patch registers
 ``speculative.n_max`` with hard limits [0, INT32_MAX], so a request carrying ``-1`` is refused
@@ -67,3 +68,18 @@ def chain_checks(spec_type: str | None, slots: Sequence[Mapping[str, object]]) -
     missing = [t for t in wanted if t not in have]
     return [Check("chain", not missing, f"server built {' / '.join(sorted(built))}"
                   + (f"; missing {','.join(missing)}" if missing else ""))]
+
+
+MIN_PROBE_TOKENS = 32  # fewer tokens than this time the request's overhead, not the model
+
+
+def probe_costs(timings: Mapping[str, object]) -> tuple[float | None, float | None]:
+    """(prefill seconds per prompt token, decode tok/s) from a probe's ``timings``; None where too few tokens."""
+    def rate(n_key: str, ms_key: str) -> tuple[float, float] | None:
+        n, ms = timings.get(n_key), timings.get(ms_key)
+        if isinstance(n, int | float) and isinstance(ms, int | float) and n >= MIN_PROBE_TOKENS and ms > 0:
+            return float(n), float(ms) / 1000
+        return None
+
+    prefill, decode = rate("prompt_n", "prompt_ms"), rate("predicted_n", "predicted_ms")
+    return (prefill[1] / prefill[0] if prefill else None), (decode[0] / decode[1] if decode else None)

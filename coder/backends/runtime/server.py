@@ -56,6 +56,9 @@ class ServerInfo:
     # drafts pay there, not on a CPU; an attached server coder cannot see into counts as a CPU one
     on_gpu: bool = False
     verdict: str = "not verified yet"
+    # what the start-up probe request cost (llama.cpp timings): auto mode's first prediction uses them
+    prefill_s_per_token: float | None = None
+    decode_tps: float | None = None
     build: JSONObject = field(default_factory=dict)
 
     def to_json(self) -> str:

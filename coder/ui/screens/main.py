@@ -286,7 +286,8 @@ class MainScreen(Screen[None]):
         scope = proposal.scope
         self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True,
                                           flagged=scope.hunk_flags(proposal.diff) if scope else None,
-                                          unexplained=scope.refusal() if scope else ""), decided)
+                                          unexplained=scope.refusal() if scope else "",
+                                          checked="; ".join(c.line() for c in proposal.checks)), decided)
 
     @on(sl.DiffReady)
     def _diff(self, message: sl.DiffReady) -> None:

@@ -25,13 +25,14 @@ class ReviewScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, diff: str, path: str, *, reviewing: bool = True, flagged: list[bool] | None = None,
-                 unexplained: str = "") -> None:
+                 unexplained: str = "", checked: str = "") -> None:
         super().__init__()
         self.diff = diff
         self.path = path
         self.reviewing = reviewing
         self.flagged = flagged  # per hunk: not explained by the instruction (coder.edit.scope)
         self.unexplained = unexplained  # the one line naming them, shown above the diff
+        self.checked = checked  # what the user's test/lint commands said of the proposal (coder.edit.usercheck)
 
     def compose(self) -> ComposeResult:
         """The diff with its +/- counts as the title, and the key bar."""
@@ -43,6 +44,8 @@ class ReviewScreen(ModalScreen[bool]):
                                 else f"Uncommitted changes: +{added} −{removed}")
             if self.unexplained:
                 yield Static(f"!! {self.unexplained}", id="review-unexplained")
+            if self.checked:
+                yield Static(f"✓ {self.checked}", id="review-checks", markup=False)
             yield DiffView(self.diff, self.path or "diff.txt", id="review-diff", flagged=self.flagged)
             yield Static("", id="review-bar")
         yield Footer()

@@ -1,0 +1,70 @@
+"""The last check on a proposal, whatever built it: the new file parses and gains no undefined name.
+
+A full rewrite, a region splice and a multi-region plan all end as one new text for one
+file. Each piece may pass its own checks and the whole still break: a region that renames
+a helper its neighbour calls, a splice that drops an import. So the whole new text is
+checked against the file as it is: a Python file that parsed must still parse, and it must
+not use a name that nothing defines where the original did not (pyflakes' undefined-name
+messages before and after, compared by name: moving a line moves its message, which is
+not a new problem). Other languages are not checked here (nothing is known to parse them
+the same way); the user's own test or lint command covers them (:mod:`coder.edit.usercheck`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path, PurePath
+
+from pyflakes import checker, messages
+
+from coder.edit.validate import EditRefused, syntax_error
+
+# not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
+# "delete the function split" is done without touching ``__all__``
+_UNDEFINED = (messages.UndefinedName, messages.UndefinedLocal)
+PYTHON = (".py", ".pyi")
+
+
+def undefined_names(text: str, filename: str = "<edit>") -> list[tuple[str, int]] | None:
+    """``(name, line)`` for each use of a name nothing defines, per pyflakes; None when ``text`` does not parse."""
+    try:
+        tree = ast.parse(text, filename=filename)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    found = checker.Checker(tree, filename=filename).messages
+    return [(str(m.message_args[0]), int(m.lineno)) for m in found if isinstance(m, _UNDEFINED)]
+
+
+def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple[str, int]]:
+    """The undefined-name uses of ``new`` beyond those ``old`` had (by name); empty when either does not parse."""
+    before, after = undefined_names(old, filename), undefined_names(new, filename)
+    if before is None or after is None:
+        return []
+    extra = Counter(n for n, _ in after) - Counter(n for n, _ in before)
+    out = []
+    for name, k in extra.items():  # a name used more often than before: its last uses are the new ones
+        out += [(name, row) for row in [r for n, r in after if n == name][-k:]]
+    return sorted(out, key=lambda hit: hit[1])
+
+
+def check_result(path: Path | str, new: str, *, old: str | None = None) -> EditRefused | None:
+    """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
+
+    ``old`` is the file's current text (read from ``path`` when not given). A Python file
+    that parsed must still parse and must gain no undefined name; other files pass.
+    """
+    if PurePath(path).suffix.lower() not in PYTHON:
+        return None
+    if old is None:
+        old = Path(path).read_text(encoding="utf-8")
+    name = PurePath(path).name
+    if syntax_error(old) is not None:
+        return None  # it did not parse before: nothing to compare against (validate says the same)
+    if (error := syntax_error(new)) is not None:
+        return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
+    gained = gained_undefined(old, new, name)
+    if not gained:
+        return None
+    shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
+    return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
