@@ -10,6 +10,7 @@ per rank like vLLM's multiprocess executor; process state is read from /proc.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -180,10 +181,8 @@ def managed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qwen: Path, two_gpu
 
     yield start
     for pid in seen:  # whatever a failed test left running (these are the double's processes)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def test_stop_ends_the_engine_core_and_every_worker(managed) -> None:  # type: ignore[no-untyped-def]
@@ -208,21 +207,21 @@ def test_stop_ends_children_the_api_server_left_behind(managed) -> None:  # type
 
 
 def test_workers_that_ignore_sigterm_get_sigkill(managed) -> None:  # type: ignore[no-untyped-def]
-    info, pids, starts = managed(tp=2, FAKE_VLLM_STUBBORN="1")
+    _info, pids, starts = managed(tp=2, FAKE_VLLM_STUBBORN="1")
     began = time.monotonic()
     assert manager.stop("tp", grace=1.0) is True
     assert alive(pids, starts) == [] and time.monotonic() - began < 10
 
 
 def test_the_launch_keeps_nvlink_multicast_off(managed) -> None:  # type: ignore[no-untyped-def]
-    info, pids, _ = managed(tp=2)
+    _info, pids, _ = managed(tp=2)
     env = environ(pids["APIServer"])
     assert {k: env.get(k) for k in MULTICAST_OFF} == MULTICAST_OFF
     manager.stop("tp")
 
 
 def test_the_users_multicast_setting_is_kept(managed) -> None:  # type: ignore[no-untyped-def]
-    info, pids, _ = managed(tp=2, NCCL_NVLS_ENABLE="1", NVSHMEM_DISABLE_NVLS="1")
+    _info, pids, _ = managed(tp=2, NCCL_NVLS_ENABLE="1", NVSHMEM_DISABLE_NVLS="1")
     env = environ(pids["APIServer"])
     assert env["NCCL_NVLS_ENABLE"] == "1" and env["NVSHMEM_DISABLE_NVLS"] == "1"
     assert env["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"

@@ -84,4 +84,4 @@ def is_running(pid: int | None, started: int | None) -> bool:
 
 def _zombie(pid: int) -> bool:
     fields = _stat(pid)
-    return bool(fields) and fields[0] == "Z"
+    return fields is not None and fields[:1] == ["Z"]
