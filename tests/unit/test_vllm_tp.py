@@ -226,3 +226,15 @@ def test_the_users_multicast_setting_is_kept(managed) -> None:  # type: ignore[n
     assert env["NCCL_NVLS_ENABLE"] == "1" and env["NVSHMEM_DISABLE_NVLS"] == "1"
     assert env["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"
     manager.stop("tp")
+
+
+def test_status_ends_what_a_dead_server_left_behind(managed) -> None:  # type: ignore[no-untyped-def]
+    """`coder backend status`/`stop` without a name look the server up with current(): once the API
+    server is gone, the record goes, and so do the engine core and workers it left."""
+    info, pids, starts = managed(tp=2, FAKE_VLLM_ORPHANS="1")
+    os.kill(pids["APIServer"], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while proc.is_running(info.pid, info.pid_start) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert manager.current() is None
+    assert alive(pids, starts) == []

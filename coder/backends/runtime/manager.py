@@ -102,7 +102,9 @@ def _load(name: str) -> ServerInfo | None:
 
 
 def current(name: str | None = None) -> ServerInfo | None:
-    """The live server recorded under ``name`` (None: any live one, attached last)."""
+    """The live server recorded under ``name`` (None: any live one, attached last).
+
+    A managed server whose own process died is forgotten, and the processes it left behind ended."""
     names = [name] if name else sorted(p.stem for p in _servers().glob("*.json"))
     if not name and ATTACHED in names:
         names.remove(ATTACHED)
@@ -112,6 +114,10 @@ def current(name: str | None = None) -> ServerInfo | None:
         if info is None:
             continue
         if info.managed and not _alive(info):
+            # its launcher died: what it forked (an engine core, GPU workers) serves nothing now but may
+            # still hold GPU memory, so it goes too
+            if info.pid and proc.group_members(info.pid, info.pid_start):
+                _kill_group(info.pid, 2.0, info.pid_start)
             _forget(candidate)
             continue
         return info
