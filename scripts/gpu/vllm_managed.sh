@@ -36,10 +36,11 @@ if [ -s "$V/serve.pid" ] && kill "$(cat "$V/serve.pid")" 2>/dev/null; then  # vl
   for _ in $(seq 60); do kill -0 "$(cat "$V/serve.pid")" 2>/dev/null || break; sleep 1; done
 fi
 rm -f "$V/serve.pid"
-if ! PYTHONPATH="$SITE" python3 -c 'import pydantic, httpx, tiktoken, git' 2>/dev/null; then
-  if ls .whl/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" .whl/*.whl || exit 2
-  else echo "coder's dependencies are not in $SITE and no .whl/ was carried"; exit 2; fi
+CHECK='import coder.cli.main, coder.edit.engine, coder.bench.lossless'
+if ! PYTHONPATH="$PWD:$SITE" python3 -c "$CHECK" 2>/dev/null; then
+  ls .whl/*.whl >/dev/null 2>&1 || { echo "coder's dependencies are not in $SITE and no .whl/ was carried"; exit 2; }
+  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" .whl/*.whl || exit 2
+  PYTHONPATH="$PWD:$SITE" python3 -c "$CHECK" || exit 2
 fi
 export PYTHONPATH="$PWD:$SITE"   # coder's; vLLM gets its own through the wrapper below
 C="python3 -m coder"
@@ -61,7 +62,7 @@ chmod +x "$V/bin/vllm"
   echo 'extra_args = ["--enforce-eager"]'
   [ "$TP" -gt 1 ] && echo "tensor_parallel_size = $TP"
 } > "$CODER_HOME/config/config.toml"
-nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader > "$W/gpus_before"
+nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv,noheader,nounits > "$W/gpus_before"
 say "GPUs: $(wc -l < "$W/gpus_before"); profile $NAME (tensor_parallel_size $TP)"
 
 # ---- pre-flight: the profile's TP, and TP 2 / 3 (3 must be refused: 2 KV heads; 2 refused on one GPU)
@@ -99,10 +100,17 @@ cp "$(python3 -c 'import linecache; print(linecache.__file__)')" "$R/linecache.p
 (cd "$R" && git init -q && git -c user.name=coder -c user.email=coder@localhost add linecache.py \
   && git -c user.name=coder -c user.email=coder@localhost commit -qm base)
 cp "$R/linecache.py" "$W/edit_before"
-say "coder edit --yes linecache.py"
-(cd "$R" && timeout 120 $C edit linecache.py --mode full --yes --json \
-  -m "In the function getline only, rename the local variable lines to file_lines. Change nothing else.") \
-  > "$OUT/edit.json" 2> "$W/edit.err"; step edit $?
+# a local variable first; if that is refused, the public-function rename vLLM 0.26.0 applied when attached
+EDIT1="In the function getline only, rename the local variable lines to file_lines. Change nothing else."
+EDIT2="Rename the function getline to get_line, also in __all__. Change nothing else."
+for m in "$EDIT1" "$EDIT2"; do
+  say "coder edit --yes linecache.py -m '$m'"
+  (cd "$R" && timeout 120 $C edit linecache.py --mode full --yes --json -m "$m") > "$OUT/edit.json" 2> "$W/edit.err"
+  rc=$?; echo "$m" > "$W/edit_instruction"
+  [ $rc -eq 0 ] && break
+  tail -2 "$W/edit.err"
+done
+step edit $rc
 cp "$R/linecache.py" "$W/edit_after"; (cd "$R" && git log --oneline | head -3) > "$W/edit_git"
 tail -2 "$W/edit.err"
 
@@ -120,7 +128,11 @@ python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(s
 say "coder backend stop $NAME"
 S0=$(date +%s.%N); $C backend stop $NAME > "$W/stop.txt" 2>&1; rc=$?; S1=$(date +%s.%N); step stop $rc
 echo "$S0 $S1" > "$W/stop_time"; cat "$W/stop.txt"
-sleep 2
+for _ in $(seq 20); do  # the driver frees a killed process's memory a moment after it exits
+  sleep 1
+  paste -d, "$W/gpus_before" <(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits) \
+    | awk -F, '{ if ($5 + 0 > $3 + 1024) bad = 1 } END { exit bad }' && break
+done
 procs "after stop" >> "$OUT/procs.txt" 2>&1
 [ -n "$LOG" ] && cp "$LOG" "$OUT/serve.log"   # with the shutdown lines
 
@@ -148,7 +160,7 @@ summary = {
     "start_stderr_tail": (text(w / "start.err") or "")[-1500:], "stop": (text(w / "stop.txt") or "").strip(),
     "stop_seconds": round(s1 - s0, 2), "group_before_stop": before, "logged_pids": logged,
     "alive_after_stop": alive, "edit_stderr_tail": (text(w / "edit.err") or "")[-1500:],
-    "edit_before": text(w / "edit_before"), "edit_after": text(w / "edit_after"),
+    "edit_instruction": (text(w / "edit_instruction") or "").strip(), "edit_before": text(w / "edit_before"), "edit_after": text(w / "edit_after"),
     "edit_git_log": (text(w / "edit_git") or "").splitlines(), "bench_tail": (text(w / "bench.txt") or "")[-2500:],
     "hf_config": js(Path(os.environ.get("VLLM_ROOT", "/root/vllm")) / "hf" / "config.json"),
     "vllm_version": next(iter(re.findall(r"version (\d+\.\d+\.\d+\S*)", log)), None),
@@ -160,5 +172,11 @@ if "--api-key" in argv[:-1]:  # a dead server's random key, but keep it out of t
     key = argv[argv.index("--api-key") + 1]
     for f in out.iterdir():
         f.write_text(f.read_text(errors="replace").replace(key, "<redacted>"))
+edit = js(out / "edit.json") or {}
+print("SUMMARY", json.dumps({
+    "steps": {n: s["rc"] for n, s in steps.items()}, "verdict": (start or {}).get("verdict"),
+    "edit": [summary["edit_instruction"][:40], edit.get("applied"), edit.get("refusal")],
+    "processes": summary["logged_pids"], "stop_seconds": summary["stop_seconds"],
+    "alive_after_stop": alive, "vllm": summary["vllm_version"]}))
 EOF
 ls -la "$OUT"

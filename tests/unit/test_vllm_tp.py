@@ -163,7 +163,7 @@ def logged_pids(log: Path, want: int, timeout: float = 10.0) -> dict[str, int]:
 
 
 def alive(pids: dict[str, int], starts: dict[int, int | None]) -> list[str]:
-    return [name for name, pid in pids.items() if proc.is_running(pid, starts[pid])]
+    return sorted(name for name, pid in pids.items() if proc.is_running(pid, starts[pid]))
 
 
 @pytest.fixture
