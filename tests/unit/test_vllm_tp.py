@@ -11,10 +11,13 @@ per rank like vLLM's multiprocess executor; process state is read from /proc.
 from __future__ import annotations
 
 import contextlib
+import contextlib
 import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +241,28 @@ def test_status_ends_what_a_dead_server_left_behind(managed) -> None:  # type: i
         time.sleep(0.05)
     assert manager.current() is None
     assert alive(pids, starts) == []
+
+
+def test_a_descendant_that_left_the_session_is_found_and_ended(tmp_path: Path) -> None:
+    """A child that called setsid() is in neither the group nor the session: it is found as a descendant."""
+    code = ("import os, subprocess, sys, time\n"
+            "c = subprocess.Popen([sys.executable, '-c', 'import os, time; os.setsid(); time.sleep(60)'])\n"
+            "print(c.pid, flush=True); time.sleep(60)")
+    leader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    escaped = 0
+    try:
+        escaped = int((leader.stdout.readline() if leader.stdout else "0").strip())
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{escaped}/stat").read_text().split(")")[-1].split()[3] != str(escaped):
+            assert time.monotonic() < deadline, "the child never left the session"
+            time.sleep(0.05)
+        started = proc.start_time(leader.pid)
+        assert set(proc.group_members(leader.pid, started)) == {leader.pid, escaped}
+        assert manager._kill_group(leader.pid, 5.0, started) == []
+        assert not proc.is_running(escaped, None) and leader.wait(5) is not None
+    finally:  # what a failed test left running (both were started here)
+        for pid in (leader.pid, escaped):
+            with contextlib.suppress(ProcessLookupError):
+                if pid > 0:
+                    os.kill(pid, signal.SIGKILL)
+        leader.wait(5)

@@ -152,9 +152,12 @@ def _phase(log_text: str) -> tuple[str, float]:
 
 
 def _signal(leader: int, members: list[int], sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, sig)
-    for pid in members:  # descendants that left the group; the rest got it already
+    # the whole group at once (it also reaches a worker forked a moment ago), while one of ours is in it:
+    # the kernel does not reuse a group id that is still in use, so the group is still ours
+    if any(proc.process_group(pid) == leader for pid in members):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, sig)
+    for pid in members:  # by pid too: a descendant that left the group (setsid) gets it only this way
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
@@ -165,13 +168,17 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def _wait_gone(leader: int, started: int | None, seconds: float) -> list[int]:
+def _wait_gone(leader: int, started: int | None, seconds: float, seen: dict[int, int | None]) -> list[int]:
+    """Wait until every process of the session, and every one ``seen`` in it before, has exited."""
     deadline = time.monotonic() + seconds
     while True:
         _reap(leader)
-        members = proc.group_members(leader, started)
-        if not members or time.monotonic() > deadline:
-            return members
+        for pid in proc.group_members(leader, started):
+            seen.setdefault(pid, proc.start_time(pid))
+        # by identity: a descendant that left the session is no one's descendant once the leader is gone
+        alive = [pid for pid, begun in seen.items() if proc.is_running(pid, begun)]
+        if not alive or time.monotonic() > deadline:
+            return alive
         time.sleep(0.1)
 
 
@@ -180,11 +187,12 @@ def _kill_group(pid: int, grace: float = 10.0, started: int | None = None) -> li
     (vLLM's API server, engine core and per-GPU workers shut down in turn), then SIGKILL.
 
     Returns the pids still alive after that (none, unless the kernel could not end them)."""
-    _signal(pid, proc.group_members(pid, started), signal.SIGTERM)
-    if not (left := _wait_gone(pid, started, grace)):
+    seen = {member: proc.start_time(member) for member in proc.group_members(pid, started)}
+    _signal(pid, list(seen), signal.SIGTERM)
+    if not (left := _wait_gone(pid, started, grace, seen)):
         return []
     _signal(pid, left, signal.SIGKILL)
-    return _wait_gone(pid, started, 5.0)
+    return _wait_gone(pid, started, 5.0, seen)
 
 
 def start(profile: Profile, progress: StartProgress | None = None, *, verify: bool = True,

@@ -36,6 +36,15 @@ def start_time(pid: int) -> int | None:
         return None
 
 
+def process_group(pid: int) -> int | None:
+    """The process group of ``pid`` (None: no such process)."""
+    fields = _stat(pid)
+    try:
+        return int(fields[2]) if fields else None
+    except (IndexError, ValueError):
+        return None
+
+
 def group_members(leader: int, started: int | None) -> list[int]:
     """Live (non-zombie) processes of the session or process group ``leader`` led, and their descendants.
 
