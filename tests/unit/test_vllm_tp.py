@@ -11,7 +11,6 @@ per rank like vLLM's multiprocess executor; process state is read from /proc.
 from __future__ import annotations
 
 import contextlib
-import contextlib
 import os
 import re
 import shutil
