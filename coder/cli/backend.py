@@ -168,7 +168,7 @@ def _preflight(args: argparse.Namespace) -> int:
     from coder.backends.engines.preflight import format_report, run_preflight
 
     report = run_preflight(args.engine, Path(args.model), Path(args.drafter) if args.drafter else None,
-                           args.max_model_len, args.k)
+                           args.max_model_len, args.k, tensor_parallel_size=args.tensor_parallel_size)
     print(format_report(report))
     return 1 if report.refused else 0
 
@@ -242,4 +242,5 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--drafter")
     p.add_argument("--max-model-len", type=int)
     p.add_argument("--k", type=int)
+    p.add_argument("--tensor-parallel-size", type=int, help="GPUs to split the model over (vLLM/SGLang)")
     p.set_defaults(func=_preflight)

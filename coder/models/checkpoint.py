@@ -72,6 +72,8 @@ class CheckpointInfo:
     vocab_size: int | None = None
     max_position_embeddings: int | None = None
     num_hidden_layers: int | None = None
+    num_attention_heads: int | None = None
+    num_key_value_heads: int | None = None  # None: the config names none (then as many as attention heads)
     drafter_family: str | None = None
     variant: str | None = None  # Domino / JetSpec sub-variants of DFlash
     dflash2_signals: list[str] = field(default_factory=list)
@@ -183,6 +185,8 @@ def inspect_checkpoint(path: Path | str) -> CheckpointInfo:
         vocab_size=_int(get("vocab_size")),
         max_position_embeddings=_int(get("max_position_embeddings")),
         num_hidden_layers=_int(get("num_hidden_layers")),
+        num_attention_heads=_int(get("num_attention_heads")),
+        num_key_value_heads=_int(get("num_key_value_heads")),
         tie_word_embeddings=bool(get("tie_word_embeddings")),
     )
     info.drafter_family, info.dflash2_signals = _family(cfg, archs)

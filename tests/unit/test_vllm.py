@@ -92,8 +92,8 @@ def test_spec_methods(spec_type: str, drafter: str | None, expected: dict[str, o
 
 def test_no_speculation_and_extra_args_and_tp() -> None:
     argv = VllmAdapter().build_argv(
-        profile(spec_type="none", tensor_parallel_size=4, extra_args=["--enforce-eager"]), 1, "k"
-    )
+        profile(spec_type="none", tensor_parallel_size=4, extra_args=["--enforce-eager"]), 1, "k", dry_run=True
+    )  # a dry run: no GPU here to count (test_vllm_tp.py covers the refusal)
     assert "--speculative-config" not in argv
     assert argv[argv.index("--tensor-parallel-size") + 1] == "4"
     assert argv[-1] == "--enforce-eager"

@@ -9,6 +9,7 @@ shared/research/backends.md §1.5 (llama.cpp GGUF keys), §2.1–§2.3 and §2.8
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,10 @@ LOGITS_PLUGIN_GROUPS = ("vllm.logits_processors",)
 # refusal: read in the PyPI wheels 0.28.0-0.33.0 (tests/data/engines/SOURCES.md). The refusal quoted
 # above is from development builds (commit 030da624, backends.md §2.3) and is still assumed elsewhere.
 VLLM_QUANT_HEAD_ACCEPTED = ("0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0")
+# NVLink multicast (NVLS) in NCCL, torch symmetric memory and NVSHMEM, kept off for tensor-parallel launches
+# unless the user's environment sets these itself: a multicast fault can leave a shared host's GPUs
+# unusable for others, and an all-reduce over two or four GPUs of a small model gains little from it.
+MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 
 
 @dataclass
@@ -94,6 +99,7 @@ def run_preflight(
     env: Mapping[str, str] | None = None,
     extra_args: Sequence[str] = (),
     engine_version: str | None = None,
+    tensor_parallel_size: int | None = None,
 ) -> PreflightReport:
     """Run every check that local files allow for ``engine``; never launches anything.
 
@@ -109,7 +115,65 @@ def run_preflight(
         version = engine_version if engine_version is not None else _installed_version(engine)
         _hf(report, engine, model, drafter, max_model_len, k, os.environ if env is None else env, extra_args,
             version)
+        if tensor_parallel_size and tensor_parallel_size > 1:
+            problem = tensor_parallel_problem(tensor_parallel_size, model, os.environ if env is None else env)
+            report.add("tensor parallel", problem is None,
+                       problem or f"{tensor_parallel_size}: enough GPUs visible, the heads divide evenly")
     return report
+
+
+# --------------------------------------------------------------------------- tensor parallelism
+
+
+def visible_gpus(env: Mapping[str, str], physical: Sequence[str] | None = None) -> tuple[int, str]:
+    """How many GPUs a launch from ``env`` can use, and how that was read (nvidia-smi, CUDA_VISIBLE_DEVICES).
+
+    ``physical`` is nvidia-smi's one line per GPU (default: asked now). CUDA stops at the first
+    entry of CUDA_VISIBLE_DEVICES it cannot use ("-1" hides all), so the count does too.
+    """
+    from coder.hardware import gpus
+
+    found = list(gpus() if physical is None else physical)
+    if not found:
+        return 0, "no NVIDIA GPU on this machine (nvidia-smi lists none)"
+    listed = env.get("CUDA_VISIBLE_DEVICES")
+    if listed is None:
+        return len(found), f"{len(found)} GPU(s) (nvidia-smi)"
+    usable = 0
+    for entry in (e.strip() for e in listed.split(",")):
+        if not (entry.startswith(("GPU-", "MIG-")) or (entry.isdigit() and int(entry) < len(found))):
+            break
+        usable += 1
+    usable = min(usable, len(found))
+    return usable, f"{usable} of {len(found)} GPU(s) visible (CUDA_VISIBLE_DEVICES={listed!r})"
+
+
+def tensor_parallel_problem(tp: int, model: Path | str | None, env: Mapping[str, str],
+                            physical: Sequence[str] | None = None, *, count_gpus: bool = True) -> str | None:
+    """Why ``tensor_parallel_size = tp`` cannot launch ``model`` here, in one line; None when it can.
+
+    vLLM's rules: the attention heads must divide by tp (``ModelConfig.verify_with_parallel_config``),
+    and the KV heads must divide by tp or, when tp exceeds them, tp by the KV heads (each KV head is
+    then replicated: ``QKVParallelLinear``). A Hub id cannot be read here: only the GPU count is checked.
+    """
+    if tp <= 1:
+        return None
+    problems: list[str] = []
+    if count_gpus:
+        have, how = visible_gpus(env, physical)
+        if tp > have:
+            problems.append(f"{tp} GPUs asked, {how}")
+    heads = kv = None
+    with contextlib.suppress(CoderError):  # not a local checkpoint: its heads cannot be read
+        info = inspect_checkpoint(Path(str(model)).expanduser())
+        heads, kv = info.num_attention_heads, info.num_key_value_heads or info.num_attention_heads
+    if heads and heads % tp:
+        problems.append(f"{heads} attention heads do not divide by {tp}")
+    if kv and (kv % tp if tp < kv else tp % kv):
+        problems.append(f"{kv} KV heads and {tp} do not divide one by the other")
+    if not problems:
+        return None
+    return f"tensor_parallel_size = {tp} refused: " + "; ".join(problems)
 
 
 # --------------------------------------------------------------------------- llama.cpp (GGUF)

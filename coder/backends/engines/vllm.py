@@ -8,6 +8,7 @@ DFlash 2 share ``method: "dflash"``; vLLM picks the DFlash 2 speculator from the
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from coder.backends.engines import logscan
 from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
+from coder.backends.engines.preflight import tensor_parallel_problem
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
@@ -107,6 +109,11 @@ class VllmAdapter(ScriptEngineBase):
         if profile.enable_prefix_caching:
             argv.append("--enable-prefix-caching")
         if profile.tensor_parallel_size and profile.tensor_parallel_size > 1:
+            # refused here, before launch, in one line: vLLM itself fails only after minutes of start-up;
+            # a dry run shows the argv whatever GPUs this machine has
+            if problem := tensor_parallel_problem(profile.tensor_parallel_size, profile.model, os.environ,
+                                                  count_gpus=not dry_run):
+                raise CoderError(problem)
             argv += ["--tensor-parallel-size", str(profile.tensor_parallel_size)]
         return argv + list(profile.extra_args)
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from coder import trust
 from coder.backends.engines.base import EngineAdapter, adapter_for
-from coder.backends.runtime import statelock
+from coder.backends.engines.preflight import MULTICAST_OFF
+from coder.backends.runtime import proc, statelock
 from coder.backends.runtime.proc import start_time
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile
@@ -101,7 +102,9 @@ def _load(name: str) -> ServerInfo | None:
 
 
 def current(name: str | None = None) -> ServerInfo | None:
-    """The live server recorded under ``name`` (None: any live one, attached last)."""
+    """The live server recorded under ``name`` (None: any live one, attached last).
+
+    A managed server whose own process died is forgotten, and the processes it left behind ended."""
     names = [name] if name else sorted(p.stem for p in _servers().glob("*.json"))
     if not name and ATTACHED in names:
         names.remove(ATTACHED)
@@ -111,6 +114,10 @@ def current(name: str | None = None) -> ServerInfo | None:
         if info is None:
             continue
         if info.managed and not _alive(info):
+            # its launcher died: what it forked (an engine core, GPU workers) serves nothing now but may
+            # still hold GPU memory, so it goes too
+            if info.pid and proc.group_members(info.pid, info.pid_start):
+                _kill_group(info.pid, 2.0, info.pid_start)
             _forget(candidate)
             continue
         return info
@@ -144,28 +151,48 @@ def _phase(log_text: str) -> tuple[str, float]:
     return best
 
 
-def _kill_group(pid: int, grace: float = 10.0) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        try:
-            reaped, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # not our child: poll for existence
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-        else:
-            if reaped == pid:
-                break
-        time.sleep(0.1)
-    else:
+def _signal(leader: int, members: list[int], sig: signal.Signals) -> None:
+    # the whole group at once (it also reaches a worker forked a moment ago), while one of ours is in it:
+    # the kernel does not reuse a group id that is still in use, so the group is still ours
+    if any(proc.process_group(pid) == leader for pid in members):
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-    # children of the group that ignored SIGTERM
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+            os.killpg(leader, sig)
+    for pid in members:  # by pid too: a descendant that left the group (setsid) gets it only this way
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _reap(pid: int) -> None:
+    """Collect ``pid`` if this process launched it (a failed start), so it is not left a zombie."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _wait_gone(leader: int, started: int | None, seconds: float, seen: dict[int, int | None]) -> list[int]:
+    """Wait until every process of the session, and every one ``seen`` in it before, has exited."""
+    deadline = time.monotonic() + seconds
+    while True:
+        _reap(leader)
+        for pid in proc.group_members(leader, started):
+            seen.setdefault(pid, proc.start_time(pid))
+        # by identity: a descendant that left the session is no one's descendant once the leader is gone
+        alive = [pid for pid, begun in seen.items() if proc.is_running(pid, begun)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
+def _kill_group(pid: int, grace: float = 10.0, started: int | None = None) -> list[int]:
+    """End every process of the server's session: SIGTERM, up to ``grace`` seconds for all of them
+    (vLLM's API server, engine core and per-GPU workers shut down in turn), then SIGKILL.
+
+    Returns the pids still alive after that (none, unless the kernel could not end them)."""
+    seen = {member: proc.start_time(member) for member in proc.group_members(pid, started)}
+    _signal(pid, list(seen), signal.SIGTERM)
+    if not (left := _wait_gone(pid, started, grace, seen)):
+        return []
+    _signal(pid, left, signal.SIGKILL)
+    return _wait_gone(pid, started, 5.0, seen)
 
 
 def start(profile: Profile, progress: StartProgress | None = None, *, verify: bool = True,
@@ -213,16 +240,16 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
     with log.open("wb") as out:
         try:
             # cwd: not the repository (``python -m`` would import modules from it)
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, cwd=log.parent)
+            server = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      start_new_session=True, cwd=log.parent, env=_launch_env(profile))
         except OSError as exc:
             statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=None)
             raise CoderError(f"cannot launch {argv[0]}: {exc.strerror}") from None
-    info.pid = proc.pid
-    info.pid_start = start_time(proc.pid)
+    info.pid = server.pid
+    info.pid_start = start_time(server.pid)
     _save(info)
     try:
-        _wait_ready(proc, info, adapter, report, timeout, cancel)
+        _wait_ready(server, info, adapter, report, timeout, cancel)
         with info.api(timeout=30) as api:
             adapter.describe(info, api)
         if verify and profile.spec_type not in (None, "none"):
@@ -235,14 +262,14 @@ def _start_locked(profile: Profile, report: StartProgress, verify: bool, timeout
             info.verified, info.verdict = False, "NOT VERIFIED: no speculator configured (spec_type none)"
         _save(info)
     except BaseException:
-        _kill_group(proc.pid)
-        statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=proc.pid)
+        _kill_group(server.pid, started=info.pid_start)
+        statelock.remove_owned(_state_path(profile.name), kfile, key=key, pid=server.pid)
         raise
     report("ready", 1.0, info.url)
     return info
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: EngineAdapter,
+def _wait_ready(server: subprocess.Popen[bytes], info: ServerInfo, adapter: EngineAdapter,
                 report: StartProgress, timeout: float, cancel: threading.Event | None) -> None:
     deadline = time.monotonic() + timeout
     seen = _PhaseWatch()
@@ -251,7 +278,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], info: ServerInfo, adapter: Engine
     try:
         with info.api(timeout=5) as api:
             while not adapter.ready(api):
-                if (code := proc.poll()) is not None:
+                if (code := server.poll()) is not None:
                     raise CoderError(_exit_message(info, code, seen.phase[0]))
                 if time.monotonic() > deadline:
                     raise CoderError(f"{info.engine} did not become ready within {timeout:.0f}s "
@@ -291,16 +318,30 @@ class _PhaseWatch:
             self.phase = found
 
 
+def _launch_env(profile: Profile) -> dict[str, str]:
+    """The server's environment: coder's own, plus NVLink multicast off for a tensor-parallel launch
+    wherever the user has not set those variables (:data:`MULTICAST_OFF`)."""
+    env = dict(os.environ)
+    if (profile.tensor_parallel_size or 1) > 1:
+        env = {**MULTICAST_OFF, **env}
+    return env
+
+
 def stop(name: str, grace: float = 10.0) -> bool:
-    """Stop the managed server ``name``: SIGTERM, then SIGKILL after ``grace``. False if none ran."""
+    """Stop the managed server ``name`` and every process it forked: SIGTERM, then SIGKILL after
+    ``grace``. Children left behind by a server that died (an engine core holding GPU memory) are
+    ended too. False if none was recorded; CoderError, after forgetting it, if a process survives."""
     with statelock.locked(_lock(name)):
         info = _load(name)
         if info is None:
             return False
-        if info.managed and info.pid and _alive(info):
-            _kill_group(info.pid, grace)
+        left: list[int] = []
+        if info.managed and info.pid and (_alive(info) or proc.group_members(info.pid, info.pid_start)):
+            left = _kill_group(info.pid, grace, info.pid_start)
         _forget(name)
-        return True
+    if left:
+        raise CoderError(f"{name}: {len(left)} process(es) outlived SIGKILL: pid {', '.join(map(str, left))}")
+    return True
 
 
 def restart(profile: Profile, k: int | None = None, cancel: threading.Event | None = None,
