@@ -74,9 +74,12 @@ def _print_info(info: object, as_json: bool) -> None:
     assert isinstance(info, ServerInfo)
     if as_json:
         data = json.loads(info.to_json())
-        from coder.redact import REDACTED
+        from coder.redact import REDACTED, scrub
 
-        data["api_key"] = REDACTED if data.get("api_key") else None
+        key = data.get("api_key")
+        data["api_key"] = REDACTED if key else None
+        # the launch argv carries the key as --api-key's value: a printed record never shows it
+        data = scrub(data, [key]) if isinstance(key, str) and key else data
         print(json.dumps(data, indent=2))
         return
     how = f"managed, pid {info.pid}" if info.managed else "attached"

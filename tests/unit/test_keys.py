@@ -80,3 +80,14 @@ def test_redaction_covers_every_form() -> None:
     assert redact_argv(argv) == ["coder", "bench", "--api-key", REDACTED, f"--api-key={REDACTED}", "--attach",
                                  "http://h", "--hf-token", REDACTED]
     assert scrub({"a": ["x KEY1234 y", {"KEY1234": 1}]}, ["KEY1234"]) == {"a": [f"x {REDACTED} y", {REDACTED: 1}]}
+
+
+def test_backend_json_never_prints_the_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """``coder backend start/status --json`` prints the record: the argv's --api-key value is redacted too."""
+    from coder.cli.backend import _print_info
+
+    info = ServerInfo(url="http://127.0.0.1:9", engine="vllm", api_key="s3cret-key", managed=True, pid=1,
+                      argv=["vllm", "serve", "m", "--api-key", "s3cret-key", "--port", "9"])
+    _print_info(info, as_json=True)
+    out = capsys.readouterr().out
+    assert "s3cret-key" not in out and json.loads(out)["argv"][4] == REDACTED
