@@ -77,7 +77,8 @@ GROWN_HAND: dict[str, Edits] = {
                             '    def _write(self,data):\n        """Write data; on a partial write, warn and write '
                             'the rest."""\n        result = self.stdout.write(data)'),),
     "toml-docstring": (("def skip_comment(src: str, pos: Pos) -> Pos:\n",
-                        'def skip_comment(src: str, pos: Pos) -> Pos:\n    """The position after a comment at pos."""\n'),),
+                        'def skip_comment(src: str, pos: Pos) -> Pos:\n'
+                        '    """The position after a comment at pos."""\n'),),
     "packaging-docstring": (("def process_env_var(env_var: str) -> Variable:\n",
                              'def process_env_var(env_var: str) -> Variable:\n'
                              '    """Map a marker variable name to its Variable."""\n'),),

@@ -10,37 +10,96 @@ from __future__ import annotations
 import ast
 
 import pytest
-from bench_edit_refs import correct_result
+from bench_edit_refs import correct_result, correct_results
 
+from coder.bench.edits.behaviour import evaluate
 from coder.bench.edits.checks import Renamed, replace_once
 from coder.bench.edits.tasks import TASKS, Task, select, source
 
+BY_NAME = {t.name: t for t in TASKS}
+
 
 def test_suite_size_and_files() -> None:
-    assert len(TASKS) >= 24
-    files = {t.file for t in TASKS}
-    assert len(files) >= 6
+    assert len(TASKS) >= 60
+    files = {f for t in TASKS for f in t.files}
+    assert len(files) >= 12
     for f in files:
-        assert 100 <= source(f).count("\n") <= 600, f
+        assert 100 <= source(f).count("\n") <= 800, f
     kinds = {t.kind for t in TASKS}
-    assert {"rename", "docstring", "param", "comment", "constant", "hints", "delete", "move"} <= kinds
+    assert {"rename", "docstring", "param", "comment", "constant", "hints", "delete", "move", "callers",
+            "default", "method", "extract", "fix", "class", "cross-file"} <= kinds
+    assert sum(1 for t in TASKS if t.cross_file) >= 6
+    long_renames = [t for t in TASKS if t.kind == "rename" and source(t.file).count("\n") >= 200]
+    assert len(long_renames) >= 5
     assert len({t.name for t in TASKS}) == len(TASKS)
+    assert all(t.kind == "cross-file" for t in TASKS if t.cross_file)
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_check_passes_on_correct_result(task: Task) -> None:
-    src = source(task.file)
-    new = correct_result(task)
-    assert new != src
-    ast.parse(new)
-    ok, why = task.check(src, new)
+    """The hand-made reference (tests/bench_edit_refs*.py) of every task passes its check, every file."""
+    old, new = task.originals(), correct_results(task)
+    for rel in task.files:
+        assert new[rel] != old[rel], rel
+        ast.parse(new[rel])
+    ok, why = task.judge(old, new)
     assert ok, why
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_check_fails_on_untouched_file(task: Task) -> None:
+    old = task.originals()
+    assert not task.judge(old, old)[0]
+    assert not task.check(old[task.file], old[task.file])[0]
+
+
+@pytest.mark.parametrize("task", [t for t in TASKS if t.cross_file], ids=lambda t: t.name)
+def test_cross_file_check_fails_when_one_file_is_left_as_it_was(task: Task) -> None:
+    old, new = task.originals(), correct_results(task)
+    for rel in task.files:
+        assert not task.judge(old, {**new, rel: old[rel]})[0], rel
+    assert not task.judge(old, {task.file: new[task.file]})[0]  # the other file missing
+
+
+def test_default_changed_without_handling_none_is_wrong() -> None:
+    """The wrong edit seen in review: the default became None and the body still calls list(longopts)."""
+    task = BY_NAME["getopt-default"]
     src = source(task.file)
-    assert not task.check(src, src)[0]
+    new = src.replace("longopts = []):", "longopts = None):")
+    ok, why = task.check(src, new)
+    assert not ok and "TypeError" in why
+
+
+def test_behaviour_check_rejects_a_change_outside_the_named_function() -> None:
+    task = BY_NAME["glob-fix"]
+    src = source(task.file)
+    new = correct_result(task).replace("    return pattern == '**'", "    return pattern in ('**', '***')")
+    ok, why = task.check(src, new)
+    assert not ok and "outside _ishidden" in why
+
+
+def test_behaviour_runs_the_module_apart_and_reports_a_broken_import() -> None:
+    assert evaluate("x = 1\n", ["m.x + 1", "m.y"]) == ["2", "raised AttributeError"]
+    broken = evaluate("import no_such_module_here\n", ["1"])
+    assert isinstance(broken, str) and broken.startswith("does not import")
+
+
+def test_callers_check_needs_every_call_updated() -> None:
+    task = BY_NAME["glob-callers"]
+    src, new = source(task.file), correct_result(task)
+    one_missed = new.replace("    names = _listdir(dirname, dir_fd, dironly, include_hidden=include_hidden)\n"
+                             "    for x in names:",
+                             "    names = _listdir(dirname, dir_fd, dironly)\n    for x in names:")
+    ok, why = task.check(src, one_missed)
+    assert not ok and "does not pass" in why
+
+
+def test_class_wide_checks_need_every_method() -> None:
+    for name in ("graphlib-class-docstrings", "netrc-class-hints"):
+        task = BY_NAME[name]
+        src = source(task.file)
+        edits = __import__("bench_edit_refs_grown").GROWN_HAND[name]
+        assert not task.check(src, replace_once(src, edits[:-1]))[0], name  # the last method left out
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
@@ -49,6 +108,8 @@ def test_check_fails_on_drift(task: Task) -> None:
     src = source(task.file)
     new = correct_result(task)
     assert not task.check(src, new + "\n_drift = 1\n")[0]
+    if task.kind in ("fix", "method", "default", "extract"):  # outside the named code, as below
+        assert not task.check(src, new.replace("\n", "\n_drift = 1\n", 1))[0]
     lines = new.splitlines(keepends=True)
     # change the last `return X` of the file into `return X or None`: still parses, different code
     i = max(n for n, line in enumerate(lines) if line.strip().startswith("return ") and line.rstrip()[-1] not in

@@ -108,7 +108,8 @@ class Behaves:
 
 @dataclass(frozen=True)
 class Callers:
-    """``target`` gained parameter ``name`` with default ``default``, uses it, and every call of ``target`` in the file passes it as ``arg`` (``name=name``); nothing else changed."""
+    """``target`` gained parameter ``name`` with default ``default`` and uses it, and every call of
+    ``target`` in the file passes it as ``arg`` (``name=name``); nothing else changed."""
 
     target: str
     name: str
