@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 
@@ -14,6 +14,9 @@ from coder.errors import CoderError
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
+    from coder.bench.edits.run import Outcome
+
+T = TypeVar("T")
 
 EDIT_MODES = ("full", "region", "auto")
 
@@ -36,6 +39,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--aider-site", metavar="DIR", help="Aider's packages (`pip install --target DIR`), for --aider")
     g.add_argument("--aider-formats", default="whole,diff", metavar="whole,diff", help="Aider's edit formats")
     g.add_argument("--aider-only", action="store_true", help="run only Aider's rows (not coder's)")
+    g.add_argument("--shard", metavar="K/N", help="only the K-th of N equal slices of the chosen tasks (split a run "
+                                                  "over several calls; --merge joins the results)")
+    g.add_argument("--merge", nargs="+", type=Path, metavar="JSON",
+                   help="join the runs of earlier --edits results (shards, Aider rows) into one table, JSON and plot")
     g.add_argument("--aider-timeout", type=float, default=3600.0, metavar="S",
                    help="stop an Aider run after S seconds; the tasks it finished are reported")
 
@@ -57,19 +64,31 @@ def _modes(text: str) -> list[str]:
     return modes
 
 
+def _shard(text: str | None, chosen: list[T]) -> list[T]:
+    if not text:
+        return chosen
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise CoderError(f"--shard takes K/N with 1 <= K <= N, not {text!r}")
+    return chosen[int(k) - 1::int(n)]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the selected tasks in each mode on one server; print the table, write JSON and a plot."""
-    from coder.bench import plots
     from coder.bench.edits import report, tasks
-    from coder.bench.edits.run import Outcome, run_task
+    from coder.bench.edits.run import run_task
 
+    if args.merge:
+        merged, merged_doc = report.merge(args.merge)
+        _publish(args, merged, merged_doc, str(merged_doc["target"]))
+        return 0
     if args.profiles:
         raise CoderError("--edits measures one server: give --profile NAME or --attach URL")
     modes = [] if args.aider_only else _modes(args.mode)
     formats = _formats(args.aider_formats) if args.aider else []
     if args.aider_only and not args.aider:
         raise CoderError("--aider-only needs --aider PYTHON")
-    chosen = tasks.select(args.tasks, args.kinds)
+    chosen = _shard(args.shard, tasks.select(args.tasks, args.kinds))
     if not chosen:
         raise CoderError("no task matches --tasks/--kinds (see coder/bench/edits/tasks.py)")
     server, stop = _server(args)
@@ -107,6 +126,15 @@ def run(args: argparse.Namespace) -> int:
     doc["interrupted"] = interrupted
     if aider_import_s:
         doc["aider_import_s"] = aider_import_s  # apart from the per-task times
+    _publish(args, runs, doc, name)
+    return 0
+
+
+def _publish(args: argparse.Namespace, runs: dict[str, list[Outcome]], doc: dict[str, object], name: str) -> None:
+    """Write the JSON and the plot, print the tables."""
+    from coder.bench import plots
+    from coder.bench.edits import report
+
     out_dir = args.out or Path("bench-results")
     path = report.write_json(doc, out_dir, name)
     console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -117,7 +145,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_plots:
         png = plots.plot_edits(runs, path.with_suffix(".png"), f"edit correctness: {name}")
         console.print(f"plot: {png}", highlight=False)
-    return 0
 
 
 def _argv(args: argparse.Namespace, server: ServerInfo) -> list[str]:

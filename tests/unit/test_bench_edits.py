@@ -8,12 +8,15 @@ one unrelated change (a model's drift), and for renames a rename that misses a u
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 from bench_edit_refs import correct_result, correct_results
 
+from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.behaviour import evaluate
 from coder.bench.edits.checks import Renamed, replace_once
+from coder.bench.edits.run import Outcome, cross_file_support, make_repo, on_disk, settle
 from coder.bench.edits.tasks import TASKS, Task, select, source
 
 BY_NAME = {t.name: t for t in TASKS}
@@ -171,3 +174,57 @@ def test_bad_options_are_one_clear_line(argv: list[str], message: str, capsys: p
     assert main(["bench", "--edits", *argv]) != 0
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_cross_file_task_is_refused_while_the_engine_has_no_cross_file_plans(tmp_path: Path) -> None:
+    from coder.bench.edits.run import run_task
+    from coder.edit.engine import EditEngine
+
+    if cross_file_support(EditEngine(None, tmp_path, ctx=32768)):
+        pytest.skip("the engine takes cross-file plans now")
+    task = BY_NAME["xfile-wsgiref-function"]
+    out = run_task(ServerInfo(url="http://127.0.0.1:9"), task, "auto")  # refused before any request
+    assert (out.outcome, out.why) == ("refused", "the edit engine has no cross-file plans yet")
+    assert not out.committed
+
+
+def test_a_cross_file_edit_applied_to_one_file_only_is_wrong(tmp_path: Path) -> None:
+    """The --yes path on a real repo holding both files: the renamed definition alone breaks the importer."""
+    from coder.edit.engine import EditEngine
+
+    task = BY_NAME["xfile-wsgiref-function"]
+    _, path = make_repo(tmp_path, task)
+    new = correct_results(task)[task.file]
+    engine = EditEngine(None, tmp_path, ctx=32768)
+    request = engine.prepare(path, task.instruction, mode="full")
+    proposal = engine.evaluate(request, "```python\n" + new + "```\n", finish_reason="stop")
+    out = Outcome(task.name, task.file, task.kind, "full", "skipped", "")
+    settle(engine, proposal, task, out, guard=False)
+    assert out.outcome == "wrong" and out.why.startswith("wsgiref/handlers.py:")
+    assert on_disk(tmp_path, task)[task.file] == new
+
+
+def test_report_counts_per_kind_and_the_plot_is_written(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from coder.bench.edits import report
+    from coder.bench.plots import plot_edits
+
+    def row(task: Task, outcome: str, s: float, run: str) -> Outcome:
+        return Outcome(task.name, task.file, task.kind, run, outcome, "", mode="region", plan="2 regions",
+                       enter_to_diff_s=s)
+
+    picked = [BY_NAME[n] for n in ("glob-fix", "netrc-fix", "getopt-rename", "xfile-toml-move")]
+    runs = {"auto": [row(t, o, 0.5, "auto") for t, o in zip(picked, ("correct", "wrong", "refused", "refused"),
+                                                                strict=True)],
+            "aider-whole": [row(t, "correct", 6.0, "aider-whole") for t in picked]}
+    doc = report.build(runs, target="t", server={}, guard=True, argv=[])
+    kinds = doc["runs"]["auto"]["summary"]["by_kind"]  # type: ignore[index]
+    assert kinds["fix"]["correct"] == 1 and kinds["fix"]["wrong"] == 1 and kinds["fix"]["plans"] == ["2 regions"]
+    assert kinds["cross-file"]["refused"] == 1
+    console = Console(width=160, record=True)
+    report.render_kinds(runs, console)
+    text = console.export_text()
+    assert "cross-file" in text and "aider-whole" in text
+    png = plot_edits(runs, tmp_path / "edits.png", "edits")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -63,7 +63,7 @@ def run_aider_batch(python: str, server: ServerInfo, tasks: list[Task], edit_for
             root.mkdir()
             make_repo(root, task)
             originals.append(on_disk(root, task))
-        model = f"openai/{server.model or 'default'}"
+        model = "openai/default"  # llama-server answers whatever model a request names
         meta, jobs, results = work / "metadata.json", work / "jobs.json", work / "results.json"
         meta.write_text(json.dumps({model: {"max_tokens": 4096, "max_input_tokens": 32768, "max_output_tokens": 4096,
                                             "input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
@@ -77,7 +77,9 @@ def run_aider_batch(python: str, server: ServerInfo, tasks: list[Task], edit_for
             env["PYTHONPATH"] = site
         else:
             env.pop("PYTHONPATH", None)  # coder's own path must not shadow Aider's pinned packages
-        driver = Path(__file__).with_name("aider_driver.py")
+        # run from the work folder: beside this file, `import aider` would find this module
+        driver = work / "aider_driver.py"
+        shutil.copyfile(Path(__file__).with_name("aider_driver.py"), driver)
         tail = ""
         try:
             proc = subprocess.run([python, str(driver), edit_format, model, str(meta), str(jobs), str(results)],

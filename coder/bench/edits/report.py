@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from coder.bench.edits.run import OUTCOMES, Outcome, counts
+from coder.errors import CoderError
 from coder.fsutil import atomic_write
 
 _STYLE = {"correct": "green", "refused": "yellow", "wrong": "bold red", "skipped": "dim"}
@@ -126,3 +127,30 @@ def build(runs: dict[str, list[Outcome]], *, target: str, server: dict[str, obje
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "runs": {name: {"summary": summary(rows), "rows": [r.to_json() for r in rows]}
                      for name, rows in runs.items()}}
+
+
+def merge(paths: list[Path]) -> tuple[dict[str, list[Outcome]], dict[str, object]]:
+    """The runs of several ``--edits`` result files joined (same run name: rows appended), and the document."""
+    from dataclasses import fields
+
+    names = {f.name for f in fields(Outcome)}
+    runs: dict[str, list[Outcome]] = {}
+    first: dict[str, object] = {}
+    imports: dict[str, object] = {}
+    for path in paths:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            parts = doc["runs"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CoderError(f"{path}: not an --edits result ({exc})") from exc
+        first = first or doc
+        imports.update(doc.get("aider_import_s") or {})
+        for run_name, part in parts.items():
+            runs.setdefault(run_name, []).extend(Outcome(**{k: v for k, v in row.items() if k in names})
+                                                 for row in part["rows"])
+    out = build(runs, target=str(first.get("target", "merged")), server=first.get("server", {}),  # type: ignore[arg-type]
+                guard=bool(first.get("scope_guard", True)), argv=[str(p) for p in paths])
+    out["merged_from"] = [str(p) for p in paths]
+    if imports:
+        out["aider_import_s"] = imports
+    return runs, out
