@@ -228,3 +228,52 @@ def test_report_counts_per_kind_and_the_plot_is_written(tmp_path: Path) -> None:
     assert "cross-file" in text and "aider-whole" in text
     png = plot_edits(runs, tmp_path / "edits.png", "edits")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_shipped_file_is_listed_with_its_licence() -> None:
+    from importlib import resources
+
+    listed = (resources.files("coder.bench.edits") / "files" / "SOURCES.md").read_text(encoding="utf-8")
+    for rel in {f for t in TASKS for f in t.files}:
+        row = next((line for line in listed.splitlines() if line.startswith(f"| {rel} |")), None)
+        assert row is not None, rel
+        assert ("PSF-2.0" in row) or ("Apache-2.0 OR BSD-2-Clause" in row), row
+
+
+def test_a_full_task_name_selects_that_task_alone() -> None:
+    """--tasks takes name prefixes: no name may be the prefix of another (the GPU script selects by name)."""
+    for task in TASKS:
+        assert [t.name for t in select(task.name)] == [task.name]
+
+
+def test_shards_cover_the_suite_once(capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.cli.bench_edits import _shard
+
+    parts = [_shard(f"{k}/3", list(TASKS)) for k in (1, 2, 3)]
+    assert sorted(t.name for p in parts for t in p) == sorted(t.name for t in TASKS)
+    from coder.cli.main import main
+
+    assert main(["bench", "--edits", "--shard", "4/3"]) != 0
+    assert "--shard takes K/N" in capsys.readouterr().err
+
+
+def test_merge_joins_shards_and_rows_of_other_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.bench.edits import report
+    from coder.cli.main import main
+
+    a, b = TASKS[0], TASKS[1]
+    one = report.build({"auto": [Outcome(a.name, a.file, a.kind, "auto", "correct", "", enter_to_diff_s=0.5)]},
+                       target="gpu", server={}, guard=True, argv=[])
+    two = report.build({"auto": [Outcome(b.name, b.file, b.kind, "auto", "refused", "", enter_to_diff_s=0.7)],
+                        "aider-diff": [Outcome(b.name, b.file, b.kind, "aider-diff", "wrong", "")]},
+                       target="gpu", server={}, guard=True, argv=[])
+    paths = [report.write_json(doc, tmp_path / "in", f"part{i}") for i, doc in enumerate((one, two))]
+    runs, merged_doc = report.merge(paths)
+    assert merged_doc["merged_from"] == [str(p) for p in paths]
+    assert [r.task for r in runs["auto"]] == [a.name, b.name] and len(runs["aider-diff"]) == 1
+    assert main(["bench", "--edits", "--merge", *map(str, paths), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
+    merged = next((tmp_path / "out").glob("edits-*.json"))
+    assert '"merged_from"' in merged.read_text()
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["bench", "--edits", "--merge", str(tmp_path / "bad.json")]) != 0
+    assert "not an --edits result" in capsys.readouterr().err
