@@ -23,6 +23,9 @@ GROWN_HAND: dict[str, Edits] = {
     "graphlib-comment": (("        for node in n2i:\n            if node in seen:",
                           "        # a depth-first search from every node\n        for node in n2i:\n"
                           "            if node in seen:"),),
+    "queue-method": (("    # Override these methods to implement other queue organizations\n",
+                      "    def clear(self):\n        with self.mutex:\n            self.queue.clear()\n\n"
+                      "    # Override these methods to implement other queue organizations\n"),),
     "getopt-default": (
         ("def getopt(args, shortopts, longopts = []):", "def getopt(args, shortopts, longopts = None):"),
         ("def gnu_getopt(args, shortopts, longopts = []):", "def gnu_getopt(args, shortopts, longopts = None):"),

@@ -84,6 +84,14 @@ GROWN: tuple[Task, ...] = (
          "Add a comment above `for node in n2i:` in `TopologicalSorter._find_cycle` saying that it starts a "
          "depth-first search from every node.",
          Comment("TopologicalSorter._find_cycle"), symbol="TopologicalSorter._find_cycle"),
+    # queue.py (326 lines; the first tasks use it too)
+    Task("queue-method", "queue.py", "method",
+         "Add a method `clear(self)` to the class `Queue` that removes every item from the queue, holding "
+         "`self.mutex`.",
+         Behaves(("Queue.clear",), (
+             ("(lambda q: (q.put(1), q.put(2), q.clear(), q.qsize(), q.empty())[3:])(m.Queue())", "(0, True)"),
+             ("(lambda q: (q.put(3), q.clear(), q.put(4), q.get())[3])(m.LifoQueue())", "4"))),
+         symbol="Queue"),
     # getopt.py (215 lines)
     Task("getopt-rename", "getopt.py", "rename",
          "Rename the function `long_has_args` to `long_option_info` everywhere in this file.",
