@@ -24,6 +24,7 @@ def _load() -> tuple[Any, Any, Any, Any]:
     models = importlib.import_module("aider.models")
     io_mod = importlib.import_module("aider.io")
     analytics = importlib.import_module("aider.analytics")
+    importlib.import_module("aider.llm").litellm._load_litellm()  # Aider defers it to the first request
     return coders, models, io_mod, analytics
 
 
