@@ -1,10 +1,18 @@
 """Run the edit tasks through coder's real edit path, as ``coder edit --yes`` does, one temp git repo each.
 
-Per task: copy the shipped file into a fresh git repository, build the request with
+Per task: copy the shipped files into a fresh git repository, build the request with
 :class:`~coder.edit.engine.EditEngine` (``--mode full|region|auto``), stream it, and apply the
 proposal the way ``--yes`` would: a refused reply, an unchanged file, or (with the scope
-guard on) a change the instruction does not explain is not written. Then the file on disk
-is checked: ``correct``, ``refused`` (file intact) or ``wrong`` (applied, and not the edit asked for).
+guard on) a change the instruction does not explain is not written. Then every file on disk
+is checked: ``correct``, ``refused`` (files intact) or ``wrong`` (applied, and not the edit asked for).
+
+What the bench reads from the engine beyond one file's proposal, where the engine offers it:
+
+- a cross-file task is sent as ``engine.prepare(path, instruction, ..., also=[other paths])``;
+  an engine whose ``prepare`` takes no ``also`` has no cross-file plans, and the task is refused;
+- a multi-file proposal lists its files as ``proposal.files`` (each with ``path`` and ``new``);
+- ``proposal.plan`` (or ``proposal.request.plan``) and ``proposal.retried`` are recorded, as one
+  line each (their ``summary()`` where they have one).
 """
 
 from __future__ import annotations
