@@ -3,7 +3,7 @@
 # Runs in the repository root of the device machine; state lives in /root/gpu across calls on the same warm
 # machine: the llama-server CUDA build ($G/build/bin/llama-server) and the model ($G/model.gguf) made by
 # scripts/gpu_session.sh, coder's wheels in $G/site (its `setup` step), Aider's in $G/aider-site (step below).
-# Every step writes JSON + PNG + a log under $OUT; the same files are kept in $G/edits for the `merge` step.
+# Every step writes JSON + PNG + a log under $OUT/<step>/; they are kept in $G/edits for the `merge` step.
 #
 #   aider-setup            install .whl-aider/*.whl (61 wheels, no numpy/scipy) into $G/aider-site; time the import
 #   coder [MODES] [K/N]    coder bench --edits, every task (or shard K/N), in MODES (default auto)
@@ -19,6 +19,7 @@ export PYTHONPATH="$G/site:$PWD" PYTHONUNBUFFERED=1 CODER_HOME="$G/home" PATH="/
 BIN="$G/build/bin/llama-server"
 MODEL="$G/model.gguf"
 LIMIT=${EDITS_LIMIT_S:-560}  # one device call is at most 600 s: stop early and report what finished
+EXTRA=${EDITS_ARGS:-}  # more `coder bench --edits` options, e.g. EDITS_ARGS="--tasks glob,getopt"
 
 profile() {  # the GPU profile (same settings as gpu_session.sh's e2e step)
   [ -x "$BIN" ] && [ -f "$MODEL" ] || { echo "no build or model in $G: run scripts/gpu_session.sh first"; exit 1; }
@@ -35,9 +36,13 @@ ctx = 16384
 TOML
 }
 
+step_dir() {  # a fresh folder under $OUT for one step's results
+  D="$OUT/$1"; rm -rf "$D"; mkdir -p "$D"
+}
+
 keep() {  # copy this step's results to $R for the merge step (a step run again replaces its files)
   rm -f "$R/$1-"*
-  for f in "$OUT"/edits-*.json "$OUT"/edits-*.png; do [ -f "$f" ] && cp "$f" "$R/$1-$(basename "$f")"; done
+  for f in "$D"/edits-*.json "$D"/edits-*.png; do [ -f "$f" ] && cp "$f" "$R/$1-$(basename "$f")"; done
 }
 
 shard() { [ -n "${1:-}" ] && echo "--shard $1"; }
@@ -52,22 +57,25 @@ print(f'aider {__import__(\"aider\").__version__} imports in {time.perf_counter(
   ;;
 coder)
   profile
-  timeout -s INT "$LIMIT" $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto}" $(shard "${3:-}") \
-    --out "$OUT" 2>&1 | tee "$OUT/edits-coder.log" | grep -v "^  "
-  keep "coder-${3//\//of}"
+  part=${3:-all}; step_dir "coder-${part//\//of}"
+  timeout -s INT "$LIMIT" $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto}" $(shard "${3:-}") $EXTRA \
+    --out "$D" 2>&1 | tee "$D/edits.log" | grep -v "^  "
+  keep "coder-${part//\//of}"
   ;;
 aider)
   profile
   [ -d "$G/aider-site/aider" ] || { echo "run the aider-setup step first"; exit 1; }
   fmt=${2:?whole or diff}
+  part=${3:-all}; step_dir "aider-$fmt-${part//\//of}"
   $PY -m coder bench --edits --profile qwen-gpu --aider-only --aider "$PY" --aider-site "$G/aider-site" \
-    --aider-formats "$fmt" --aider-timeout "$((LIMIT - 30))" $(shard "${3:-}") --out "$OUT" 2>&1 \
-    | tee "$OUT/edits-aider-$fmt.log" | grep -v "^  "
-  keep "aider-$fmt-${3//\//of}"
+    --aider-formats "$fmt" --aider-timeout "$((LIMIT - 30))" $(shard "${3:-}") $EXTRA --out "$D" \
+    2>&1 | tee "$D/edits.log" | grep -v "^  "
+  keep "aider-$fmt-${part//\//of}"
   ;;
 merge)
   ls "$R"/*.json >/dev/null 2>&1 || { echo "nothing to merge in $R"; exit 1; }
-  $PY -m coder bench --edits --merge "$R"/*.json --out "$OUT" 2>&1 | tee "$OUT/edits-merged.log"
+  step_dir merged
+  $PY -m coder bench --edits --merge "$R"/*.json --out "$D" 2>&1 | tee "$D/edits.log"
   ;;
 *)
   echo "usage: $0 aider-setup | coder [MODES] [K/N] | aider whole|diff [K/N] | merge"; exit 2
