@@ -98,7 +98,8 @@ def run_aider_batch(python: str, server: ServerInfo, tasks: list[Task], edit_for
 def _judge(task: Task, root: Path, original: dict[str, str], edit_format: str, job: JSONObject | None,
            tail: str) -> Outcome:
     out = Outcome(task.name, task.file, task.kind, f"aider-{edit_format}", "refused", "", mode=edit_format)
-    if job is None:
+    if job is None:  # the batch stopped first (timeout, crash): not Aider's refusal, so not counted as one
+        out.outcome = "skipped"
         out.why = f"aider did not run it: {tail.strip().splitlines()[-1] if tail.strip() else 'no output'}"
         return out
     out.enter_to_diff_s = float(job["wall_s"])  # type: ignore[arg-type]
