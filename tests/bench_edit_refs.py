@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from coder.bench.edits.checks import Exact, Renamed, SameAst, rename_names, replace_once
+from bench_edit_refs_grown import GROWN_HAND
+
+from coder.bench.edits.checks import Check, Exact, Renamed, SameAst, rename_names, replace_once
 from coder.bench.edits.tasks import Task, source
 
 # task -> snippet edits that turn the shipped file into a correct result (free-wording tasks)
@@ -48,11 +50,20 @@ _HAND: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def correct_result(task: Task) -> str:
-    """A correct result of ``task`` on its shipped file."""
-    src = source(task.file)
-    check = task.check
+    """A correct result of ``task`` on its shipped file (the one the request names)."""
+    return _result(task.name, source(task.file), task.check)
+
+
+def correct_results(task: Task) -> dict[str, str]:
+    """A correct result of ``task`` on every file it touches."""
+    out = {task.file: correct_result(task)}
+    out.update({rel: _result(task.name, source(rel), check) for rel, check in task.also})
+    return out
+
+
+def _result(name: str, src: str, check: Check) -> str:
     if isinstance(check, Exact | SameAst):
         return check.expected(src)
     if isinstance(check, Renamed):
         return rename_names(src, check.old, check.new)
-    return replace_once(src, _HAND[task.name])
+    return replace_once(src, {**_HAND, **GROWN_HAND}[name])

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after use("Agg"): no display needed
+from matplotlib.patches import Patch
+from matplotlib.ticker import ScalarFormatter
 
 from coder.bench.schema import BenchReport
+
+if TYPE_CHECKING:
+    from coder.bench.edits.run import Outcome
 
 CLASS_COLORS = {"fresh": "tab:blue", "full": "tab:green", "region": "tab:orange", "all": "black"}
 
@@ -110,3 +115,58 @@ def plot_concurrency(report: BenchReport, path: Path) -> bool:
             drawn = True
     return _finish(fig, ax, path, drawn, "concurrency (streams)", "output tok/s (aggregate, incl. TTFT)",
                    "tok/s vs concurrency")
+
+
+_OUTCOME_COLORS = {"correct": "tab:green", "refused": "tab:olive", "wrong": "tab:red"}
+_TOOL_HATCH = ("", "//", "..", "xx", "\\\\")
+
+
+def _tool_label(name: str, rows: list[Outcome]) -> str:
+    from coder.bench.edits.report import median
+
+    ran = [r for r in rows if r.outcome != "skipped"]
+    med = median([r.enter_to_diff_s for r in ran])
+    ok, wrong = sum(r.outcome == "correct" for r in ran), sum(r.outcome == "wrong" for r in ran)
+    return f"{name}: {ok}/{len(ran)} correct, {wrong} wrong" + (f", median {med:.1f} s" if med is not None else "")
+
+
+def plot_edits(runs: dict[str, list[Outcome]], path: Path, title: str) -> Path:
+    """``coder bench --edits``: per kind, one stacked bar per tool (correct/refused/wrong) side by side;
+    below, the median Enter→diff per kind and tool on its own (log) axis. Legends sit outside the bars."""
+    from coder.bench.edits.report import kinds, median
+
+    names = list(runs)
+    ks = kinds(runs)
+    width = 0.8 / max(1, len(names))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(8.0, 0.3 * len(ks) * max(2, len(names)) + 3), 7.0),
+                                      sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    xs = range(len(ks))
+    for i, name in enumerate(names):
+        offs = [x - 0.4 + width * (i + 0.5) for x in xs]
+        base = [0] * len(ks)
+        for outcome, colour in _OUTCOME_COLORS.items():
+            vals = [sum(1 for r in runs[name] if r.kind == k and r.outcome == outcome) for k in ks]
+            top.bar(offs, vals, width * 0.92, bottom=base, color=colour, hatch=_TOOL_HATCH[i % len(_TOOL_HATCH)],
+                    edgecolor="black", linewidth=0.4)
+            base = [b + v for b, v in zip(base, vals, strict=True)]
+        times = [median([r.enter_to_diff_s for r in runs[name] if r.kind == k and r.outcome != "skipped"])
+                 for k in ks]
+        bottom.bar(offs, [t if t is not None else 0.0 for t in times], width * 0.92, color="white",
+                   hatch=_TOOL_HATCH[i % len(_TOOL_HATCH)], edgecolor="black", linewidth=0.6)
+    top.set_ylabel("tasks")
+    top.set_title(title)
+    top.grid(axis="y", alpha=0.3)
+    handles = [Patch(facecolor=c, edgecolor="black", label=o) for o, c in _OUTCOME_COLORS.items()]
+    handles += [Patch(facecolor="white", edgecolor="black", hatch=_TOOL_HATCH[i % len(_TOOL_HATCH)],
+                      label=_tool_label(n, runs[n])) for i, n in enumerate(names)]
+    top.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="outcome / tool",
+               title_fontsize=8)
+    bottom.set_ylabel("median Enter→diff (s)")
+    if any(r.enter_to_diff_s for rows in runs.values() for r in rows):
+        bottom.set_yscale("log")
+        bottom.yaxis.set_major_formatter(ScalarFormatter())
+    bottom.grid(axis="y", alpha=0.3)
+    bottom.set_xticks(list(xs))
+    bottom.set_xticklabels(ks, rotation=35, ha="right", fontsize=8)
+    _save(fig, path)
+    return path

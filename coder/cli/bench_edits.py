@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 
@@ -14,6 +14,9 @@ from coder.errors import CoderError
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
+    from coder.bench.edits.run import Outcome
+
+T = TypeVar("T")
 
 EDIT_MODES = ("full", "region", "auto")
 
@@ -30,7 +33,27 @@ def add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--kinds", metavar="KINDS", help="only these kinds (rename,docstring,param,comment,...)")
     g.add_argument("--no-guard", action="store_true",
                    help="apply changes the instruction does not explain (as --allow-unexplained)")
-    g.add_argument("--aider", metavar="EXE", help="also run Aider (whole and diff formats) on the same tasks")
+    g.add_argument("--aider", metavar="PYTHON",
+                   help="also run Aider on the same tasks and server: a Python that imports aider-chat 0.86.2 "
+                        "(one process per edit format, Aider imported once)")
+    g.add_argument("--aider-site", metavar="DIR", help="Aider's packages (`pip install --target DIR`), for --aider")
+    g.add_argument("--aider-formats", default="whole,diff", metavar="whole,diff", help="Aider's edit formats")
+    g.add_argument("--aider-only", action="store_true", help="run only Aider's rows (not coder's)")
+    g.add_argument("--shard", metavar="K/N", help="only the K-th of N equal slices of the chosen tasks (split a run "
+                                                  "over several calls; --merge joins the results)")
+    g.add_argument("--merge", nargs="+", type=Path, metavar="JSON",
+                   help="join the runs of earlier --edits results (shards, Aider rows) into one table, JSON and plot")
+    g.add_argument("--aider-timeout", type=float, default=3600.0, metavar="S",
+                   help="stop an Aider run after S seconds; the tasks it finished are reported")
+
+
+def _formats(text: str) -> list[str]:
+    from coder.bench.edits.aider import FORMATS
+
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    if not formats or any(f not in FORMATS for f in formats):
+        raise CoderError(f"--aider-formats takes whole and/or diff, not {text!r}")
+    return formats
 
 
 def _modes(text: str) -> list[str]:
@@ -41,15 +64,31 @@ def _modes(text: str) -> list[str]:
     return modes
 
 
+def _shard(text: str | None, chosen: list[T]) -> list[T]:
+    if not text:
+        return chosen
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise CoderError(f"--shard takes K/N with 1 <= K <= N, not {text!r}")
+    return chosen[int(k) - 1::int(n)]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the selected tasks in each mode on one server; print the table, write JSON and a plot."""
     from coder.bench.edits import report, tasks
-    from coder.bench.edits.run import Outcome, run_task
+    from coder.bench.edits.run import run_task
 
+    if args.merge:
+        merged, merged_doc = report.merge(args.merge)
+        _publish(args, merged, merged_doc, str(merged_doc["target"]))
+        return 0
     if args.profiles:
         raise CoderError("--edits measures one server: give --profile NAME or --attach URL")
-    modes = _modes(args.mode)
-    chosen = tasks.select(args.tasks, args.kinds)
+    modes = [] if args.aider_only else _modes(args.mode)
+    formats = _formats(args.aider_formats) if args.aider else []
+    if args.aider_only and not args.aider:
+        raise CoderError("--aider-only needs --aider PYTHON")
+    chosen = _shard(args.shard, tasks.select(args.tasks, args.kinds))
     if not chosen:
         raise CoderError("no task matches --tasks/--kinds (see coder/bench/edits/tasks.py)")
     server, stop = _server(args)
@@ -57,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if not err.is_terminal:
         err = Console(stderr=True, width=200)  # a log: one line per task
     runs: dict[str, list[Outcome]] = {}
+    aider_import_s: dict[str, float | None] = {}
     interrupted = False
     try:
         for mode in modes:
@@ -65,13 +105,15 @@ def run(args: argparse.Namespace) -> int:
                 err.print(f"[{mode} {i}/{len(chosen)}] {task.name}: {task.instruction[:70]}", highlight=False)
                 rows.append(run_task(server, task, mode, guard=not args.no_guard))
                 err.print(f"  → {rows[-1].outcome}: {rows[-1].why[:100]}", highlight=False)
-        if args.aider:
-            from coder.bench.edits.aider import run_aider_task
+        for fmt in formats:
+            from coder.bench.edits.aider import run_aider_batch
 
-            for fmt in ("whole", "diff"):
-                rows = runs.setdefault(f"aider-{fmt}", [])
-                for task in chosen:
-                    rows.append(run_aider_task(args.aider, server, task, fmt))
+            err.print(f"[aider-{fmt}] {len(chosen)} tasks in one Aider process", highlight=False)
+            runs[f"aider-{fmt}"], aider_import_s[fmt] = run_aider_batch(
+                args.aider, server, chosen, fmt, site=args.aider_site, timeout=args.aider_timeout)
+            s = report.summary(runs[f"aider-{fmt}"])
+            err.print(f"  → correct {s['correct']}, refused {s['refused']}, wrong {s['wrong']}; "
+                      f"Aider's import {aider_import_s[fmt] or 0:.1f} s", highlight=False)
     except KeyboardInterrupt:  # Ctrl-C: report the tasks that finished (the one running is dropped)
         interrupted = True
         err.print("interrupted: reporting the tasks that finished", highlight=False)
@@ -82,16 +124,27 @@ def run(args: argparse.Namespace) -> int:
                                                   "spec_type": server.spec_type, "k": server.k},
                        guard=not args.no_guard, argv=_argv(args, server))
     doc["interrupted"] = interrupted
+    if aider_import_s:
+        doc["aider_import_s"] = aider_import_s  # apart from the per-task times
+    _publish(args, runs, doc, name)
+    return 0
+
+
+def _publish(args: argparse.Namespace, runs: dict[str, list[Outcome]], doc: dict[str, object], name: str) -> None:
+    """Write the JSON and the plot, print the tables."""
+    from coder.bench import plots
+    from coder.bench.edits import report
+
     out_dir = args.out or Path("bench-results")
     path = report.write_json(doc, out_dir, name)
     console = Console() if sys.stdout.isatty() else Console(width=160)
     for run_name, rows in runs.items():
         report.render(rows, f"{name} {run_name}", console)
+    report.render_kinds(runs, console)
     console.print(f"\nresult: {path}", highlight=False)
     if not args.no_plots:
-        png = report.plot(runs, path.with_suffix(".png"), f"edit correctness: {name}")
+        png = plots.plot_edits(runs, path.with_suffix(".png"), f"edit correctness: {name}")
         console.print(f"plot: {png}", highlight=False)
-    return 0
 
 
 def _argv(args: argparse.Namespace, server: ServerInfo) -> list[str]:

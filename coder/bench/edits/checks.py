@@ -67,9 +67,16 @@ def _strip_docs(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def functions_of(tree: ast.AST, target: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The function ``target``, or every method of the class ``target`` (empty when it is missing)."""
+    node = find_def(tree, target)
+    if isinstance(node, ast.ClassDef):
+        return [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [node] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else []
+
+
 def _strip_hints(tree: ast.AST, target: str) -> ast.AST:
-    fn = find_def(tree, target)
-    if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+    for fn in functions_of(tree, target):
         fn.returns = None
         args = fn.args
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -133,7 +140,8 @@ class SameAst:
 
 @dataclass(frozen=True)
 class Renamed:
-    """Every code use of ``old`` became ``new`` and nothing else changed (docstrings are free)."""
+    """Every code use of ``old`` became ``new`` and nothing else changed (docstrings are free, and so is
+    a string that is just the name, as in ``__all__``: renamed or not)."""
 
     old: str
     new: str
@@ -144,8 +152,15 @@ class Renamed:
         if tree is None:
             return False, "does not parse"
         want = _strip_docs(ast.parse(rename_names(old, self.old, self.new)))
-        same = ast.dump(_strip_docs(tree)) == ast.dump(want)
+        same = ast.dump(self._names_free(_strip_docs(tree))) == ast.dump(self._names_free(want))
         return (True, "renamed, nothing else changed") if same else (False, "code differs from the renamed file")
+
+    def _names_free(self, tree: ast.AST) -> ast.AST:
+        """A string that is just the old or the new name (an ``__all__`` entry) may be either."""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value == self.new:
+                node.value = self.old
+        return tree
 
 
 @dataclass(frozen=True)
@@ -186,6 +201,27 @@ class Comment:
         return True, f"{after - before} comment(s) added, code unchanged"
 
 
+@dataclass(frozen=True)
+class MethodDocstrings:
+    """Every method of the class ``target`` has a docstring; with docstrings stripped, nothing else changed."""
+
+    target: str
+
+    def __call__(self, old: str, new: str) -> tuple[bool, str]:
+        """Tree equality without docstrings, plus a docstring on each method."""
+        tree = _parse(new)
+        if tree is None:
+            return False, "does not parse"
+        fns = functions_of(tree, self.target)
+        if not fns:
+            return False, f"{self.target} is missing"
+        if lacking := [f.name for f in fns if ast.get_docstring(f) is None]:
+            return False, f"no docstring on {', '.join(lacking)}"
+        if ast.dump(_strip_docs(tree)) != ast.dump(_strip_docs(ast.parse(old))):
+            return False, "code other than the docstrings changed"
+        return True, f"{len(fns)} methods documented, code unchanged"
+
+
 def _comments(text: str, target: str) -> int:
     tree = ast.parse(text)
     node = find_def(tree, target)
@@ -199,7 +235,8 @@ def _comments(text: str, target: str) -> int:
 
 @dataclass(frozen=True)
 class Hints:
-    """Every parameter (but self/cls) and the return of ``target`` are annotated; nothing else changed.
+    """Every parameter (but self/cls) and the return of ``target`` (a class: each of its methods) are
+    annotated; nothing else changed.
 
     New imports are allowed (``from typing import Callable``)."""
 
@@ -210,19 +247,22 @@ class Hints:
         tree = _parse(new)
         if tree is None:
             return False, "does not parse"
-        fn = find_def(tree, self.target)
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        fns = functions_of(tree, self.target)
+        if not fns:
             return False, f"{self.target} is missing"
-        args = fn.args
-        params = [a for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                  if a is not None and a.arg not in ("self", "cls")]
-        missing = [a.arg for a in params if a.annotation is None] + (["return"] if fn.returns is None else [])
-        if missing:
-            return False, f"not annotated: {', '.join(missing)}"
-        if unbound := _unbound_annotation_names(tree, fn):
-            return False, f"annotations use names never defined or imported: {', '.join(unbound)}"
+        for fn in fns:
+            args = fn.args
+            params = [a for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                      if a is not None and a.arg not in ("self", "cls")]
+            missing = [a.arg for a in params if a.annotation is None] + (["return"] if fn.returns is None else [])
+            where = fn.name if len(fns) > 1 else ""
+            if missing:
+                return False, f"not annotated{' in ' + where if where else ''}: {', '.join(missing)}"
+            if unbound := _unbound_annotation_names(tree, fn):
+                return False, f"annotations use names never defined or imported: {', '.join(unbound)}"
         stripped = _drop_imports(_strip_hints(tree, self.target))  # type: ignore[arg-type]
-        if ast.dump(stripped) != ast.dump(_drop_imports(ast.parse(old))):
+        before = _drop_imports(_strip_hints(ast.parse(old), self.target))  # type: ignore[arg-type]
+        if ast.dump(stripped) != ast.dump(before):
             return False, "code other than the annotations changed"
         return True, "annotated, code unchanged"
 
@@ -261,7 +301,7 @@ class Param:
         fn = find_def(tree, self.target)
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             return False, f"{self.target} is missing"
-        default = _default_of(fn, self.name)
+        default = default_of(fn, self.name)
         if default is None:
             return False, f"{self.target} has no parameter {self.name} with a default"
         if not (isinstance(default, ast.Constant) and default.value == self.default):
@@ -279,7 +319,8 @@ class Param:
         return True, "parameter added and used"
 
 
-def _default_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+def default_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """The default of parameter ``name`` of ``fn`` (None: no such parameter, or it has none)."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from coder.bench.edits.run import OUTCOMES, Outcome, counts
+from coder.errors import CoderError
 from coder.fsutil import atomic_write
 
 _STYLE = {"correct": "green", "refused": "yellow", "wrong": "bold red", "skipped": "dim"}
@@ -27,25 +28,51 @@ def median(values: list[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
+def p90(values: list[float | None]) -> float | None:
+    """The 90th percentile of the known values (nearest rank; None when there are none)."""
+    known = sorted(v for v in values if v is not None)
+    return known[max(0, -(-9 * len(known) // 10) - 1)] if known else None
+
+
+def kinds(runs: dict[str, list[Outcome]]) -> list[str]:
+    """The task kinds in the order they first appear."""
+    return list(dict.fromkeys(r.kind for rows in runs.values() for r in rows))
+
+
+def by_kind(rows: list[Outcome]) -> dict[str, dict[str, object]]:
+    """Per kind: the outcome counts, the plans used and the median Enter→diff."""
+    out: dict[str, dict[str, object]] = {}
+    for kind in dict.fromkeys(r.kind for r in rows):
+        mine = [r for r in rows if r.kind == kind]
+        plans = sorted({r.plan or r.mode or r.mode_requested for r in mine if r.outcome != "skipped"})
+        out[kind] = {**{k: sum(1 for r in mine if r.outcome == k) for k in OUTCOMES}, "plans": plans,
+                     "median_enter_to_diff_s": median([r.enter_to_diff_s for r in mine if r.outcome != "skipped"])}
+    return out
+
+
 def summary(rows: list[Outcome]) -> dict[str, object]:
-    """Counts and medians of one run (one target, one mode)."""
+    """Counts and medians of one run (one target, one mode), overall and per kind."""
     ran = [r for r in rows if r.outcome != "skipped"]
     return {**counts(rows), "tasks": len(ran),
             "median_enter_to_diff_s": median([r.enter_to_diff_s for r in ran]),
+            "p90_enter_to_diff_s": p90([r.enter_to_diff_s for r in ran]),
             "median_decode_tps": median([r.decode_tps for r in ran]),
-            "median_acceptance_length": median([r.acceptance_length for r in ran])}
+            "median_acceptance_length": median([r.acceptance_length for r in ran]),
+            "by_kind": by_kind(rows)}
 
 
 def render(rows: list[Outcome], title: str, console: Console) -> None:
     """One row per task, then the totals."""
     table = Table(title=title, title_justify="left")
-    for col in ("task", "kind", "mode", "outcome", "scope", "Enter→diff s", "TTFT s", "tok/s", "acc len",
+    for col in ("task", "kind", "mode", "plan", "outcome", "scope", "Enter→diff s", "TTFT s", "tok/s", "acc len",
                 "why"):
         table.add_column(col, overflow="fold", justify="right" if col[0].isupper() or col in (
             "tok/s", "acc len") else "left")
     for r in rows:
         scope = f"flagged ({r.flagged_would_be})" if r.flagged else ""
-        table.add_row(r.task, r.kind, r.mode or r.mode_requested, f"[{_STYLE[r.outcome]}]{r.outcome}[/]", scope,
+        plan = (r.plan or "") + (f"; retried: {r.retried}" if r.retried else "")
+        table.add_row(r.task, r.kind, r.mode or r.mode_requested, plan[:40], f"[{_STYLE[r.outcome]}]{r.outcome}[/]",
+                      scope,
                       _num(r.enter_to_diff_s, ".1f"), _num(r.ttft_s, ".2f"), _num(r.decode_tps, ".1f"),
                       _num(r.acceptance_length, ".2f"), r.why[:70])
     console.print(table)
@@ -53,8 +80,31 @@ def render(rows: list[Outcome], title: str, console: Console) -> None:
     console.print(
         f"{title}: " + ", ".join(f"{k} {s[k]}" for k in OUTCOMES) + f"; scope guard flagged {s['flagged']} "
         f"({s['flagged_would_be_wrong']} would have been wrong); wrong edits committed: {s['committed_wrong']}; "
-        f"median Enter→diff {_num(s['median_enter_to_diff_s'], '.1f')} s"  # type: ignore[arg-type]
-        , highlight=False)
+        f"median Enter→diff {_num(s['median_enter_to_diff_s'], '.1f')} s, "  # type: ignore[arg-type]
+        f"p90 {_num(s['p90_enter_to_diff_s'], '.1f')} s", highlight=False)  # type: ignore[arg-type]
+
+
+def render_kinds(runs: dict[str, list[Outcome]], console: Console) -> None:
+    """One row per kind: correct/refused/wrong of each run side by side, with the plans used."""
+    table = Table(title="per kind: correct / refused / wrong (plans used)", title_justify="left")
+    table.add_column("kind")
+    table.add_column("tasks", justify="right")
+    for name in runs:
+        table.add_column(name)
+    per_run = {name: by_kind(rows) for name, rows in runs.items()}
+    for kind in kinds(runs):
+        cells = []
+        for name in runs:
+            k = per_run[name].get(kind)
+            if k is None:
+                cells.append("–")
+                continue
+            plans = ", ".join(k["plans"])  # type: ignore[arg-type]
+            cells.append(f"[green]{k['correct']}[/] / [yellow]{k['refused']}[/] / [bold red]{k['wrong']}[/]"
+                         + (f" ({plans})" if plans and not name.startswith("aider-") else ""))
+        n = max(sum(1 for r in rows if r.kind == kind) for rows in runs.values())
+        table.add_row(kind, str(n), *cells)
+    console.print(table)
 
 
 def _slug(text: str) -> str:
@@ -79,32 +129,28 @@ def build(runs: dict[str, list[Outcome]], *, target: str, server: dict[str, obje
                      for name, rows in runs.items()}}
 
 
-def plot(runs: dict[str, list[Outcome]], path: Path, title: str) -> Path:
-    """Stacked outcome counts per run, with median Enter→diff on a second axis."""
-    import matplotlib
+def merge(paths: list[Path]) -> tuple[dict[str, list[Outcome]], dict[str, object]]:
+    """The runs of several ``--edits`` result files joined (same run name: rows appended), and the document."""
+    from dataclasses import fields
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = list(runs)
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(names) + 2), 4.2))
-    bottom = [0] * len(names)
-    colours = {"correct": "tab:green", "refused": "tab:olive", "wrong": "tab:red", "skipped": "lightgrey"}
-    for outcome in OUTCOMES:
-        vals = [sum(1 for r in runs[n] if r.outcome == outcome) for n in names]
-        ax.bar(names, vals, bottom=bottom, color=colours[outcome], label=outcome)
-        bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
-    ax.set_ylabel("tasks")
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left")
-    times = [median([r.enter_to_diff_s for r in runs[n] if r.outcome != "skipped"]) for n in names]
-    if any(t is not None for t in times):
-        ax2 = ax.twinx()
-        ax2.plot(names, [t if t is not None else float("nan") for t in times], "ko-", label="median Enter→diff")
-        ax2.set_ylabel("median Enter→diff (s)")
-        ax2.set_ylim(bottom=0)
-        ax2.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    names = {f.name for f in fields(Outcome)}
+    runs: dict[str, list[Outcome]] = {}
+    first: dict[str, object] = {}
+    imports: dict[str, object] = {}
+    for path in paths:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            parts = doc["runs"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CoderError(f"{path}: not an --edits result ({exc})") from exc
+        first = first or doc
+        imports.update(doc.get("aider_import_s") or {})
+        for run_name, part in parts.items():
+            runs.setdefault(run_name, []).extend(Outcome(**{k: v for k, v in row.items() if k in names})
+                                                 for row in part["rows"])
+    out = build(runs, target=str(first.get("target", "merged")), server=first.get("server", {}),  # type: ignore[arg-type]
+                guard=bool(first.get("scope_guard", True)), argv=[str(p) for p in paths])
+    out["merged_from"] = [str(p) for p in paths]
+    if imports:
+        out["aider_import_s"] = imports
+    return runs, out

@@ -1,14 +1,23 @@
 """Run the edit tasks through coder's real edit path, as ``coder edit --yes`` does, one temp git repo each.
 
-Per task: copy the shipped file into a fresh git repository, build the request with
+Per task: copy the shipped files into a fresh git repository, build the request with
 :class:`~coder.edit.engine.EditEngine` (``--mode full|region|auto``), stream it, and apply the
 proposal the way ``--yes`` would: a refused reply, an unchanged file, or (with the scope
-guard on) a change the instruction does not explain is not written. Then the file on disk
-is checked: ``correct``, ``refused`` (file intact) or ``wrong`` (applied, and not the edit asked for).
+guard on) a change the instruction does not explain is not written. Then every file on disk
+is checked: ``correct``, ``refused`` (files intact) or ``wrong`` (applied, and not the edit asked for).
+
+What the bench reads from the engine beyond one file's proposal, where the engine offers it:
+
+- a cross-file task is sent as ``engine.prepare(path, instruction, ..., also=[other paths])``;
+  an engine whose ``prepare`` takes no ``also`` has no cross-file plans, and the task is refused;
+- a multi-file proposal lists its files as ``proposal.files`` (each with ``path`` and ``new``);
+- ``proposal.plan`` (or ``proposal.request.plan``) and ``proposal.retried`` are recorded, as one
+  line each (their ``summary()`` where they have one).
 """
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import tempfile
 import time
@@ -20,9 +29,9 @@ from git import Actor, Repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.bench.edits.tasks import Task, source
+from coder.bench.edits.taskdef import Task, source
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.model import EditProposal, EditRequest
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
@@ -52,6 +61,8 @@ class Outcome:
     decode_tps: float | None = None
     acceptance_length: float | None = None
     completion_tokens: int | None = None
+    plan: str | None = None  # the engine's plan for the request, where it reports one (regions, windows)
+    retried: str | None = None  # what the engine re-asked, and why, where it reports it
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON form."""
@@ -59,13 +70,24 @@ class Outcome:
 
 
 def make_repo(root: Path, task: Task) -> tuple[Repo, Path]:
-    """A fresh git repository in ``root`` holding the task's file, committed."""
+    """A fresh git repository in ``root`` holding the task's files, committed; the path of the one it names."""
     repo = Repo.init(root)
-    path = root / task.file
-    path.write_text(source(task.file), encoding="utf-8")
-    repo.index.add([task.file])
+    for rel in task.files:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(source(rel), encoding="utf-8")
+    repo.index.add(list(task.files))
     repo.index.commit("original", author=_AUTHOR, committer=_AUTHOR)
-    return repo, path
+    return repo, root / task.file
+
+
+def on_disk(root: Path, task: Task) -> dict[str, str]:
+    """The task's files as they are now under ``root`` (a deleted one is empty)."""
+    return {rel: (root / rel).read_text(encoding="utf-8") if (root / rel).exists() else "" for rel in task.files}
+
+
+def cross_file_support(engine: EditEngine) -> bool:
+    """True when the engine takes the other files of a cross-file plan (``prepare(..., also=[paths])``)."""
+    return "also" in inspect.signature(engine.prepare).parameters
 
 
 def run_task(server: ServerInfo, task: Task, mode: str, *, guard: bool = True,
@@ -78,9 +100,9 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, guard: bool = True,
     tmp = Path(tempfile.mkdtemp(prefix="coder-bench-edit-"))
     try:
         repo, path = make_repo(tmp, task)
-        original, first = path.read_text(encoding="utf-8"), repo.head.commit.hexsha
+        original, first = on_disk(tmp, task), repo.head.commit.hexsha
         _run(server, task, mode, guard, path, out, on_stats)
-        now = path.read_text(encoding="utf-8")
+        now = on_disk(tmp, task)
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
             out.outcome, out.why = "wrong", f"refused but the file changed: {out.why}"
@@ -99,7 +121,15 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
         # region mode names the region as `coder edit --symbol/--lines` would; auto finds its own
         symbol = task.symbol if mode == "region" else None
         lines = task.lines if mode == "region" and not task.symbol else None
-        request = engine.prepare(path, task.instruction, mode=mode, symbol=symbol, lines=lines)
+        if task.cross_file:
+            if not cross_file_support(engine):
+                out.outcome, out.why = "refused", "the edit engine has no cross-file plans yet"
+                return
+            prepare: Callable[..., EditRequest] = engine.prepare  # a cross-file engine takes `also`
+            request = prepare(path, task.instruction, mode=mode, symbol=symbol, lines=lines,
+                              also=[path.parent / rel for rel, _ in task.also])
+        else:
+            request = engine.prepare(path, task.instruction, mode=mode, symbol=symbol, lines=lines)
         proposal: EditProposal | None = None
         for event in engine.run(request):
             if isinstance(event, RequestStats):
@@ -123,7 +153,9 @@ def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome,
     """Apply ``proposal`` as ``coder edit --yes`` would (``guard``: not when the scope check flags it),
     then check the file on disk; fills ``out``."""
     _record(proposal, out)
-    original, path = proposal.old, proposal.path
+    path = proposal.path
+    root = path.parents[len(Path(task.file).parts) - 1]
+    original = on_disk(root, task)
     if not proposal.ok:
         out.outcome, out.why, out.refusal_code = "refused", proposal.refusal or "", proposal.refusal_code
         return
@@ -133,7 +165,7 @@ def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome,
     scope = proposal.scope
     if scope is not None and not scope.ok:
         out.flagged, out.flagged_where = True, scope.summary()
-        ok, _ = task.check(original, proposal.new)
+        ok, _ = task.judge(original, {**original, **proposed(proposal, root)})
         out.flagged_would_be = "correct" if ok else "wrong"
         if guard:
             out.outcome, out.why = "refused", f"scope guard: {scope.refusal()}"
@@ -143,13 +175,31 @@ def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome,
     except CoderError as exc:
         out.outcome, out.why = "refused", f"not applied: {exc}"
         return
-    ok, why = task.check(original, path.read_text(encoding="utf-8"))
+    ok, why = task.judge(original, on_disk(root, task))
     out.outcome, out.why = ("correct" if ok else "wrong"), why
+
+
+def proposed(p: EditProposal, root: Path) -> dict[str, str]:
+    """The new text of every file a proposal changes, by path relative to ``root``.
+
+    A multi-file proposal lists its files (``files``: items with ``path`` and ``new``); else it is one file."""
+    parts = getattr(p, "files", None) or [p]
+    return {str(Path(f.path).resolve().relative_to(root.resolve())): f.new for f in parts}
+
+
+def _describe(value: object) -> str | None:
+    """A plan or retry record as one line: its ``summary()`` where it has one."""
+    if value is None or value == () or value == []:
+        return None
+    summary = getattr(value, "summary", None)
+    return str(summary() if callable(summary) else value)
 
 
 def _record(p: EditProposal, out: Outcome) -> None:
     s = p.stats
     out.mode, out.mode_reason = p.mode, p.request.mode_reason
+    out.plan = _describe(getattr(p, "plan", None) or getattr(p.request, "plan", None))
+    out.retried = _describe(getattr(p, "retried", None) or getattr(p, "retries", None))
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens
 

@@ -1,40 +1,18 @@
 """The edit tasks of ``coder bench --edits``: real files, real requests, a mechanical check each.
 
 The files under ``files/`` are byte-copies of modules of the CPython 3.11.7 standard library
-(PSF License Agreement, see ``files/SOURCES.md``), shipped so that the expected text does not
-change with the Python version that runs the bench.
+(PSF License Agreement) and of ``packaging`` (see ``files/SOURCES.md``), shipped so that the
+expected text does not change with the Python version that runs the bench. The first 29 tasks
+(7 short stdlib files) are here; the grown part is :mod:`coder.bench.edits.tasks_grown`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from importlib import resources
+from coder.bench.edits.checks import Comment, Docstring, Exact, Hints, Param, Renamed, SameAst
+from coder.bench.edits.taskdef import Task, source
+from coder.bench.edits.tasks_grown import GROWN
 
-from coder.bench.edits.checks import Check, Comment, Docstring, Exact, Hints, Param, Renamed, SameAst
-
-
-@dataclass(frozen=True)
-class Task:
-    """One edit request on one file, with how a correct result is recognised."""
-
-    name: str
-    file: str  # a file under files/ (``shlex.py``; shipped as ``shlex.py.txt``)
-    kind: str  # rename, docstring, param, comment, constant, hints, delete, move
-    instruction: str
-    check: Check
-    symbol: str | None = None  # the region for --mode region (None: the edit spans the file)
-    lines: str | None = None  # or a line range for --mode region
-
-    @property
-    def has_region(self) -> bool:
-        """True when the task can run in region mode."""
-        return bool(self.symbol or self.lines)
-
-
-def source(file: str) -> str:
-    """The shipped original text of ``file``."""
-    return (resources.files("coder.bench.edits") / "files" / f"{file}.txt").read_text(encoding="utf-8")
-
+__all__ = ["TASKS", "Task", "select", "source"]
 
 _MAIN_SHLEX = """
 
@@ -54,7 +32,7 @@ if __name__ == '__main__':
             _print_tokens(shlex(f, fn))
 """
 
-TASKS: tuple[Task, ...] = (
+FIRST: tuple[Task, ...] = (
     # colorsys.py (166 lines)
     Task("colorsys-constant", "colorsys.py", "constant",
          "In `rgb_to_yiq`, change the blue coefficient of y from 0.11 to 0.114.",
@@ -160,6 +138,9 @@ TASKS: tuple[Task, ...] = (
          "Add a docstring to the method `TextWrapper._split_chunks`.",
          Docstring("TextWrapper._split_chunks"), symbol="TextWrapper._split_chunks"),
 )
+
+
+TASKS: tuple[Task, ...] = FIRST + GROWN
 
 
 def select(names: str | None = None, kinds: str | None = None) -> list[Task]:
