@@ -66,3 +66,18 @@ def test_the_drift_changes_code_it_was_not_asked_to() -> None:
 
 def test_cases_are_recorded() -> None:
     assert len(CASES) >= 3 and all((DATA / f"{c}.reply.txt").exists() for c in CASES)
+
+
+def test_the_other_cpus_drift_reads_s_and_v_before_assigning_them() -> None:
+    """The reply recorded on an AMD EPYC (AVX-512, native) adds no docstring but the same two lines."""
+    from coder.edit.check import check_result
+
+    original = (DATA / "colorsys.py.txt").read_text()
+    reply = (DATA / "colorsys_drift.reply-epyc-avx512.txt").read_text()
+    body = reply.split("\n", 1)[1].rsplit("```", 1)[0]  # the fenced function
+    start = original.index("def rgb_to_hsv(r, g, b):")
+    end = original.index("def hsv_to_rgb(h, s, v):")
+    new = original[:start] + body + "\n\n" + original[end:]
+    assert body.splitlines()[1:3] == ["    if s == 0.0:", "        return 0.0, 0.0, v"]
+    refused = check_result("colorsys.py", new, old=original)
+    assert refused is not None and "s (line 126), v (line 127)" in str(refused)
