@@ -274,35 +274,25 @@ class EditSession:
             self._set_state("idle")
 
     def _chat_request(self, question: str) -> None:
+        from coder.backends.runtime.request import RequestCancelled, run_request
+
         choice = self.backend.decide("fresh")
-        self._apply_k(choice)
+        self._restart_note(choice)
         info = self.backend.info
         k = choice.k if choice.k is not None else (info.k if info else None)
-        reason = choice.reason
-        self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
-        before = self.backend.snapshot()
+        self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, choice.reason, self.baseline_tps), "chat"))
         feed = self._feed()
         messages = streams.chat_messages(self.repo_root, self.session, question)
-        stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
-                                              k_cap=choice.cap, cache_prompt=True)
-        reply = streams.pump(stream, feed, self._check)
-        after = self.backend.snapshot()
-        spec = after - before if before is not None and after is not None and before.has_spec_metrics else None
-        if spec is not None:
-            reply.stats.exact_acceptance = spec.acceptance_length
-        self.backend.learn(choice, dict(reply.stats.timings), spec)
-        self._finished(FinalStats(reply.stats, spec), reply.text)
-
-    def _apply_k(self, choice: KChoice) -> None:
-        """Carry out a chat request's k decision (an edit's is applied by the engine, once)."""
-        self._restart_note(choice)
         try:
-            self.backend.apply(choice, self._cancel)
-        except CoderError:
-            if self._cancel.is_set():
-                raise Stopped from None
-            raise
-        self._check()
+            outcome = run_request(self.backend, messages, choice, max_tokens=self.chat_max_tokens, tap=feed.push,
+                                  cancel=self._cancel)
+        except RequestCancelled:
+            raise Stopped from None
+        finally:
+            feed.flush()
+        if not outcome.answered:
+            raise CoderError("the reply stream ended without a result")
+        self._finished(FinalStats(outcome.stats, outcome.delta), outcome.text)
 
     def _restart_note(self, choice: KChoice) -> None:
         if choice.via == "restart":

@@ -30,6 +30,8 @@ from coder.textsafe import one_line
 if TYPE_CHECKING:
     import httpx
 
+    from coder.telemetry.stats import Chunk
+
 
 def _http_error() -> type[Exception]:
     import httpx
@@ -148,16 +150,18 @@ class ChatWarmSender:
     def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
         """Prefill the cut messages with one output token; returns the prompt tokens reported."""
-        from coder.telemetry.stats import Reply
+        from coder.backends.runtime.handle import BackendHandle
+        from coder.backends.runtime.request import run_request
+        from coder.kchoice import KChoice
 
-        stream = self.server.chat().stream(messages, max_tokens=1, temperature=0.0)
-        prompt_tokens = 0
+        def tap(chunk: Chunk) -> None:
+            if cancelled():
+                raise Cancelled  # the runner closes the stream: the server drops the request
+
+        backend = BackendHandle(self.server)  # no profile: nothing is restarted or learned
         try:
-            for item in stream:
-                if cancelled():
-                    raise Cancelled
-                if isinstance(item, Reply):
-                    prompt_tokens = item.stats.prompt_tokens or 0
+            outcome = run_request(backend, messages, KChoice(None, "warm-up", "prefix warm-up", "launch"),
+                                  max_tokens=1, tap=tap, cache_prompt=None, metrics=False, learn=False)
         finally:
-            stream.close()
-        return prompt_tokens
+            backend.close()
+        return outcome.stats.prompt_tokens or 0
