@@ -44,13 +44,12 @@ class Stopped(Exception):
 class EditSession:
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
-    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
-                 emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
+    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, emit: Emit, *,
+                 chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
                  persist: bool = True, warm_up: str = "managed") -> None:
         self.repo_root = repo_root
         self.session = session
         self.backend = backend
-        self._profile = profile  # the configured one; the running server's is the backend's
         self.emit = emit
         self.commands = SlashCommands(self)  # the slash commands act on this session
         self.chat_max_tokens = chat_max_tokens
@@ -75,9 +74,9 @@ class EditSession:
                 backend.pin(session.k_override)
 
     @property
-    def profile(self) -> Profile:
-        """The profile of the running server (the backend handle's), else the configured one."""
-        return self.backend.profile or self._profile
+    def profile(self) -> Profile | None:
+        """The backend handle's profile: the running server's, else the configured one."""
+        return self.backend.profile
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -182,9 +181,9 @@ class EditSession:
         self.session.add_turn("user", text)
         self.save()
         if self.backend.info is None:
+            start = f"the {self.profile.name!r} profile" if self.profile is not None else "a profile"
             self.emit(ev.Note("No backend is running, so nothing was sent. Press ctrl+b (or /backend) to start "
-                              f"the {self.profile.name!r} profile or attach to a server; your message is kept "
-                              "in the session.", "error"))
+                              f"{start} or attach to a server; your message is kept in the session.", "error"))
             return
         self._cancel.clear()
         if self.session.context_files and not text.startswith("?"):

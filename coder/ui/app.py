@@ -141,16 +141,19 @@ class CoderApp(App[None]):
         self.repo_root = repo_root
         self.config = config
         self.session = session
-        self.profile: Profile = profile if isinstance(profile, Profile) else config.profile(profile)
+        configured = profile if isinstance(profile, Profile) else config.profile(profile)
         self.offer_start = offer_start
         self.attach_target = attach
         self.lag_probe = lag_probe
         self.persist_theme = persist_theme
         self.last_checks: list[Check] | None = None
         self.backend_checked = server is not None  # a lookup for a running server has finished
-        self.backend = BackendHandle(server, self.profile, policy_factory=policy_factory(persist_state))
+        # the one home of the profile: configured here, the running one by the handle's adopt rule
+        self.backend = BackendHandle(configured=configured, profiles=config.profiles,
+                                     policy_factory=policy_factory(persist_state))
+        self.backend.adopt(server)
         self.set_reactive(CoderApp.server, server)
-        self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
+        self.main = MainScreen(EditSession(repo_root, session, self.backend, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
                                            persist=persist_state, warm_up=config.warm_up))
         self.main.edit.emit = poster(self.main)
@@ -162,6 +165,12 @@ class CoderApp(App[None]):
     def _post_backend_changed(self, info: ServerInfo | None) -> None:
         """BackendHandle listener, called on the thread that changed the backend."""
         self.post_message(BackendChanged(info))  # thread-safe
+
+    @property
+    def configured(self) -> Profile:
+        """The profile the user chose (the backend handle holds it; a Start launches it)."""
+        assert self.backend.configured is not None  # always given above
+        return self.backend.configured
 
     @property
     def edit(self) -> EditSession:
@@ -272,8 +281,9 @@ class CoderApp(App[None]):
         if self.offer_start:
             from coder.ui.screens.start import StartScreen
 
-            what = "the embedded demo model" if self.profile.model == "demo" else (self.profile.model or "?")
-            self.push_screen(StartScreen(self.profile.name, what))
+            configured = self.configured
+            what = "the embedded demo model" if configured.model == "demo" else (configured.model or "?")
+            self.push_screen(StartScreen(configured.name, what))
 
     # ---- backend (thread workers; results only through messages) -------------------------------
 
@@ -282,22 +292,23 @@ class CoderApp(App[None]):
         """Adopt a server coder already runs for this profile (or any), else offer to start one."""
         from coder.backends.runtime import manager
 
-        info = manager.current(self.profile.name) or manager.current(None)
+        info = manager.current(self.configured.name) or manager.current(None)
         if info is None:
             self.post_message(NoBackend())
         else:
-            self.backend.replace(info)
+            self.backend.adopt(info)  # the one adopt rule: the profile that server runs
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="starting backend")
     def start_backend(self, reply_to: MessagePump) -> None:
-        """Launch the profile, reporting progress to ``reply_to``."""
+        """Launch the configured profile, reporting progress to ``reply_to``."""
         from coder.backends.runtime import manager
 
         def progress(phase: str, fraction: float, detail: str) -> None:
             reply_to.post_message(BackendProgress(phase, fraction, detail))
 
+        configured = self.configured
         try:
-            self.backend.replace(manager.start(self.profile, progress=progress))
+            self.backend.replace(manager.start(configured, progress=progress), configured)
         except CoderError as exc:
             reply_to.post_message(BackendFailed(str(exc)))
 
@@ -307,19 +318,17 @@ class CoderApp(App[None]):
         from coder.backends.runtime import manager
 
         try:
-            self.backend.replace(manager.attach(url, api_key))
+            self.backend.adopt(manager.attach(url, api_key))
         except CoderError as exc:
             reply_to.post_message(BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="stopping backend")
     def stop_backend(self, reply_to: MessagePump) -> None:
-        """Stop the managed server."""
+        """Stop the managed server (the running profile's)."""
         from coder.backends.runtime import manager
 
-        info = self.backend.info
-        name = (info.profile if info else None) or self.profile.name
         try:
-            manager.stop(name)
+            manager.stop((self.backend.profile or self.configured).name)
         except CoderError as exc:
             reply_to.post_message(BackendFailed(str(exc)))
             return
@@ -327,12 +336,13 @@ class CoderApp(App[None]):
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="restarting backend")
     def restart_backend(self, reply_to: MessagePump) -> None:
-        """Relaunch the managed server at its current k."""
+        """Relaunch the managed server at its current k, with the profile it runs (not the configured one)."""
         from coder.backends.runtime import manager
 
         info = self.backend.info
+        profile = self.backend.profile or self.configured
         try:
-            self.backend.replace(manager.restart(self.profile, info.k if info else None))
+            self.backend.replace(manager.restart(profile, info.k if info else None), profile)
         except CoderError as exc:
             reply_to.post_message(BackendFailed(str(exc)))
 
@@ -342,7 +352,7 @@ class CoderApp(App[None]):
         from coder.doctor import run_checks
 
         try:
-            checks = run_checks(self.profile, self.repo_root)
+            checks = run_checks(self.backend.profile or self.configured, self.repo_root)
         except CoderError as exc:
             from coder.backends.engines.base import Check
 

@@ -42,7 +42,7 @@ def server_table(info: ServerInfo | None, profile: str) -> Table:
         table.add_row("profile", profile)
         return table
     table.add_row("state", Text("running", style="bold green"))
-    table.add_row("profile", info.profile or profile)
+    table.add_row("profile", profile)
     table.add_row("engine", f"{info.engine} ({'managed' if info.managed else 'attached'})")
     table.add_row("model", Path(info.model).name if info.model else "?")
     spec = info.spec_type or "none"
@@ -125,7 +125,8 @@ class BackendScreen(Screen[None]):
         self._stop_following()
 
     def _server_changed(self, info: ServerInfo | None) -> None:
-        self.query_one("#backend-info", Static).update(server_table(info, self.capp.profile.name))
+        profile = self.capp.backend.profile or self.capp.configured
+        self.query_one("#backend-info", Static).update(server_table(info, profile.name))
         managed = info is None or info.managed
         self.query_one("#b-stop", Button).disabled = info is None or not info.managed
         self.query_one("#b-restart", Button).disabled = info is None or not managed
