@@ -17,9 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
-from coder.backends.engines.base import adapter_for
-from coder.backends.runtime.handle import BackendHandle
-from coder.backends.runtime.request import RequestOutcome, run_request
+from coder.backends.engines.registry import adapter_for
+from coder.backends.runtime.request import FixedServer, RequestOutcome, run_request
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.bench import stats
 from coder.bench.records import (
@@ -124,14 +123,13 @@ class Runner:
         self.progress = progress or NullProgress()
         self.adapter = adapter_for(server.engine)
         self.api = server.api(timeout=30)
-        self.backend = BackendHandle(server)  # no profile: nothing is restarted or learned
+        self.backend = FixedServer(server, self.adapter)  # the k given is measured: nothing restarts or learns
         self.counters = Counters(self.api, settings.settle_timeout)
         self.warmed = False
 
     def close(self) -> None:
-        """Close the HTTP clients."""
+        """Close the HTTP client."""
         self.api.close()
-        self.backend.close()
 
     # ------------------------------------------------------------ one request
 

@@ -2,8 +2,11 @@
 
 The app owns one :class:`~coder.backends.runtime.handle.BackendHandle`; its listener posts
 :class:`BackendChanged` (thread-safe), and the handler sets the reactive :attr:`CoderApp.server`
-that the footer, backend screen and main screen watch. Backend start / stop / restart /
-attach / doctor run in thread workers here and report to the screen that asked for them.
+that the footer, backend screen and main screen watch. The screens never call the app: they post
+the requests of :mod:`coder.ui.screens.messages` (start / stop / restart / attach / doctor, the
+backend screen, a theme, a failed worker), handled here; the backend work runs in thread
+workers and reports to the screen that asked. What a screen reads of the app is
+:class:`~coder.ui.screens.host.ScreenHost`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -32,26 +35,14 @@ from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS
 from coder.session.edit_session import EditSession
 from coder.ui import themes
+from coder.ui.screens import messages as sm
+from coder.ui.screens.host import LagProbe, ScreenHost
 from coder.ui.screens.main import MainScreen
 from coder.ui.session_link import poster
 
 if TYPE_CHECKING:
     from coder.backends.engines.base import Check
     from coder.backends.runtime.server import ServerInfo
-    from coder.session.feed import Batch
-
-
-class LagProbe(Protocol):
-    """Benchmark hook: told when a batch is appended and when it became visible."""
-
-    def appended(self, batch: Batch) -> None:
-        """A batch reached the transcript."""
-
-    def visible(self, batch: Batch) -> None:
-        """The refresh showing the batch finished."""
-
-    def finished(self) -> None:
-        """The reply ended."""
 
 
 @dataclass
@@ -64,29 +55,6 @@ class BackendChanged(Message):
 @dataclass
 class NoBackend(Message):
     """No server answered at launch (the start screen is offered)."""
-
-
-@dataclass
-class BackendProgress(Message):
-    """Server start progress (phase, 0..1, detail), posted to the screen that asked for the start."""
-
-    phase: str
-    fraction: float
-    detail: str
-
-
-@dataclass
-class BackendFailed(Message):
-    """A start / stop / restart / attach failed, with the reason; posted to the screen that asked."""
-
-    error: str
-
-
-@dataclass
-class DoctorResults(Message):
-    """The doctor's checks, posted to the screen that asked."""
-
-    checks: list[Check]
 
 
 class SlashCommands(Provider):
@@ -158,6 +126,7 @@ class CoderApp(App[None]):
                                            persist=persist_state, warm_up=config.warm_up))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
+        _host: ScreenHost = self  # what the screens read of the app (checked here, not imported there)
         self._theme_errors = self._register_themes(user_theme_dir)
         wanted = config.theme or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
@@ -285,6 +254,40 @@ class CoderApp(App[None]):
             what = "the embedded demo model" if configured.model == "demo" else (configured.model or "?")
             self.push_screen(StartScreen(configured.name, what))
 
+    # ---- the screens' requests -----------------------------------------------------------------
+
+    @on(sm.StartBackend)
+    def _start_requested(self, message: sm.StartBackend) -> None:
+        self.start_backend(message.reply_to)
+
+    @on(sm.StopBackend)
+    def _stop_requested(self, message: sm.StopBackend) -> None:
+        self.stop_backend(message.reply_to)
+
+    @on(sm.RestartBackend)
+    def _restart_requested(self, message: sm.RestartBackend) -> None:
+        self.restart_backend(message.reply_to)
+
+    @on(sm.AttachBackend)
+    def _attach_requested(self, message: sm.AttachBackend) -> None:
+        self.attach_backend(message.url, message.api_key, reply_to=message.reply_to)
+
+    @on(sm.RunDoctor)
+    def _doctor_requested(self, message: sm.RunDoctor) -> None:
+        self.run_doctor(message.reply_to)
+
+    @on(sm.ShowBackend)
+    def _backend_requested(self, message: sm.ShowBackend) -> None:
+        self.action_backend()
+
+    @on(sm.ThemeCommand)
+    def _theme_requested(self, message: sm.ThemeCommand) -> None:
+        self.theme_command(message.args)
+
+    @on(sm.WorkerFailed)
+    def _worker_failed(self, message: sm.WorkerFailed) -> None:
+        self.worker_failed(message.worker)
+
     # ---- backend (thread workers; results only through messages) -------------------------------
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="finding backend")
@@ -304,13 +307,13 @@ class CoderApp(App[None]):
         from coder.backends.runtime import manager
 
         def progress(phase: str, fraction: float, detail: str) -> None:
-            reply_to.post_message(BackendProgress(phase, fraction, detail))
+            reply_to.post_message(sm.BackendProgress(phase, fraction, detail))
 
         configured = self.configured
         try:
             self.backend.replace(manager.start(configured, progress=progress), configured)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="attaching")
     def attach_backend(self, url: str, api_key: str | None, *, reply_to: MessagePump) -> None:
@@ -320,7 +323,7 @@ class CoderApp(App[None]):
         try:
             self.backend.adopt(manager.attach(url, api_key))
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="stopping backend")
     def stop_backend(self, reply_to: MessagePump) -> None:
@@ -330,7 +333,7 @@ class CoderApp(App[None]):
         try:
             manager.stop((self.backend.profile or self.configured).name)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
             return
         self.backend.replace(None)
 
@@ -344,7 +347,7 @@ class CoderApp(App[None]):
         try:
             self.backend.replace(manager.restart(profile, info.k if info else None), profile)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False, description="doctor")
     def run_doctor(self, reply_to: MessagePump) -> None:
@@ -358,7 +361,7 @@ class CoderApp(App[None]):
 
             checks = [Check("doctor", False, str(exc))]
         self.last_checks = checks
-        reply_to.post_message(DoctorResults(checks))
+        reply_to.post_message(sm.DoctorResults(checks))
 
     @work(thread=True, exclusive=True, group="baseline", exit_on_error=False, description="bench baseline")
     def load_baseline(self) -> None:

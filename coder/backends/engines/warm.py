@@ -30,6 +30,7 @@ from coder.textsafe import one_line
 if TYPE_CHECKING:
     import httpx
 
+    from coder.backends.runtime.chat import RequestExtras
     from coder.telemetry.stats import Chunk
 
 
@@ -142,26 +143,26 @@ def _event(data: str) -> dict[str, Any]:
 
 
 class ChatWarmSender:
-    """Warm-up for engines with automatic prefix caching: the cut messages, one output token."""
+    """Warm-up for engines with automatic prefix caching: the cut messages, one output token.
 
-    def __init__(self, server: ServerInfo) -> None:
+    ``extras`` is the engine adapter's request-extras hook (the adapter hands itself in).
+    """
+
+    def __init__(self, server: ServerInfo, extras: RequestExtras) -> None:
         self.server = server
+        self.extras = extras
 
     def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
         """Prefill the cut messages with one output token; returns the prompt tokens reported."""
-        from coder.backends.runtime.handle import BackendHandle
-        from coder.backends.runtime.request import run_request
+        from coder.backends.runtime.request import FixedServer, run_request
         from coder.kchoice import KChoice
 
         def tap(chunk: Chunk) -> None:
             if cancelled():
                 raise Cancelled  # the runner closes the stream: the server drops the request
 
-        backend = BackendHandle(self.server)  # no profile: nothing is restarted or learned
-        try:
-            outcome = run_request(backend, messages, KChoice(None, "warm-up", "prefix warm-up", "launch"),
-                                  max_tokens=1, tap=tap, cache_prompt=None, metrics=False, learn=False)
-        finally:
-            backend.close()
+        outcome = run_request(FixedServer(self.server, self.extras), messages,
+                              KChoice(None, "warm-up", "prefix warm-up", "launch"), max_tokens=1, tap=tap,
+                              cache_prompt=None, metrics=False, learn=False)
         return outcome.stats.prompt_tokens or 0

@@ -91,6 +91,18 @@ class LaunchK:
 PolicyFactory = Callable[[Profile, ServerInfo], KChooser]
 
 
+def chat_client(info: ServerInfo, timeout: float = 600.0) -> ChatClient:
+    """A streaming chat client for ``info``, carrying its engine's request extras.
+
+    Requests go through :mod:`coder.backends.runtime.request`; only the SSE client's own tests
+    read a stream from this directly.
+    """
+    from coder.backends.engines.registry import adapter_for
+    from coder.backends.runtime.chat import ChatClient
+
+    return ChatClient(info.url, info.api_key, adapter_for(info.engine), timeout, model=info.served_model)
+
+
 def _manager_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
     from coder.backends.runtime import manager
 
@@ -176,7 +188,7 @@ class BackendHandle:
 
     def client(self, timeout: float = 600.0) -> ChatClient:
         """A streaming chat client for the live server; CoderError when there is none."""
-        return self._require().chat(timeout)
+        return chat_client(self._require(), timeout)
 
     def snapshot(self) -> SpecStats | None:
         """The live server's ``/metrics`` snapshot (:meth:`ServerAPI.snapshot`); None without a server."""

@@ -1,7 +1,8 @@
 """The one request runner: every streamed chat request coder sends goes through here.
 
-:func:`stream_request` carries one request's whole lifecycle against a
-:class:`~coder.backends.runtime.handle.BackendHandle`:
+:func:`stream_request` carries one request's whole lifecycle against a :class:`Target`: the
+session's :class:`~coder.backends.runtime.handle.BackendHandle`, or a :class:`FixedServer` (a
+server taken as it is: nothing restarted, nothing learned; the bench and the warm-ups):
 
 1. apply the request's :class:`~coder.kchoice.KChoice` once (a ``via="restart"`` choice
    relaunches the managed server first; ``cancel`` aborts that);
@@ -12,7 +13,7 @@
 4. snapshot ``/metrics`` again with ``wait_for`` (llama.cpp folds a request's counters in
    when its slot is released, which can lag the end of the stream), so the speculation
    delta is this request's;
-5. feed the k controller (:meth:`BackendHandle.learn`) with the timings and the delta.
+5. feed the k controller (:meth:`Target.learn`, the backend handle's k policy) with the timings and the delta.
 
 It is a generator: it yields a :class:`RequestStats` snapshot per prompt-progress update
 (before the first token), then at most every ``STATS_EVERY`` seconds while the reply
@@ -26,16 +27,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from coder.backends.runtime.chat import ChatClient, RequestExtras
 from coder.errors import CoderError
 from coder.telemetry.prefill import PrefillTracker, PromptProgress
 from coder.telemetry.stats import Chunk, Reply, RequestStats
+from coder.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from coder.backends.runtime.handle import BackendHandle
+    from coder.backends.runtime.server import ServerAPI, ServerInfo
     from coder.kchoice import KChoice
     from coder.telemetry.metrics import SpecDelta, SpecStats
+    from coder.telemetry.stats import Timings
 
 STATS_EVERY = 0.1  # seconds between live stats snapshots once tokens stream
 
@@ -46,6 +50,59 @@ it (dropped). Stopping closes the stream, which cancels the request on the serve
 
 Tap = Callable[[Chunk], "Verdict | None"]
 Message = dict[str, str]
+
+
+class Target(Protocol):
+    """What a request runs against (:class:`~coder.backends.runtime.handle.BackendHandle` is one)."""
+
+    @property
+    def counter(self) -> TokenCounter:
+        """Counts a reply's tokens when the stream was cut before the server counted them."""
+        ...
+
+    def apply(self, decision: KChoice, cancel: threading.Event | None = None) -> ServerInfo | None:
+        """Carry out the k decision (a restart, for ``via="restart"``)."""
+        ...
+
+    def api(self, timeout: float = 10.0) -> ServerAPI:
+        """A client for ``/metrics`` (close it)."""
+        ...
+
+    def client(self, timeout: float = 600.0) -> ChatClient:
+        """The streaming chat client."""
+        ...
+
+    def learn(self, choice: KChoice, timings: Timings, delta: SpecDelta | None = None) -> None:
+        """Feed the finished request to the k policy."""
+        ...
+
+
+class FixedServer:
+    """A server taken as it is: k is never applied (a choice's cap is still sent), nothing is learned.
+
+    ``extras`` is the engine adapter's request-extras hook (the caller has the adapter).
+    """
+
+    def __init__(self, info: ServerInfo, extras: RequestExtras) -> None:
+        self.info = info
+        self.extras = extras
+        self.counter = TokenCounter(None)
+
+    def apply(self, decision: KChoice, cancel: threading.Event | None = None) -> ServerInfo | None:
+        """Nothing to do: the server runs at its launch k."""
+        return self.info
+
+    def api(self, timeout: float = 10.0) -> ServerAPI:
+        """A ``ServerAPI`` for the server."""
+        return self.info.api(timeout)
+
+    def client(self, timeout: float = 600.0) -> ChatClient:
+        """A chat client carrying the engine's request extras."""
+        info = self.info
+        return ChatClient(info.url, info.api_key, self.extras, timeout, model=info.served_model)
+
+    def learn(self, choice: KChoice, timings: Timings, delta: SpecDelta | None = None) -> None:
+        """Nothing learns from a fixed server's requests."""
 
 
 class RequestCancelled(CoderError):
@@ -69,7 +126,7 @@ class RequestOutcome:
     answered: bool
 
 
-def stream_request(backend: BackendHandle, messages: list[Message], choice: KChoice, *,
+def stream_request(backend: Target, messages: list[Message], choice: KChoice, *,
                    max_tokens: int, tap: Tap | None = None, cancel: threading.Event | None = None,
                    prediction: str | None = None, progress: bool = False, cache_prompt: bool | None = True,
                    temperature: float = 0.0, extra_body: Mapping[str, object] | None = None,
@@ -121,7 +178,7 @@ def stream_request(backend: BackendHandle, messages: list[Message], choice: KCho
     return RequestOutcome(text, stats, delta, final is not None)
 
 
-def run_request(backend: BackendHandle, messages: list[Message], choice: KChoice, *, max_tokens: int,
+def run_request(backend: Target, messages: list[Message], choice: KChoice, *, max_tokens: int,
                 tap: Tap | None = None, cancel: threading.Event | None = None, prediction: str | None = None,
                 cache_prompt: bool | None = True, temperature: float = 0.0,
                 extra_body: Mapping[str, object] | None = None, metrics: bool = True,
@@ -170,7 +227,7 @@ def _read(stream: Generator[Chunk | PromptProgress | Reply, None, None], stats: 
     return "".join(parts), None
 
 
-def _learn(backend: BackendHandle, choice: KChoice, stats: RequestStats, delta: SpecDelta | None) -> None:
+def _learn(backend: Target, choice: KChoice, stats: RequestStats, delta: SpecDelta | None) -> None:
     """Feed the finished request to the backend's k policy."""
     timings = dict(stats.timings)
     # Closed early (at the fence): no final timings, so report what the stream counted.
