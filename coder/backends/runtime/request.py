@@ -20,6 +20,15 @@ It is a generator: it yields a :class:`RequestStats` snapshot per prompt-progres
 streams, and once when the stream ended; it returns a :class:`RequestOutcome` (use
 ``yield from``). :func:`run_request` drives it to the end for callers that show no
 live figures. The per-request draft cap is :attr:`KChoice.cap` (one formula for all).
+
+A caller that sends many requests (one per region of an edit) calls it once per request::
+
+    choice = handle.decide("region")          # pure: nothing happens yet
+    outcome = run_request(handle, messages, choice, max_tokens=512, tap=my_tap, cancel=stop)
+    outcome.text, outcome.stats, outcome.delta
+
+An edit request goes through :meth:`coder.edit.engine.EditEngine.run`, whose tap is the
+fence and drift guard (:class:`coder.edit.stream.GuardTap`).
 """
 
 from __future__ import annotations
