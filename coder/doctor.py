@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from coder import config as config_mod
 from coder import trust
-from coder.backends.engines.base import Check, adapter_for
+from coder.backends.engines.base import Check
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import manager
 from coder.config import Profile
 from coder.errors import CoderError

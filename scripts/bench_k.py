@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from coder.backends.runtime import manager  # noqa: E402
+from coder.backends.runtime.handle import chat_client  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.config import Profile  # noqa: E402
 from coder.edit.prompt import build_messages  # noqa: E402
@@ -201,7 +202,7 @@ def run_one(info: ServerInfo, messages: list[dict[str, str]], k: int, max_tokens
         before = api.metrics()
         cpu0 = _cpu_ms(info.pid)
         result: RequestStats | None = None
-        for item in info.chat().stream(messages, max_tokens=max_tokens, k_cap=k, cache_prompt=True):
+        for item in chat_client(info).stream(messages, max_tokens=max_tokens, k_cap=k, cache_prompt=True):
             if isinstance(item, Reply):
                 result = item.stats
         cpu1 = _cpu_ms(info.pid)

@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
-from coder.backends.engines.base import adapter_for
+from coder.backends.engines.registry import adapter_for
+from coder.backends.runtime.request import FixedServer, RequestOutcome, run_request
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.bench import stats
 from coder.bench.records import (
@@ -32,8 +33,9 @@ from coder.bench.records import (
 )
 from coder.bench.workloads import Workload, prefill_messages
 from coder.errors import CoderError
+from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecStats
-from coder.telemetry.stats import Chunk, Reply
+from coder.telemetry.stats import Chunk
 
 THINKING_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
 WARMUP = Workload("warm-up", "fresh", [{"role": "user", "content": "Count from one to ten in words."}])
@@ -121,6 +123,7 @@ class Runner:
         self.progress = progress or NullProgress()
         self.adapter = adapter_for(server.engine)
         self.api = server.api(timeout=30)
+        self.backend = FixedServer(server, self.adapter)  # the k given is measured: nothing restarts or learns
         self.counters = Counters(self.api, settings.settle_timeout)
         self.warmed = False
 
@@ -144,25 +147,26 @@ class Runner:
         t0 = time.monotonic() if t0 is None else t0
         rec = RequestRecord(w.name, w.cls, rep, k_cap=k_cap)
         cold = self.settings.cold and self.adapter.per_request_cache
-        client = self.server.chat()
+        # a fixed k, never learned from: the bench measures the k it is given
+        choice = (KChoice(k_cap, w.cls, "bench sweep", "cap") if k_cap is not None
+                  else KChoice(None, w.cls, "launch k", "launch"))
+
+        def tap(chunk: Chunk) -> None:
+            rec.stats.add(chunk)  # what streamed before an error is still recorded
+
         rec.start = time.monotonic() - t0
-        reply: Reply | None = None
+        outcome: RequestOutcome | None = None
         try:
-            for item in client.stream(
-                self._messages(w), max_tokens=max_tokens or self.settings.max_tokens,
-                temperature=self.settings.temperature, k_cap=k_cap,
+            outcome = run_request(
+                self.backend, self._messages(w), choice, max_tokens=max_tokens or self.settings.max_tokens,
+                temperature=self.settings.temperature, tap=tap,
                 cache_prompt=cache_prompt if cache_prompt is not None else (False if cold else None),
-                extra_body=THINKING_OFF,
-            ):
-                if isinstance(item, Chunk):
-                    rec.stats.add(item)
-                else:
-                    reply = item
+                extra_body=THINKING_OFF, metrics=False, learn=False)  # the run snapshots its own counters
         except CoderError as exc:
             rec.error = str(exc)
         rec.end = time.monotonic() - t0
-        if reply is not None:
-            rec.stats, rec.text, rec.answered = reply.stats, reply.text, True
+        if outcome is not None and outcome.answered:
+            rec.stats, rec.text, rec.answered = outcome.stats, outcome.text, True
             if rec.completion_tokens is None and rec.error is None:
                 rec.error = "the server returned no usage (completion_tokens); counts would be guesses"
             elif not rec.completion_tokens and rec.error is None:

@@ -12,7 +12,7 @@ from typing import TypedDict
 
 import httpx
 
-from coder.backends.engines.base import adapter_for
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import manager
 from coder.backends.runtime.server import ServerInfo
 from coder.bench import lossless, stats

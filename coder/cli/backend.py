@@ -11,7 +11,7 @@ from pathlib import Path
 
 from coder import config as config_mod
 from coder import trust
-from coder.backends.engines.base import adapter_for
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import manager, statelock
 from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key

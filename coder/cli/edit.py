@@ -18,7 +18,6 @@ from coder.textsafe import require_utf8, visible
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
-    from coder.config import Config
     from coder.edit.engine import EditEngine
     from coder.edit.model import ApplyResult, EditProposal, EditRequest
 
@@ -91,17 +90,14 @@ def _find_server(args: argparse.Namespace) -> ServerInfo:
     return info
 
 
-def _adopt(handle: BackendHandle, args: argparse.Namespace, config: Config, server: ServerInfo) -> None:
-    """Point ``handle`` at ``server``, with the k policy of the profile that server runs.
+def _adopt(handle: BackendHandle, args: argparse.Namespace, server: ServerInfo) -> None:
+    """Point ``handle`` at ``server`` by the handle's one adopt rule (:meth:`BackendHandle.profile_of`).
 
-    The profile is the server's own (a coder-managed server records it), so a k restart
-    relaunches what is running; ``--profile`` names it only for a server that does not say.
     ``--k`` is a user override, validated against the server.
     """
     if args.k is not None and args.k < 1:
         raise CoderError("--k must be at least 1 (draft tokens per step)")
-    name = server.profile if server.profile in config.profiles else args.profile
-    handle.replace(server, config.profile(name) if server.managed or name is not None else None)
+    handle.adopt(server)
     if args.k is not None:
         handle.pin(args.k)
 
@@ -179,13 +175,17 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     repo = gitops.open_repo(cwd, check=not args.no_git)
     root = gitops.root_of(repo) if repo is not None else cwd.resolve()
     config = load(root if repo is not None else None)
-    handle = BackendHandle(policy_factory=policy_factory())
+    # the configured profile (--profile may name only a running server's record: then the default);
+    # the running server's own wins when it records one (the handle's adopt rule)
+    configured = config.profiles.get(args.profile) if args.profile else None
+    handle = BackendHandle(configured=configured or config.profile(), profiles=config.profiles,
+                           policy_factory=policy_factory())
     engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git,
                         checks=commands(config.test_command, config.lint_command, config.check_timeout))
     engine.allow_ignored = args.allow_ignored
     require_utf8(args.message, "the instruction")  # bad input before the backend
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
-    _adopt(handle, args, config, _find_server(args))
+    _adopt(handle, args, _find_server(args))
     request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
     err = sys.stderr
     if not engine.has_git:

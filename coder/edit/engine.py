@@ -43,7 +43,6 @@ from coder.errors import CoderError
 from coder.jsontypes import as_object
 from coder.kchoice import KChoice
 from coder.spec_vocab import types_of
-from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
 from coder.textsafe import require_utf8
 from coder.tokens import TokenCounter, estimate
@@ -241,21 +240,15 @@ class EditEngine:
             on_chunk: ChunkTap | None = None) -> Iterator[RequestStats | EditProposal]:
         """Apply the k decision, stream the request; yields live stats, then one :class:`EditProposal`.
 
-        A ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
-        aborts it). ``on_chunk`` is called with every streamed chunk (the reply text as
-        it arrives). Raises CoderError when the backend is unreachable or dies
-        mid-stream (nothing is written either way).
+        The request runner (:mod:`coder.backends.runtime.request`) carries it out: a
+        ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
+        aborts it, or the stream), and the k controller learns from the reply.
+        ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
+        Raises CoderError when the backend is unreachable or dies mid-stream, or is
+        cancelled (nothing is written either way).
         """
-        self.backend.apply(request.k, cancel)
-        server = self.backend.info
-        if server is None:
-            raise CoderError("no backend is running; start one with `coder backend start`")
-        k_cap = request.k.k if server.draft_cap else None
-        with self.backend.api() as api:
-            outcome = yield from stream_edit(self.backend, request, api, k_cap=k_cap,
-                                             drift_guard=self.drift_guard, on_chunk=on_chunk,
-                                             prediction=self.prediction_for(request))
-        self._learn(request.k, outcome.stats, outcome.delta)
+        outcome = yield from stream_edit(self.backend, request, drift_guard=self.drift_guard, on_chunk=on_chunk,
+                                         prediction=self.prediction_for(request), cancel=cancel)
         self._learn_costs(request, outcome.stats)
         started = time.perf_counter()
         proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
@@ -269,15 +262,6 @@ class EditEngine:
         self.cost.observe_decode(request.request_class, stats.decode_tps, stats.completion_tokens)
         if stats.prompt_tokens:
             self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
-
-    def _learn(self, choice: KChoice, stats: RequestStats, delta: SpecDelta | None) -> None:
-        """Feed the finished request to the backend's k policy."""
-        timings = dict(stats.timings)
-        # Closed at the fence: no final timings, so report what the stream counted.
-        timings.setdefault("predicted_n", float(stats.completion_tokens or 0))
-        timings.setdefault("draft_n", float(stats.draft_n or 0))
-        timings.setdefault("draft_n_accepted", float(stats.draft_n_accepted or 0))
-        self.backend.learn(choice, timings, delta)
 
     def evaluate(self, request: EditRequest, reply: str, stats: RequestStats | None = None, *,
                  finish_reason: str | None = None, stopped: EditRefused | None = None) -> EditProposal:

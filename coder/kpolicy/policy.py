@@ -17,7 +17,8 @@ through :meth:`KPolicy.follow`.
 
 from __future__ import annotations
 
-from coder.backends.engines.base import adapter_for, k_switch
+from coder.backends.engines.base import k_switch
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime.server import ServerInfo
 from coder.config import REQUEST_CLASSES, Profile
 from coder.errors import CoderError

@@ -45,14 +45,13 @@ class Stopped(Exception):
 class EditSession:
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
-    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, profile: Profile,
-                 emit: Emit, *, chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
+    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, emit: Emit, *,
+                 chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
                  persist: bool = True, warm_up: str = "managed", checks: Sequence[UserCommand] = ()) -> None:
         self.repo_root = repo_root
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal before review
         self.session = session
         self.backend = backend
-        self._profile = profile  # the configured one; the running server's is the backend's
         self.emit = emit
         self.commands = SlashCommands(self)  # the slash commands act on this session
         self.chat_max_tokens = chat_max_tokens
@@ -77,9 +76,9 @@ class EditSession:
                 backend.pin(session.k_override)
 
     @property
-    def profile(self) -> Profile:
-        """The profile of the running server (the backend handle's), else the configured one."""
-        return self.backend.profile or self._profile
+    def profile(self) -> Profile | None:
+        """The backend handle's profile: the running server's, else the configured one."""
+        return self.backend.profile
 
     # ---- state ---------------------------------------------------------------------------------
 
@@ -184,9 +183,9 @@ class EditSession:
         self.session.add_turn("user", text)
         self.save()
         if self.backend.info is None:
+            start = f"the {self.profile.name!r} profile" if self.profile is not None else "a profile"
             self.emit(ev.Note("No backend is running, so nothing was sent. Press ctrl+b (or /backend) to start "
-                              f"the {self.profile.name!r} profile or attach to a server; your message is kept "
-                              "in the session.", "error"))
+                              f"{start} or attach to a server; your message is kept in the session.", "error"))
             return
         self._cancel.clear()
         if self.session.context_files and not text.startswith("?"):
@@ -277,35 +276,25 @@ class EditSession:
             self._set_state("idle")
 
     def _chat_request(self, question: str) -> None:
+        from coder.backends.runtime.request import RequestCancelled, run_request
+
         choice = self.backend.decide("fresh")
-        self._apply_k(choice)
+        self._restart_note(choice)
         info = self.backend.info
         k = choice.k if choice.k is not None else (info.k if info else None)
-        reason = choice.reason
-        self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, reason, self.baseline_tps), "chat"))
-        before = self.backend.snapshot()
+        self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, choice.reason, self.baseline_tps), "chat"))
         feed = self._feed()
         messages = streams.chat_messages(self.repo_root, self.session, question)
-        stream = self.backend.client().stream(messages, max_tokens=self.chat_max_tokens, temperature=0.0,
-                                              k_cap=choice.cap, cache_prompt=True)
-        reply = streams.pump(stream, feed, self._check)
-        after = self.backend.snapshot()
-        spec = after - before if before is not None and after is not None and before.has_spec_metrics else None
-        if spec is not None:
-            reply.stats.exact_acceptance = spec.acceptance_length
-        self.backend.learn(choice, dict(reply.stats.timings), spec)
-        self._finished(FinalStats(reply.stats, spec), reply.text)
-
-    def _apply_k(self, choice: KChoice) -> None:
-        """Carry out a chat request's k decision (an edit's is applied by the engine, once)."""
-        self._restart_note(choice)
         try:
-            self.backend.apply(choice, self._cancel)
-        except CoderError:
-            if self._cancel.is_set():
-                raise Stopped from None
-            raise
-        self._check()
+            outcome = run_request(self.backend, messages, choice, max_tokens=self.chat_max_tokens, tap=feed.push,
+                                  cancel=self._cancel)
+        except RequestCancelled:
+            raise Stopped from None
+        finally:
+            feed.flush()
+        if not outcome.answered:
+            raise CoderError("the reply stream ended without a result")
+        self._finished(FinalStats(outcome.stats, outcome.delta), outcome.text)
 
     def _restart_note(self, choice: KChoice) -> None:
         if choice.via == "restart":

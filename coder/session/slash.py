@@ -31,8 +31,8 @@ class SessionHost(Protocol):
     emit: Callable[[ev.Event], None]
 
     @property
-    def profile(self) -> Profile:
-        """The profile of the running server (or the configured one)."""
+    def profile(self) -> Profile | None:
+        """The backend handle's profile: the running server's, else the configured one."""
         ...
 
     def save(self) -> None:
@@ -165,7 +165,9 @@ class SlashCommands:
 
     def cmd_bench(self, args: list[str]) -> None:
         """``/bench``: how to measure this backend."""
-        self._note(f"Benchmarks run outside the TUI: `coder bench --profile {self.host.profile.name}` (or --quick). "
+        profile = self.host.profile
+        flag = f" --profile {profile.name}" if profile is not None else ""
+        self._note(f"Benchmarks run outside the TUI: `coder bench{flag}` (or --quick). "
                    "Its JSON gives the speculation panel a baseline tok/s for the 'ideal' line.")
 
     def cmd_clear(self, args: list[str]) -> None:

@@ -1,15 +1,14 @@
-"""Helpers of the EditSession's requests: driving a stream, scraping /metrics, building chat messages."""
+"""Helpers of the EditSession's requests: chat messages, the symbol a message names, undo lines.
+
+The requests themselves go through :mod:`coder.backends.runtime.request`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder.errors import CoderError
 from coder.session import context
-from coder.session.feed import LiveFeed
-from coder.telemetry.stats import Chunk, Reply
 
 if TYPE_CHECKING:
     from coder.conversations import Conversation
@@ -18,30 +17,6 @@ if TYPE_CHECKING:
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
 HISTORY_TURNS = 20  # chat turns sent back to the model with a question
-
-
-def pump(stream: Iterator[Chunk | Reply], feed: LiveFeed, check: Callable[[], None]) -> Reply:
-    """Drive ``stream`` through ``feed`` to its :class:`Reply`; ``check`` raises to stop early.
-
-    Stopping closes the generator, which cancels the request on the server.
-    """
-    reply: Reply | None = None
-    try:
-        for item in stream:
-            if isinstance(item, Reply):
-                reply = item
-                break
-            feed.push(item)
-            check()
-    finally:
-        if reply is None:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        feed.flush()
-    if reply is None:
-        raise CoderError("the reply stream ended without a result")
-    return reply
 
 
 def chat_messages(root: Path, session: Conversation, question: str) -> list[dict[str, str]]:

@@ -2,8 +2,11 @@
 
 The app owns one :class:`~coder.backends.runtime.handle.BackendHandle`; its listener posts
 :class:`BackendChanged` (thread-safe), and the handler sets the reactive :attr:`CoderApp.server`
-that the footer, backend screen and main screen watch. Backend start / stop / restart /
-attach / doctor run in thread workers here and report to the screen that asked for them.
+that the footer, backend screen and main screen watch. The screens never call the app: they post
+the requests of :mod:`coder.ui.screens.messages` (start / stop / restart / attach / doctor, the
+backend screen, a theme, a failed worker), handled here; the backend work runs in thread
+workers and reports to the screen that asked. What a screen reads of the app is
+:class:`~coder.ui.screens.host.ScreenHost`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -33,26 +36,14 @@ from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS
 from coder.session.edit_session import EditSession
 from coder.ui import themes
+from coder.ui.screens import messages as sm
+from coder.ui.screens.host import LagProbe, ScreenHost
 from coder.ui.screens.main import MainScreen
 from coder.ui.session_link import poster
 
 if TYPE_CHECKING:
     from coder.backends.engines.base import Check
     from coder.backends.runtime.server import ServerInfo
-    from coder.session.feed import Batch
-
-
-class LagProbe(Protocol):
-    """Benchmark hook: told when a batch is appended and when it became visible."""
-
-    def appended(self, batch: Batch) -> None:
-        """A batch reached the transcript."""
-
-    def visible(self, batch: Batch) -> None:
-        """The refresh showing the batch finished."""
-
-    def finished(self) -> None:
-        """The reply ended."""
 
 
 @dataclass
@@ -65,29 +56,6 @@ class BackendChanged(Message):
 @dataclass
 class NoBackend(Message):
     """No server answered at launch (the start screen is offered)."""
-
-
-@dataclass
-class BackendProgress(Message):
-    """Server start progress (phase, 0..1, detail), posted to the screen that asked for the start."""
-
-    phase: str
-    fraction: float
-    detail: str
-
-
-@dataclass
-class BackendFailed(Message):
-    """A start / stop / restart / attach failed, with the reason; posted to the screen that asked."""
-
-    error: str
-
-
-@dataclass
-class DoctorResults(Message):
-    """The doctor's checks, posted to the screen that asked."""
-
-    checks: list[Check]
 
 
 class SlashCommands(Provider):
@@ -142,22 +110,26 @@ class CoderApp(App[None]):
         self.repo_root = repo_root
         self.config = config
         self.session = session
-        self.profile: Profile = profile if isinstance(profile, Profile) else config.profile(profile)
+        configured = profile if isinstance(profile, Profile) else config.profile(profile)
         self.offer_start = offer_start
         self.attach_target = attach
         self.lag_probe = lag_probe
         self.persist_theme = persist_theme
         self.last_checks: list[Check] | None = None
         self.backend_checked = server is not None  # a lookup for a running server has finished
-        self.backend = BackendHandle(server, self.profile, policy_factory=policy_factory(persist_state))
+        # the one home of the profile: configured here, the running one by the handle's adopt rule
+        self.backend = BackendHandle(configured=configured, profiles=config.profiles,
+                                     policy_factory=policy_factory(persist_state))
+        self.backend.adopt(server)
         self.set_reactive(CoderApp.server, server)
-        self.main = MainScreen(EditSession(repo_root, session, self.backend, self.profile, lambda event: None,
+        self.main = MainScreen(EditSession(repo_root, session, self.backend, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
                                            persist=persist_state, warm_up=config.warm_up,
                                            checks=commands(config.test_command, config.lint_command,
                                                            config.check_timeout)))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
+        _host: ScreenHost = self  # what the screens read of the app (checked here, not imported there)
         self._theme_errors = self._register_themes(user_theme_dir)
         wanted = config.theme or themes.DEFAULT_THEME
         self.theme = wanted if wanted in self.available_themes else themes.DEFAULT_THEME
@@ -165,6 +137,12 @@ class CoderApp(App[None]):
     def _post_backend_changed(self, info: ServerInfo | None) -> None:
         """BackendHandle listener, called on the thread that changed the backend."""
         self.post_message(BackendChanged(info))  # thread-safe
+
+    @property
+    def configured(self) -> Profile:
+        """The profile the user chose (the backend handle holds it; a Start launches it)."""
+        assert self.backend.configured is not None  # always given above
+        return self.backend.configured
 
     @property
     def edit(self) -> EditSession:
@@ -275,8 +253,43 @@ class CoderApp(App[None]):
         if self.offer_start:
             from coder.ui.screens.start import StartScreen
 
-            what = "the embedded demo model" if self.profile.model == "demo" else (self.profile.model or "?")
-            self.push_screen(StartScreen(self.profile.name, what))
+            configured = self.configured
+            what = "the embedded demo model" if configured.model == "demo" else (configured.model or "?")
+            self.push_screen(StartScreen(configured.name, what))
+
+    # ---- the screens' requests -----------------------------------------------------------------
+
+    @on(sm.StartBackend)
+    def _start_requested(self, message: sm.StartBackend) -> None:
+        self.start_backend(message.reply_to)
+
+    @on(sm.StopBackend)
+    def _stop_requested(self, message: sm.StopBackend) -> None:
+        self.stop_backend(message.reply_to)
+
+    @on(sm.RestartBackend)
+    def _restart_requested(self, message: sm.RestartBackend) -> None:
+        self.restart_backend(message.reply_to)
+
+    @on(sm.AttachBackend)
+    def _attach_requested(self, message: sm.AttachBackend) -> None:
+        self.attach_backend(message.url, message.api_key, reply_to=message.reply_to)
+
+    @on(sm.RunDoctor)
+    def _doctor_requested(self, message: sm.RunDoctor) -> None:
+        self.run_doctor(message.reply_to)
+
+    @on(sm.ShowBackend)
+    def _backend_requested(self, message: sm.ShowBackend) -> None:
+        self.action_backend()
+
+    @on(sm.ThemeCommand)
+    def _theme_requested(self, message: sm.ThemeCommand) -> None:
+        self.theme_command(message.args)
+
+    @on(sm.WorkerFailed)
+    def _worker_failed(self, message: sm.WorkerFailed) -> None:
+        self.worker_failed(message.worker)
 
     # ---- backend (thread workers; results only through messages) -------------------------------
 
@@ -285,24 +298,25 @@ class CoderApp(App[None]):
         """Adopt a server coder already runs for this profile (or any), else offer to start one."""
         from coder.backends.runtime import manager
 
-        info = manager.current(self.profile.name) or manager.current(None)
+        info = manager.current(self.configured.name) or manager.current(None)
         if info is None:
             self.post_message(NoBackend())
         else:
-            self.backend.replace(info)
+            self.backend.adopt(info)  # the one adopt rule: the profile that server runs
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="starting backend")
     def start_backend(self, reply_to: MessagePump) -> None:
-        """Launch the profile, reporting progress to ``reply_to``."""
+        """Launch the configured profile, reporting progress to ``reply_to``."""
         from coder.backends.runtime import manager
 
         def progress(phase: str, fraction: float, detail: str) -> None:
-            reply_to.post_message(BackendProgress(phase, fraction, detail))
+            reply_to.post_message(sm.BackendProgress(phase, fraction, detail))
 
+        configured = self.configured
         try:
-            self.backend.replace(manager.start(self.profile, progress=progress))
+            self.backend.replace(manager.start(configured, progress=progress), configured)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="attaching")
     def attach_backend(self, url: str, api_key: str | None, *, reply_to: MessagePump) -> None:
@@ -310,34 +324,33 @@ class CoderApp(App[None]):
         from coder.backends.runtime import manager
 
         try:
-            self.backend.replace(manager.attach(url, api_key))
+            self.backend.adopt(manager.attach(url, api_key))
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="stopping backend")
     def stop_backend(self, reply_to: MessagePump) -> None:
-        """Stop the managed server."""
+        """Stop the managed server (the running profile's)."""
         from coder.backends.runtime import manager
 
-        info = self.backend.info
-        name = (info.profile if info else None) or self.profile.name
         try:
-            manager.stop(name)
+            manager.stop((self.backend.profile or self.configured).name)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
             return
         self.backend.replace(None)
 
     @work(thread=True, exclusive=True, group="backend", exit_on_error=False, description="restarting backend")
     def restart_backend(self, reply_to: MessagePump) -> None:
-        """Relaunch the managed server at its current k."""
+        """Relaunch the managed server at its current k, with the profile it runs (not the configured one)."""
         from coder.backends.runtime import manager
 
         info = self.backend.info
+        profile = self.backend.profile or self.configured
         try:
-            self.backend.replace(manager.restart(self.profile, info.k if info else None))
+            self.backend.replace(manager.restart(profile, info.k if info else None), profile)
         except CoderError as exc:
-            reply_to.post_message(BackendFailed(str(exc)))
+            reply_to.post_message(sm.BackendFailed(str(exc)))
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False, description="doctor")
     def run_doctor(self, reply_to: MessagePump) -> None:
@@ -345,13 +358,13 @@ class CoderApp(App[None]):
         from coder.doctor import run_checks
 
         try:
-            checks = run_checks(self.profile, self.repo_root)
+            checks = run_checks(self.backend.profile or self.configured, self.repo_root)
         except CoderError as exc:
             from coder.backends.engines.base import Check
 
             checks = [Check("doctor", False, str(exc))]
         self.last_checks = checks
-        reply_to.post_message(DoctorResults(checks))
+        reply_to.post_message(sm.DoctorResults(checks))
 
     @work(thread=True, exclusive=True, group="baseline", exit_on_error=False, description="bench baseline")
     def load_baseline(self) -> None:

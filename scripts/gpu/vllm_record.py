@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 def coder_verify(base: str, args: argparse.Namespace) -> str:
     """coder's own verdict on this server (attached, as ``coder backend attach`` would), or why it could not run."""
     try:
-        from coder.backends.engines.base import adapter_for
+        from coder.backends.engines.registry import adapter_for
         from coder.backends.runtime.server import ServerAPI, ServerInfo
     except ImportError as exc:
         return f"coder not importable here: {exc}"

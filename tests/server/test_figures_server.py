@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from coder.backends.runtime.handle import chat_client
 from coder.edit.engine import EditEngine
 from coder.telemetry import figures
 from coder.telemetry.stats import Chunk, Reply, RequestStats
@@ -32,7 +33,7 @@ def test_running_and_exact_acceptance_agree(demo_server: Any, tmp_repo: Path) ->
     reply: Reply | None = None
     with demo_server.api(timeout=120) as api:
         before = api.metrics()
-        for item in demo_server.chat().stream(messages, max_tokens=180, cache_prompt=False):
+        for item in chat_client(demo_server).stream(messages, max_tokens=180, cache_prompt=False):
             if isinstance(item, Chunk):
                 live.add(item)
             else:

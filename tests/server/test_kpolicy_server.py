@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.handle import BackendHandle, chat_client
 from coder.backends.runtime.server import ServerInfo
 from coder.config import Profile, builtin_profiles
 from coder.kchoice import KChoice
@@ -28,7 +28,7 @@ def _run(info: ServerInfo, k_cap: int | None, max_tokens: int = 96) -> tuple[Rep
     with info.api(timeout=60) as api:
         before = api.metrics()
         result = None
-        for item in info.chat().stream(COPY, max_tokens=max_tokens, k_cap=k_cap, cache_prompt=True):
+        for item in chat_client(info).stream(COPY, max_tokens=max_tokens, k_cap=k_cap, cache_prompt=True):
             if isinstance(item, Reply):
                 result = item
         after = api.metrics()

@@ -70,7 +70,7 @@ def test_typing_warms_the_named_region_so_the_region_edit_prefills_only_the_inst
     profile = builtin_profiles()["demo"]
     seen: list[ev.Event] = []
     backend = BackendHandle(demo_server, profile, policy_factory=policy_factory(False))  # type: ignore[arg-type]
-    edit = EditSession(root, conversations.new_conversation(root), backend, profile, seen.append, persist=False)
+    edit = EditSession(root, conversations.new_conversation(root), backend, seen.append, persist=False)
     edit.warm_context()
     edit.submit("@m.py")
 

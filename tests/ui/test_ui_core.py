@@ -13,10 +13,10 @@ from ui_support import load
 
 from coder import conversations
 from coder.errors import CoderError
-from coder.session import commands, context, streams
+from coder.session import commands, context
 from coder.session.feed import Batch, Coalescer, LiveFeed, LiveStats, RateWindow
 from coder.telemetry import figures
-from coder.telemetry.stats import Chunk, Reply, RequestStats
+from coder.telemetry.stats import Chunk
 from coder.ui import themes
 from coder.ui.widgets.conversation.prompt import rank_files
 
@@ -74,34 +74,6 @@ def test_live_figures_come_from_the_one_definitions_module() -> None:
     assert running is not None and 1.0 < running <= 3.0
     window = RateWindow()
     assert window.rate() is None
-
-
-def test_pump_returns_reply_and_stops_on_check() -> None:
-    chunks = [Chunk(c, i * 0.1) for i, c in enumerate("abcdef")]
-
-    def stream() -> object:
-        yield from chunks
-        yield Reply("abcdef", RequestStats())
-
-    batches: list[Batch] = []
-    reply = streams.pump(stream(), LiveFeed(batches.append), lambda: None)  # type: ignore[arg-type]
-    assert reply.text == "abcdef" and "".join(b.text for b in batches) == "abcdef"
-
-    class Stop(Exception):
-        pass
-
-    seen = iter(range(100))
-
-    def check() -> None:
-        if next(seen) >= 2:
-            raise Stop
-
-    stopped: list[Batch] = []
-    gen = stream()
-    with pytest.raises(Stop):
-        streams.pump(gen, LiveFeed(stopped.append), check)  # type: ignore[arg-type]
-    assert sum(b.chunks for b in stopped) == 3
-    assert gen.gi_frame is None  # type: ignore[attr-defined]  # closed: the server request is cancelled
 
 
 def test_coalescer_take_empty() -> None:

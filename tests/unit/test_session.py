@@ -52,8 +52,7 @@ def session_for(root: Path, info: ServerInfo | None, *, profile: Profile = PROFI
     rec = Recorder()
     edit = EditSession(root, conversations.new_conversation(root), backend or BackendHandle(info, profile,
                                                                                             policy_factory=policy_factory(False)),
-                       profile, rec,
-                       persist=False)
+                       rec, persist=False)
     edit.load_files()
     return edit, rec
 

@@ -20,7 +20,7 @@ from coder.session.edit_session import EditSession
 def _session(root: Path, info: object, warm_up: str) -> tuple[EditSession, Recorder]:
     rec = Recorder()
     backend = BackendHandle(info, PROFILE, policy_factory=policy_factory(False))  # type: ignore[arg-type]
-    edit = EditSession(root, conversations.new_conversation(root), backend, PROFILE, rec, persist=False,
+    edit = EditSession(root, conversations.new_conversation(root), backend, rec, persist=False,
                        warm_up=warm_up)
     edit.load_files()
     return edit, rec

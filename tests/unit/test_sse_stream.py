@@ -11,6 +11,7 @@ import pytest
 from cli_helpers import error_lines, run_coder
 from ui_support import SCENARIOS, load, make_repo
 
+from coder.backends.runtime.handle import chat_client
 from coder.backends.runtime.sse import ChunkReader, EventSplitter
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
@@ -175,7 +176,7 @@ def test_an_endless_event_is_refused() -> None:
 def test_a_server_going_wrong_mid_reply_is_one_line_within_the_idle_timeout(fault: Fault, needle: str) -> None:
     recording = load("chat_reply")
     with HostileStreamDouble(recording, fault, after=6) as server:
-        client = recording.server_info(server.url).chat()
+        client = chat_client(recording.server_info(server.url))
         client.idle_timeout = 1.0
         got: list[str] = []
         start = time.monotonic()

@@ -20,6 +20,7 @@ import pytest
 from coder.backends.engines import logscan
 from coder.backends.engines.detect import detect
 from coder.backends.engines.vllm import VllmAdapter, _banner_check, _runner_checks
+from coder.backends.runtime.handle import chat_client
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.errors import CoderError
 from coder.telemetry.metrics import parse_metrics
@@ -192,7 +193,7 @@ def test_real_stream_through_the_chat_client(replay: ReplayVllm) -> None:
     text, pieces = sse_content(raw)
     assert text.startswith("```python\ndef g") and text.endswith("```")
     info = ServerInfo(url=replay.url, engine="vllm", served_model=SERVED)
-    events = list(info.chat(timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=256))
+    events = list(chat_client(info, timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=256))
     reply = events[-1]
     assert isinstance(reply, Reply)
     assert reply.text == text
@@ -211,7 +212,7 @@ def test_attach_reads_the_served_model_and_requests_name_it(replay: ReplayVllm) 
     assert info.served_model == SERVED  # from the real /v1/models body
     assert info.verdict == "spec-decode metrics exported; acceptance proven once counters move"
     assert info.verdict == json.loads(real("coder_attach.json"))["verdict"]  # what coder said on the device
-    list(info.chat(timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=8))
+    list(chat_client(info, timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=8))
     assert replay.requests[-1]["model"] == SERVED
 
 
@@ -221,7 +222,7 @@ def test_default_model_name_is_refused_like_the_real_server(replay: ReplayVllm) 
     assert f"backend refused the request (404): {message}" in real("coder_bench_quick.json")
     info = ServerInfo(url=replay.url, engine="vllm")  # served_model unknown: the old behaviour
     with pytest.raises(CoderError, match="backend refused the request \\(404\\): The model `default` does not"):
-        list(info.chat(timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=8))
+        list(chat_client(info, timeout=30).stream([{"role": "user", "content": "x"}], max_tokens=8))
 
 
 # -- the fake vllm TEST DOUBLE answers as the recorded server does where coder relies on it ---------------

@@ -1,9 +1,10 @@
-"""The contract every engine adapter (llama.cpp, vLLM, SGLang) fulfils, and the registry.
+"""The contract every engine adapter (llama.cpp, vLLM, SGLang) fulfils.
 
 Everything engine-specific sits behind this boundary: launch argv, readiness,
 verification, request extras, how k is switched, what is probed after launch.
 No module outside ``coder.backends`` compares engine names; it asks
-:func:`adapter_for` and calls the adapter.
+:func:`coder.backends.engines.registry.adapter_for` and calls the adapter. This module
+imports no adapter (the adapters import it), so the contract and the adapters form no circle.
 """
 
 from __future__ import annotations
@@ -11,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo
-from coder.config import ENGINES, Profile
-from coder.errors import CoderError
+from coder.config import Profile
 
 if TYPE_CHECKING:
     from coder.backends.engines.warm import WarmSender
@@ -112,82 +111,3 @@ def k_switch(info: ServerInfo) -> KSwitch:
     if info.draft_cap:
         return "cap"
     return "restart" if info.managed else "launch"
-
-
-def adapter_for(engine: str) -> EngineAdapter:
-    """The adapter for ``engine``; a one-line CoderError for an unknown name."""
-    if engine not in ENGINES:
-        raise CoderError(f"unknown engine {engine!r} ({', '.join(ENGINES)})")
-    # imported on demand: each adapter pulls in its own helpers
-    if engine == "vllm":
-        from coder.backends.engines.vllm import VllmAdapter
-
-        return VllmAdapter()
-    if engine == "sglang":
-        from coder.backends.engines.sglang import SglangAdapter
-
-        return SglangAdapter()
-    from coder.backends.engines.llamacpp import LlamaCppAdapter
-
-    return LlamaCppAdapter()
-
-
-class ScriptEngineBase:
-    """Defaults shared by the Python-launched engines (vLLM, SGLang): no per-request extras,
-    no probed cap, k fixed at launch, acceptance from ``/metrics`` only."""
-
-    installable = False
-    per_request_cache = False  # no per-request cache switch: bench makes prefixes unique instead
-    streams_draft_counters = False
-    token_probes = False  # no llama.cpp-style /completion: the lossless check compares text only
-
-    def k_max(self, profile: Profile) -> int | None:
-        """Not read from the drafter here: the engine validates k itself at launch."""
-        return None
-
-    def describe(self, info: ServerInfo, api: ServerAPI) -> None:
-        """The served model's id (requests must name it); no per-request draft cap to probe."""
-        info.draft_cap = False
-        info.served_model = _first_model(api)
-
-    def check_attached(self, info: ServerInfo, api: ServerAPI) -> None:
-        """Acceptance is proven only once spec-decode counters move; say whether they exist."""
-        info.served_model = _first_model(api)
-        stats = api.metrics()
-        info.verified = None
-        info.verdict = ("spec-decode metrics exported; acceptance proven once counters move"
-                        if stats.has_spec_metrics else "NOT VERIFIED: no spec-decode metrics exported")
-
-    def request_extras(self, *, k_cap: int | None, cache_prompt: bool | None,
-                       progress: bool = False, prediction: str | None = None) -> dict[str, object]:
-        """No engine-specific fields (a k cap is never sent: see :func:`k_switch`; nor a prediction:
-        ``ServerInfo.prediction`` is never set for these engines)."""
-        return {}
-
-    def slot_count(self, api: ServerAPI) -> int | None:
-        """Not reported."""
-        return None
-
-    def owns_process(self, info: ServerInfo) -> bool:
-        """The launched process, by pid and start time: ``python -m``, a venv shim or a wrapper
-        that execs the engine all keep both, whatever their command line says."""
-        return proc.is_running(info.pid, info.pid_start)
-
-    def runs_on_gpu(self, profile: Profile) -> bool:
-        """vLLM and SGLang serve on GPUs."""
-        return True
-
-    def warm_sender(self, info: ServerInfo) -> WarmSender:
-        """A one-token chat request of the prefix: automatic prefix caching keeps its tokens."""
-        from coder.backends.engines.warm import ChatWarmSender
-
-        return ChatWarmSender(info)
-
-
-def _first_model(api: ServerAPI) -> str | None:
-    """The id of the (one) model a server serves, or None when ``/v1/models`` does not say."""
-    try:
-        models = api.models()
-    except (CoderError, ValueError, AttributeError):
-        return None
-    return models[0] if models and models[0] else None

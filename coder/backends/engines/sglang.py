@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from coder.backends.engines import logscan
-from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
-from coder.backends.engines.vllm import all_passed, require_k, send_probe, spec_method
+from coder.backends.engines.base import Check, Verdict
+from coder.backends.engines.script_common import ScriptEngineBase, all_passed, require_k, send_probe, spec_method
 from coder.backends.runtime.server import ServerAPI, ServerInfo, answer_json
 from coder.config import Profile
 from coder.errors import CoderError

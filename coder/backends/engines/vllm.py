@@ -15,39 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.backends.engines import logscan
-from coder.backends.engines.base import Check, ScriptEngineBase, Verdict
+from coder.backends.engines.base import Check, Verdict
 from coder.backends.engines.preflight import tensor_parallel_problem
+from coder.backends.engines.script_common import ScriptEngineBase, all_passed, require_k, send_probe, spec_method
 from coder.backends.runtime.server import ServerAPI, ServerInfo
 from coder.config import Profile
 from coder.errors import CoderError
 from coder.models.gguf_info import FAMILY_DFLASH2
-from coder.spec_vocab import SERVED_METHODS
-from coder.textsafe import one_line
 
-# coder spec_type (llama.cpp names accepted too) -> vLLM speculative_config method
-_METHODS = SERVED_METHODS
 NEEDS_DRAFTER = ("dflash", "eagle3", "dspark", "draft_model")
-PROBE_PROMPT = "Repeat exactly, ten times, one per line: the quick brown fox jumps over the lazy dog."
-
-
-def spec_method(spec_type: str | None) -> str | None:
-    """The engine-neutral method for a profile's spec_type; None for no speculation."""
-    if spec_type in (None, "", "none"):
-        return None
-    key = spec_type.lower()
-    if key.startswith("ngram"):
-        return "ngram"
-    if key not in _METHODS:
-        raise CoderError(f"spec type {spec_type!r} is not supported on vLLM/SGLang "
-                         "(dflash, mtp, eagle3, dspark, ngram)")
-    return _METHODS[key]
-
-
-def require_k(profile: Profile) -> int:
-    """The profile's k, or a one-line CoderError when a speculative profile lacks it."""
-    if profile.k is None or profile.k < 1:
-        raise CoderError(f"profile {profile.name!r}: set k (draft tokens per step, ≥ 1) for {profile.engine}")
-    return profile.k
 
 
 def drafter_family(drafter: str | None) -> str | None:
@@ -168,29 +144,6 @@ def _runner_checks(log_text: str, family: str | None) -> list[Check]:
         out.append(Check("speculator", None, "no 'Capturing model for DFlash2 speculator' line (no CUDA "
                          "graphs, e.g. --enforce-eager): DFlash 2 vs DFlash 1 not proven by the log"))
     return out
-
-
-def all_passed(checks: list[Check], *required: str) -> bool:
-    """No check failed and every ``required`` check passed."""
-    if any(c.ok is False for c in checks):
-        return False
-    passed = {c.name for c in checks if c.ok is True}
-    return all(r in passed for r in required)
-
-
-def send_probe(api: ServerAPI, info: ServerInfo) -> Check:
-    """One short, repetitive chat request (every speculator drafts on it)."""
-    models = api.models()
-    body = {
-        "model": models[0] if models else (info.model or "default"),
-        "messages": [{"role": "user", "content": PROBE_PROMPT}],
-        "max_tokens": 96,
-        "temperature": 0,
-    }
-    resp = api.post("/v1/chat/completions", body)
-    if resp.status_code != 200:
-        return Check("probe", False, f"probe request answered {resp.status_code}: {one_line(resp.text, 120)}")
-    return Check("probe", True, "probe request answered")
 
 
 def probe_counters(api: ServerAPI, info: ServerInfo, settle: float = 3.0) -> Check:

@@ -30,6 +30,9 @@ from coder.textsafe import one_line
 if TYPE_CHECKING:
     import httpx
 
+    from coder.backends.runtime.chat import RequestExtras
+    from coder.telemetry.stats import Chunk
+
 
 def _http_error() -> type[Exception]:
     import httpx
@@ -140,24 +143,26 @@ def _event(data: str) -> dict[str, Any]:
 
 
 class ChatWarmSender:
-    """Warm-up for engines with automatic prefix caching: the cut messages, one output token."""
+    """Warm-up for engines with automatic prefix caching: the cut messages, one output token.
 
-    def __init__(self, server: ServerInfo) -> None:
+    ``extras`` is the engine adapter's request-extras hook (the adapter hands itself in).
+    """
+
+    def __init__(self, server: ServerInfo, extras: RequestExtras) -> None:
         self.server = server
+        self.extras = extras
 
     def send(self, messages: list[Message], progress: Callable[[PromptProgress], None],
              cancelled: Callable[[], bool]) -> int:
         """Prefill the cut messages with one output token; returns the prompt tokens reported."""
-        from coder.telemetry.stats import Reply
+        from coder.backends.runtime.request import FixedServer, run_request
+        from coder.kchoice import KChoice
 
-        stream = self.server.chat().stream(messages, max_tokens=1, temperature=0.0)
-        prompt_tokens = 0
-        try:
-            for item in stream:
-                if cancelled():
-                    raise Cancelled
-                if isinstance(item, Reply):
-                    prompt_tokens = item.stats.prompt_tokens or 0
-        finally:
-            stream.close()
-        return prompt_tokens
+        def tap(chunk: Chunk) -> None:
+            if cancelled():
+                raise Cancelled  # the runner closes the stream: the server drops the request
+
+        outcome = run_request(FixedServer(self.server, self.extras), messages,
+                              KChoice(None, "warm-up", "prefix warm-up", "launch"), max_tokens=1, tap=tap,
+                              cache_prompt=None, metrics=False, learn=False)
+        return outcome.stats.prompt_tokens or 0

@@ -1,8 +1,10 @@
 """The live backend of one coder session: which server, how to talk to it, and its k policy.
 
 One :class:`BackendHandle` is shared by everything that talks to the server (the edit
-engine, chat, the TUI footer and live panel). It owns the live :class:`ServerInfo`, the
-profile that server runs, a token counter and a chat-client factory bound to it, and the
+engine, chat, the TUI footer and live panel). It owns the live :class:`ServerInfo`, the one
+home of the profile (:attr:`~BackendHandle.configured`, the one the user chose, and
+:attr:`~BackendHandle.running`, the one the live server runs, found by the one adopt rule
+:meth:`~BackendHandle.profile_of`), a token counter and a chat-client factory bound to it, and the
 k policy: it alone asks the policy for a :class:`~coder.kchoice.KChoice` (:meth:`decide`),
 carries it out once per request (:meth:`apply`: a ``via="restart"`` decision relaunches the
 managed profile at the new launch k, cancellable through a ``threading.Event``), feeds the
@@ -17,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from coder.backends.runtime.server import ServerAPI, ServerInfo
@@ -89,6 +91,18 @@ class LaunchK:
 PolicyFactory = Callable[[Profile, ServerInfo], KChooser]
 
 
+def chat_client(info: ServerInfo, timeout: float = 600.0) -> ChatClient:
+    """A streaming chat client for ``info``, carrying its engine's request extras.
+
+    Requests go through :mod:`coder.backends.runtime.request`; only the SSE client's own tests
+    read a stream from this directly.
+    """
+    from coder.backends.engines.registry import adapter_for
+    from coder.backends.runtime.chat import ChatClient
+
+    return ChatClient(info.url, info.api_key, adapter_for(info.engine), timeout, model=info.served_model)
+
+
 def _manager_restart(profile: Profile, k: int, cancel: threading.Event | None) -> ServerInfo:
     from coder.backends.runtime import manager
 
@@ -99,9 +113,17 @@ class BackendHandle:
     """Owns the live server and notifies subscribers when it changes."""
 
     def __init__(self, info: ServerInfo | None = None, profile: Profile | None = None, *,
-                 policy_factory: PolicyFactory | None = None, restart_fn: RestartFn | None = None) -> None:
+                 configured: Profile | None = None, profiles: Mapping[str, Profile] | None = None,
+                 policy_factory: PolicyFactory | None = None,
+                 restart_fn: RestartFn | None = None) -> None:
+        """``profile``: the profile ``info`` runs (None: not launched by coder); ``configured``:
+        the one the user chose (default: ``profile``), which a Start launches; ``profiles``: the
+        config's profiles, by which :meth:`adopt` names a server's recorded profile."""
         self._info = info
-        self.profile = profile  # the profile the live server runs (None: not launched by coder)
+        self.configured = configured or profile
+        self._running = profile if info is not None else None
+        self._policy_profile = self._running.name if self._running is not None else None
+        self._profiles: Mapping[str, Profile] = profiles or {}
         self._restart_fn = restart_fn or _manager_restart
         self._policy_factory = policy_factory
         self._policy: KChooser | None = None
@@ -125,9 +147,10 @@ class BackendHandle:
         with self._policy_lock:
             if self._policy is None:
                 info = self._info
-                if self._policy_factory is not None and self.profile is not None and info is not None \
+                running = self._running
+                if self._policy_factory is not None and running is not None and info is not None \
                         and info.k is not None:
-                    self._policy = self._policy_factory(self.profile, info)
+                    self._policy = self._policy_factory(running, info)
                 else:
                     self._policy = LaunchK()
                 if self._pin is not None:
@@ -165,7 +188,7 @@ class BackendHandle:
 
     def client(self, timeout: float = 600.0) -> ChatClient:
         """A streaming chat client for the live server; CoderError when there is none."""
-        return self._require().chat(timeout)
+        return chat_client(self._require(), timeout)
 
     def snapshot(self) -> SpecStats | None:
         """The live server's ``/metrics`` snapshot (:meth:`ServerAPI.snapshot`); None without a server."""
@@ -184,15 +207,56 @@ class BackendHandle:
 
         return unsubscribe
 
-    def replace(self, info: ServerInfo | None, profile: Profile | None = None) -> None:
-        """Adopt a server started, attached or stopped elsewhere, and notify subscribers.
+    # ---- the profile (its one home) ----------------------------------------------------------------
+    @property
+    def running(self) -> Profile | None:
+        """The profile the live server runs (None: no server, or one coder cannot name a profile for).
 
-        ``profile``: the profile the new server runs, when coder launched it; a new profile
-        gets a new k policy (what was learned belongs to the old server's model and drafter).
+        Restarts (the Restart button, a k restart) and Stop act on this one, never on the configured one.
+        """
+        return self._running
+
+    @property
+    def profile(self) -> Profile | None:
+        """The profile in effect: the running one, else the configured one (what a Start launches)."""
+        return self._running or self.configured
+
+    def profile_of(self, info: ServerInfo | None) -> Profile | None:
+        """The one adopt rule: the profile ``info`` runs.
+
+        A coder-managed server records its profile's name: that profile, when the config knows
+        it (so a k restart relaunches what runs, not what was configured). A server that does
+        not say (attached, or a profile since removed from the config) runs under the
+        configured one (``--profile``, else the default), by the recorded name for a managed
+        one; restarting an attached server is refused all the same (:meth:`apply`).
+        """
+        if info is None:
+            return None
+        if self.configured is not None and info.profile == self.configured.name:
+            return self.configured  # the configured one as given (with the user's overrides)
+        if info.profile is not None and info.profile in self._profiles:
+            return self._profiles[info.profile]
+        if self.configured is not None and info.managed and info.profile is not None:
+            # its state and lock files go by its recorded name: a restart or stop must find them
+            with contextlib.suppress(CoderError):
+                return self.configured.with_overrides(name=info.profile)
+        return self.configured
+
+    def adopt(self, info: ServerInfo | None) -> None:
+        """Adopt a server found or attached elsewhere, with the profile :meth:`profile_of` names."""
+        self.replace(info, self.profile_of(info))
+
+    def replace(self, info: ServerInfo | None, profile: Profile | None = None) -> None:
+        """Point at ``info`` (None: no backend), which runs ``profile``, and notify subscribers.
+
+        ``profile``: the profile the new server runs (None: unknown; see :meth:`adopt`). A new
+        profile gets a new k policy (what was learned belongs to the old server's model and
+        drafter); the same profile back (a stop, then a start) keeps it.
         """
         self.last_restart_s = None
-        if profile is not None and (self.profile is None or profile.name != self.profile.name):
-            self.profile = profile
+        self._running = profile if info is not None else None
+        if profile is not None and profile.name != self._policy_profile:
+            self._policy_profile = profile.name
             with self._policy_lock:
                 self._policy = None
         self._set(info)
@@ -207,17 +271,19 @@ class BackendHandle:
         info = self._info
         if decision.via != "restart" or decision.k is None or (info is not None and info.k == decision.k):
             return info
-        if self.profile is None or (info is not None and not info.managed):
+        running = self._running
+        if running is None or (info is not None and not info.managed):
             raise CoderError("this backend is not managed by coder: restart it yourself with the new k")
         with self._lock:
             start = time.monotonic()
             try:
-                new = self._restart_fn(self.profile, decision.k, cancel)
+                new = self._restart_fn(running, decision.k, cancel)
             except BaseException:
+                self._running = None  # the old server was stopped first: nothing runs now
                 self._set(None)
                 raise
             self.last_restart_s = time.monotonic() - start
-            self.profile = self.profile.with_overrides(k=decision.k)
+            self._running = running.with_overrides(k=decision.k)
             self._set(new)
         return new
 

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder import trust
-from coder.backends.engines.base import EngineAdapter, adapter_for
+from coder.backends.engines.base import EngineAdapter
 from coder.backends.engines.preflight import MULTICAST_OFF
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import proc, statelock
 from coder.backends.runtime.proc import start_time
 from coder.backends.runtime.server import ServerInfo

@@ -18,8 +18,6 @@ from coder.telemetry.metrics import SpecStats, parse_metrics
 if TYPE_CHECKING:
     import httpx
 
-    from coder.backends.runtime.chat import ChatClient
-
 
 class Slot(TypedDict, total=False):
     """The ``/slots`` fields coder reads (llama.cpp sends many more)."""
@@ -32,7 +30,13 @@ class Slot(TypedDict, total=False):
 
 @dataclass
 class ServerInfo:
-    """What coder knows about one server; persisted as JSON for managed ones."""
+    """What coder knows about one server; persisted as JSON for managed ones.
+
+    Plain data: a chat client for it comes from :func:`coder.backends.runtime.handle.chat_client`
+    (which asks the engine registry for the request extras), so this module imports no adapter.
+    ``profile`` is the name the server was launched under (its state files go by it); which
+    :class:`~coder.config.Profile` that is, is the backend handle's to say (``BackendHandle.adopt``).
+    """
 
     url: str
     engine: str = "llama.cpp"
@@ -87,13 +91,6 @@ class ServerInfo:
     def api(self, timeout: float = 10.0) -> ServerAPI:
         """A client for the non-OpenAI endpoints (close it, or use it as a context manager)."""
         return ServerAPI(self.url, self.api_key, self.engine, timeout)
-
-    def chat(self, timeout: float = 600.0) -> ChatClient:
-        """A streaming chat client carrying this engine's request extras."""
-        from coder.backends.engines.base import adapter_for
-        from coder.backends.runtime.chat import ChatClient
-
-        return ChatClient(self.url, self.api_key, adapter_for(self.engine), timeout, model=self.served_model)
 
     def log_tail(self, lines: int = 20) -> list[str]:
         """The last ``lines`` lines of a managed server's log (empty when there is none)."""

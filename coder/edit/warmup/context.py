@@ -42,7 +42,7 @@ class ContextWarmer:
 
     def follow(self, info: ServerInfo | None) -> None:
         """A new (or no) backend: its cache is cold, so warm the context again."""
-        from coder.backends.engines.base import adapter_for
+        from coder.backends.engines.registry import adapter_for
 
         with self._lock:
             if info is self._for:

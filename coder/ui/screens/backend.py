@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Log, ProgressBar, Static
 
-from coder.ui.app import BackendFailed, BackendProgress, CoderApp, DoctorResults
+from coder.ui.screens import messages as sm
+from coder.ui.screens.host import ScreenHost, host
 
 if TYPE_CHECKING:
     from coder.backends.engines.base import Check
@@ -42,7 +43,7 @@ def server_table(info: ServerInfo | None, profile: str) -> Table:
         table.add_row("profile", profile)
         return table
     table.add_row("state", Text("running", style="bold green"))
-    table.add_row("profile", info.profile or profile)
+    table.add_row("profile", profile)
     table.add_row("engine", f"{info.engine} ({'managed' if info.managed else 'attached'})")
     table.add_row("model", Path(info.model).name if info.model else "?")
     spec = info.spec_type or "none"
@@ -89,10 +90,9 @@ class BackendScreen(Screen[None]):
         self._follower: LogFollower | None = None
 
     @property
-    def capp(self) -> CoderApp:
-        """The app, typed."""
-        assert isinstance(self.app, CoderApp)
-        return self.app
+    def capp(self) -> ScreenHost:
+        """What this screen reads of the app (requests go as :mod:`~coder.ui.screens.messages`)."""
+        return host(self.app)
 
     def compose(self) -> ComposeResult:
         """State and buttons, doctor checks, and the server log."""
@@ -125,7 +125,8 @@ class BackendScreen(Screen[None]):
         self._stop_following()
 
     def _server_changed(self, info: ServerInfo | None) -> None:
-        self.query_one("#backend-info", Static).update(server_table(info, self.capp.profile.name))
+        profile = self.capp.backend.profile or self.capp.configured
+        self.query_one("#backend-info", Static).update(server_table(info, profile.name))
         managed = info is None or info.managed
         self.query_one("#b-stop", Button).disabled = info is None or not info.managed
         self.query_one("#b-restart", Button).disabled = info is None or not managed
@@ -169,38 +170,38 @@ class BackendScreen(Screen[None]):
     def action_start(self) -> None:
         """Start the profile's server."""
         self._busy("starting…")
-        self.capp.start_backend(self)
+        self.app.post_message(sm.StartBackend(self))
 
     @on(Button.Pressed, "#b-stop")
     def action_stop(self) -> None:
         """Stop the managed server."""
         self._busy("stopping…")
-        self.capp.stop_backend(self)
+        self.app.post_message(sm.StopBackend(self))
 
     @on(Button.Pressed, "#b-restart")
     def action_restart(self) -> None:
         """Restart the managed server."""
         self._busy("restarting…")
-        self.capp.restart_backend(self)
+        self.app.post_message(sm.RestartBackend(self))
 
     @on(Button.Pressed, "#b-doctor")
     def action_doctor(self) -> None:
         """Run the doctor's checks."""
         self.query_one("#doctor-checks", Static).update(Text("running checks…", style="dim"))
-        self.capp.run_doctor(self)
+        self.app.post_message(sm.RunDoctor(self))
 
-    @on(BackendProgress)
-    def _progress(self, message: BackendProgress) -> None:
+    @on(sm.BackendProgress)
+    def _progress(self, message: sm.BackendProgress) -> None:
         bar = self.query_one(ProgressBar)
         bar.add_class("-busy")
         bar.progress = max(0.0, min(1.0, message.fraction))
         self._busy(f"{message.phase} {message.detail}".strip())
 
-    @on(BackendFailed)
-    def _failed(self, message: BackendFailed) -> None:
+    @on(sm.BackendFailed)
+    def _failed(self, message: sm.BackendFailed) -> None:
         self.query_one(ProgressBar).remove_class("-busy")
         self.query_one("#backend-status", Static).update(Text(f"Failed: {message.error}", style="bold red"))
 
-    @on(DoctorResults)
-    def _doctor(self, message: DoctorResults) -> None:
+    @on(sm.DoctorResults)
+    def _doctor(self, message: sm.DoctorResults) -> None:
         self.query_one("#doctor-checks", Static).update(checks_table(message.checks))

@@ -20,6 +20,8 @@ from textual.worker import Worker
 
 from coder.session import events as ev
 from coder.ui import session_link as sl
+from coder.ui.screens import messages as sm
+from coder.ui.screens.host import ScreenHost, host
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.spec.panel import SpecPanel
@@ -28,7 +30,6 @@ from coder.ui.widgets.status.backend_bar import BackendBar
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
     from coder.session.edit_session import EditSession
-    from coder.ui.app import CoderApp
 
 MIN_WIDTH, MIN_HEIGHT = 60, 12
 TYPING_PAUSE = 0.4  # s without a keystroke before the region an instruction names is warmed
@@ -51,12 +52,9 @@ class MainScreen(Screen[None]):
         self._typing: Timer | None = None
 
     @property
-    def capp(self) -> CoderApp:
-        """The app, typed."""
-        from coder.ui.app import CoderApp
-
-        assert isinstance(self.app, CoderApp)
-        return self.app
+    def capp(self) -> ScreenHost:
+        """What this screen reads of the app (requests go as :mod:`~coder.ui.screens.messages`)."""
+        return host(self.app)
 
     def compose(self) -> ComposeResult:
         """Transcript and prompt on the left, the speculation panel on the right, the backend bar below."""
@@ -101,7 +99,7 @@ class MainScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """This screen's workers: failures go to the app's one handler."""
-        self.capp.worker_failed(event.worker)
+        self.app.post_message(sm.WorkerFailed(event.worker))
 
     def note(self, text: str) -> None:
         """A notice in the transcript."""
@@ -299,6 +297,6 @@ class MainScreen(Screen[None]):
     def _front_end_command(self, message: sl.FrontEndCommand) -> None:
         name, args = message.event.name, message.event.args
         if name == "backend":
-            self.capp.action_backend()
+            self.app.post_message(sm.ShowBackend())
         elif name == "theme":
-            self.capp.theme_command(list(args))
+            self.app.post_message(sm.ThemeCommand(list(args)))

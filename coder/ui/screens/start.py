@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from coder.ui.app import BackendFailed, BackendProgress, CoderApp
+from coder.ui.screens import messages as sm
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
@@ -28,12 +28,6 @@ class StartScreen(ModalScreen[None]):
         super().__init__()
         self.profile_name = profile_name
         self.describe = describe
-
-    @property
-    def capp(self) -> CoderApp:
-        """The app, typed."""
-        assert isinstance(self.app, CoderApp)
-        return self.app
 
     def compose(self) -> ComposeResult:
         """Start and attach controls, progress and status."""
@@ -63,7 +57,7 @@ class StartScreen(ModalScreen[None]):
     @on(Button.Pressed, "#start-go")
     def _start(self) -> None:
         self._busy("starting…")
-        self.capp.start_backend(self)
+        self.app.post_message(sm.StartBackend(self))
 
     @on(Button.Pressed, "#attach-go")
     @on(Input.Submitted, "#attach-url")
@@ -73,7 +67,8 @@ class StartScreen(ModalScreen[None]):
             self.query_one("#start-status", Static).update("Type the server's URL first.")
             return
         self._busy(f"attaching to {url}…")
-        self.capp.attach_backend(url, self.query_one("#attach-key", Input).value.strip() or None, reply_to=self)
+        key = self.query_one("#attach-key", Input).value.strip() or None
+        self.app.post_message(sm.AttachBackend(url, key, self))
 
     @on(Button.Pressed, "#start-skip")
     def action_dismiss_later(self) -> None:
@@ -85,13 +80,13 @@ class StartScreen(ModalScreen[None]):
             button.disabled = button.id != "start-skip"
         self.query_one("#start-status", Static).update(text)
 
-    @on(BackendProgress)
-    def _progress(self, message: BackendProgress) -> None:
+    @on(sm.BackendProgress)
+    def _progress(self, message: sm.BackendProgress) -> None:
         self.query_one(ProgressBar).progress = max(0.0, min(1.0, message.fraction))
         self.query_one("#start-status", Static).update(f"{message.phase} {message.detail}".strip())
 
-    @on(BackendFailed)
-    def _failed(self, message: BackendFailed) -> None:
+    @on(sm.BackendFailed)
+    def _failed(self, message: sm.BackendFailed) -> None:
         self.query_one("#start-status", Static).update(f"[b red]Failed:[/] {message.error}")
         for button in self.query(Button):
             button.disabled = False

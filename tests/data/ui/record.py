@@ -64,7 +64,7 @@ def record(scenario: Scenario, info: ServerInfo, profile: Profile, out: Path) ->
         root = make_repo(Path(tmp), *scenario.files)
         proxied = dataclasses.replace(info, url=proxy.url, api_key=None, managed=False, pid=None, log_path=None)
         backend = BackendHandle(proxied, profile, policy_factory=policy_factory(False))
-        edit = EditSession(root, conversations.new_conversation(root), backend, profile, seen.append, persist=False,
+        edit = EditSession(root, conversations.new_conversation(root), backend, seen.append, persist=False,
                            chat_max_tokens=160)
         edit.load_files()
         if scenario.file is not None:
