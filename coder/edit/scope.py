@@ -293,7 +293,8 @@ def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list
     """
     _, _, j1, j2 = span
     ok, why = verdict
-    return ok and why.startswith("inside ") and j2 > j1 and any(mentions_value("\n".join(new[j1:j2]), v) for v in values)
+    added = "\n".join(new[j1:j2])
+    return ok and why.startswith("inside ") and j2 > j1 and any(mentions_value(added, v) for v in values)
 
 
 def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:

@@ -121,7 +121,8 @@ def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed:
     # a helper nested in a function the instruction names is that function's business ("simplify parse")
     named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
     for q, r in lost:
-        if any(q.startswith(p + ".") for p, _ in lost) or asked_for(q, asked) or q.rsplit(".", 1)[-1] in renamed | still:
+        if (any(q.startswith(p + ".") for p, _ in lost) or asked_for(q, asked)
+                or q.rsplit(".", 1)[-1] in renamed | still):
             continue  # inside a lost outer def, or asked for
         if any(q.startswith(p + ".") for p in named_fns):
             continue
@@ -228,8 +229,8 @@ def _import_lines(tree: ast.Module) -> tuple[set[int], set[tuple[str, int, str, 
     return lines, binds
 
 
-def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], instruction: str, spans: list[Span], old: list[str],
-                  new: list[str], out: Findings) -> None:
+def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], instruction: str,
+                  spans: list[Span], old: list[str], new: list[str], out: Findings) -> None:
     """A move to or from another file: here a named def only leaves or arrives, and imports change for it.
 
     Apart from those defs and the import statements, the non-blank lines stay the same and in order;
