@@ -17,6 +17,11 @@ A change is explained when:
   of a line that mentions one (a call site of a function that gains a parameter), or at
   the top of the file when the instruction asks for a module docstring.
 
+A value change ("from `[]` to `None`") explains nothing but that substitution, unless the
+instruction also asks to handle the value: then lines added inside the named functions that
+use the new value are explained too. A request to delete a def this file defines changes
+code, so a "comment" in it ("and the comment line above them") does not hold it to comments.
+
 Everything else is unexplained: the instruction does not account for it. On top of that,
 :mod:`coder.edit.scope_shapes` holds each kind of request to its shape (a move moves one
 block, a new parameter stays in its function and is used, nothing is deleted unasked).
@@ -287,14 +292,15 @@ def _deletes_defs(old: str, instruction: str, rel: str) -> bool:
 
 
 def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list[str]) -> bool:
-    """A change inside a named symbol (or the region) whose new lines use a new ``value`` (``if x is None:``).
+    """Lines added inside a named symbol (or the region) that use a new ``value`` (``if x is None:``).
 
-    Not one merely near a mention: the handling belongs in the bodies of the functions named.
+    Added only, so no other line of the body changes with them; and inside, not merely near a
+    mention: the handling belongs in the bodies of the functions named.
     """
-    _, _, j1, j2 = span
+    i1, i2, j1, j2 = span
     ok, why = verdict
     added = "\n".join(new[j1:j2])
-    return ok and why.startswith("inside ") and j2 > j1 and any(mentions_value(added, v) for v in values)
+    return ok and why.startswith("inside ") and i1 == i2 and j1 < j2 and any(mentions_value(added, v) for v in values)
 
 
 def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:

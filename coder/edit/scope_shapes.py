@@ -8,10 +8,13 @@ used it. These rules name such changes:
 
 - a definition (def/class) that disappears is unexplained unless the instruction asks to
   delete, remove, replace, merge, inline, rename or move that name (it is the verb's object:
-  "remove the print from div" does not ask to delete div); "refactor", "rewrite", "convert",
-  "turn" and "wrap" keep the name defined (it may move into a class or become an assignment);
+  "remove the print from div" does not ask to delete div; "delete `A.f`" asks for A's f only);
+  "refactor", "rewrite", "convert", "turn" and "wrap" keep the name defined (it may move into a
+  class or become an assignment);
 - "move ...": the non-blank lines of the new file must be the old ones with one contiguous
-  block moved (it may be re-indented); anything else is unexplained;
+  block moved (it may be re-indented); anything else is unexplained. A move to or from another
+  file the instruction names lets the moved def leave (or arrive), and the imports gain it
+  (or what it uses), and nothing else;
 - "add a parameter P to F": only F itself and the statements that call F may change; when
   the instruction says to use or pass it on, F must have P and use it;
 - a name the new code uses that is defined nowhere (and was defined before) breaks the code;
