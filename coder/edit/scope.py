@@ -17,6 +17,11 @@ A change is explained when:
   of a line that mentions one (a call site of a function that gains a parameter), or at
   the top of the file when the instruction asks for a module docstring.
 
+A value change ("from `[]` to `None`") explains nothing but that substitution, unless the
+instruction also asks to handle the value: then lines added inside the named functions that
+use the new value are explained too. A request to delete a def this file defines changes
+code, so a "comment" in it ("and the comment line above them") does not hold it to comments.
+
 Everything else is unexplained: the instruction does not account for it. On top of that,
 :mod:`coder.edit.scope_shapes` holds each kind of request to its shape (a move moves one
 block, a new parameter stays in its function and is used, nothing is deleted unasked).
@@ -36,7 +41,7 @@ from pathlib import PurePath
 from coder.edit import scope_shapes
 from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
 from coder.edit.scope_kinds import HINTS, invariant_for
-from coder.edit.scope_subs import rename_pairs, renamed_only, value_pairs
+from coder.edit.scope_subs import handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
 from coder.errors import CoderError
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
@@ -251,12 +256,14 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
                          tuple(_change(s, False, "", old_lines, new_lines) for s in spans))
         kind, basis, verdicts = "symbols", found[0], found[1]
     subs = pairs + value_pairs(instruction)
-    invariant = None if subs else invariant_for(instruction, rel)
+    invariant = None if subs or _deletes_defs(old, instruction, rel) else invariant_for(instruction, rel)
     if subs:  # "from 0.11 to 0.114", or a rename inside a region: nothing but those substitutions
         what = ", ".join(f"{a} -> {b}" for a, b in subs)
         basis += f", only {what}"
         off = (False, f"changes code (only {what} asked)")
-        verdicts = [v if _is_rename(s, old_lines, new_lines, subs) else off
+        # "... from [] to None, and handle None": inside the named functions, code that checks for None
+        handled = [b for a, b in subs if (a, b) not in pairs] if handles_value(instruction) else []
+        verdicts = [v if _is_rename(s, old_lines, new_lines, subs) or _handles(s, v, new_lines, handled) else off
                     for s, v in zip(spans, verdicts, strict=True)]
     elif invariant is not None:
         basis += f", {invariant.label}"
@@ -264,7 +271,7 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
         verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
                     for (ok, why), kept in zip(verdicts, keeps, strict=True)]
     shaped = scope_shapes.find(old, new, instruction, spans, python=PurePath(rel).suffix.lower() in (".py", ".pyi"),
-                               renamed={a for a, _ in pairs})
+                               renamed={a for a, _ in pairs}, rel=rel)
     verdicts = [(False, bad) if bad else v for v, bad in zip(verdicts, shaped.spans, strict=True)]
     notes = [Change(_old_line(row, spans), _old_line(row, spans), row, row, False, why, note)
              for row, why, note in shaped.notes]
@@ -275,6 +282,27 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
 Span = tuple[int, int, int, int]
 
 
+def _deletes_defs(old: str, instruction: str, rel: str) -> bool:
+    """The instruction asks to delete code this file defines ("delete `f` and the comment above it").
+
+    Such a request changes code, so the word "comment" in it does not hold it to comments only.
+    """
+    asked = scope_shapes.asked_gone(instruction)
+    return any(scope_shapes.asked_for(q, asked) for q, _ in _defs(rel, old))
+
+
+def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list[str]) -> bool:
+    """Lines added inside a named symbol (or the region) that use a new ``value`` (``if x is None:``).
+
+    Added only, so no other line of the body changes with them; and inside, not merely near a
+    mention: the handling belongs in the bodies of the functions named.
+    """
+    i1, i2, j1, j2 = span
+    ok, why = verdict
+    added = "\n".join(new[j1:j2])
+    return ok and why.startswith("inside ") and i1 == i2 and j1 < j2 and any(mentions_value(added, v) for v in values)
+
+
 def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:
     """Region mode: the rest of the file must be byte-identical (verified, not assumed)."""
     head, tail = region.start - 1, len(old_lines) - region.end
@@ -283,7 +311,15 @@ def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], re
     why = f"inside {region.label}"
     if kept:  # every change is inside the region
         return [(True, why)] * len(spans)
-    return [(region.start <= s[0] + 1 and s[1] <= region.end, why) for s in spans]
+
+    def inside(i1: int, i2: int, j1: int, j2: int) -> bool:
+        if region.start <= i1 + 1 and i2 <= region.end:
+            return True
+        # deleting the region may take a blank line beside it too (which blank line, the diff picks)
+        outside = [old_lines[i] for i in range(i1, i2) if not region.start <= i + 1 <= region.end]
+        return j1 == j2 and len(outside) < i2 - i1 and not any(x.strip() for x in outside)
+
+    return [(inside(*s), why) for s in spans]
 
 
 def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], instruction: str,

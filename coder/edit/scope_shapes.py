@@ -8,10 +8,13 @@ used it. These rules name such changes:
 
 - a definition (def/class) that disappears is unexplained unless the instruction asks to
   delete, remove, replace, merge, inline, rename or move that name (it is the verb's object:
-  "remove the print from div" does not ask to delete div); "refactor", "rewrite", "convert",
-  "turn" and "wrap" keep the name defined (it may move into a class or become an assignment);
+  "remove the print from div" does not ask to delete div; "delete `A.f`" asks for A's f only);
+  "refactor", "rewrite", "convert", "turn" and "wrap" keep the name defined (it may move into a
+  class or become an assignment);
 - "move ...": the non-blank lines of the new file must be the old ones with one contiguous
-  block moved (it may be re-indented); anything else is unexplained;
+  block moved (it may be re-indented); anything else is unexplained. A move to or from another
+  file the instruction names lets the moved def leave (or arrive), and the imports gain it
+  (or what it uses), and nothing else;
 - "add a parameter P to F": only F itself and the statements that call F may change; when
   the instruction says to use or pass it on, F must have P and use it;
 - a name the new code uses that is defined nowhere (and was defined before) breaks the code;
@@ -38,9 +41,14 @@ _MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:
                    r"assignment|definition|block)\b", re.I)
 # Verbs that make the names they take as object go away; the object runs to a preposition that names
 # where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
+# A dot between identifier characters is part of a qualified name (`Sorter.__bool__`), not a full stop.
+# "above", "after", "for"... name where the deletion happens too ("remove the comment above div": div stays).
 _ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin)\w*"
-                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because)\b)"
-                        r"[^.;:!?\n])*)", re.I)
+                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because|above|"
+                        r"below|before|after|around|near|at|on|for)\b)(?:[^.;:!?\n]|\.(?=[A-Za-z_])))*)", re.I)
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# a file the instruction names (``to the end of tomllib/_re.py``): a move to or from it crosses files
+_FILE = re.compile(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
 # "refactor div to raise", "convert f to a lambda", "wrap f in a class": the name stays defined,
 # perhaps elsewhere or bound another way; a def of that name that vanishes altogether is not asked for
 _TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
@@ -73,18 +81,19 @@ class Findings:
 
 
 def find(old: str, new: str, instruction: str, spans: list[Span], *, python: bool,
-         renamed: set[str]) -> Findings:
-    """What the instruction's shape rules out among ``spans`` (old→new line changes)."""
+         renamed: set[str], rel: str = "") -> Findings:
+    """What the instruction's shape rules out among ``spans`` (old→new line changes) of the file ``rel``."""
     out = Findings([None] * len(spans))
     old_lines, new_lines = old.splitlines(), new.splitlines()
+    trees = _parse_both(old, new) if python else None
     if _MOVE.search(instruction) and not _MORE_THAN_MOVE.search(instruction):
-        _moves(old_lines, new_lines, spans, out)
-    if not python:
+        if trees is not None and _other_files(instruction, rel):
+            _moves_across((old, new), trees, instruction, spans, old_lines, new_lines, out)
+        else:
+            _moves(old_lines, new_lines, spans, out)
+    if trees is None:
         return out
-    try:
-        old_tree, new_tree = ast.parse(old), ast.parse(new)
-    except (SyntaxError, ValueError, RecursionError):
-        return out
+    old_tree, new_tree = trees
     _lost_defs(old, new, instruction, spans, renamed, out)
     _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
     _undefined(old, new, spans, out)
@@ -115,7 +124,8 @@ def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed:
     # a helper nested in a function the instruction names is that function's business ("simplify parse")
     named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
     for q, r in lost:
-        if any(q.startswith(p + ".") for p, _ in lost) or q.rsplit(".", 1)[-1] in asked | renamed | still:
+        if (any(q.startswith(p + ".") for p, _ in lost) or asked_for(q, asked)
+                or q.rsplit(".", 1)[-1] in renamed | still):
             continue  # inside a lost outer def, or asked for
         if any(q.startswith(p + ".") for p in named_fns):
             continue
@@ -130,7 +140,16 @@ def asked_gone(instruction: str) -> set[str]:
     "refactor `div` to raise ValueError" asks for none; "remove the print from div" for none either
     (div is where the removal happens); "delete f and g" for f and g.
     """
-    return {w for m in _ASKS_GONE.finditer(instruction) for w in _WORD.findall(m.group("obj"))}
+    return {w for m in _ASKS_GONE.finditer(instruction) for w in _QUALIFIED.findall(m.group("obj"))}
+
+
+def asked_for(qual: str, asked: set[str]) -> bool:
+    """A def ``qual`` (``Sorter.__bool__``) is an object of the instruction: by its own name, or qualified.
+
+    A qualified object asks for that member only: "delete `Sorter.__bool__`" asks for neither
+    ``Sorter`` nor any other class's ``__bool__``.
+    """
+    return qual.rsplit(".", 1)[-1] in asked or any("." in a and (qual == a or qual.endswith("." + a)) for a in asked)
 
 
 def _module_bound(text: str) -> set[str]:
@@ -185,6 +204,73 @@ def _moves(old: list[str], new: list[str], spans: list[Span], out: Findings) -> 
         for k, s in enumerate(spans):
             if not _blank_only(s, old, new):
                 out.flag(k, "not one move of a statement (several lines reordered)")
+
+
+def _parse_both(old: str, new: str) -> tuple[ast.Module, ast.Module] | None:
+    try:
+        return ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _other_files(instruction: str, rel: str) -> list[str]:
+    """Files the instruction names besides ``rel`` (compared as path suffixes: ``_re.py``, ``pkg/_re.py``)."""
+    here = rel.replace("\\", "/")
+    return [f for f in dict.fromkeys(_FILE.findall(instruction))
+            if not (here == f or here.endswith("/" + f) or f.endswith("/" + here))]
+
+
+def _import_lines(tree: ast.Module) -> tuple[set[int], set[tuple[str, int, str, str]]]:
+    """The lines the import statements cover, and what they bind: (module, level, name, as-name)."""
+    lines: set[int] = set()
+    binds: set[tuple[str, int, str, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            module, level = (node.module or "", node.level) if isinstance(node, ast.ImportFrom) else ("", 0)
+            binds.update((module, level, a.name, a.asname or a.name) for a in node.names)
+    return lines, binds
+
+
+def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], instruction: str,
+                  spans: list[Span], old: list[str], new: list[str], out: Findings) -> None:
+    """A move to or from another file: here a named def only leaves or arrives, and imports change for it.
+
+    Apart from those defs and the import statements, the non-blank lines stay the same and in order;
+    the imports bind nothing new but the defs that left (``from ._re import f``) or names the arriving
+    defs use, and lose nothing.
+    """
+    asked = asked_gone(instruction)
+    olds, news = ({q: (r.start, r.end) for q, r in python_symbols(text)} for text in texts)
+    left = {q: r for q, r in olds.items() if q not in news and asked_for(q, asked)}
+    came = {q: r for q, r in news.items() if q not in olds and asked_for(q, asked)}
+    (old_imp, old_binds), (new_imp, new_binds) = (_import_lines(t) for t in trees)
+    old_ok = old_imp | {n for r in left.values() for n in range(r[0], r[1] + 1)}
+    new_ok = new_imp | {n for r in came.values() for n in range(r[0], r[1] + 1)}
+
+    def rest(lines: list[str], ok: set[int]) -> list[str]:
+        return [x.rstrip() for n, x in enumerate(lines, 1) if x.strip() and n not in ok]
+
+    used = {n.id for n in ast.walk(trees[1]) if isinstance(n, ast.Name)
+            and any(a <= n.lineno <= b for a, b in came.values())}
+    wanted = {q.rsplit(".", 1)[-1] for q in left} | used
+    imports_ok = old_binds <= new_binds and all(b[3] in wanted for b in new_binds - old_binds)
+    if (left or came) and imports_ok and rest(old, old_ok) == rest(new, new_ok):
+        return
+    why = "not one move of a statement (lines were added, dropped or changed)"
+    hit = False
+    for k, (i1, i2, j1, j2) in enumerate(spans):
+        stray = (any(old[i].strip() and i + 1 not in old_ok for i in range(i1, i2))
+                 or any(new[j].strip() and j + 1 not in new_ok for j in range(j1, j2)))
+        bad_import = not imports_ok and (any(i + 1 in old_imp for i in range(i1, i2))
+                                         or any(j + 1 in new_imp for j in range(j1, j2)))
+        if stray or bad_import:
+            out.flag(k, why)
+            hit = True
+    if not hit:  # nothing moved here, or the same lines reordered
+        for k, s in enumerate(spans):
+            if not _blank_only(s, old, new):
+                out.flag(k, why)
 
 
 # --- "add a parameter P to F" ----------------------------------------------------------------------

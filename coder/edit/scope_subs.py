@@ -42,6 +42,19 @@ def value_pairs(instruction: str) -> list[tuple[str, str]]:
     return out
 
 
+_HANDLE = re.compile(r"\bhandl(?:e|es|ing)\b", re.I)
+
+
+def handles_value(instruction: str) -> bool:
+    """The instruction asks for code that deals with the new value ("... to `None`, and handle `None`")."""
+    return _HANDLE.search(instruction) is not None
+
+
+def mentions_value(text: str, value: str) -> bool:
+    """``text`` holds ``value`` as a whole token (``None`` in ``if x is None:``, not in ``NoneType``)."""
+    return re.search(_occurrence(value), text) is not None
+
+
 def _occurrence(value: str) -> str:
     """A whole-token pattern for ``value``: an identifier, or a number not inside a longer one."""
     before = r"(?<![\w.])" if value[:1].isdigit() or value[:1] == "." else r"(?<!\w)"
