@@ -219,6 +219,7 @@ class Prediction:
     output_tokens: int
     prefill_s: float
     decode_s: float
+    requests: int = 1  # a plan sends one request per region: the figures are their sums
 
     @property
     def total(self) -> float:
@@ -227,7 +228,8 @@ class Prediction:
 
     def describe(self) -> str:
         """One line for the notice: the mode, its total and how it splits into prefill and decode."""
-        return (f"{self.mode} ~{self.total:.1f}s ({self.uncached_tokens} uncached prompt tok "
+        many = f"{self.requests} requests: " if self.requests != 1 else ""
+        return (f"{self.mode} ~{self.total:.1f}s ({many}{self.uncached_tokens} uncached prompt tok "
                 f"{self.prefill_s:.1f}s + {self.output_tokens} out tok {self.decode_s:.1f}s)")
 
 
@@ -266,6 +268,16 @@ class CostModel:
                or 30.0)
         return Prediction(mode, uncached, output_tokens, uncached * self.prefill_s_per_token,
                           output_tokens / tps)
+
+
+    def predict_requests(self, mode: str, parts: list[tuple[str, int, int, int]]) -> Prediction:
+        """n requests × their own cost: the sum of each one's prediction (a plan's regions, sent in turn).
+
+        ``parts`` holds (request class, prompt tokens, cached tokens, output tokens) per request.
+        """
+        each = [self.predict(mode, cls, prompt, cached, out) for cls, prompt, cached, out in parts]
+        return Prediction(mode, sum(p.uncached_tokens for p in each), sum(p.output_tokens for p in each),
+                          sum(p.prefill_s for p in each), sum(p.decode_s for p in each), len(each))
 
 
 def decide(full: Prediction | None, region: Prediction | None, target: Target) -> tuple[str, str]:

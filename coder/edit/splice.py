@@ -1,0 +1,149 @@
+"""Exact text operations of a plan: splice region results back, cut and move blocks, rename tokens.
+
+Everything here is mechanical and checked: :func:`splice` asserts that every byte outside
+the replaced regions is the original's, and :func:`rename_matches` decides whether a
+model's rewrite of a region is exactly the asked-for rename (Python tokens, not regexes).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Lines ``start..end`` (1-based, inclusive) of the original become ``text``.
+
+    An insertion before line ``start`` has ``end == start - 1``.
+    """
+
+    start: int
+    end: int
+    text: str
+
+
+class SpliceError(AssertionError):
+    """The splice would change bytes outside its regions, or its regions overlap (a bug, never input)."""
+
+
+def splice(original: str, replacements: Sequence[Replacement]) -> str:
+    """``original`` with each replacement's lines swapped for its text; bytes outside them stay identical."""
+    lines = original.splitlines(keepends=True)
+    ordered = sorted(replacements, key=lambda r: (r.start, r.end))
+    out: list[str] = []
+    pos = 0  # lines[:pos] are consumed
+    gaps: list[str] = []
+    for rep in ordered:
+        if rep.start - 1 < pos or rep.end > len(lines) or rep.end < rep.start - 1:
+            raise SpliceError(f"region {rep.start}-{rep.end} overlaps another or lies outside the file")
+        gap = "".join(lines[pos:rep.start - 1])
+        out += [gap, rep.text]
+        gaps.append(gap)
+        pos = rep.end
+    tail = "".join(lines[pos:])
+    out.append(tail)
+    gaps.append(tail)
+    new = "".join(out)
+    _assert_outside_identical(original, new, ordered, gaps)
+    return new
+
+
+def _assert_outside_identical(original: str, new: str, ordered: Sequence[Replacement], gaps: list[str]) -> None:
+    """Re-derive every kept gap from ``new`` and compare it with the original's bytes."""
+    at = 0
+    for gap, rep in zip(gaps, [*ordered, None], strict=True):
+        if new[at:at + len(gap)] != gap:
+            raise SpliceError("a splice changed bytes outside the plan's regions")
+        at += len(gap) + (len(rep.text) if rep is not None else 0)
+    if at != len(new) or sum(map(len, gaps)) + sum(len(r.text) for r in ordered) != len(new):
+        raise SpliceError("a splice changed the file's length outside its regions")
+    kept_original = sum(map(len, gaps))
+    lines = original.splitlines(keepends=True)
+    replaced = sum(len("".join(lines[r.start - 1:r.end])) for r in ordered)
+    if kept_original + replaced != len(original):
+        raise SpliceError("a splice lost bytes of the original")
+
+
+def line_span(text: str, start: int, end: int) -> str:
+    """Lines ``start..end`` (1-based, inclusive) of ``text``."""
+    return "".join(text.splitlines(keepends=True)[start - 1:end])
+
+
+# --- blocks: delete and move ------------------------------------------------------------------
+
+def block_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The lines to cut for a def spanning ``start..end``: its attached comments above, blank lines after.
+
+    At the end of the file the blank lines before it go instead, so the file keeps one ending.
+    """
+    lines = text.splitlines()
+    while start > 1 and lines[start - 2].lstrip().startswith("#"):
+        start -= 1
+    after = end
+    while after < len(lines) and not lines[after].strip():
+        after += 1
+    if after == len(lines):  # the last block of the file: take the blank lines before it
+        after = end
+        while start > 1 and not lines[start - 2].strip():
+            start -= 1
+    return start, after
+
+
+def cut(text: str, start: int, end: int) -> tuple[str, Replacement]:
+    """The block of ``start..end`` (with :func:`block_bounds`) and the replacement that deletes it."""
+    a, b = block_bounds(text, start, end)
+    return line_span(text, a, b), Replacement(a, b, "")
+
+
+def blank_run_after(text: str, end: int) -> int:
+    """How many blank lines follow line ``end`` (at least 1, so blocks stay apart)."""
+    lines = text.splitlines()
+    n = 0
+    while end + n < len(lines) and not lines[end + n].strip():
+        n += 1
+    return max(1, n)
+
+
+# --- rename ----------------------------------------------------------------------------------
+
+def rename_tokens(text: str, pairs: Sequence[tuple[str, str]]) -> str:
+    """``text`` with every NAME token ``old`` replaced by ``new`` (strings and comments untouched).
+
+    Raises ``SyntaxError``/``tokenize.TokenError`` when ``text`` does not tokenize.
+    """
+    mapping = dict(pairs)
+    lines = text.splitlines(keepends=True)
+    edits: list[tuple[int, int, int, str]] = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NAME and tok.string in mapping:
+            edits.append((tok.start[0], tok.start[1], tok.end[1], mapping[tok.string]))
+    for row, a, b, new in reversed(edits):  # right to left keeps earlier columns valid
+        line = lines[row - 1]
+        lines[row - 1] = line[:a] + new + line[b:]
+    return "".join(lines)
+
+
+def _word_renamed(text: str, pairs: Sequence[tuple[str, str]]) -> str:
+    for old, new in pairs:
+        text = re.sub(rf"(?<![\w]){re.escape(old)}(?![\w])", new, text)
+    return text
+
+
+def rename_matches(expected: str, got: str, pairs: Sequence[tuple[str, str]]) -> str | None:
+    """None when ``got`` is the rename ``expected`` (:func:`rename_tokens` of the original); else why not.
+
+    Each line must be its expected line, or that with the old names also replaced as words
+    inside its strings and comments (a docstring or an ``__all__`` entry naming the symbol).
+    Nothing else may change, not even spacing.
+    """
+    want, have = expected.splitlines(), got.splitlines()
+    if len(want) != len(have):
+        return f"the reply has {len(have)} lines where the rename keeps {len(want)}"
+    for n, (w, h) in enumerate(zip(want, have, strict=True), 1):
+        if h not in (w, _word_renamed(w, pairs)):
+            return f"line {n} of the region should read {w.strip()[:60]!r}, got {h.strip()[:60]!r}"
+    return None
