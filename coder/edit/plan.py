@@ -249,10 +249,20 @@ def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -
     spans = [(start, end, label)]
     if m.group("main") and (block := main_block(text)) is not None:
         spans.append((*block, "the __main__ block"))
-    steps = []
+    cuts: list[tuple[int, int, str]] = []
     for a, b, what in sorted(spans):
         _, rep = cut(text, a, b)
-        steps.append(Step(rel, rep.start, rep.end, what, "asked to delete it", "mechanical", text=""))
+        if cuts and rep.start <= cuts[-1][1] + 1:  # adjacent blocks: one cut, or their bounds would overlap
+            cuts[-1] = (cuts[-1][0], max(cuts[-1][1], rep.end), f"{cuts[-1][2]} and {what}")
+        else:
+            cuts.append((rep.start, rep.end, what))
+    lines = text.splitlines()
+    if cuts and cuts[-1][1] == len(lines):  # the file's end: the blank lines before the cut go too
+        a, b, what = cuts[-1]
+        while a > 1 and not lines[a - 2].strip():
+            a -= 1
+        cuts[-1] = (a, b, what)
+    steps = [Step(rel, a, b, what, "asked to delete it", "mechanical", text="") for a, b, what in cuts]
     bare = qual.rsplit(".", 1)[-1]
     cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
     # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
