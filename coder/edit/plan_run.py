@@ -169,6 +169,30 @@ def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str
     return planned if planned is not None else engine.prepare(path, instruction, mode=mode)
 
 
+def prepare_files(engine: EditEngine, paths: list[Path], instruction: str, *,
+                  mode: str = "auto") -> PlanRequest | EditRequest:
+    """One plan over several files (an edit with several context files), when each of them has one.
+
+    Otherwise the first file's request (:func:`prepare`); the caller sends the others in turn.
+    """
+    if len(paths) > 1 and mode == "auto":
+        plans: list[planning.Plan] = []
+        for path in paths:
+            snap, _ = engine.check_target(path)
+            one = planning.derive(snap.rel, snap.text, instruction)
+            if one is None or (plans and one.kind != plans[0].kind):
+                break
+            plans.append(one)
+        else:
+            first = plans[0]
+            steps = tuple(s for p in plans for s in p.steps)
+            merged = planning.Plan(first.kind, instruction, steps,
+                                   f"{first.kind}: {len(steps)} region(s) in {len(plans)} files",
+                                   first.renames, tuple(n for p in plans for n in p.notes))
+            return _prepared(engine, merged, engine.check_target(paths[0])[0], "context files")
+    return prepare(engine, paths[0], instruction, mode=mode)
+
+
 # --- running -------------------------------------------------------------------------------------
 
 def engine_asker(engine: EditEngine, cancel: threading.Event | None = None,
