@@ -40,6 +40,7 @@ class StepResult:
     proposal: EditProposal | None  # the last region proposal (None for a mechanical step)
     retried: str | None  # why the first reply was flagged: it was asked once more
     refused: str | None  # why the second reply was flagged too: the plan is refused
+    flagged_reply: str = ""  # the first reply, when it was flagged (kept for the record)
 
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form."""

@@ -255,7 +255,8 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
     if not again:
         return proposal
     for i, why in again.items():
-        results[i] = _retry(engine, prepared, i, ask, expected.get(i), why)
+        first = results[i].proposal
+        results[i] = _retry(engine, prepared, i, ask, expected.get(i), why, first.reply if first else "")
     return file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
 
 
@@ -316,11 +317,11 @@ def _run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expec
     flag = _flag(proposal, expected, plan.renames)
     if flag is None:
         return StepResult(step, _region_text(proposal), proposal, None, None)
-    return _retry(engine, prepared, i, ask, expected, flag)
+    return _retry(engine, prepared, i, ask, expected, flag, proposal.reply)
 
 
 def _retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expected: str | None,
-           flag: str) -> StepResult:
+           flag: str, first_reply: str) -> StepResult:
     """Ask step ``i`` once more, naming what the first reply got wrong; refused when flagged again."""
     plan, step = prepared.plan, prepared.plan.steps[i]
     snap = prepared.snapshots[step.rel]
@@ -328,8 +329,8 @@ def _retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expected
     second = ask(again)
     still = _flag(second, expected, plan.renames)
     if still is None:
-        return StepResult(step, _region_text(second), second, flag, None)
-    return StepResult(step, None, second, flag, still)
+        return StepResult(step, _region_text(second), second, flag, None, first_reply)
+    return StepResult(step, None, second, flag, still, first_reply)
 
 
 def run_events(engine: EditEngine, prepared: PlanRequest,
