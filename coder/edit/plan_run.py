@@ -66,8 +66,8 @@ def _region_request(engine: EditEngine, snap: FileSnapshot, step: planning.Step,
 
 
 def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
-             everywhere: bool | None = None) -> PlanRequest | None:
-    """The plan for ``instruction`` on ``path`` in ``mode``, or None for an ordinary single request.
+             everywhere: bool | None = None) -> PlanRequest | EditRequest | None:
+    """The plan for ``instruction`` on ``path`` in ``mode``; else auto's own request, or None (build one).
 
     auto derives a plan from the instruction's names (renames, deletions, moves, new parameters
     and methods), across files when a rename is asked for everywhere; full (or auto when it
@@ -83,8 +83,9 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     if plan is None:
         if mode == "auto":
             try:
-                if engine.prepare(path, instruction, mode="auto").mode != "full":
-                    return None
+                request = engine.prepare(path, instruction, mode="auto")
+                if request.mode != "full":
+                    return request
             except CoderError:
                 pass  # the whole file cannot fit, or a name is ambiguous: windows may still do
         plan = planning.windows(snap.rel, snap.text, instruction)
@@ -160,7 +161,11 @@ def _full_prediction(engine: EditEngine, snap: FileSnapshot) -> Prediction | Non
 
 def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
             everywhere: bool | None = None) -> PlanRequest | EditRequest:
-    """A plan when one applies (see :func:`plan_for`), else the engine's ordinary request."""
+    """A plan when one applies (see :func:`plan_for`), else the engine's ordinary request.
+
+    In auto mode, a file of at most :data:`SHORT_FILE_LINES` lines is rewritten whole when that
+    is predicted faster than the plan; longer files keep the plan (their full rewrites drift).
+    """
     try:
         planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere)
     except _PreferFull as prefer:
@@ -202,11 +207,19 @@ def engine_asker(engine: EditEngine, cancel: threading.Event | None = None,
         if cancel is not None and cancel.is_set():
             raise PlanStopped("stopped: the plan was cancelled; nothing was written")
         proposal = None
-        for event in engine.run(request, cancel):
-            if isinstance(event, EditProposal):
-                proposal = event
-            elif on_stats is not None:
-                on_stats(event)
+        events = engine.run(request, cancel)
+        try:
+            for event in events:
+                if cancel is not None and cancel.is_set():  # closing the stream cancels it on the server
+                    raise PlanStopped("stopped: the plan was cancelled; nothing was written")
+                if isinstance(event, EditProposal):
+                    proposal = event
+                elif on_stats is not None:
+                    on_stats(event)
+        finally:
+            close = getattr(events, "close", None)  # a generator: closing cancels the server request
+            if close is not None:
+                close()
         if proposal is None:
             raise CoderError("internal: a region request ended without a result")
         return proposal
