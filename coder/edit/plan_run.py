@@ -297,7 +297,16 @@ def _expected_renames(prepared: PlanRequest) -> dict[int, str]:
     return {i: line_span(renamed[s.rel], s.start, s.end) for i, s in enumerate(plan.steps) if s.how == "model"}
 
 
-def _region_text(proposal: EditProposal) -> str:
+def _region_text(proposal: EditProposal, expected: str | None = None,
+                 pairs: tuple[tuple[str, str], ...] = ()) -> str:
+    """The region's new text out of a region proposal (a rename: what :func:`rename_matches` keeps)."""
+    from coder.edit.splice import rename_matches
+
+    text = _region_only(proposal)
+    return text if expected is None else rename_matches(expected, text, pairs).text
+
+
+def _region_only(proposal: EditProposal) -> str:
     req = proposal.request
     new = proposal.new
     if not (new.startswith(req.before) and new.endswith(req.after)):
@@ -312,7 +321,7 @@ def _flag(proposal: EditProposal, expected: str | None, pairs: tuple[tuple[str, 
     if not proposal.ok:
         return proposal.refusal or "refused"
     if expected is not None:
-        return rename_matches(expected, _region_text(proposal), pairs)
+        return rename_matches(expected, _region_only(proposal), pairs).problem
     return None  # the region's scope is judged with the whole file's, after the splice
 
 
@@ -329,7 +338,7 @@ def _run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expec
     proposal = ask(prepared.requests[i])
     flag = _flag(proposal, expected, plan.renames)
     if flag is None:
-        return StepResult(step, _region_text(proposal), proposal, None, None)
+        return StepResult(step, _region_text(proposal, expected, plan.renames), proposal, None, None)
     return _retry(engine, prepared, i, ask, expected, flag, proposal.reply)
 
 
@@ -342,7 +351,7 @@ def _retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expected
     second = ask(again)
     still = _flag(second, expected, plan.renames)
     if still is None:
-        return StepResult(step, _region_text(second), second, flag, None, first_reply)
+        return StepResult(step, _region_text(second, expected, plan.renames), second, flag, None, first_reply)
     return StepResult(step, None, second, flag, still, first_reply)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -133,17 +134,50 @@ def _word_renamed(text: str, pairs: Sequence[tuple[str, str]]) -> str:
     return text
 
 
-def rename_matches(expected: str, got: str, pairs: Sequence[tuple[str, str]]) -> str | None:
-    """None when ``got`` is the rename ``expected`` (:func:`rename_tokens` of the original); else why not.
+_PROSE = (tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+          tokenize.ENDMARKER)
 
-    Each line must be its expected line, or that with the old names also replaced as words
-    inside its strings and comments (a docstring or an ``__all__`` entry naming the symbol).
-    Nothing else may change, not even spacing.
+
+def _code_tokens(text: str) -> list[tuple[int, str, int]]:
+    """(type, text, row) of every token that is code: not a string, comment or layout token."""
+    toks = tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline)
+    return [(t.type, t.string, t.start[0]) for t in toks if t.type not in _PROSE]
+
+
+@dataclass(frozen=True)
+class RenameCheck:
+    """A region reply held to the rename: why it fails (None when it passes), and the text to use."""
+
+    problem: str | None
+    text: str  # the region to splice: the reply's lines where they are the rename, the rename elsewhere
+    kept: tuple[int, ...] = ()  # region lines (1-based) where the reply reworded a string or comment
+
+
+def rename_matches(expected: str, got: str, pairs: Sequence[tuple[str, str]]) -> RenameCheck:
+    """Hold a region reply ``got`` to the rename ``expected`` (:func:`rename_tokens` of the original).
+
+    The code tokens (everything but strings, comments and layout) must be exactly the rename's,
+    else the reply fails. Strings and comments are judgement: a line of the reply is used where it
+    is the expected line, or that line with the old names renamed as words too (a docstring or an
+    ``__all__`` entry naming the symbol); any other rewording gets the expected line back, since
+    a rename asks for none.
     """
-    want, have = expected.splitlines(), got.splitlines()
+    try:
+        want, have = _code_tokens(expected), _code_tokens(got)
+    except (SyntaxError, tokenize.TokenError, IndentationError):
+        return RenameCheck("the reply does not tokenize as Python", expected)
+    for (_, w, row), (_, h, _) in zip(want, have, strict=False):
+        if w != h:
+            return RenameCheck(f"line {row} of the region should have {w!r} where the reply has {h!r}", expected)
     if len(want) != len(have):
-        return f"the reply has {len(have)} lines where the rename keeps {len(want)}"
-    for n, (w, h) in enumerate(zip(want, have, strict=True), 1):
-        if h not in (w, _word_renamed(w, pairs)):
-            return f"line {n} of the region should read {w.strip()[:60]!r}, got {h.strip()[:60]!r}"
-    return None
+        return RenameCheck("the reply gained or lost code", expected)
+    want_lines, have_lines = expected.splitlines(keepends=True), got.splitlines(keepends=True)
+    if len(want_lines) != len(have_lines):
+        return RenameCheck(None, expected, (0,))
+    out, kept = [], []
+    for n, (w, h) in enumerate(zip(want_lines, have_lines, strict=True), 1):
+        ok = h in (w, _word_renamed(w, pairs))
+        out.append(h if ok else w)
+        if not ok:
+            kept.append(n)
+    return RenameCheck(None, "".join(out), tuple(kept))

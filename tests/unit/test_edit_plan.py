@@ -19,7 +19,7 @@ from coder.edit.engine import EditEngine
 from coder.edit.model import EditRequest
 from coder.edit.plan_result import apply_plan
 from coder.edit.prompt import predicted_reply
-from coder.edit.splice import Replacement, SpliceError, rename_matches, rename_tokens, splice
+from coder.edit.splice import RenameCheck, Replacement, SpliceError, rename_matches, rename_tokens, splice
 from coder.testing.replies import ScriptedModel, renaming_reply
 
 DATA = Path(__file__).parents[1] / "data"
@@ -48,17 +48,21 @@ def test_splice_keeps_every_other_byte_and_refuses_overlaps() -> None:
         splice(SHLEX, [Replacement(3, 6, ""), Replacement(5, 8, "")])
 
 
-def test_rename_check_accepts_the_rename_and_docstrings_and_flags_anything_else() -> None:
+def test_rename_check_holds_code_to_the_rename_and_keeps_wording_unasked_for() -> None:
     pairs = [("_munge_whitespace", "_normalize_whitespace")]
-    region = plan.units(TEXTWRAP)
-    method = next(u for u in region if u.symbol == "TextWrapper._munge_whitespace")
+    method = next(u for u in plan.units(TEXTWRAP) if u.symbol == "TextWrapper._munge_whitespace")
     original = "".join(TEXTWRAP.splitlines(keepends=True)[method.start - 1:method.end])
     expected = "".join(rename_tokens(TEXTWRAP, pairs).splitlines(keepends=True)[method.start - 1:method.end])
-    assert rename_matches(expected, expected, pairs) is None
-    assert rename_matches(expected, expected.replace('"""_munge', '"""_normalize'), pairs) is None  # docstring too
-    assert rename_matches(expected, original, pairs) is not None  # not renamed
+    assert rename_matches(expected, expected, pairs).problem is None
+    docstring = expected.replace('"""_munge', '"""_normalize')
+    assert rename_matches(expected, docstring, pairs) == RenameCheck(None, docstring)  # the docstring names it too
+    assert rename_matches(expected, original, pairs).problem is not None  # not renamed
     drifted = expected.replace("if self.expand_tabs:", "if self.expand_tabs and text:")
-    assert "should read" in (rename_matches(expected, drifted, pairs) or "")
+    assert "should have" in (rename_matches(expected, drifted, pairs).problem or "")
+    # the 0.5B model's reply also reworded the docstring's prose: the code passes, the wording is kept
+    reworded = expected.replace("Munge whitespace in text", "Normalize whitespace in text")
+    check = rename_matches(expected, reworded, pairs)
+    assert check.problem is None and check.text == expected and check.kept == (4,)
 
 
 def test_rename_plan_covers_every_use_in_a_long_file() -> None:
@@ -99,7 +103,7 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
     proposal = plan_run.run_plan(engine, prepared, model)
     assert proposal.ok, proposal.refusal
     assert [s.step.label for s in proposal.retries] == ["method TextWrapper._munge_whitespace"]
-    assert "should read" in (proposal.retries[0].retried or "")
+    assert "should have" in (proposal.retries[0].retried or "")
     assert "Rename `_munge_whitespace` to `_normalize_whitespace` only" in model.asked[1].instruction
     assert any("retried once" in line for line in proposal.review_lines())
     assert proposal.to_json()["retried"]
