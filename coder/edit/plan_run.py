@@ -23,7 +23,7 @@ from coder.edit.auto import Prediction
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import PlanProposal, StepResult, file_proposals
-from coder.edit.splice import line_span, rename_tokens
+from coder.edit.plan_step import Ask, region_request, renamed_files, retry, run_step, step_instruction
 from coder.edit.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object
@@ -31,7 +31,6 @@ from coder.telemetry.stats import RequestStats
 
 SHORT_FILE_LINES = 100  # a full rewrite of a file this short rarely drifts: auto may pick it when faster
 
-Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
 
 
 @dataclass(frozen=True)
@@ -52,17 +51,6 @@ class PlanRequest:
 
 class PlanStopped(CoderError):
     """The user cancelled the plan between two of its requests; nothing was written."""
-
-
-def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> str:
-    """What one region is asked: the user's instruction, the step's note, and (on a retry) what to keep."""
-    return " ".join(part for part in (instruction.strip(), step.note, retry) if part)
-
-
-def _region_request(engine: EditEngine, snap: FileSnapshot, step: planning.Step, instruction: str) -> EditRequest:
-    if step.symbol is not None:
-        return engine.prepare(snap.path, instruction, mode="region", symbol=step.symbol)
-    return engine.prepare(snap.path, instruction, mode="region", lines=step.lines)
 
 
 def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
@@ -126,7 +114,8 @@ def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode
         if step.rel not in snapshots:
             snapshots[step.rel], _ = engine.check_target(engine.root / step.rel)
         if step.how == "model":
-            requests[i] = _region_request(engine, snapshots[step.rel], step, step_instruction(plan.instruction, step))
+            requests[i] = region_request(engine, snapshots[step.rel].path, step,
+                                         step_instruction(plan.instruction, step))
     predicted = None
     if requests:
         predicted = engine.cost.predict_requests("plan", [
@@ -246,10 +235,10 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
     plan = prepared.plan
     indices = sorted(prepared.requests)
     results: dict[int, StepResult] = {}
-    expected = _expected_renames(prepared)
+    renamed = renamed_files(prepared)
 
     def one(i: int) -> StepResult:
-        return _run_step(engine, prepared, i, ask, expected.get(i))
+        return run_step(engine, prepared, i, ask, renamed)
 
     if slots > 1 and len(indices) > 1:
         results[indices[0]] = one(indices[0])  # alone: a k restart it needs happens before the others start
@@ -269,7 +258,7 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
         return proposal
     for i, why in again.items():
         first = results[i].proposal
-        results[i] = _retry(engine, prepared, i, ask, expected.get(i), why, first.reply if first else "")
+        results[i] = retry(engine, prepared, i, ask, renamed, why, first.reply if first else "")
     return file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
 
 
@@ -286,73 +275,6 @@ def _unexplained_steps(prepared: PlanRequest, proposal: PlanProposal) -> dict[in
                 if step.rel == file.rel and step.start <= hi and lo <= step.end and i not in out:
                     out[i] = f"{change.where(file.rel)}: {change.why}"
     return out
-
-
-def _expected_renames(prepared: PlanRequest) -> dict[int, str]:
-    """Per rename step: its region after the tokenized rename (what the model's reply must equal)."""
-    plan = prepared.plan
-    if plan.kind != "rename":
-        return {}
-    renamed = {rel: rename_tokens(snap.text, plan.renames) for rel, snap in prepared.snapshots.items()}
-    return {i: line_span(renamed[s.rel], s.start, s.end) for i, s in enumerate(plan.steps) if s.how == "model"}
-
-
-def _region_text(proposal: EditProposal, expected: str | None = None,
-                 pairs: tuple[tuple[str, str], ...] = ()) -> str:
-    """The region's new text out of a region proposal (a rename: what :func:`rename_matches` keeps)."""
-    from coder.edit.splice import rename_matches
-
-    text = _region_only(proposal)
-    return text if expected is None else rename_matches(expected, text, pairs).text
-
-
-def _region_only(proposal: EditProposal) -> str:
-    req = proposal.request
-    new = proposal.new
-    if not (new.startswith(req.before) and new.endswith(req.after)):
-        raise CoderError("internal: a region proposal changed text outside its region")
-    return new[len(req.before):len(new) - len(req.after)]
-
-
-def _flag(proposal: EditProposal, expected: str | None, pairs: tuple[tuple[str, str], ...]) -> str | None:
-    """Why a region's reply cannot be used as it is (None when it can)."""
-    from coder.edit.splice import rename_matches
-
-    if not proposal.ok:
-        return proposal.refusal or "refused"
-    if expected is not None:
-        return rename_matches(expected, _region_only(proposal), pairs).problem
-    return None  # the region's scope is judged with the whole file's, after the splice
-
-
-def _retry_note(plan: planning.Plan, flag: str) -> str:
-    if plan.kind == "rename":
-        what = ", ".join(f"`{a}` to `{b}`" for a, b in plan.renames)
-        return (f"Rename {what} only: every other character of the region stays exactly as it is. "
-                f"(A first reply was refused: {flag}.)")
-    return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
-
-
-def _run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expected: str | None) -> StepResult:
-    plan, step = prepared.plan, prepared.plan.steps[i]
-    proposal = ask(prepared.requests[i])
-    flag = _flag(proposal, expected, plan.renames)
-    if flag is None:
-        return StepResult(step, _region_text(proposal, expected, plan.renames), proposal, None, None)
-    return _retry(engine, prepared, i, ask, expected, flag, proposal.reply)
-
-
-def _retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, expected: str | None,
-           flag: str, first_reply: str) -> StepResult:
-    """Ask step ``i`` once more, naming what the first reply got wrong; refused when flagged again."""
-    plan, step = prepared.plan, prepared.plan.steps[i]
-    snap = prepared.snapshots[step.rel]
-    again = _region_request(engine, snap, step, step_instruction(plan.instruction, step, _retry_note(plan, flag)))
-    second = ask(again)
-    still = _flag(second, expected, plan.renames)
-    if still is None:
-        return StepResult(step, _region_text(second, expected, plan.renames), second, flag, None, first_reply)
-    return StepResult(step, None, second, flag, still, first_reply)
 
 
 def run_events(engine: EditEngine, prepared: PlanRequest,

@@ -109,6 +109,38 @@ def blank_run_after(text: str, end: int) -> int:
     return max(1, n)
 
 
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
+def use_span(text: str, start: int, end: int, names: set[str]) -> tuple[int, int]:
+    """The rows from the first statement of ``start..end`` that uses ``names`` to the last.
+
+    A string naming one as a word counts (a docstring mentioning it), so a retry may rename it too.
+    Whole logical lines (a multi-line string or call is never cut), found by the tokenizer;
+    ``(start, end)`` when nothing inside uses them.
+    """
+    spans: list[tuple[int, int]] = []
+    first: int | None = None
+    hit = False
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        row = tok.start[0]
+        if row > end:
+            break
+        if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if tok.type == tokenize.NEWLINE:
+            if hit and first is not None and first >= start:
+                spans.append((first, tok.end[0]))
+            first, hit = None, False
+            continue
+        first = row if first is None else first
+        hit = hit or (tok.type == tokenize.NAME and tok.string in names) or (
+            tok.type == tokenize.STRING and bool(names.intersection(_WORDS.findall(tok.string))))
+    if not spans:
+        return start, end
+    return spans[0][0], min(end, spans[-1][1])
+
+
 # --- rename ----------------------------------------------------------------------------------
 
 def rename_tokens(text: str, pairs: Sequence[tuple[str, str]]) -> str:

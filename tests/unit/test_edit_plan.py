@@ -19,7 +19,7 @@ from coder.edit.engine import EditEngine
 from coder.edit.model import EditRequest
 from coder.edit.plan_result import apply_plan
 from coder.edit.prompt import predicted_reply
-from coder.edit.splice import RenameCheck, Replacement, SpliceError, rename_matches, rename_tokens, splice
+from coder.edit.splice import RenameCheck, Replacement, SpliceError, rename_matches, rename_tokens, splice, use_span
 from coder.testing.replies import ScriptedModel, renaming_reply
 
 DATA = Path(__file__).parents[1] / "data"
@@ -65,6 +65,13 @@ def test_rename_check_holds_code_to_the_rename_and_keeps_wording_unasked_for() -
     assert check.problem is None and check.text == expected and check.kept == (4,)
 
 
+def test_a_rename_retry_is_narrowed_to_whole_statements_that_use_the_name() -> None:
+    names = {"_munge_whitespace"}
+    assert use_span(TEXTWRAP, 341, 343, names) == (342, 342)  # _split_chunks: only its first statement
+    assert use_span(TEXTWRAP, 143, 160, names) == (143, 149)  # the def line and its whole docstring
+    assert use_span(TEXTWRAP, 1, 20, names) == (1, 20)  # nothing uses it there
+
+
 def test_rename_plan_covers_every_use_in_a_long_file() -> None:
     p = plan.derive("textwrap.py", TEXTWRAP, "rename `_munge_whitespace` to `_normalize_whitespace`")
     assert p is not None and p.kind == "rename"
@@ -105,6 +112,8 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
     assert [s.step.label for s in proposal.retries] == ["method TextWrapper._munge_whitespace"]
     assert "should have" in (proposal.retries[0].retried or "")
     assert "Rename `_munge_whitespace` to `_normalize_whitespace` only" in model.asked[1].instruction
+    retried = model.asked[1].region
+    assert retried is not None and retried.label == "lines 143-149"  # narrower: the def line and its docstring
     assert any("retried once" in line for line in proposal.review_lines())
     assert proposal.to_json()["retried"]
 
