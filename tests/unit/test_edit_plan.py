@@ -208,3 +208,25 @@ def test_an_ordinary_edit_is_not_a_plan(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"shlex.py": SHLEX})
     request = plan_run.prepare(engine, engine.root / "shlex.py", "add a docstring to `_print_tokens`")
     assert isinstance(request, EditRequest) and request.mode == "region"
+
+
+def test_regions_sent_concurrently_give_the_same_result(tmp_path: Path) -> None:
+    """With more than one server slot the regions go out on threads; the splice is the same."""
+    files = {"genericpath.py": (DATA / "plans" / "genericpath.py.txt").read_text(),
+             "posixpath.py": (DATA / "plans" / "posixpath.py.txt").read_text()}
+    engine = _engine(tmp_path, files)
+    prepared = plan_run.prepare(engine, engine.root / "genericpath.py", "rename `_splitext` to `_split_ext` everywhere")
+    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.requests == 3
+    reply = renaming_reply([("_splitext", "_split_ext")])
+    threads: set[str] = set()
+
+    def answer(request: EditRequest) -> str:
+        import threading
+
+        threads.add(threading.current_thread().name)
+        return reply(request)
+
+    together = plan_run.run_plan(engine, prepared, ScriptedModel(engine, answer), slots=3)
+    alone = plan_run.run_plan(engine, prepared, ScriptedModel(engine, reply), slots=1)
+    assert together.ok and [p.new for p in together.files] == [p.new for p in alone.files]
+    assert len(threads) >= 2  # the first region alone (a k restart happens there), the rest on the pool
