@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from coder.edit.auto import named_in
 from coder.edit.regions import Region, python_symbols
 from coder.edit.scope_subs import rename_pairs
+from coder.edit.units import leaves, name_rows, next_leaf, units
 
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
@@ -106,74 +107,16 @@ def wants_everywhere(instruction: str) -> bool:
     return bool(_EVERYWHERE.search(instruction))
 
 
-# --- units of a Python file ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Unit:
-    """A def (with its decorators), a class header, or one other statement; the smallest region."""
-
-    start: int
-    end: int
-    label: str
-    kind: str  # "function" | "class" | "header" | "statement"
-    symbol: str | None = None
-    depth: int = 0
-
-
-def _start(node: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def units(text: str) -> list[Unit]:
-    """Every def, class header and other statement of ``text``, in file order (defs are leaves)."""
-    out: list[Unit] = []
-
-    def visit(body: list[ast.stmt], prefix: str, depth: int) -> None:
-        for node in body:
-            start, end = _start(node), node.end_lineno or node.lineno
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                kind = "method" if prefix else "function"
-                out.append(Unit(start, end, f"{kind} {prefix}{node.name}", "function", prefix + node.name, depth))
-            elif isinstance(node, ast.ClassDef):
-                first = _start(node.body[0])
-                head_end = max(node.lineno, first - 1) if first > node.lineno else end
-                out.append(Unit(start, end, f"class {prefix}{node.name}", "class", prefix + node.name, depth))
-                out.append(Unit(start, head_end, f"class {prefix}{node.name} header", "header",
-                                None, depth))
-                if first > node.lineno:
-                    visit(node.body, f"{prefix}{node.name}.", depth + 1)
-            else:
-                out.append(Unit(start, end, f"lines {start}-{end}", "statement", None, depth))
-
-    visit(ast.parse(text).body, "", 0)
-    return out
-
-
-def _leaves(all_units: list[Unit]) -> list[Unit]:
-    return [u for u in all_units if u.kind != "class"]
-
-
-def name_rows(text: str, names: set[str]) -> set[int]:
-    """Rows where one of ``names`` is a NAME token, or a string whose whole text is one of them."""
-    rows: set[int] = set()
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        code = tok.type == tokenize.NAME and tok.string in names
-        if code or (tok.type == tokenize.STRING and tok.string.strip("\"'rbuRBU") in names):
-            rows.add(tok.start[0])
-    return rows
-
-
 def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
     """One step per def that uses ``names``; statements that do are grouped into blocks."""
-    leaves = _leaves(units(text))
+    found = leaves(units(text))
     rows = name_rows(text, names)
-    hit = [u for u in leaves if any(u.start <= r <= u.end for r in rows)]
+    hit = [u for u in found if any(u.start <= r <= u.end for r in rows)]
     steps: list[Step] = []
     for u in hit:
         last = steps[-1] if steps else None
         adjacent = (last is not None and last.symbol is None and u.kind == "statement"
-                    and _next_leaf(leaves, last.end) is u)
+                    and next_leaf(found, last.end) is u)
         if adjacent and last is not None:
             steps[-1] = Step(rel, last.start, u.end, f"lines {last.start}-{u.end}", why)
         elif u.kind == "function":
@@ -181,10 +124,6 @@ def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
         else:
             steps.append(Step(rel, u.start, u.end, f"lines {u.start}-{u.end}", why))
     return steps
-
-
-def _next_leaf(leaves: list[Unit], end: int) -> Unit | None:
-    return next((u for u in leaves if u.start > end), None)
 
 
 # --- deriving a plan ------------------------------------------------------------------------------
@@ -212,11 +151,33 @@ def _lookup(symbols: dict[str, Region], name: str) -> tuple[str, Region] | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step]:
+    """The regions that use an old name, each told which of its lines do and what to keep.
+
+    Small models asked to "rename X to Y" in a region that only calls X tend to rename the
+    region's own function too; quoting the lines to change keeps them on those lines.
+    """
+    olds = {a for a, _ in pairs}
+    lines = text.splitlines()
+    rows = name_rows(text, olds)
+    what = ", ".join(f"`{a}` to `{b}`" for a, b in pairs)
+    steps = []
+    for step in regions_using(rel, text, olds, "uses " + ", ".join(sorted(olds))):
+        used = [lines[r - 1].strip() for r in sorted(rows) if step.start <= r <= step.end]
+        quoted = "; ".join(f"`{u[:80]}`" for u in used[:3]) + (" ..." if len(used) > 3 else "")
+        keep = ""
+        if step.symbol is not None and step.symbol.rsplit(".", 1)[-1] not in olds:
+            keep = f" Keep the name {step.symbol.rsplit('.', 1)[-1]} as it is."
+        steps.append(replace(step, note=f"Rename {what} on the line(s) that use it: {quoted}. "
+                                        f"Copy every other line exactly.{keep}"))
+    return steps
+
+
 def _rename(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
     pairs = rename_pairs(instruction)
     if not pairs:
         return None
-    steps = regions_using(rel, text, {a for a, _ in pairs}, "uses " + ", ".join(a for a, _ in pairs))
+    steps = rename_steps(rel, text, pairs)
     what = ", ".join(f"{a} -> {b}" for a, b in pairs)
     return Plan("rename", instruction, tuple(steps), f"rename {what}: {len(steps)} region(s) use the old name",
                 tuple(pairs))
@@ -330,7 +291,7 @@ def _add_param(rel: str, text: str, instruction: str, symbols: dict[str, Region]
     if _CALLERS.search(instruction):
         bare = qual.rsplit(".", 1)[-1]
         rows = _called(text, bare, method='.' in qual) - set(range(start, end + 1))
-        for u in _leaves(units(text)):
+        for u in leaves(units(text)):
             if any(u.start <= r <= u.end for r in rows) and not (start <= u.start <= end):
                 steps.append(Step(rel, u.start, u.end, u.label if u.symbol else f"lines {u.start}-{u.end}",
                                   f"calls {bare}", symbol=u.symbol,

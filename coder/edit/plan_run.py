@@ -98,7 +98,7 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
             continue
         try:
             other, _ = engine.check_target(engine.root / rel)
-            steps += planning.regions_using(other.rel, other.text, set(olds), "uses " + ", ".join(olds))
+            steps += planning.rename_steps(other.rel, other.text, list(plan.renames))
         except (CoderError, SyntaxError, ValueError):
             continue  # not a target coder may edit, or not Python it can parse
     files = len({s.rel for s in steps})

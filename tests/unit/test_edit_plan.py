@@ -14,7 +14,7 @@ import git
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit import gitops, plan, plan_run
+from coder.edit import gitops, plan, plan_run, units
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditRequest
 from coder.edit.plan_result import apply_plan
@@ -50,7 +50,7 @@ def test_splice_keeps_every_other_byte_and_refuses_overlaps() -> None:
 
 def test_rename_check_holds_code_to_the_rename_and_keeps_wording_unasked_for() -> None:
     pairs = [("_munge_whitespace", "_normalize_whitespace")]
-    method = next(u for u in plan.units(TEXTWRAP) if u.symbol == "TextWrapper._munge_whitespace")
+    method = next(u for u in units.units(TEXTWRAP) if u.symbol == "TextWrapper._munge_whitespace")
     original = "".join(TEXTWRAP.splitlines(keepends=True)[method.start - 1:method.end])
     expected = "".join(rename_tokens(TEXTWRAP, pairs).splitlines(keepends=True)[method.start - 1:method.end])
     assert rename_matches(expected, expected, pairs).problem is None
@@ -76,7 +76,7 @@ def test_rename_plan_covers_every_use_in_a_long_file() -> None:
     p = plan.derive("textwrap.py", TEXTWRAP, "rename `_munge_whitespace` to `_normalize_whitespace`")
     assert p is not None and p.kind == "rename"
     assert [s.label for s in p.steps] == ["method TextWrapper._munge_whitespace", "method TextWrapper._split_chunks"]
-    uses = plan.name_rows(TEXTWRAP, {"_munge_whitespace"})
+    uses = units.name_rows(TEXTWRAP, {"_munge_whitespace"})
     assert all(any(s.start <= r <= s.end for s in p.steps) for r in uses)
     assert p.requests == 2
 
@@ -160,7 +160,7 @@ def test_a_new_method_goes_to_the_class_named_not_the_one_that_has_it(tmp_path: 
     """xdrlib's Unpacker has ``done``; asked to add ``done`` to Packer, the plan edits Packer only."""
     p = plan.derive("xdrlib.py", XDRLIB, "add a method `done` to class Packer that returns None")
     assert p is not None and p.kind == "add_method"
-    packer = next(u for u in plan.units(XDRLIB) if u.symbol == "Packer")
+    packer = next(u for u in units.units(XDRLIB) if u.symbol == "Packer")
     (step,) = p.steps
     assert packer.start <= step.start <= step.end <= packer.end
 
@@ -170,7 +170,7 @@ def test_windows_cover_a_long_file_at_top_level_boundaries(tmp_path: Path) -> No
     assert p is not None and len(p.steps) >= 4
     assert p.steps[0].start == 1 and p.steps[-1].end == len(TEXTWRAP.splitlines())
     assert all(a.end + 1 == b.start for a, b in zip(p.steps, p.steps[1:], strict=False))
-    starts = {u.start for u in plan.units(TEXTWRAP)} | {1}
+    starts = {u.start for u in units.units(TEXTWRAP)} | {1}
     assert all(s.start in starts for s in p.steps)
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "add type hints", mode="full")
