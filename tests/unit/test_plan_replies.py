@@ -51,7 +51,7 @@ def _replay(tmp_path: Path, case: str) -> tuple[ScriptedModel, PlanProposal, dic
 def test_a_recorded_flagged_reply_is_retried_narrower_and_then_accepted(tmp_path: Path) -> None:
     """textwrap.py (491 lines): the 0.5B model renamed ``_split_chunks`` itself; asked again for just
     the line that calls the method, it renamed the call, and the plan is the exact rename."""
-    model, proposal, spec = _replay(tmp_path, "textwrap_rename")
+    model, proposal, _ = _replay(tmp_path, "textwrap_rename")
     assert proposal.ok and proposal.scope.ok, proposal.refusal
     (retry,) = proposal.retries
     assert retry.step.label == "method TextWrapper._split_chunks"
