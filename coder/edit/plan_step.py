@@ -70,8 +70,8 @@ def _judge(proposal: EditProposal, expected: str | None,
 def _retry_note(plan: planning.Plan, flag: str) -> str:
     if plan.kind == "rename":
         what = ", ".join(f"`{a}` to `{b}`" for a, b in plan.renames)
-        return (f"Rename {what} only: every other character of the region stays exactly as it is. "
-                f"(A first reply was refused: {flag}.)")
+        return (f"Rename {what} in this code, and nothing else: every other name and every other character "
+                f"stays exactly as it is. (A first reply was refused: {flag}.)")
     return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
 
 
@@ -94,7 +94,8 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
         a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
     note = _retry_note(plan, flag)
-    asked = step_instruction(plan.instruction, step, note)
+    # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
+    asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
     again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
                            None if (a, b) == (step.start, step.end) else (a, b))
     second = ask(again)

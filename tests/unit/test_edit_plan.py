@@ -111,7 +111,7 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
     assert proposal.ok, proposal.refusal
     assert [s.step.label for s in proposal.retries] == ["method TextWrapper._munge_whitespace"]
     assert "should have" in (proposal.retries[0].retried or "")
-    assert "Rename `_munge_whitespace` to `_normalize_whitespace` only" in model.asked[1].instruction
+    assert model.asked[1].instruction.startswith("Rename `_munge_whitespace` to `_normalize_whitespace` in this code")
     retried = model.asked[1].region
     assert retried is not None and retried.label == "lines 143-149"  # narrower: the def line and its docstring
     assert any("retried once" in line for line in proposal.review_lines())
