@@ -144,16 +144,29 @@ def use_span(text: str, start: int, end: int, names: set[str]) -> tuple[int, int
 # --- rename ----------------------------------------------------------------------------------
 
 def rename_tokens(text: str, pairs: Sequence[tuple[str, str]]) -> str:
-    """``text`` with every NAME token ``old`` replaced by ``new`` (strings and comments untouched).
+    """``text`` with every NAME token ``old`` replaced by ``new``, and ``"old"`` entries of ``__all__``.
 
-    Raises ``SyntaxError``/``tokenize.TokenError`` when ``text`` does not tokenize.
+    Other strings and comments are untouched. Raises ``SyntaxError``/``tokenize.TokenError`` when
+    ``text`` does not tokenize.
     """
     mapping = dict(pairs)
     lines = text.splitlines(keepends=True)
     edits: list[tuple[int, int, int, str]] = []
+    in_all = False  # inside the statement that assigns ``__all__``: its strings name symbols
+    first = True
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NEWLINE:
+            in_all, first = False, True
+            continue
+        if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if first:
+            in_all, first = tok.string == "__all__", False
         if tok.type == tokenize.NAME and tok.string in mapping:
             edits.append((tok.start[0], tok.start[1], tok.end[1], mapping[tok.string]))
+        elif in_all and tok.type == tokenize.STRING and tok.string[1:-1] in mapping and tok.string[0] in "'\"":
+            quote = tok.string[0]
+            edits.append((tok.start[0], tok.start[1], tok.end[1], quote + mapping[tok.string[1:-1]] + quote))
     for row, a, b, new in reversed(edits):  # right to left keeps earlier columns valid
         line = lines[row - 1]
         lines[row - 1] = line[:a] + new + line[b:]
