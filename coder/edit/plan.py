@@ -66,6 +66,7 @@ class Step:
     symbol: str | None = None  # the qualified def/class name when the region is exactly one
     text: str | None = None  # a mechanical step's replacement text
     note: str = ""  # added to the instruction for this region (what to keep, where it sits)
+    ask: str = ""  # when set, this region's whole instruction instead of the user's (a rename's region)
 
     @property
     def lines(self) -> str:
@@ -154,8 +155,8 @@ def _lookup(symbols: dict[str, Region], name: str) -> tuple[str, Region] | None:
 def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step]:
     """The regions that use an old name, each told which of its lines do and what to keep.
 
-    Small models asked to "rename X to Y" in a region that only calls X tend to rename the
-    region's own function too; quoting the lines to change keeps them on those lines.
+    Small models asked to "rename X to Y everywhere" in a region that only calls X tend to rename
+    the region's own function too; asking each region for just its lines keeps them on those lines.
     """
     olds = {a for a, _ in pairs}
     lines = text.splitlines()
@@ -168,8 +169,8 @@ def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step
         keep = ""
         if step.symbol is not None and step.symbol.rsplit(".", 1)[-1] not in olds:
             keep = f" Keep the name {step.symbol.rsplit('.', 1)[-1]} as it is."
-        steps.append(replace(step, note=f"Rename {what} on the line(s) that use it: {quoted}. "
-                                        f"Copy every other line exactly.{keep}"))
+        steps.append(replace(step, ask=f"Rename {what} on the line(s) that use it: {quoted}. "
+                                       f"Copy every other line exactly.{keep}"))
     return steps
 
 

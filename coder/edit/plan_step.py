@@ -9,6 +9,8 @@ the last, whole statements, so a small model has little to copy and little to dr
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,11 +26,12 @@ if TYPE_CHECKING:
     from coder.edit.plan_run import PlanRequest
 
 Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> str:
-    """What one region is asked: the user's instruction, the step's note, and (on a retry) what to keep."""
-    return " ".join(part for part in (instruction.strip(), step.note, retry) if part)
+    """What one region is asked: the user's instruction (or the step's own), its note, and (on a retry) what to keep."""
+    return " ".join(part for part in (step.ask or instruction.strip(), step.note, retry) if part)
 
 
 def region_request(engine: EditEngine, path: Path, step: planning.Step, instruction: str,
@@ -67,11 +70,14 @@ def _judge(proposal: EditProposal, expected: str | None,
     return check.problem, check.text
 
 
-def _retry_note(plan: planning.Plan, flag: str) -> str:
+def _retry_note(plan: planning.Plan, flag: str, code: str = "") -> str:
     if plan.kind == "rename":
         what = ", ".join(f"`{a}` to `{b}`" for a, b in plan.renames)
+        olds = {a for a, _ in plan.renames}
+        names = [w for w in dict.fromkeys(_WORD.findall(code)) if w not in olds and not keyword.iskeyword(w)]
+        keep = f" Keep {', '.join(f'`{n}`' for n in names[:8])} exactly as they are." if names else ""
         return (f"Rename {what} in this code, and nothing else: every other name and every other character "
-                f"stays exactly as it is. (A first reply was refused: {flag}.)")
+                f"stays exactly as it is.{keep} (A first reply was refused: {flag}.)")
     return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
 
 
@@ -93,7 +99,7 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     a, b = step.start, step.end
     if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
         a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
-    note = _retry_note(plan, flag)
+    note = _retry_note(plan, flag, line_span(prepared.snapshots[step.rel].text, a, b))
     # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
     asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
     again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
