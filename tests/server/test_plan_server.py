@@ -3,11 +3,12 @@
 The files are frozen copies of CPython 3.11.7 modules (``tests/data/plans/``); nobody here wrote them.
 
 * a rename in a long file: ``textwrap.py`` (491 lines), two methods use the old name;
-* a rename everywhere: ``genericpath.py`` and ``posixpath.py``, three regions in two files,
-  one review, one commit, one ``coder undo``.
+* a rename everywhere: ``genericpath.py`` and ``posixpath.py``, three regions in two files; the
+  0.5B model gets one of them wrong twice, so the plan is refused and nothing is written.
 
 Each case gets a fresh server (greedy replies on the CPU repeat for a fixed server and request
-sequence). The committed files must be the recorded ones, and equal to the tokenized rename.
+sequence). Every reply must be the recorded one; committed files must be the recorded ones, and
+equal to the tokenized rename (docstrings aside).
 ``CODER_RECORD_REAL=1`` re-records the expected files and replies instead of asserting.
 """
 
@@ -109,6 +110,14 @@ def test_rename_in_a_long_file(server_factory: Callable[..., ServerInfo], real_m
 
 def test_rename_everywhere_across_two_files(server_factory: Callable[..., ServerInfo], real_model: Path,
                                            tmp_path: Path) -> None:
-    engine, proposal, files, spec = _run(server_factory, tmp_path, "splitext_everywhere")
-    assert len([p for p in proposal.files if p.changed]) == 2
-    _apply_and_pin(engine, proposal, files, spec, "splitext_everywhere")
+    """Three regions in two files. The 0.5B model renames ``_splitext`` in genericpath.py and in the
+    module-level statement of posixpath.py, but in ``splitext`` it renames the function itself; asked
+    again for just the line that calls ``genericpath._splitext``, it drops ``genericpath.``. The plan is
+    refused after that one retry, and neither file is touched (the recorded replies are pinned)."""
+    engine, proposal, files, _ = _run(server_factory, tmp_path, "splitext_everywhere")
+    assert not proposal.ok and proposal.refusal_code == "plan_region"
+    assert "posixpath.py function splitext" in str(proposal.refusal)
+    (retry,) = proposal.retries
+    assert retry.step.label == "function splitext" and retry.refused is not None
+    assert [s.text is not None for s in proposal.steps] == [True, False, True]  # the other two regions were right
+    assert all((engine.root / rel).read_text() == text for rel, text in files.items())
