@@ -50,6 +50,7 @@ _MOVE = re.compile(
 _ADD_PARAM = re.compile(r"\badd\b.*\b(?:parameter|argument|param|arg|kwarg)s?\b", re.I)
 _CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
 _ADD_METHOD = re.compile(r"\badd\b.*\bmethod\b", re.I)
+_METHOD_NAME = re.compile(r"\bmethod\s+`?([A-Za-z_]\w*)`?")
 _TO_CLASS = re.compile(r"\b(?:to|in|on|into|for)\s+(?:the\s+)?(?:class\s+)?`?([A-Za-z_]\w*)`?", re.I)
 
 
@@ -84,6 +85,7 @@ class Plan:
     reason: str
     renames: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    adds: tuple[str, str] | None = None  # add_method: (the class, the new method's name or "")
 
     @property
     def files(self) -> list[str]:
@@ -325,7 +327,9 @@ def _add_method(rel: str, text: str, instruction: str, symbols: dict[str, Region
                         note=f"The region shown is {last.label}, the last method of {label}: keep it exactly as "
                              f"it is and write the new method right after it, at the same indentation, "
                              f"inside {label}.")
-    return Plan("add_method", instruction, (step,), f"{label} gains a method: 1 region ({step.label})")
+    named = _METHOD_NAME.search(instruction)
+    return Plan("add_method", instruction, (step,), f"{label} gains a method: 1 region ({step.label})",
+                adds=(qual, named.group(1) if named else ""))
 
 
 def windows(rel: str, text: str, instruction: str) -> Plan | None:

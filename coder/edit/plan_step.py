@@ -12,13 +12,14 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder.edit import plan as planning
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import StepResult
-from coder.edit.splice import line_span, rename_matches, rename_tokens, use_span
+from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
@@ -58,12 +59,16 @@ def _region_only(proposal: EditProposal) -> str:
     return new[len(req.before):len(new) - len(req.after)]
 
 
-def _judge(proposal: EditProposal, expected: str | None,
-           pairs: tuple[tuple[str, str], ...]) -> tuple[str | None, str]:
+def _judge(proposal: EditProposal, expected: str | None, plan: planning.Plan,
+           step: planning.Step, original: str) -> tuple[str | None, str]:
     """(why the reply cannot be used, or None; the region text to use)."""
+    pairs = plan.renames
     if not proposal.ok:
         return proposal.refusal or "refused", ""
     text = _region_only(proposal)
+    if plan.adds is not None:
+        spliced = splice(original, [Replacement(step.start, step.end, text)])
+        return method_added(original, spliced, *plan.adds), text
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text
     check = rename_matches(expected, text, pairs)
@@ -86,7 +91,8 @@ def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, rename
     plan, step = prepared.plan, prepared.plan.steps[i]
     expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
     proposal = ask(prepared.requests[i])
-    flag, text = _judge(proposal, expected, plan.renames)
+    original = prepared.snapshots[step.rel].text
+    flag, text = _judge(proposal, expected, plan, step, original)
     if flag is None:
         return StepResult(step, text, proposal, None, None)
     return retry(engine, prepared, i, ask, renamed, flag, proposal.reply)
@@ -106,7 +112,9 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
                            None if (a, b) == (step.start, step.end) else (a, b))
     second = ask(again)
     full = renamed.get(step.rel)
-    still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan.renames)
+    narrowed = replace(step, start=a, end=b)
+    still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan, narrowed,
+                         prepared.snapshots[step.rel].text)
     if still is not None:
         return StepResult(step, None, second, flag, still, first_reply)
     if full is not None:  # outside the narrowed lines nothing uses the old name: the rename is the original

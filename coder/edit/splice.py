@@ -7,6 +7,7 @@ model's rewrite of a region is exactly the asked-for rename (Python tokens, not 
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import textwrap
@@ -226,3 +227,40 @@ def rename_matches(expected: str, got: str, pairs: Sequence[tuple[str, str]]) ->
         if not ok:
             kept.append(n)
     return RenameCheck(None, "".join(out), tuple(kept))
+
+
+def _class_body(source: str, qual: str) -> list[ast.stmt] | None:
+    body: list[ast.stmt] = ast.parse(source).body
+    for part in qual.split("."):
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return body
+
+
+def method_added(old: str, new: str, qual: str, name: str) -> str | None:
+    """None when class ``qual`` of ``new`` is its ``old`` self plus one new method (``name``, when given).
+
+    Every member the class had must still be there, unchanged; that is what "add a method"
+    leaves alone. Otherwise, what is wrong, for people.
+    """
+    try:
+        before, after = _class_body(old, qual), _class_body(new, qual)
+    except SyntaxError as exc:
+        return f"the class no longer parses (line {exc.lineno})"
+    if before is None or after is None:
+        return f"class {qual} is gone"
+    kept = [ast.dump(n) for n in before]
+    now = [ast.dump(n) for n in after]
+    if [d for d in now if d in kept] != kept:
+        return f"the reply changes or drops existing members of {qual}"
+    added = [n for n in after if ast.dump(n) not in kept]
+    defs = [n for n in added if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if len(added) != 1 or len(defs) != 1:
+        return f"the reply adds {len(defs)} method(s) and {len(added) - len(defs)} other statement(s) to {qual}"
+    if name and defs[0].name != name:
+        return f"the new method is {defs[0].name}, not {name}"
+    if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == defs[0].name for n in before):
+        return f"{qual} already has a method {defs[0].name}"
+    return None

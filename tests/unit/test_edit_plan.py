@@ -230,3 +230,19 @@ def test_regions_sent_concurrently_give_the_same_result(tmp_path: Path) -> None:
     alone = plan_run.run_plan(engine, prepared, ScriptedModel(engine, reply), slots=1)
     assert together.ok and [p.new for p in together.files] == [p.new for p in alone.files]
     assert len(threads) >= 2  # the first region alone (a k restart happens there), the rest on the pool
+
+
+def test_a_new_method_after_the_last_one_is_accepted(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, {"xdrlib.py": XDRLIB})
+    prepared = plan_run.prepare(engine, engine.root / "xdrlib.py", "add a method `size` to class Packer that "
+                                "returns the number of bytes packed so far")
+    assert isinstance(prepared, plan_run.PlanRequest)
+
+    def add_size(request: EditRequest) -> str:  # a hand-made correct reply: the last method, then the new one
+        body = request.prompt.target + "\n    def size(self):\n        return len(self.__buf.getvalue())\n"
+        return predicted_reply(type(request.prompt)(request.prompt.messages, request.prompt.fence,
+                                                    request.prompt.lang, body))
+    proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_size))
+    assert proposal.ok and proposal.scope.ok, proposal.refusal or proposal.scope.refusal()
+    packer = next(n for n in ast.parse(proposal.files[0].new).body if getattr(n, "name", "") == "Packer")
+    assert [getattr(n, "name", "") for n in packer.body][-1] == "size"  # type: ignore[attr-defined]

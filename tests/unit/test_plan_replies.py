@@ -62,3 +62,23 @@ def test_a_recorded_flagged_reply_is_retried_narrower_and_then_accepted(tmp_path
     assert proposal.files[0].new == expected
     # the first region's reply reworded the docstring ("Munge" -> "Normalize"): the original wording is kept
     assert "Munge whitespace in text" in expected and "_normalize_whitespace(text : string)" in expected
+
+
+def test_a_recorded_reply_that_adds_no_method_is_not_applied(tmp_path: Path) -> None:
+    """Asked to add ``size`` to xdrlib's Packer (the region: its last method), the 0.5B model added
+    ``return n`` to ``pack_array`` instead. The scope check explains it (inside the class named), so
+    the plan checks the class itself: one new method, every old member unchanged. Replayed twice
+    (the first ask and the retry), it is refused and nothing is written."""
+    recorded = json.loads((DATA / "xdrlib_size.reply.json").read_text())
+    root = tmp_path / "repo"
+    original = (DATA / "xdrlib.py.txt").read_text()
+    make_repo(root, {"xdrlib.py": original})
+    engine = EditEngine(None, root)
+    prepared = prepare(engine, root / "xdrlib.py", str(recorded["instruction"]))
+    assert isinstance(prepared, PlanRequest) and prepared.plan.kind == "add_method"
+    assert [f"{s.rel} {s.label}" for s in prepared.plan.steps] == [recorded["step"]]
+    model = ScriptedModel(engine, [str(recorded["reply"])] * 2)
+    proposal = run_plan(engine, prepared, model)
+    assert not proposal.ok and len(model.asked) == 2
+    assert "changes or drops existing members of Packer" in str(proposal.refusal)
+    assert (root / "xdrlib.py").read_text() == original
