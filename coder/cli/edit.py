@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not
     from coder.backends.runtime.server import ServerInfo
     from coder.edit.engine import EditEngine
     from coder.edit.model import ApplyResult, EditProposal, EditRequest
+    from coder.edit.plan_run import PlanRequest
 
 EDIT_EPILOG = """\
 examples:
@@ -168,6 +169,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit import gitops
     from coder.edit.apply import diff_stat, display_diff
     from coder.edit.engine import EditEngine
+    from coder.edit.model import EditRequest
     from coder.edit.usercheck import commands
     from coder.kpolicy import policy_factory
 
@@ -186,7 +188,11 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     require_utf8(args.message, "the instruction")  # bad input before the backend
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
     _adopt(handle, args, _find_server(args))
-    request = engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
+    request = _prepare(engine, args)
+    if not isinstance(request, EditRequest):  # a plan of regions, or of mechanical steps
+        from coder.cli.edit_plan import run_plan_edit
+
+        return run_plan_edit(engine, request, args, result, colour=_colour_diff, confirm=_confirm)
     err = sys.stderr
     if not engine.has_git:
         why = "--no-git" if args.no_git else "not a git repository"
@@ -239,6 +245,13 @@ def _print_checks(proposal: EditProposal, err: TextIO) -> None:
         print(f"coder: {run.line()}", file=err)
         for tail in run.tail if not run.ok else ():
             print(f"coder:   | {tail}", file=err)
+def _prepare(engine: EditEngine, args: argparse.Namespace) -> EditRequest | PlanRequest:
+    """The request: the region the user named, else a plan when one applies, else one request."""
+    if args.symbol or args.lines:
+        return engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
+    from coder.edit.plan_run import prepare  # a rename, move, deletion... or a long file's rewrite
+
+    return prepare(engine, args.path, args.message, mode=args.mode)
 
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:

@@ -262,6 +262,7 @@ class Prediction:
     decode_tps: float = 0.0
     prefill_source: str = "default"  # "default" | "start-up probe" | "edits": where the prefill cost came from
     decode_source: str = "default"
+    requests: int = 1  # a plan sends one request per region: the figures are their sums
 
     @property
     def total(self) -> float:
@@ -270,7 +271,8 @@ class Prediction:
 
     def describe(self) -> str:
         """One line for the notice: the mode, its total, how it splits, and the speeds behind it."""
-        return (f"{self.mode} ~{self.total:.1f}s ({self.uncached_tokens} uncached prompt tok × "
+        many = f"{self.requests} requests: " if self.requests != 1 else ""
+        return (f"{self.mode} ~{self.total:.1f}s ({many}{self.uncached_tokens} uncached prompt tok × "
                 f"{self.prefill_s_per_token * 1000:.1f} ms [{self.prefill_source}] = {self.prefill_s:.1f}s + "
                 f"{self.output_tokens} out tok at {self.decode_tps:.0f} tok/s [{self.decode_source}] = "
                 f"{self.decode_s:.1f}s)")
@@ -332,6 +334,17 @@ class CostModel:
         tps, decode_source = self.decode_speed(mode, request_class)
         return Prediction(mode, uncached, output_tokens, uncached * self.prefill_s_per_token, output_tokens / tps,
                           self.prefill_s_per_token, tps, self.prefill_source, decode_source)
+
+    def predict_requests(self, mode: str, parts: list[tuple[str, int, int, int]]) -> Prediction:
+        """n requests × their own cost: the sum of each one's prediction (a plan's regions, sent in turn).
+
+        ``parts`` holds (request class, prompt tokens, cached tokens, output tokens) per request.
+        """
+        each = [self.predict(mode, cls, prompt, cached, out) for cls, prompt, cached, out in parts]
+        return Prediction(mode, sum(p.uncached_tokens for p in each), sum(p.output_tokens for p in each),
+                          sum(p.prefill_s for p in each), sum(p.decode_s for p in each),
+                          self.prefill_s_per_token, each[0].decode_tps if each else 0.0, self.prefill_source,
+                          each[0].decode_source if each else "default", requests=len(each))
 
 
 def decide(full: Prediction | None, region: Prediction | None, target: Target) -> tuple[str, str]:

@@ -7,6 +7,7 @@ trailer, never by guessing from the message alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +113,9 @@ def file_status(repo: git.Repo, rel: str) -> str:
     return out[:2] if out else ""
 
 
-def _commit_only(repo: git.Repo, rel: str, message: str) -> str:
-    _git(repo, "add", "--", rel)  # needed for untracked files; --only then takes the work tree copy
-    _git(repo, "commit", "--no-verify", "--quiet", "--only", "-m", message, "--", rel)
+def _commit_only(repo: git.Repo, rels: Sequence[str], message: str) -> str:
+    _git(repo, "add", "--", *rels)  # needed for untracked files; --only then takes the work tree copy
+    _git(repo, "commit", "--no-verify", "--quiet", "--only", "-m", message, "--", *rels)
     return repo.head.commit.hexsha
 
 
@@ -130,11 +131,13 @@ def is_ignored(repo: git.Repo, rel: str) -> bool:
 
 def snapshot(repo: git.Repo, rel: str) -> str:
     """Commit the user's current version of ``rel`` (only that path) before coder edits it."""
-    return _commit_only(repo, rel, f"coder: snapshot of your changes to {rel}\n\n{SNAPSHOT_TRAILER}: {rel}\n")
+    return _commit_only(repo, [rel], f"coder: snapshot of your changes to {rel}\n\n{SNAPSHOT_TRAILER}: {rel}\n")
 
 
-def commit_edit(repo: git.Repo, rel: str, instruction: str) -> str:
-    """Commit the edited ``rel`` as ``coder: <instruction>``; returns the commit sha.
+def commit_edit(repo: git.Repo, rel: str | Sequence[str], instruction: str) -> str:
+    """Commit the edited ``rel`` (one path, or several: one commit) as ``coder: <instruction>``; returns the sha.
+
+    Each path gets its own ``Coder-Edit:`` trailer, so ``coder undo`` restores all of them.
 
     The instruction is the user's (or a pasted prompt's) text: it is quoted line by line
     (``> ``), so nothing in it can form a ``Coder-Edit:`` trailer that undo would trust.
@@ -143,7 +146,9 @@ def commit_edit(repo: git.Repo, rel: str, instruction: str) -> str:
     if len(subject) > 64:
         subject = subject[:63] + "…"
     body = "\n".join(f"> {line}".rstrip() for line in instruction.strip().splitlines())
-    return _commit_only(repo, rel, f"coder: {subject}\n\n{body}\n\n{EDIT_TRAILER}: {rel}\n")
+    rels = [rel] if isinstance(rel, str) else list(rel)
+    trailers = "".join(f"{EDIT_TRAILER}: {r}\n" for r in rels)
+    return _commit_only(repo, rels, f"coder: {subject}\n\n{body}\n\n{trailers}")
 
 
 def _trailer_paths(message: str, trailer: str) -> list[str]:

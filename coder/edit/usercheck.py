@@ -85,6 +85,15 @@ def run_on_proposal(repo: git.Repo | None, snap: FileSnapshot, new: str,
 
     Without git there is no list of the project's files to copy: one run says so, as a failure.
     """
+    return run_on_files(repo, [(snap, new)], checks)
+
+
+def run_on_files(repo: git.Repo | None, files: Sequence[tuple[FileSnapshot, str]],
+                 checks: Sequence[UserCommand]) -> list[CheckRun]:
+    """Run ``checks`` once in a copy of the work tree holding every ``(snapshot, new text)`` of a proposal.
+
+    A plan over several files is checked as one change: the commands see all of its files at once.
+    """
     if not checks:
         return []
     if repo is None:
@@ -95,9 +104,10 @@ def run_on_proposal(repo: git.Repo | None, snap: FileSnapshot, new: str,
     with tempfile.TemporaryDirectory(prefix="coder-check-") as tmp:
         copy = Path(tmp) / root.name
         _copy_tree(repo, root, copy)
-        target = copy / snap.rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(snap.encode(new))
+        for snap, new in files:
+            target = copy / snap.rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(snap.encode(new))
         for check in checks:
             runs.append(_run(check, copy))
             if not runs[-1].ok:

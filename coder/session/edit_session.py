@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from coder.config import Profile
     from coder.edit.engine import EditEngine
     from coder.edit.model import EditProposal
+    from coder.edit.plan_result import PlanProposal
+    from coder.edit.plan_run import PlanRequest
     from coder.edit.usercheck import UserCommand
     from coder.kchoice import KChoice
 
@@ -62,7 +64,7 @@ class EditSession:
         self._state: ev.State = "idle"
         self._queue: list[str] = []
         self._instruction = ""
-        self._pending: EditProposal | None = None
+        self._pending: EditProposal | PlanProposal | None = None
         self._cancel = threading.Event()
         self._lock = threading.RLock()
         self._busy = threading.Lock()  # held while a message or a review verdict is being carried out
@@ -217,10 +219,10 @@ class EditSession:
         with self._busy:
             self._decided(proposal, accept)
 
-    def _decided(self, proposal: EditProposal, accept: bool) -> None:
+    def _decided(self, proposal: EditProposal | PlanProposal, accept: bool) -> None:
         if accept:
             try:
-                result = self.engine().apply(proposal)
+                result = streams.apply_proposal(self.engine(), proposal)
             except CoderError as exc:
                 self.emit(ev.Note(f"Not applied: {exc}", "error"))
             else:
@@ -337,8 +339,8 @@ class EditSession:
             return
         self._next_edit()
 
-    def _edit(self, rel: str, instruction: str, mode: str) -> EditProposal:
-        from coder.edit.model import EditProposal
+    def _edit(self, rel: str, instruction: str, mode: str) -> EditProposal | PlanProposal:
+        from coder.edit.model import EditProposal, EditRequest
 
         engine = self.engine()
         symbol = None
@@ -347,8 +349,12 @@ class EditSession:
             if symbol is None:
                 raise CoderError(f"/mode region: name a function or class of {rel} in your message "
                                  "(or use /mode auto)")
-        request = engine.prepare(self.repo_root / rel, instruction,
-                                 mode="region" if symbol else ("full" if mode == "full" else "auto"), symbol=symbol)
+        request = (engine.prepare(self.repo_root / rel, instruction, mode="region", symbol=symbol) if symbol
+                   else streams.prepare_plan(engine, self.repo_root, [rel, *self._queue], instruction, mode))
+        if not isinstance(request, EditRequest):  # a plan: its other context files are part of this review
+            with self._lock:
+                self._queue = [q for q in self._queue if q not in request.plan.files]
+            return self._plan(request)
         self._restart_note(request.k)  # the engine applies it (a restart runs there; escape cancels it)
         if request.prompt.target.strip() and (notice := engine.prediction_notice()):
             self.emit(ev.Note(notice))  # said once per session: the engine lives as long as it
@@ -380,3 +386,7 @@ class EditSession:
         self._finished(FinalStats(proposal.stats, proposal.spec), proposal.reply)
         return proposal
 
+    def _plan(self, prepared: PlanRequest) -> PlanProposal:
+        proposal = streams.run_plan(self.engine(), prepared, self._cancel, self.emit, self._check, self.baseline_tps)
+        self._finished(FinalStats(proposal.stats, None), "")
+        return proposal

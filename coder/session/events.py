@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from coder.edit.model import EditProposal
+    from coder.edit.plan_result import PlanProposal
     from coder.edit.warmup.cache import WarmState
     from coder.session.feed import Batch, FinalStats
     from coder.telemetry.prefill import PrefillView
@@ -106,7 +107,7 @@ class RequestStopped:
 class ReviewRequested:
     """A validated, changed edit waits for accept or reject (answer with ``EditSession.decide``)."""
 
-    proposal: EditProposal
+    proposal: EditProposal | PlanProposal  # a plan: several regions, maybe several files, one review
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,22 @@ The requests themselves go through :mod:`coder.backends.runtime.request`.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coder.errors import CoderError
 from coder.session import context
+from coder.session import events as ev
 
 if TYPE_CHECKING:
     from coder.conversations import Conversation
+    from coder.edit.engine import EditEngine
     from coder.edit.gitops import UndoResult
+    from coder.edit.model import ApplyResult, EditProposal, EditRequest
+    from coder.edit.plan_result import PlanProposal
+    from coder.edit.plan_run import PlanRequest
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
@@ -43,3 +51,46 @@ def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
 def undo_text(result: UndoResult) -> str:
     """One line describing an undone commit."""
     return f"{result.sha[:8]} {result.subject!r} ({', '.join(result.paths)} restored)"
+
+
+def prepare_plan(engine: EditEngine, root: Path, rels: list[str], instruction: str,
+                 mode: str) -> PlanRequest | EditRequest:
+    """The plan for ``instruction`` over the context files ``rels`` (one file's request when none applies).
+
+    A rename, move, deletion... or a long file's rewrite becomes a plan of regions (``/mode full``
+    plans only the windows of a long file).
+    """
+    from coder.edit.plan_run import prepare_files
+
+    return prepare_files(engine, [root / rel for rel in rels], instruction, mode="full" if mode == "full" else "auto")
+
+
+def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) -> ApplyResult:
+    """Write an accepted edit and commit it (a plan: all of its files in one commit)."""
+    from coder.edit.model import EditProposal
+    from coder.edit.plan_result import apply_plan
+
+    return engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
+
+
+def run_plan(engine: EditEngine, prepared: PlanRequest, cancel: threading.Event, emit: Callable[[ev.Event], None],
+             check: Callable[[], None], baseline_tps: float | None) -> PlanProposal:
+    """Run a plan for the session: started, prefill progress, then what was retried and why; the proposal."""
+    from coder.edit.plan_result import PlanProposal
+    from coder.edit.plan_run import run_events
+
+    title = f"edit {', '.join(prepared.plan.files)} ({prepared.reason})"
+    emit(ev.RequestStarted(ev.RequestInfo("region", "plan", None, prepared.reason, baseline_tps), title))
+    proposal: PlanProposal | None = None
+    for event in run_events(engine, prepared, cancel):
+        check()
+        if isinstance(event, PlanProposal):
+            proposal = event
+        elif event.prefill is not None and event.ttft is None:
+            emit(ev.PrefillUpdate(event.prefill))
+    check()
+    if proposal is None:
+        raise CoderError("the plan ended without a result; nothing was changed")
+    for line in proposal.review_lines()[1:]:  # what was retried, and why
+        emit(ev.Note(line))
+    return proposal

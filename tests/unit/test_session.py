@@ -15,6 +15,7 @@ from pathlib import Path
 
 import git
 import pytest
+from cli_helpers import make_repo as build_repo
 from ui_support import GREET, GREET_DOCSTRING, SCENARIOS, load, make_repo, replay
 
 from coder import conversations
@@ -274,3 +275,25 @@ def test_backend_changes_close_the_previous_connection_pool() -> None:
     closed = [pool._http.is_closed for pool in pools]  # type: ignore[union-attr]
     assert closed == [True, True, True]
     assert handle.counter.server is None
+
+
+def test_a_mechanical_plan_gets_one_review_and_one_commit(tmp_path: Path) -> None:
+    """A deletion of a def and its ``__main__`` block (frozen CPython shlex.py) sends no model request."""
+    shlex = (Path(__file__).parents[1] / "data" / "real_edits" / "shlex.py.txt").read_text()
+    root = tmp_path / "repo"
+    build_repo(root, {"shlex.py": shlex})
+    head = git.Repo(root).head.commit.hexsha
+    with replay("edit_greet") as (_, info):
+        edit, rec = session_for(root, info)
+        edit.submit("@shlex.py")
+        edit.submit("delete the function _print_tokens and its __main__ block")
+        (review,) = rec.of(ev.ReviewRequested)
+        assert isinstance(review, ev.ReviewRequested)
+        assert "_print_tokens" in review.proposal.diff and "__main__" in review.proposal.diff
+        edit.decide(True)
+    new = (root / "shlex.py").read_text()
+    assert "_print_tokens" not in new and "__main__" not in new
+    r = git.Repo(root)
+    assert r.head.commit.parents[0].hexsha == head and not r.is_dirty()
+    edit.submit("/undo")
+    assert (root / "shlex.py").read_text() == shlex

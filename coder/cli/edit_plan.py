@@ -1,0 +1,95 @@
+"""``coder edit`` when the edit is a plan: several region requests (or none), one review, one commit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+from coder.errors import CoderError
+from coder.textsafe import visible
+
+if TYPE_CHECKING:
+    from coder.edit.engine import EditEngine
+    from coder.edit.model import ApplyResult
+    from coder.edit.plan_result import PlanProposal
+    from coder.edit.plan_run import PlanRequest
+
+
+def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Namespace,
+                  result: dict[str, object], *, colour: Callable[[str], str], confirm: Callable[[], bool]) -> int:
+    """Run, review and (when asked) apply a plan; the exit code ``coder edit`` returns."""
+    from coder.edit.apply import diff_stat, display_diff
+
+    err = sys.stderr
+    print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
+    for step in prepared.plan.steps:
+        print(f"coder:   {step.rel} {step.label}: {step.why} ({step.how})", file=err)
+    proposal = _stream(engine, prepared, err)
+    result.update(proposal.to_json())
+    for line in proposal.review_lines()[1:]:
+        print(f"coder: {line}", file=err)
+    if not proposal.ok:
+        if args.json:
+            print(json.dumps(result, indent=2))
+        print(f"coder: error: edit refused: {proposal.refusal}; {proposal.rel} untouched", file=err)
+        return 2
+    scope = proposal.scope
+    if not args.json:
+        if proposal.diff:
+            shown = display_diff(scope.mark_diff(proposal.diff))
+            sys.stdout.write(colour(shown) if sys.stdout.isatty() else visible(shown))
+        added, removed = diff_stat(proposal.diff)
+        print(f"coder: plan of {prepared.plan.requests} request(s) in {proposal.stats.elapsed:.1f}s; "
+              f"+{added} -{removed} lines", file=err)
+    if not scope.ok:
+        if args.yes and not args.allow_unexplained and not args.dry_run:
+            result["note"] = "not applied under --yes: changes the instruction does not explain"
+            if args.json:
+                print(json.dumps(result, indent=2))
+            print(f"coder: error: not applied under --yes: {scope.refusal()}; {proposal.rel} untouched "
+                  "(review it without --yes, or pass --allow-unexplained)", file=err)
+            return 2
+        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
+    applied, note = _maybe_apply(engine, proposal, args, confirm)
+    result["applied"] = bool(applied and applied.written)
+    result["commit"] = applied.commit if applied else None
+    result["snapshot_commit"] = applied.snapshot if applied else None
+    result["note"] = note
+    if args.json:
+        print(json.dumps(result, indent=2))
+    print(f"coder: {note}", file=err)
+    return 0
+
+
+def _maybe_apply(engine: EditEngine, proposal: PlanProposal, args: argparse.Namespace,
+                 confirm: Callable[[], bool]) -> tuple[ApplyResult | None, str]:
+    from coder.edit.plan_result import apply_plan
+
+    if not proposal.changed:
+        return None, "the model made no changes; nothing written"
+    if args.dry_run:
+        return None, "dry run: nothing written"
+    if args.yes or (not args.json and confirm()):
+        applied = apply_plan(engine, proposal)
+        return applied, "; ".join(["applied", *applied.notes])
+    return None, "not applied (pass --yes to apply without asking)"
+
+
+def _stream(engine: EditEngine, prepared: PlanRequest, err: TextIO) -> PlanProposal:
+    from coder.cli.streamline import StreamLine
+    from coder.edit.plan_result import PlanProposal
+    from coder.edit.plan_run import run_events
+
+    proposal = None
+    with StreamLine(err) as line:
+        for event in run_events(engine, prepared):
+            if isinstance(event, PlanProposal):
+                proposal = event
+            else:
+                line.update(event)
+    if proposal is None:
+        raise CoderError("internal: the plan ended without a result")
+    return proposal

@@ -1,0 +1,365 @@
+"""Plan an edit as the regions a small model gets right, or as an exact mechanical change.
+
+A model asked to rewrite a long file for a rename, a move or a deletion drifts; asked to
+rewrite one function, it is usually right. So coder reads the instruction's names
+(:func:`coder.edit.auto.named_in`, :func:`coder.edit.scope_subs.rename_pairs`) and their
+uses in the file (Python's tokenizer and :mod:`ast`), and derives the regions the change
+must touch:
+
+- **rename**: each function or method that uses an old name, and the module- or class-level
+  statements that do (grouped into blocks); each region's reply is checked against the
+  tokenized rename (:func:`coder.edit.splice.rename_matches`);
+- **delete** a named def or class (and the ``__main__`` block when asked): cut mechanically;
+- **move** a named def or class before/after another, or to the end: cut and pasted mechanically;
+- **add a parameter**: the function, and its callers when the instruction asks for them;
+- **add a method**: the class, or (for a long class) its last method with the new one after it;
+- **windows**: a whole-file rewrite of a long file, in windows at top-level boundaries.
+
+Plain data and pure functions: nothing here reads files or talks to a server.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field, replace
+
+from coder.edit.auto import named_in
+from coder.edit.regions import Region, python_symbols
+from coder.edit.scope_subs import rename_pairs
+from coder.edit.units import leaves, name_rows, next_leaf, units
+
+WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
+WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
+SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
+
+_EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
+                         r"all (uses|usages|callers|call sites|references))\b", re.I)
+_NAME = r"`?([A-Za-z_][\w.]*)`?(?:\(\))?"
+_KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
+_DELETE_ONLY = re.compile(
+    r"^\s*(?:delete|remove|drop)\s+" + _KIND + _NAME + r"(?:\s+(?:function|method|class))?"
+    r"(?P<main>\s*(?:,|and)\s*(?:also\s+)?(?:its|the)\s+`?(?:if\s+)?__main__`?\s+(?:block|section|guard|code))?"
+    r"(?:\s+from\s+(?:this|the)\s+(?:file|module))?\s*\.?\s*$", re.I)
+_MOVE = re.compile(
+    r"^\s*move\s+" + _KIND + _NAME + r"\s+(?:so\s+it\s+is\s+|to\s+(?:just\s+|right\s+)?)?"
+    r"(?:(?P<where>after|below|before|above)\s+" + _KIND + r"`?(?P<anchor>[A-Za-z_][\w.]*)`?(?:\(\))?"
+    r"|(?:to\s+)?the\s+(?P<end>end|bottom|top)\s+of\s+the\s+(?:file|module))\s*\.?\s*$", re.I)
+_ADD_PARAM = re.compile(r"\badd\b.*\b(?:parameter|argument|param|arg|kwarg)s?\b", re.I)
+_CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
+_ADD_METHOD = re.compile(r"\badd\b.*\bmethod\b", re.I)
+_METHOD_NAME = re.compile(r"\bmethod\s+`?([A-Za-z_]\w*)`?")
+_TO_CLASS = re.compile(r"\b(?:to|in|on|into|for)\s+(?:the\s+)?(?:class\s+)?`?([A-Za-z_]\w*)`?", re.I)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One region of one file and what happens to it."""
+
+    rel: str
+    start: int  # lines of the original file, 1-based, inclusive (an insertion: end == start - 1)
+    end: int
+    label: str  # "function split", "lines 10-14"
+    why: str  # "uses tokenize", "calls fetch", "window 2 of 4"
+    how: str = "model"  # "model" | "mechanical"
+    symbol: str | None = None  # the qualified def/class name when the region is exactly one
+    text: str | None = None  # a mechanical step's replacement text
+    note: str = ""  # added to the instruction for this region (what to keep, where it sits)
+    ask: str = ""  # when set, this region's whole instruction instead of the user's (a rename's region)
+
+    @property
+    def lines(self) -> str:
+        """``A-B`` for ``--lines``."""
+        return f"{self.start}-{self.end}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The regions an instruction touches, over one file or several."""
+
+    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "windows"
+    instruction: str
+    steps: tuple[Step, ...]
+    reason: str
+    renames: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    adds: tuple[str, str] | None = None  # add_method: (the class, the new method's name or "")
+
+    @property
+    def files(self) -> list[str]:
+        """The files the plan touches, in order."""
+        return list(dict.fromkeys(s.rel for s in self.steps))
+
+    @property
+    def requests(self) -> int:
+        """Model requests the plan sends (mechanical steps send none)."""
+        return sum(1 for s in self.steps if s.how == "model")
+
+    def to_json(self) -> dict[str, object]:
+        """The ``--json`` form."""
+        return {"kind": self.kind, "reason": self.reason, "requests": self.requests, "files": self.files,
+                "notes": list(self.notes),
+                "steps": [{"path": s.rel, "lines": [s.start, s.end], "label": s.label, "why": s.why,
+                           "how": s.how} for s in self.steps]}
+
+
+def wants_everywhere(instruction: str) -> bool:
+    """The instruction asks for the change in every file ("rename X to Y everywhere")."""
+    return bool(_EVERYWHERE.search(instruction))
+
+
+def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
+    """One step per def that uses ``names``; statements that do are grouped into blocks."""
+    found = leaves(units(text))
+    rows = name_rows(text, names)
+    hit = [u for u in found if any(u.start <= r <= u.end for r in rows)]
+    steps: list[Step] = []
+    for u in hit:
+        last = steps[-1] if steps else None
+        adjacent = (last is not None and last.symbol is None and u.kind == "statement"
+                    and next_leaf(found, last.end) is u)
+        if adjacent and last is not None:
+            steps[-1] = Step(rel, last.start, u.end, f"lines {last.start}-{u.end}", why)
+        elif u.kind == "function":
+            steps.append(Step(rel, u.start, u.end, u.label, why, symbol=u.symbol))
+        else:
+            steps.append(Step(rel, u.start, u.end, f"lines {u.start}-{u.end}", why))
+    return steps
+
+
+# --- deriving a plan ------------------------------------------------------------------------------
+
+def derive(rel: str, text: str, instruction: str) -> Plan | None:
+    """The plan for ``instruction`` on one Python file; None when no plan applies (an ordinary request)."""
+    if not rel.endswith((".py", ".pyi")):
+        return None
+    try:
+        symbols = python_symbols(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for derive_one in (_delete, _move, _rename, _add_method, _add_param):
+        plan = derive_one(rel, text, instruction, dict(symbols))
+        if plan is not None and plan.steps:
+            return plan
+    return None
+
+
+def _lookup(symbols: dict[str, Region], name: str) -> tuple[str, Region] | None:
+    """The one symbol ``name`` (qualified, or bare and unique), else None."""
+    if name in symbols:
+        return name, symbols[name]
+    hits = [(q, r) for q, r in symbols.items() if q.endswith("." + name)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step]:
+    """The regions that use an old name, each told which of its lines do and what to keep.
+
+    Small models asked to "rename X to Y everywhere" in a region that only calls X tend to rename
+    the region's own function too; asking each region for just its lines keeps them on those lines.
+    """
+    olds = {a for a, _ in pairs}
+    lines = text.splitlines()
+    rows = name_rows(text, olds)
+    what = ", ".join(f"`{a}` to `{b}`" for a, b in pairs)
+    steps = []
+    for step in regions_using(rel, text, olds, "uses " + ", ".join(sorted(olds))):
+        used = [lines[r - 1].strip() for r in sorted(rows) if step.start <= r <= step.end]
+        quoted = "; ".join(f"`{u[:80]}`" for u in used[:3]) + (" ..." if len(used) > 3 else "")
+        keep = ""
+        if step.symbol is not None and step.symbol.rsplit(".", 1)[-1] not in olds:
+            keep = f" Keep the name {step.symbol.rsplit('.', 1)[-1]} as it is."
+        steps.append(replace(step, ask=f"Rename {what} on the line(s) that use it: {quoted}. "
+                                       f"Copy every other line exactly.{keep}"))
+    return steps
+
+
+def _rename(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+    pairs = rename_pairs(instruction)
+    if not pairs:
+        return None
+    steps = rename_steps(rel, text, pairs)
+    what = ", ".join(f"{a} -> {b}" for a, b in pairs)
+    return Plan("rename", instruction, tuple(steps), f"rename {what}: {len(steps)} region(s) use the old name",
+                tuple(pairs))
+
+
+def _region_of(symbols: dict[str, Region], name: str) -> tuple[str, int, int, str] | None:
+    """(qualified name, start, end, label) of the one symbol ``name``, else None."""
+    found = _lookup(symbols, name)
+    if found is None:
+        return None
+    qual, region = found
+    return qual, region.start, region.end, region.label
+
+
+def main_block(text: str) -> tuple[int, int] | None:
+    """Lines of the top-level ``if __name__ == "__main__":`` block, if any."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
+            return node.lineno, node.end_lineno or node.lineno
+    return None
+
+
+def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+    from coder.edit.splice import cut
+
+    m = _DELETE_ONLY.match(instruction)
+    if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:
+        return None
+    qual, start, end, label = found
+    spans = [(start, end, label)]
+    if m.group("main") and (block := main_block(text)) is not None:
+        spans.append((*block, "the __main__ block"))
+    cuts: list[tuple[int, int, str]] = []
+    for a, b, what in sorted(spans):
+        _, rep = cut(text, a, b)
+        if cuts and rep.start <= cuts[-1][1] + 1:  # adjacent blocks: one cut, or their bounds would overlap
+            cuts[-1] = (cuts[-1][0], max(cuts[-1][1], rep.end), f"{cuts[-1][2]} and {what}")
+        else:
+            cuts.append((rep.start, rep.end, what))
+    lines = text.splitlines()
+    if cuts and cuts[-1][1] == len(lines):  # the file's end: the blank lines before the cut go too
+        a, b, what = cuts[-1]
+        while a > 1 and not lines[a - 2].strip():
+            a -= 1
+        cuts[-1] = (a, b, what)
+    steps = [Step(rel, a, b, what, "asked to delete it", "mechanical", text="") for a, b, what in cuts]
+    bare = qual.rsplit(".", 1)[-1]
+    cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
+    # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
+    for use in regions_using(rel, text, {bare}, f"uses {bare}"):
+        if not cut_rows.intersection(range(use.start, use.end + 1)):
+            steps.append(replace(use, note=f"{bare} is being deleted from {rel}: remove it from this region "
+                                           "(or drop the use), and change nothing else."))
+    steps.sort(key=lambda s: s.start)
+    asks = sum(1 for s in steps if s.how == "model")
+    how = f"{asks} region(s) that use it go to the model" if asks else "no model request"
+    return Plan("delete", instruction, tuple(steps), f"delete {label}: cut mechanically, {how}")
+
+
+def _move(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+    from coder.edit.splice import blank_run_after, block_bounds, line_span
+
+    m = _MOVE.match(instruction)
+    if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:
+        return None
+    qual, start, end, label = found
+    a, b = block_bounds(text, start, end)
+    body = line_span(text, a, end)  # the def with its attached comments, without the blank lines after
+    gap = "\n" * blank_run_after(text, end)
+    total = len(text.splitlines())
+    if m.group("end"):
+        at = 1 if m.group("end").lower() == "top" else total + 1
+        if at == 1:
+            return None  # above the imports is never what "top" means: let the model place it
+        paste = Step(rel, at, at - 1, "end of the file", "move target", "mechanical",
+                     text=("" if text.endswith("\n") else "\n") + gap + body)
+    else:
+        anchor = _region_of(symbols, m.group("anchor"))
+        if anchor is None or anchor[0] == qual:
+            return None
+        _, y_start, y_end, _ = anchor
+        if m.group("where").lower() in ("after", "below"):
+            paste = Step(rel, y_end + 1, y_end, f"after {anchor[3]}", "move target", "mechanical", text=gap + body)
+        else:
+            y_start, _ = block_bounds(text, y_start, y_end)
+            paste = Step(rel, y_start, y_start - 1, f"before {anchor[3]}", "move target", "mechanical",
+                         text=body + gap)
+        if a <= paste.start <= b + 1:
+            return None  # already there, or inside itself
+    cut_step = Step(rel, a, b, label, "moved away", "mechanical", text="")
+    return Plan("move", instruction, tuple(sorted((cut_step, paste), key=lambda s: (s.start, s.end))),
+                f"move {label}: cut and pasted mechanically, no model request")
+
+
+def _called(text: str, name: str, *, method: bool) -> set[int]:
+    """Rows where ``name`` is called, by tokens: ``obj.name(`` for a method, a bare ``name(`` otherwise."""
+    toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    return {t.start[0] for prev, t, nxt in zip(toks, toks[1:], toks[2:], strict=False)
+            if t.type == tokenize.NAME and t.string == name and nxt.string == "(" and (prev.string == ".") == method}
+
+
+def _add_param(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+    if not _ADD_PARAM.search(instruction):
+        return None
+    found = {r for n in named_in(instruction) if (r := _region_of(symbols, n.name)) is not None
+             and r[3].startswith(("function", "method"))}
+    if len(found) != 1:
+        return None
+    qual, start, end, label = found.pop()
+    steps = [Step(rel, start, end, label, "gains the parameter", symbol=qual)]
+    if _CALLERS.search(instruction):
+        bare = qual.rsplit(".", 1)[-1]
+        rows = _called(text, bare, method='.' in qual) - set(range(start, end + 1))
+        for u in leaves(units(text)):
+            if any(u.start <= r <= u.end for r in rows) and not (start <= u.start <= end):
+                steps.append(Step(rel, u.start, u.end, u.label if u.symbol else f"lines {u.start}-{u.end}",
+                                  f"calls {bare}", symbol=u.symbol,
+                                  note=f"This region calls {bare}: update its call(s) of {bare} as the "
+                                       f"instruction says, and change nothing else."))
+    steps.sort(key=lambda s: s.start)
+    return Plan("add_param", instruction, tuple(steps), f"{label} gains a parameter: {len(steps)} region(s)")
+
+
+def _add_method(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+    if not _ADD_METHOD.search(instruction):
+        return None
+    classes = [m.group(1) for m in _TO_CLASS.finditer(instruction)
+               if (r := _region_of(symbols, m.group(1))) is not None and r[3].startswith("class")]
+    dotted = [n.name.split(".")[0] for n in named_in(instruction) if "." in n.name]
+    classes += [c for c in dotted if (r := _region_of(symbols, c)) is not None and r[3].startswith("class")]
+    if len(set(classes)) != 1:
+        return None
+    qual, start, end, label = _region_of(symbols, classes[0]) or ("", 0, 0, "")
+    if end - start + 1 <= SHORT_CLASS_LINES:
+        step = Step(rel, start, end, label, "gains the method", symbol=qual)
+    else:
+        methods = [u for u in units(text) if u.symbol and u.symbol.startswith(qual + ".")
+                   and u.symbol.count(".") == qual.count(".") + 1 and u.kind == "function"]
+        if not methods:
+            step = Step(rel, start, end, label, "gains the method", symbol=qual)
+        else:
+            last = methods[-1]
+            step = Step(rel, last.start, last.end, f"lines {last.start}-{last.end}", f"the last method of {label}",
+                        note=f"The region shown is {last.label}, the last method of {label}: keep it exactly as "
+                             f"it is and write the new method right after it, at the same indentation, "
+                             f"inside {label}.")
+    named = _METHOD_NAME.search(instruction)
+    return Plan("add_method", instruction, (step,), f"{label} gains a method: 1 region ({step.label})",
+                adds=(qual, named.group(1) if named else ""))
+
+
+def windows(rel: str, text: str, instruction: str) -> Plan | None:
+    """A whole-file rewrite of a long Python file as windows cut at top-level boundaries."""
+    lines = text.splitlines()
+    if len(lines) <= WINDOW_MIN_LINES or not rel.endswith((".py", ".pyi")):
+        return None
+    try:
+        found = units(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    # boundaries: every top-level unit start; a class longer than a window also splits at its members
+    cuts = {1}
+    for u in found:
+        if u.depth == 0 or (u.depth == 1 and u.kind != "header"):
+            cuts.add(u.start)
+    starts = sorted(cuts)
+    wins: list[tuple[int, int]] = []
+    begin = prev = 1
+    for nxt in [*starts[1:], len(lines) + 1]:
+        if nxt - begin > WINDOW_LINES and prev > begin:  # reaching nxt would overfill: close at prev
+            wins.append((begin, prev - 1))
+            begin = prev
+        prev = nxt
+    wins.append((begin, len(lines)))
+    if len(wins) < 2:
+        return None
+    steps = tuple(Step(rel, a, b, f"lines {a}-{b}", f"window {i} of {len(wins)}",
+                       note=f"This is part {i} of {len(wins)} of {rel} (lines {a}-{b}). Apply the instruction "
+                            "to this part only; copy it unchanged if nothing in it needs to change.")
+                  for i, (a, b) in enumerate(wins, 1))
+    return Plan("windows", instruction, steps, f"{rel} has {len(lines)} lines: the rewrite goes in "
+                f"{len(steps)} windows at top-level boundaries")

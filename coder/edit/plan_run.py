@@ -1,0 +1,308 @@
+"""Carry out a :class:`~coder.edit.plan.Plan`: one region request per model step, retried once when flagged.
+
+Every model step is an ordinary region edit built by :meth:`EditEngine.prepare` (its original as
+the prediction, the prompt region edits use) and sent by :meth:`EditEngine.run`. A reply that is
+refused, that the region's scope check flags, or (for a rename) that is not exactly the tokenized
+rename, is asked once more, naming what must not change; only then is the plan refused. The
+region results and the mechanical steps are spliced back (:func:`coder.edit.splice.splice`
+asserts every other byte is the original's) and each file's whole proposal is then held to the
+same validation and scope check as any edit (:mod:`coder.edit.plan_result`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from coder.edit import plan as planning
+from coder.edit.apply import FileSnapshot
+from coder.edit.auto import Prediction
+from coder.edit.engine import EditEngine
+from coder.edit.model import EditProposal, EditRequest
+from coder.edit.plan_result import PlanProposal, StepResult, file_proposals
+from coder.edit.plan_step import Ask, region_request, renamed_files, retry, run_step, step_instruction
+from coder.edit.warmup.cache import prompt_text
+from coder.errors import CoderError
+from coder.jsontypes import as_object
+from coder.telemetry.stats import RequestStats
+
+SHORT_FILE_LINES = 100  # a full rewrite of a file this short rarely drifts: auto may pick it when faster
+
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """A plan ready to run: its steps' region requests (model steps only) and why it was chosen."""
+
+    plan: planning.Plan
+    snapshots: dict[str, FileSnapshot]
+    requests: dict[int, EditRequest]  # step index -> its region request
+    reason: str
+    predicted: Prediction | None = None
+
+    @property
+    def instruction(self) -> str:
+        """The user's instruction."""
+        return self.plan.instruction
+
+
+class PlanStopped(CoderError):
+    """The user cancelled the plan between two of its requests; nothing was written."""
+
+
+def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
+             everywhere: bool | None = None) -> PlanRequest | EditRequest | None:
+    """The plan for ``instruction`` on ``path`` in ``mode``; else auto's own request, or None (build one).
+
+    auto derives a plan from the instruction's names (renames, deletions, moves, new parameters
+    and methods), across files when a rename is asked for everywhere; full (or auto when it
+    picks full) splits a long Python file into windows. region never plans: it names its region.
+    """
+    if mode == "region":
+        return None
+    snap, _ = engine.check_target(path)
+    plan = planning.derive(snap.rel, snap.text, instruction) if mode == "auto" else None
+    wants_all = planning.wants_everywhere(instruction) if everywhere is None else everywhere
+    if plan is not None and plan.kind == "rename" and wants_all:
+        plan = _across_files(engine, plan, snap)
+    if plan is None:
+        if mode == "auto":
+            try:
+                request = engine.prepare(path, instruction, mode="auto")
+                if request.mode != "full":
+                    return request
+            except CoderError:
+                pass  # the whole file cannot fit, or a name is ambiguous: windows may still do
+        plan = planning.windows(snap.rel, snap.text, instruction)
+        if plan is None:
+            return None
+    return _prepared(engine, plan, snap, mode)
+
+
+def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
+    """The rename plan over every tracked Python file that names an old name (``git grep -w``)."""
+    if engine.repo is None:
+        return plan
+    olds = [a for a, _ in plan.renames]
+    args = ["git", "--literal-pathspecs", "grep", "-l", "-w", "-F", *(x for a in olds for x in ("-e", a))]
+    try:
+        found = str(engine.repo.git.execute(args)).splitlines()
+    except Exception:  # noqa: BLE001 - git grep exits 1 when nothing matches: no other file
+        found = []
+    steps = list(plan.steps)
+    for rel in sorted(set(found) - {snap.rel}):
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        try:
+            other, _ = engine.check_target(engine.root / rel)
+            steps += planning.rename_steps(other.rel, other.text, list(plan.renames))
+        except (CoderError, SyntaxError, ValueError):
+            continue  # not a target coder may edit, or not Python it can parse
+    files = len({s.rel for s in steps})
+    return planning.Plan(plan.kind, plan.instruction, tuple(steps),
+                         f"{plan.reason.split(':')[0]}: {len(steps)} region(s) in {files} file(s)", plan.renames,
+                         plan.notes)
+
+
+def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str) -> PlanRequest:
+    snapshots = {first.rel: first}
+    requests: dict[int, EditRequest] = {}
+    for i, step in enumerate(plan.steps):
+        if step.rel not in snapshots:
+            snapshots[step.rel], _ = engine.check_target(engine.root / step.rel)
+        if step.how == "model":
+            requests[i] = region_request(engine, snapshots[step.rel].path, step,
+                                         step_instruction(plan.instruction, step))
+    predicted = None
+    if requests:
+        predicted = engine.cost.predict_requests("plan", [
+            (r.request_class, r.budget.prompt_tokens,
+             engine.prompt_cache.cached_tokens(prompt_text(r.messages), r.budget.prompt_tokens), r.budget.reply_tokens)
+            for r in requests.values()])
+    reason = f"{mode}: plan ({plan.reason})"
+    if predicted is not None:
+        reason += f"; predicted {predicted.describe()}"
+    if mode == "auto" and plan.kind != "windows" and predicted is not None and len(snapshots) == 1:
+        full = _full_prediction(engine, first)
+        if full is not None:
+            reason += f" vs {full.describe()}"
+            if len(first.text.splitlines()) <= SHORT_FILE_LINES and full.total < predicted.total:
+                raise _PreferFull(reason)
+    return PlanRequest(plan, snapshots, requests, reason, predicted)
+
+
+class _PreferFull(Exception):
+    """auto: a short file's full rewrite is predicted faster than the plan (caught by :func:`prepare`)."""
+
+
+def _full_prediction(engine: EditEngine, snap: FileSnapshot) -> Prediction | None:
+    try:
+        full = engine.prepare(snap.path, "predict", mode="full")
+    except CoderError:
+        return None
+    cached = engine.prompt_cache.cached_tokens(prompt_text(full.messages), full.budget.prompt_tokens)
+    return engine.cost.predict("full", full.request_class, full.budget.prompt_tokens, cached,
+                               full.budget.reply_tokens)
+
+
+def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
+            everywhere: bool | None = None) -> PlanRequest | EditRequest:
+    """A plan when one applies (see :func:`plan_for`), else the engine's ordinary request.
+
+    In auto mode, a file of at most :data:`SHORT_FILE_LINES` lines is rewritten whole when that
+    is predicted faster than the plan; longer files keep the plan (their full rewrites drift).
+    """
+    try:
+        planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere)
+    except _PreferFull as prefer:
+        request = engine.prepare(path, instruction, mode="full")
+        return replace(request, mode_reason=f"auto: full is faster for a short file; {prefer}")
+    return planned if planned is not None else engine.prepare(path, instruction, mode=mode)
+
+
+def prepare_files(engine: EditEngine, paths: list[Path], instruction: str, *,
+                  mode: str = "auto") -> PlanRequest | EditRequest:
+    """One plan over several files (an edit with several context files), when each of them has one.
+
+    Otherwise the first file's request (:func:`prepare`); the caller sends the others in turn.
+    """
+    if len(paths) > 1 and mode == "auto":
+        plans: list[planning.Plan] = []
+        for path in paths:
+            snap, _ = engine.check_target(path)
+            one = planning.derive(snap.rel, snap.text, instruction)
+            if one is None or (plans and one.kind != plans[0].kind):
+                break
+            plans.append(one)
+        else:
+            first = plans[0]
+            steps = tuple(s for p in plans for s in p.steps)
+            merged = planning.Plan(first.kind, instruction, steps,
+                                   f"{first.kind}: {len(steps)} region(s) in {len(plans)} files",
+                                   first.renames, tuple(n for p in plans for n in p.notes))
+            return _prepared(engine, merged, engine.check_target(paths[0])[0], "context files")
+    return prepare(engine, paths[0], instruction, mode=mode)
+
+
+# --- running -------------------------------------------------------------------------------------
+
+def engine_asker(engine: EditEngine, cancel: threading.Event | None = None,
+                 on_stats: Callable[[RequestStats], None] | None = None) -> Ask:
+    """Send a region request through :meth:`EditEngine.run`; its stats go to ``on_stats``."""
+    def ask(request: EditRequest) -> EditProposal:
+        if cancel is not None and cancel.is_set():
+            raise PlanStopped("stopped: the plan was cancelled; nothing was written")
+        proposal = None
+        events = engine.run(request, cancel)
+        try:
+            for event in events:
+                if cancel is not None and cancel.is_set():  # closing the stream cancels it on the server
+                    raise PlanStopped("stopped: the plan was cancelled; nothing was written")
+                if isinstance(event, EditProposal):
+                    proposal = event
+                elif on_stats is not None:
+                    on_stats(event)
+        finally:
+            close = getattr(events, "close", None)  # a generator: closing cancels the server request
+            if close is not None:
+                close()
+        if proposal is None:
+            raise CoderError("internal: a region request ended without a result")
+        return proposal
+    return ask
+
+
+def slots_of(engine: EditEngine) -> int:
+    """Parallel slots of the server (``/props`` total_slots, else ``/slots``); 1 when unknown."""
+    server = engine.server
+    if server is None:
+        return 1
+    try:
+        with server.api() as api:
+            n = as_object(api.props()).get("total_slots")
+            if isinstance(n, int) and n > 0:
+                return n
+            return max(1, len(api.slots()))
+    except (CoderError, ValueError):
+        return 1
+
+
+def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int = 1) -> PlanProposal:
+    """Run every step (model steps through ``ask``, concurrently up to ``slots``), splice, check."""
+    plan = prepared.plan
+    indices = sorted(prepared.requests)
+    results: dict[int, StepResult] = {}
+    renamed = renamed_files(prepared)
+
+    def one(i: int) -> StepResult:
+        return run_step(engine, prepared, i, ask, renamed)
+
+    if slots > 1 and len(indices) > 1:
+        results[indices[0]] = one(indices[0])  # alone: a k restart it needs happens before the others start
+        with ThreadPoolExecutor(max_workers=min(slots, len(indices) - 1)) as pool:
+            for i, result in zip(indices[1:], pool.map(one, indices[1:]), strict=True):
+                results[i] = result
+    else:
+        for i in indices:
+            results[i] = one(i)
+    for i, step in enumerate(plan.steps):
+        if step.how == "mechanical":
+            results[i] = StepResult(step, step.text or "", None, None, None)
+    proposal = file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
+    # the whole file's scope check names changes no instruction explains: re-ask the regions holding them
+    again = {i: why for i, why in _unexplained_steps(prepared, proposal).items() if results[i].retried is None}
+    if not again:
+        return proposal
+    for i, why in again.items():
+        first = results[i].proposal
+        results[i] = retry(engine, prepared, i, ask, renamed, why, first.reply if first else "")
+    return file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
+
+
+def _unexplained_steps(prepared: PlanRequest, proposal: PlanProposal) -> dict[int, str]:
+    """Model steps whose region holds a change the whole file's scope check does not explain, and why."""
+    out: dict[int, str] = {}
+    for file in proposal.files:
+        if file.scope is None:
+            continue
+        for change in file.scope.unexplained:
+            lo, hi = change.old_start, max(change.old_start, change.old_end)
+            for i in prepared.requests:
+                step = prepared.plan.steps[i]
+                if step.rel == file.rel and step.start <= hi and lo <= step.end and i not in out:
+                    out[i] = f"{change.where(file.rel)}: {change.why}"
+    return out
+
+
+def run_events(engine: EditEngine, prepared: PlanRequest,
+               cancel: threading.Event | None = None) -> Iterator[RequestStats | PlanProposal]:
+    """Run the plan through the engine; yields live stats of sequential requests, then the proposal."""
+    slots = slots_of(engine) if len(prepared.requests) > 1 else 1
+    if slots > 1:
+        yield run_plan(engine, prepared, engine_asker(engine, cancel), slots=slots)
+        return
+    pending: list[RequestStats] = []
+    done = threading.Event()
+    box: list[PlanProposal | BaseException] = []
+
+    def work() -> None:
+        try:
+            box.append(run_plan(engine, prepared, engine_asker(engine, cancel, pending.append)))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            box.append(exc)
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="coder-plan", daemon=True)
+    worker.start()
+    while not done.wait(0.1):
+        while pending:
+            yield pending.pop(0)
+    worker.join()
+    result = box[0]
+    if isinstance(result, BaseException):
+        raise result
+    yield result

@@ -1,0 +1,122 @@
+"""One model step of a plan: ask its region, hold the reply to the plan, retry once when flagged.
+
+A reply is flagged when it is refused (the checks every region edit gets), when a rename's code
+tokens are not exactly the tokenized rename, or when the whole file's scope check finds a change
+in it that the instruction does not explain. The retry names what went wrong and what must not
+change; a rename's retry is also narrower: only the lines from the first use of the old name to
+the last, whole statements, so a small model has little to copy and little to drift on.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coder.edit import plan as planning
+from coder.edit.model import EditProposal, EditRequest
+from coder.edit.plan_result import StepResult
+from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
+from coder.errors import CoderError
+
+if TYPE_CHECKING:
+    from coder.edit.engine import EditEngine
+    from coder.edit.plan_run import PlanRequest
+
+Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> str:
+    """What one region is asked: the user's instruction (or the step's own), its note, and (on a retry) what to keep."""
+    return " ".join(part for part in (step.ask or instruction.strip(), step.note, retry) if part)
+
+
+def region_request(engine: EditEngine, path: Path, step: planning.Step, instruction: str,
+                   lines: tuple[int, int] | None = None) -> EditRequest:
+    """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`."""
+    if lines is None and step.symbol is not None:
+        return engine.prepare(path, instruction, mode="region", symbol=step.symbol)
+    a, b = lines or (step.start, step.end)
+    return engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}")
+
+
+def renamed_files(prepared: PlanRequest) -> dict[str, str]:
+    """Each file of a rename plan after the tokenized rename (empty for other plans)."""
+    plan = prepared.plan
+    if plan.kind != "rename":
+        return {}
+    return {rel: rename_tokens(snap.text, plan.renames) for rel, snap in prepared.snapshots.items()}
+
+
+def _region_only(proposal: EditProposal) -> str:
+    req, new = proposal.request, proposal.new
+    if not (new.startswith(req.before) and new.endswith(req.after)):
+        raise CoderError("internal: a region proposal changed text outside its region")
+    return new[len(req.before):len(new) - len(req.after)]
+
+
+def _judge(proposal: EditProposal, expected: str | None, plan: planning.Plan,
+           step: planning.Step, original: str) -> tuple[str | None, str]:
+    """(why the reply cannot be used, or None; the region text to use)."""
+    pairs = plan.renames
+    if not proposal.ok:
+        return proposal.refusal or "refused", ""
+    text = _region_only(proposal)
+    if plan.adds is not None:
+        spliced = splice(original, [Replacement(step.start, step.end, text)])
+        return method_added(original, spliced, *plan.adds), text
+    if expected is None:  # the region's scope is judged with the whole file's, after the splice
+        return None, text
+    check = rename_matches(expected, text, pairs)
+    return check.problem, check.text
+
+
+def _retry_note(plan: planning.Plan, flag: str, code: str = "") -> str:
+    if plan.kind == "rename":
+        what = ", ".join(f"`{a}` to `{b}`" for a, b in plan.renames)
+        olds = {a for a, _ in plan.renames}
+        names = [w for w in dict.fromkeys(_WORD.findall(code)) if w not in olds and not keyword.iskeyword(w)]
+        keep = f" Keep {', '.join(f'`{n}`' for n in names[:8])} exactly as they are." if names else ""
+        return (f"Rename {what} in this code, and nothing else: every other name and every other character "
+                f"stays exactly as it is.{keep} (A first reply was refused: {flag}.)")
+    return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
+
+
+def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str]) -> StepResult:
+    """Ask step ``i``; a flagged reply is retried once (:func:`retry`)."""
+    plan, step = prepared.plan, prepared.plan.steps[i]
+    expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
+    proposal = ask(prepared.requests[i])
+    original = prepared.snapshots[step.rel].text
+    flag, text = _judge(proposal, expected, plan, step, original)
+    if flag is None:
+        return StepResult(step, text, proposal, None, None)
+    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply)
+
+
+def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str],
+          flag: str, first_reply: str) -> StepResult:
+    """Ask step ``i`` once more, naming what the first reply got wrong; refused when flagged again."""
+    plan, step = prepared.plan, prepared.plan.steps[i]
+    a, b = step.start, step.end
+    if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
+        a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
+    note = _retry_note(plan, flag, line_span(prepared.snapshots[step.rel].text, a, b))
+    # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
+    asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
+    again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
+                           None if (a, b) == (step.start, step.end) else (a, b))
+    second = ask(again)
+    full = renamed.get(step.rel)
+    narrowed = replace(step, start=a, end=b)
+    still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan, narrowed,
+                         prepared.snapshots[step.rel].text)
+    if still is not None:
+        return StepResult(step, None, second, flag, still, first_reply)
+    if full is not None:  # outside the narrowed lines nothing uses the old name: the rename is the original
+        text = line_span(full, step.start, a - 1) + text + line_span(full, b + 1, step.end)
+    return StepResult(step, text, second, flag, None, first_reply)

@@ -1,0 +1,65 @@
+"""``coder edit`` with a plan: the steps on stderr, ``--json``'s plan, one commit, ``coder undo``.
+
+The deletion is mechanical (no model request), so the server is the
+:class:`coder.testing.replay.ReplayServer` **test double** of a recorded session, which is asked
+nothing but what the engine reads at start; everything else is the real path on a frozen CPython
+3.11.7 ``shlex.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import git
+import pytest
+from cli_helpers import make_repo
+from ui_support import replay
+
+from coder.cli import edit as edit_cli
+
+SHLEX = (Path(__file__).parents[1] / "data" / "real_edits" / "shlex.py.txt").read_text()
+DELETE = "delete the function _print_tokens and its __main__ block"
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+@pytest.fixture
+def shlex_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    root = tmp_path / "repo"
+    make_repo(root, {"shlex.py": SHLEX})
+    monkeypatch.chdir(root)
+    with replay("edit_greet") as (_, info):
+        monkeypatch.setattr(edit_cli, "_find_server", lambda args: info)
+        yield root
+
+
+def test_json_shows_the_plan_and_one_undo_reverts_it(shlex_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    head = git.Repo(shlex_repo).head.commit.hexsha
+    code = _run(["edit", "shlex.py", "-m", DELETE, "--yes", "--json"])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert code == 0 and doc["ok"] and doc["applied"] and doc["mode"] == "plan"
+    assert doc["plan"]["kind"] == "delete" and doc["plan"]["requests"] == 0
+    assert [s["how"] for s in doc["steps"]] == ["mechanical"] and doc["retried"] == []
+    assert "no model request" in captured.err
+    assert "_print_tokens" not in (shlex_repo / "shlex.py").read_text()
+    repo = git.Repo(shlex_repo)
+    assert repo.head.commit.parents[0].hexsha == head and doc["commit"] == repo.head.commit.hexsha
+    assert _run(["undo"]) == 0
+    assert (shlex_repo / "shlex.py").read_text() == SHLEX and repo.head.commit.hexsha == head
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(shlex_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = _run(["edit", "shlex.py", "-m", DELETE, "--dry-run"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "-def _print_tokens(lexer):" in out and "dry run: nothing written" in err
+    assert "shlex.py the __main__ block" in err or "_print_tokens and the __main__ block" in err
+    assert (shlex_repo / "shlex.py").read_text() == SHLEX
