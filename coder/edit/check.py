@@ -13,6 +13,7 @@ the same way); the user's own test or lint command covers them (:mod:`coder.edit
 from __future__ import annotations
 
 import ast
+import threading
 from collections import Counter
 from pathlib import Path, PurePath
 
@@ -24,6 +25,10 @@ from coder.edit.validate import EditRefused, syntax_error
 # "delete the function split" is done without touching ``__all__``
 _UNDEFINED = (messages.UndefinedName, messages.UndefinedLocal)
 PYTHON = (".py", ".pyi")
+# CPython 3.11's ast.parse is not thread-safe (SystemError "AST constructor recursion depth mismatch"
+# when two threads build trees at once): a plan's regions are judged on threads, so every judging step
+# that parses holds this lock. Re-entrant: a judged proposal parses again inside check_result.
+PARSE_LOCK = threading.RLock()
 
 
 def undefined_names(text: str, filename: str = "<edit>") -> list[tuple[str, int]] | None:

@@ -24,7 +24,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
 from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
-from coder.edit.check import check_result
+from coder.edit.check import PARSE_LOCK, check_result
 from coder.edit.guard import DriftGuard
 from coder.edit.model import (
     ApplyResult,
@@ -270,7 +270,11 @@ class EditEngine:
         ``finish_reason`` is used when ``stats`` is not given (replaying a recorded reply);
         ``stopped`` is the guard's refusal when the stream was cut early.
         """
-        stats = stats or RequestStats(finish_reason=finish_reason)
+        with PARSE_LOCK:  # the planner judges regions on threads; CPython 3.11's parser is not thread-safe
+            return self._evaluate(request, reply, stats or RequestStats(finish_reason=finish_reason), stopped)
+
+    def _evaluate(self, request: EditRequest, reply: str, stats: RequestStats,
+                  stopped: EditRefused | None) -> EditProposal:
         snap = request.snapshot
         try:
             if stopped is None:  # a replayed or complete reply gets the same guard as a live stream

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder.edit import plan as planning
+from coder.edit.check import PARSE_LOCK
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import StepResult
 from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
@@ -92,7 +93,8 @@ def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, rename
     expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
     proposal = ask(prepared.requests[i])
     original = prepared.snapshots[step.rel].text
-    flag, text = _judge(proposal, expected, plan, step, original)
+    with PARSE_LOCK:  # steps run on threads; CPython 3.11's parser is not thread-safe
+        flag, text = _judge(proposal, expected, plan, step, original)
     if flag is None:
         return StepResult(step, text, proposal, None, None)
     return retry(engine, prepared, i, ask, renamed, flag, proposal.reply)
@@ -113,8 +115,9 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     second = ask(again)
     full = renamed.get(step.rel)
     narrowed = replace(step, start=a, end=b)
-    still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan, narrowed,
-                         prepared.snapshots[step.rel].text)
+    with PARSE_LOCK:
+        still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan, narrowed,
+                             prepared.snapshots[step.rel].text)
     if still is not None:
         return StepResult(step, None, second, flag, still, first_reply)
     if full is not None:  # outside the narrowed lines nothing uses the old name: the rename is the original
