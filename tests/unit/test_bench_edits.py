@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from bench_edit_refs import correct_result, correct_results
 
-from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.behaviour import evaluate
 from coder.bench.edits.checks import Renamed, replace_once
-from coder.bench.edits.run import Outcome, cross_file_support, make_repo, on_disk, settle
+from coder.bench.edits.run import Outcome, make_repo, on_disk, settle
 from coder.bench.edits.tasks import TASKS, Task, select, source
 
 BY_NAME = {t.name: t for t in TASKS}
@@ -176,16 +175,17 @@ def test_bad_options_are_one_clear_line(argv: list[str], message: str, capsys: p
     assert message in err and "Traceback" not in err
 
 
-def test_cross_file_task_is_refused_while_the_engine_has_no_cross_file_plans(tmp_path: Path) -> None:
-    from coder.bench.edits.run import run_task
+def test_a_cross_file_task_is_planned_over_both_of_its_files(tmp_path: Path) -> None:
+    """The bench sends a cross-file task as the TUI sends two context files: one plan over both."""
+    from coder.bench.edits.run import _prepare
     from coder.edit.engine import EditEngine
+    from coder.edit.plan_run import PlanRequest
 
-    if cross_file_support(EditEngine(None, tmp_path, ctx=32768)):
-        pytest.skip("the engine takes cross-file plans now")
     task = BY_NAME["xfile-wsgiref-function"]
-    out = run_task(ServerInfo(url="http://127.0.0.1:9"), task, "auto")  # refused before any request
-    assert (out.outcome, out.why) == ("refused", "the edit engine has no cross-file plans yet")
-    assert not out.committed
+    _, path = make_repo(tmp_path, task)
+    request = _prepare(EditEngine(None, tmp_path, ctx=32768), task, "auto", path)
+    assert isinstance(request, PlanRequest), request
+    assert set(request.plan.files) == {task.file, *(rel for rel, _ in task.also)}
 
 
 def test_a_cross_file_edit_applied_to_one_file_only_is_wrong(tmp_path: Path) -> None:

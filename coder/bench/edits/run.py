@@ -6,18 +6,15 @@ proposal the way ``--yes`` would: a refused reply, an unchanged file, or (with t
 guard on) a change the instruction does not explain is not written. Then every file on disk
 is checked: ``correct``, ``refused`` (files intact) or ``wrong`` (applied, and not the edit asked for).
 
-What the bench reads from the engine beyond one file's proposal, where the engine offers it:
-
-- a cross-file task is sent as ``engine.prepare(path, instruction, ..., also=[other paths])``;
-  an engine whose ``prepare`` takes no ``also`` has no cross-file plans, and the task is refused;
-- a multi-file proposal lists its files as ``proposal.files`` (each with ``path`` and ``new``);
-- ``proposal.plan`` (or ``proposal.request.plan``) and ``proposal.retried`` are recorded, as one
-  line each (their ``summary()`` where they have one).
+The request is built the way ``coder edit`` builds it: region mode names the task's region; otherwise
+the planner (:mod:`coder.edit.plan_run`) turns a rename, move, deletion, new method or a long file's
+rewrite into a plan of regions, and anything else is one request. A cross-file task is planned over
+its files as the TUI plans its context files (:func:`coder.edit.plan_run.prepare_files`). A plan's
+proposal lists its files, its plan and what it retried; each is recorded as one line.
 """
 
 from __future__ import annotations
 
-import inspect
 import shutil
 import tempfile
 import time
@@ -32,6 +29,8 @@ from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.taskdef import Task, source
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, EditRequest
+from coder.edit.plan_result import PlanProposal, apply_plan
+from coder.edit.plan_run import PlanRequest, prepare, prepare_files, run_events
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
@@ -85,11 +84,6 @@ def on_disk(root: Path, task: Task) -> dict[str, str]:
     return {rel: (root / rel).read_text(encoding="utf-8") if (root / rel).exists() else "" for rel in task.files}
 
 
-def cross_file_support(engine: EditEngine) -> bool:
-    """True when the engine takes the other files of a cross-file plan (``prepare(..., also=[paths])``)."""
-    return "also" in inspect.signature(engine.prepare).parameters
-
-
 def run_task(server: ServerInfo, task: Task, mode: str, *, guard: bool = True,
              on_stats: Callable[[RequestStats], None] | None = None) -> Outcome:
     """Run ``task`` in ``mode`` against ``server``; the file is checked on disk afterwards."""
@@ -118,20 +112,10 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
     engine = EditEngine(backend, path.parent)
     started = time.perf_counter()
     try:
-        # region mode names the region as `coder edit --symbol/--lines` would; auto finds its own
-        symbol = task.symbol if mode == "region" else None
-        lines = task.lines if mode == "region" and not task.symbol else None
-        if task.cross_file:
-            if not cross_file_support(engine):
-                out.outcome, out.why = "refused", "the edit engine has no cross-file plans yet"
-                return
-            prepare: Callable[..., EditRequest] = engine.prepare  # a cross-file engine takes `also`
-            request = prepare(path, task.instruction, mode=mode, symbol=symbol, lines=lines,
-                              also=[path.parent / rel for rel, _ in task.also])
-        else:
-            request = engine.prepare(path, task.instruction, mode=mode, symbol=symbol, lines=lines)
-        proposal: EditProposal | None = None
-        for event in engine.run(request):
+        request = _prepare(engine, task, mode, path)
+        proposal: EditProposal | PlanProposal | None = None
+        events = engine.run(request) if isinstance(request, EditRequest) else run_events(engine, request)
+        for event in events:
             if isinstance(event, RequestStats):
                 if on_stats:
                     on_stats(event)
@@ -149,12 +133,23 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
     settle(engine, proposal, task, out, guard=guard)
 
 
-def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome, *, guard: bool) -> None:
+def _prepare(engine: EditEngine, task: Task, mode: str, path: Path) -> EditRequest | PlanRequest:
+    """What ``coder edit`` sends for the task: the named region in region mode, else a plan where one applies."""
+    if mode == "region":  # region mode names the region as `coder edit --symbol/--lines` would
+        lines = task.lines if not task.symbol else None
+        return engine.prepare(path, task.instruction, mode=mode, symbol=task.symbol, lines=lines)
+    if task.cross_file:  # the task's files, as the TUI's context files
+        return prepare_files(engine, [path, *(engine.root / rel for rel, _ in task.also)], task.instruction,
+                             mode=mode)
+    return prepare(engine, path, task.instruction, mode=mode)
+
+
+def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task, out: Outcome, *,
+           guard: bool) -> None:
     """Apply ``proposal`` as ``coder edit --yes`` would (``guard``: not when the scope check flags it),
     then check the file on disk; fills ``out``."""
     _record(proposal, out)
-    path = proposal.path
-    root = path.parents[len(Path(task.file).parts) - 1]
+    root = engine.root
     original = on_disk(root, task)
     if not proposal.ok:
         out.outcome, out.why, out.refusal_code = "refused", proposal.refusal or "", proposal.refusal_code
@@ -164,14 +159,14 @@ def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome,
         return
     scope = proposal.scope
     if scope is not None and not scope.ok:
-        out.flagged, out.flagged_where = True, scope.summary()
+        out.flagged, out.flagged_where = True, scope.refusal()
         ok, _ = task.judge(original, {**original, **proposed(proposal, root)})
         out.flagged_would_be = "correct" if ok else "wrong"
         if guard:
             out.outcome, out.why = "refused", f"scope guard: {scope.refusal()}"
             return
     try:
-        engine.apply(proposal)
+        engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
     except CoderError as exc:
         out.outcome, out.why = "refused", f"not applied: {exc}"
         return
@@ -179,7 +174,7 @@ def settle(engine: EditEngine, proposal: EditProposal, task: Task, out: Outcome,
     out.outcome, out.why = ("correct" if ok else "wrong"), why
 
 
-def proposed(p: EditProposal, root: Path) -> dict[str, str]:
+def proposed(p: EditProposal | PlanProposal, root: Path) -> dict[str, str]:
     """The new text of every file a proposal changes, by path relative to ``root``.
 
     A multi-file proposal lists its files (``files``: items with ``path`` and ``new``); else it is one file."""
@@ -195,11 +190,14 @@ def _describe(value: object) -> str | None:
     return str(summary() if callable(summary) else value)
 
 
-def _record(p: EditProposal, out: Outcome) -> None:
+def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
     s = p.stats
-    out.mode, out.mode_reason = p.mode, p.request.mode_reason
-    out.plan = _describe(getattr(p, "plan", None) or getattr(p.request, "plan", None))
-    out.retried = _describe(getattr(p, "retried", None) or getattr(p, "retries", None))
+    if isinstance(p, PlanProposal):
+        out.mode, out.mode_reason = "plan", p.request.reason
+        out.plan = p.request.plan.reason
+        out.retried = "; ".join(f"{r.step.rel} {r.step.label}: {r.retried}" for r in p.retries) or None
+    else:
+        out.mode, out.mode_reason = p.mode, p.request.mode_reason
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens
 
