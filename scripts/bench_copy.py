@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -171,7 +172,8 @@ class Server:
         fd, self.key_path = tempfile.mkstemp(prefix="bench-copy-key-")  # created 0600
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
-        self.argv = [binary, "-m", model, *flags, "-c", str(args.ctx), "-np", "1", "--metrics",
+        slots = str(getattr(args, "parallel", 1))  # scripts/bench_parallel.py runs several
+        self.argv = [binary, "-m", model, *flags, "-c", str(args.ctx), "-np", slots, "--metrics",
                      "-ngl", str(args.ngl), "--host", "127.0.0.1", "--port", str(port),
                      "--api-key-file", self.key_path]
         fd, self.log_path = tempfile.mkstemp(prefix="bench-copy-", suffix=".log")
@@ -317,6 +319,8 @@ def main() -> int:
     ap.add_argument("--dump-workloads", type=Path, help="write the prompts as JSON and stop")
     ap.add_argument("--workloads", type=Path, help="read the prompts from a --dump-workloads file")
     args = ap.parse_args()
+    # a timeout's SIGTERM unwinds like an exception, so every launched server is stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.quick:
         args.caps, args.max_tokens = "8,32", min(args.max_tokens, 192)
     args.caps = [int(c) for c in str(args.caps).split(",")]
