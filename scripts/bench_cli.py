@@ -10,7 +10,8 @@ draft counters), one event per ~4 characters, re-paced to each ``--rates`` tok/s
 * request start: from spawning the command to the chat request reaching the server (wall time,
   and the CPU the command had used by then: what a quiet machine cannot go below);
 * after the stream: from the reply's last event to the command's exit (diff, checks, the dry run's
-  report); ``outside`` is the two together, the command's time outside the request;
+  report); ``outside`` is the two together, the command's time outside the request, and its
+  CPU (the whole process's, children included, less the CPU of the streaming itself);
 * CPU per streamed token: the CLI process's CPU (``/proc/PID/stat``, all threads) between its
   reading the first and the last content event (the socket's receive queue drained, so a client
   that falls behind is charged for its backlog), divided by the events in between;
@@ -31,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -179,6 +181,7 @@ def run_once(tree: Path, repo: Path, recording: HttpRecording, rate: float) -> d
     """One ``coder edit`` of ``tree``'s checkout against the double at ``rate`` tok/s."""
     with BenchServer(recording, rate) as server:
         env = {**os.environ, "PYTHONPATH": str(tree)}
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "coder", "edit", "big.py", "-m", "double every return",
                                  "--mode", "full", "--dry-run", "--attach", server.url], cwd=repo, env=env,
@@ -187,12 +190,16 @@ def run_once(tree: Path, repo: Path, recording: HttpRecording, rate: float) -> d
         _, err = proc.communicate(timeout=600)
         ended = time.monotonic()
         wall = ended - t0
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total_cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
     if server.requested_at is None or len(server.cpu) < 2:
         raise SystemExit(f"{tree}: the edit never streamed:\n{err[-2000:]}")
     cpu = server.cpu[1] - server.cpu[0]
     after = ended - server.done_at if server.done_at is not None else float("nan")
     return {"rate_tok_s": rate, "tokens": server.tokens, "request_start_s": round(server.requested_at - t0, 3),
             "after_stream_s": round(after, 3), "outside_s": round(server.requested_at - t0 + after, 3),
+            # the command's CPU but the streaming's: what a quiet machine's "outside" cannot go below
+            "outside_cpu_s": round(total_cpu - cpu, 3),
             "request_cpu_s": round(server.request_cpu, 3),
             "stream_cpu_s": round(cpu, 3), "cpu_ms_per_token": round(cpu * 1000 / max(1, server.tokens), 4),
             "progress_lines": sum(1 for line in err.splitlines() if "streaming:" in line),
@@ -246,8 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             for tree in trees:  # in turn: every tree sees the same machine load
                 rows.setdefault(f"{tree}|{rate}", []).append(run_once(tree, repo, recording, rate))
     result = []
-    print(f"{'tree':<28} {'tok/s':>6} {'tokens':>7} {'request at':>10} {'(CPU)':>7} {'after':>7} {'outside':>8} "
-          f"{'CPU ms/tok':>10} {'progress':>8}")
+    print(f"{'tree':<28} {'tok/s':>6} {'tokens':>7} {'request at':>10} {'(CPU)':>7} {'after':>7} "
+          f"{'outside':>8} {'(CPU)':>7} {'CPU ms/tok':>10} {'progress':>8}")
     for key, runs in rows.items():
         tree, _ = key.split("|")
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if isinstance(runs[0][k], int | float)}
@@ -255,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         result.append(med)
         print(f"{Path(tree).name[:28]:<28} {med['rate_tok_s']:>6.0f} {med['tokens']:>7.0f} "
               f"{med['request_start_s']:>9.3f}s {med['request_cpu_s']:>6.2f}s {med['after_stream_s']:>6.3f}s "
-              f"{med['outside_s']:>7.3f}s {med['cpu_ms_per_token']:>10.4f} {med['progress_lines']:>8.0f}")
+              f"{med['outside_s']:>7.3f}s {med['outside_cpu_s']:>6.2f}s {med['cpu_ms_per_token']:>10.4f} "
+              f"{med['progress_lines']:>8.0f}")
     mine = [r for r in result if r["tree"] == str(ROOT)]
     verdict = {}
     for name, key, limit, rows_of in (
