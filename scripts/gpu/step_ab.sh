@@ -12,15 +12,21 @@
 #   scripts/gpu/step_ab.sh all   both, ab first (default)
 #
 # Writes $OUT/step_ab.{json,log,txt} and $OUT/parallel.{json,log,txt}; the .txt files hold the tables.
+# PY, GPU_STATE, STEP_AB_FILES, STEP_AB_MAX_TOKENS, STEP_AB_KINDS, STEP_AB_NP override the defaults
+# (a smoke run on another machine).
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-PY=python3
+PY=${PY:-python3}
 export PYTHONPATH="$G/site:$PWD" PYTHONUNBUFFERED=1 CODER_HOME="$G/home" PATH="/usr/local/cuda/bin:$PATH"
 BIN="$G/build/bin/llama-server"
 MODEL="$G/model.gguf"
-FILES="$($PY -c 'import textwrap,linecache;print(textwrap.__file__, linecache.__file__)')"
+FILES=${STEP_AB_FILES:-$($PY -c 'import textwrap,linecache;print(textwrap.__file__, linecache.__file__)')}
+# smaller settings for a smoke run elsewhere (the defaults are the GPU run's)
+MAXTOK=${STEP_AB_MAX_TOKENS:-1100}
+KINDS=${STEP_AB_KINDS:-rename,region,fresh}
+NPS=${STEP_AB_NP:-1,2,4}
 [ -x "$BIN" ] || { echo "no build at $BIN (run scripts/gpu_session.sh setup, wait)"; exit 1; }
 [ -f "$MODEL" ] || { echo "no model at $MODEL"; exit 1; }
 
@@ -28,7 +34,7 @@ ab() {
   # the first variant is the reference: side-by-side lines compare the others with it
   timeout 230 $PY scripts/bench_copy.py --binary "$BIN" --model "$MODEL" --ngl 99 --ctx 16384 --files $FILES \
     --configs none,prediction+ngram-mod --variants steps,steps+bs,steps+bs+argmax --caps 64 --no-ceiling \
-    --kinds rename,region,fresh --max-tokens 1100 --no-cold-shape --json "$OUT/step_ab.json" \
+    --kinds "$KINDS" --max-tokens "$MAXTOK" --no-cold-shape --json "$OUT/step_ab.json" \
     > "$OUT/step_ab.log" 2>&1
   echo "bench_copy rc=$?"
   # the tables: everything after the per-run progress lines
@@ -38,7 +44,7 @@ ab() {
 
 np() {
   timeout 100 $PY scripts/bench_parallel.py --binary "$BIN" --model "$MODEL" --ngl 99 --files $FILES \
-    --np 1,2,4 --cap 64 --max-tokens 600 --json "$OUT/parallel.json" > "$OUT/parallel.log" 2>&1
+    --np "$NPS" --cap 64 --max-tokens "$((MAXTOK < 600 ? MAXTOK : 600))" --json "$OUT/parallel.json" > "$OUT/parallel.log" 2>&1
   echo "bench_parallel rc=$?"
   grep -v '^-np ' "$OUT/parallel.log" > "$OUT/parallel.txt"
   cat "$OUT/parallel.txt"
