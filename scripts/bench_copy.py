@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from copy_report import print_table, summarize  # noqa: E402
+from copy_variants import (  # noqa: E402
+    PARTS,
+    print_agreement,
+    print_steps,
+    step_summary,
+    variant,
+    variant_agreement,
+)
 
 from coder.backends.runtime.server import ServerAPI  # noqa: E402
 from coder.bench import lossless  # noqa: E402
@@ -75,18 +84,9 @@ CONFIGS: dict[str, list[str]] = {
 PREDICTS = ("prediction", "prediction+draft", "prediction+ngram-mod")
 COPY = ("ngram-mod", "prediction")  # copy drafters that can stand for the block-8 ceiling
 CEILING_CAP = 7
-# server environments to A/B in one run (``--variants``): coder's patches switched at run time.
-# A config run under a variant other than the first is reported as ``<config>@<variant>``; the
-# lossless check compares it with plain greedy under the first variant.
-VARIANTS: dict[str, dict[str, str]] = {
-    "fast": {},  # the build as installed: greedy fast path, no per-step sampler clone
-    "stock": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1"},  # 11434's sampling
-    "steps": {"LLAMA_CODER_STEP_TIMINGS": "1"},  # per-step phase log (adds a device sync per decode)
-    "stock-steps": {"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1",
-                    "LLAMA_CODER_STEP_TIMINGS": "1"},  # the stock sampling, with the phase log
-    "nographs": {"GGML_CUDA_DISABLE_GRAPHS": "1"},  # CUDA graphs off
-}
-STEP_PHASES = ("total_ms", "pre_ms", "draft_ms", "decode_ms", "post_ms", "sample_ms", "verify_ms", "process_ms")
+# run-time variants to A/B in one binary (``--variants``, scripts/copy_variants.py). A config run
+# under a variant other than the first is reported as ``<config>@<variant>``; the lossless check
+# compares it with plain greedy under the first variant.
 CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.engine does (not imported: no openai/git needed)
 
 
@@ -172,7 +172,8 @@ class Server:
         fd, self.key_path = tempfile.mkstemp(prefix="bench-copy-key-")  # created 0600
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
-        self.argv = [binary, "-m", model, *flags, "-c", str(args.ctx), "-np", "1", "--metrics",
+        slots = str(getattr(args, "parallel", 1))  # scripts/bench_parallel.py runs several
+        self.argv = [binary, "-m", model, *flags, "-c", str(args.ctx), "-np", slots, "--metrics",
                      "-ngl", str(args.ngl), "--host", "127.0.0.1", "--port", str(port),
                      "--api-key-file", self.key_path]
         fd, self.log_path = tempfile.mkstemp(prefix="bench-copy-", suffix=".log")
@@ -201,37 +202,18 @@ class Server:
         Path(self.key_path).unlink(missing_ok=True)
 
 
-def step_summary(log_text: str) -> dict[str, Any] | None:
-    """Per-step phase times of the ``coder-step`` lines (spec-step-v1 with LLAMA_CODER_STEP_TIMINGS=1):
-    medians over the speculative steps (those that verified a draft), and over the plain ones."""
-    spec: list[dict[str, float]] = []
-    plain: list[dict[str, float]] = []
-    for m in re.finditer(r"coder-step (n_batch=.*)", log_text):
-        step = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", m.group(1))}
-        if step.get("n_draft"):
-            spec.append(step)
-        elif step.get("n_batch") == 1:
-            plain.append(step)
-        # anything else processed the prompt
-    if not spec and not plain:
-        return None
-
-    def med(steps: list[dict[str, float]]) -> dict[str, float]:
-        keys = ("n_batch", "n_draft", "n_accepted", *STEP_PHASES)
-        return {k: round(sorted(s.get(k, 0.0) for s in steps)[len(steps) // 2], 3) for k in keys} if steps else {}
-
-    return {"spec_steps": len(spec), "plain_steps": len(plain), "spec_median": med(spec), "plain_median": med(plain)}
-
-
 def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | None = None,
-             prediction: str | None = None, cache_prompt: bool = True) -> dict[str, Any]:
-    """One greedy completion with its timings, token ids and ``/metrics`` deltas."""
+             prediction: str | None = None, cache_prompt: bool = True,
+             extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One greedy completion with its timings, token ids and ``/metrics`` deltas (``extra``: a
+    variant's request fields)."""
     body: dict[str, Any] = {"prompt": tokens, "n_predict": max_tokens, "temperature": 0, "top_k": 1,
                             "cache_prompt": cache_prompt, "return_tokens": True, "timings_per_token": False}
     if cap is not None:
         body["speculative.n_max"] = cap
     if prediction:
         body["prediction"] = {"type": "content", "content": prediction}
+    body |= extra or {}
     before = parse_metrics(api.metrics_text())
     t0 = time.monotonic()
     resp = api.post("/completion", body)
@@ -257,9 +239,10 @@ def generate(api: ServerAPI, tokens: list[int], max_tokens: int, *, cap: int | N
 def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks: dict[str, list[int]],
                refs: dict[str, str]) -> list[dict[str, Any]]:
     """Every (workload, cap) run on one freshly launched server for ``name``."""
-    base, _, variant = name.partition("@")
+    base, _, vname = name.partition("@")
+    var = variant(vname or args.variants[0])
     flags = [f.format(model=args.model, block=args.block, deep=max(args.caps)) for f in CONFIGS[base]]
-    server = Server(args.binary, args.model, flags, args, VARIANTS[variant or args.variants[0]])
+    server = Server(args.binary, args.model, [*flags, *var.flags], args, var.env)
     caps: list[int | None]
     caps = [None] if base in ("none", "draft-simple") else list(args.caps)
     if base in COPY and not args.no_ceiling:
@@ -271,18 +254,18 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
                 continue
             tokens = toks.get(w.name) or lossless.prompt_tokens(server.api, w.messages)
             toks[w.name] = tokens
-            generate(server.api, tokens, 1)  # prefill once: every measured run starts warm
+            generate(server.api, tokens, 1, extra=var.body)  # prefill once: every measured run starts warm
             pred = (refs.get(w.name) if w.cls == "oracle" else w.prediction) if base in PREDICTS else None
             for cap in caps:
                 for rep in range(args.reps):
                     at = Path(server.log_path).stat().st_size
-                    r = generate(server.api, tokens, args.max_tokens, cap=cap, prediction=pred)
+                    r = generate(server.api, tokens, args.max_tokens, cap=cap, prediction=pred, extra=var.body)
                     with open(server.log_path, "rb") as fh:
                         fh.seek(at)
                         r["steps"] = step_summary(fh.read().decode(errors="replace"))
                     r.update(config=name, cap=cap, workload=w.name, cls=w.cls, rep=rep)
                     rows.append(r)
-                    print(f"  {name:17s} cap={cap!s:4s} {w.name:28s} {r['tps'] or 0:7.1f} tok/s  "
+                    print(f"  {name:24s} cap={cap!s:4s} {w.name:28s} {r['tps'] or 0:7.1f} tok/s  "
                           f"AL {r['al'] or 1:5.2f}  n={r['n']}", file=sys.stderr)
             if name == "none":  # the noise floor: the same prompt with a cold prompt cache
                 refs[w.name] = rows[-1]["text"]
@@ -292,39 +275,6 @@ def run_config(name: str, args: argparse.Namespace, loads: list[Workload], toks:
     finally:
         server.close()
     return rows
-
-
-def variant_agreement(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each ``<config>@<variant>`` run against the same config, cap, workload and rep under the first
-    variant: where its tokens first differ (None: identical) and both decode speeds."""
-    first = {(r["config"], r["cap"], r["workload"], r["rep"]): r for r in rows if "@" not in r["config"]}
-    out = []
-    for r in rows:
-        base, _, variant = r["config"].partition("@")
-        ref = first.get((base, r["cap"], r["workload"], r["rep"])) if variant else None
-        if ref is not None:
-            out.append({"config": base, "variant": variant, "cap": r["cap"], "workload": r["workload"],
-                        "rep": r["rep"], "first_difference": lossless.first_difference(ref["tokens"], r["tokens"]),
-                        "n": r["n"], "tps": r["tps"], "tps_first": ref["tps"]})
-    return out
-
-
-def print_agreement(pairs: list[dict[str, Any]]) -> None:
-    """Per config and variant: identical replies, and the first variant's decode speed over this one's."""
-    groups: dict[tuple[str, str, Any], list[dict[str, Any]]] = {}
-    for p in pairs:
-        groups.setdefault((p["config"], p["variant"], p["cap"]), []).append(p)
-    if groups:
-        print("\nside by side (first variant / this variant, decode tok/s):")
-    for (config, variant, cap), items in groups.items():
-        same = sum(p["first_difference"] is None for p in items)
-        ratios = sorted(p["tps_first"] / p["tps"] for p in items if p["tps"] and p["tps_first"])
-        tps = sorted(p["tps"] for p in items if p["tps"])
-        first = sorted(p["tps_first"] for p in items if p["tps_first"])
-        med = ratios[len(ratios) // 2] if ratios else float("nan")
-        print(f"  {config:22s} @{variant:9s} cap={cap!s:4s} identical {same}/{len(items)}  "
-              f"median tok/s {first[len(first) // 2] if first else 0:8.1f} vs {tps[len(tps) // 2] if tps else 0:8.1f}"
-              f"  ratio {med:.3f}")
 
 
 def explain_all(rows: list[dict[str, Any]], args: argparse.Namespace, toks: dict[str, list[int]]) -> None:
@@ -351,8 +301,8 @@ def main() -> int:
     ap.add_argument("--kinds", default="rename,param,docstrings,region,mismatch,fresh")
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--variants", default="fast",
-                    help=f"server environments, each config run under each ({', '.join(VARIANTS)}); "
-                         "the first is the reference")
+                    help=f"run-time variants, parts joined by + ({', '.join(PARTS)}), each config "
+                         "run under each; the first is the reference")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the block-8 ceiling runs (cap 7)")
     ap.add_argument("--caps", default="8,16,32,64")
     ap.add_argument("--block", type=int, default=7, help="the model drafter's depth (a block-8 drafter)")
@@ -369,6 +319,8 @@ def main() -> int:
     ap.add_argument("--dump-workloads", type=Path, help="write the prompts as JSON and stop")
     ap.add_argument("--workloads", type=Path, help="read the prompts from a --dump-workloads file")
     args = ap.parse_args()
+    # a timeout's SIGTERM unwinds like an exception, so every launched server is stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.quick:
         args.caps, args.max_tokens = "8,32", min(args.max_tokens, 192)
     args.caps = [int(c) for c in str(args.caps).split(",")]
@@ -387,8 +339,8 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     started = time.time()
     args.variants = args.variants.split(",")
-    if unknown := [v for v in args.variants if v not in VARIANTS]:
-        raise SystemExit(f"unknown variant(s) {', '.join(unknown)} (known: {', '.join(VARIANTS)})")
+    for v in args.variants:
+        variant(v)  # an unknown part stops here, before any server starts
     # side by side: each config under every variant before the next config
     names = [n if i == 0 else f"{n}@{v}" for n in args.configs.split(",") for i, v in enumerate(args.variants)]
     for name in names:
@@ -402,6 +354,7 @@ def main() -> int:
     summary = summarize(rows)
     print_table(rows, summary)
     print_agreement(pairs)
+    print_steps(rows)
     if args.json:
         env = {"binary": args.binary, "model": args.model, "argv": sys.argv, "platform": platform.platform(),
                "cpu_count": os.cpu_count(), "ngl": args.ngl, "ctx": args.ctx, "block": args.block,
@@ -409,7 +362,7 @@ def main() -> int:
                "files": [str(f) for f in args.files]}
         for r in rows:
             r.pop("tokens", None)
-        env["variants"] = {v: VARIANTS[v] for v in args.variants}
+        env["variants"] = {v: variant(v).to_json() for v in args.variants}
         args.json.write_text(json.dumps({"env": env, "summary": summary, "variants": pairs, "runs": rows}, indent=1))
         print(f"wrote {args.json}", file=sys.stderr)
     return 0

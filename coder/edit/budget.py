@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from coder.errors import CoderError
@@ -28,11 +29,15 @@ class Budget:
 
 
 def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str,
-                instruction_tokens: int = 0) -> Budget:
-    """Reserve room for the reply; refuse (suggesting region mode, or a shorter instruction) when it cannot fit."""
+                instruction_tokens: int | Callable[[], int] = 0) -> Budget:
+    """Reserve room for the reply; refuse (suggesting region mode, or a shorter instruction) when it cannot fit.
+
+    ``instruction_tokens`` may be a function: it is counted only when the budget does not fit."""
     reply = target_tokens + 16  # fence lines and a little slack for the change itself
     budget = Budget(prompt_tokens, reply, 0, ctx)
     if not budget.fits:
+        if callable(instruction_tokens):
+            instruction_tokens = instruction_tokens()
         if instruction_tokens > target_tokens:  # the instruction, not the file, is what does not fit
             raise CoderError(f"the instruction (~{instruction_tokens} tokens) is too long for the server context "
                              f"({ctx} tokens for it, {rel} and the rewrite); shorten it")

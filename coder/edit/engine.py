@@ -45,7 +45,7 @@ from coder.kchoice import KChoice
 from coder.spec_vocab import types_of
 from coder.telemetry.stats import RequestStats
 from coder.textsafe import require_utf8
-from coder.tokens import TokenCounter, estimate
+from coder.tokens import TokenCounter
 
 # Expected decode tok/s per request class when no live statistics are given. Only the
 # ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
@@ -187,7 +187,9 @@ class EditEngine:
             before, after, target = "", "", snap.text
         prompt_tokens = self.counter.count_messages(prompt.messages)
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
-                             mode=mode, rel=snap.rel, instruction_tokens=estimate(instruction))
+                             mode=mode, rel=snap.rel,
+                             # counted only for a refusal: the offline tokenizer costs ~0.4 s to load
+                             instruction_tokens=lambda: self.counter.count(instruction))
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
         # pure: a restart waits for run(); auto's candidates need no k until one is picked
         choice = (self.backend.decide(request_class) if with_k

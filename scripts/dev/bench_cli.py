@@ -9,13 +9,17 @@ draft counters), one event per ~4 characters, re-paced to each ``--rates`` tok/s
 
 * request start: from spawning the command to the chat request reaching the server (wall time,
   and the CPU the command had used by then: what a quiet machine cannot go below);
+* after the stream: from the reply's last event to the command's exit (diff, checks, the dry run's
+  report); ``outside`` is the two together, the command's time outside the request, and its
+  CPU (the whole process's, children included, less the CPU of the streaming itself);
 * CPU per streamed token: the CLI process's CPU (``/proc/PID/stat``, all threads) between its
   reading the first and the last content event (the socket's receive queue drained, so a client
   that falls behind is charged for its backlog), divided by the events in between;
 * progress: the status lines the command drew (stderr is a pipe here: one every 2 s; on a
   terminal the line is redrawn 4 times a second by its own thread, never per token).
 
-Targets (issue 23): request within 0.3 s of the command; CPU per token as for the TUI (<= 0.1 ms).
+Targets: outside the request <= 1.0 s on a 2-core box (0.5 s on a GPU host), request within 0.3 s of
+the command; CPU per token as for the TUI (<= 0.1 ms).
 ``--compare-root OTHER`` runs another checkout's CLI in turn with this one (medians of ``--runs``).
 
     .venv/bin/python scripts/dev/bench_cli.py
@@ -27,6 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 from coder.testing.replay import Exchange, HttpRecording, ReplayServer, send_body  # noqa: E402
 
 TEMPLATE = ROOT / "tests" / "data" / "ui" / "edit_greet.json"
-TARGETS = {"request_start_s": 0.3, "cpu_ms_per_token_at_5000": 0.1}
+# outside the request: 1.0 s on a 2-core box (0.5 s on a GPU host); request start as issue 23 set it
+TARGETS = {"outside_s": 1.0, "request_start_s": 0.3, "cpu_ms_per_token_at_5000": 0.1}
 SLOT = {"id": 0, "n_ctx": 65536, "speculative": True, "speculative_types": "ngram-mod", "is_processing": False}
 
 
@@ -111,6 +118,18 @@ class BenchServer(ReplayServer):
         self.request_cpu = 0.0  # the client's CPU seconds when its request arrived (a quiet machine's floor)
         self.cpu: list[float] = []  # client CPU at the first and the last content event
         self.tokens = 0
+        self.done_at: float | None = None  # when the last event of the reply was sent
+        self.generated = 0  # tokens of the replies sent: /metrics moves by them, as llama.cpp's does
+        self.metrics_text = next((e.text or "" for e in recording.exchanges if e.path == "/metrics"), "")
+
+    def _metrics_page(self, handler: BaseHTTPRequestHandler) -> None:
+        if not self.metrics_text:
+            super()._metrics_page(handler)
+            return
+        # counters that move once a reply is done, as llama.cpp's do (coder waits for them briefly)
+        send_body(handler, 200, "text/plain", re.sub(
+            r"^(llamacpp:tokens_predicted_total) (\d+)", lambda m: f"{m[1]} {int(m[2]) + self.generated}",
+            self.metrics_text, flags=re.M))
 
     def _other(self, handler: BaseHTTPRequestHandler, method: str, path: str, body: Any) -> None:
         if path == "/slots":
@@ -151,7 +170,9 @@ class BenchServer(ReplayServer):
                     event["timings"].update(predicted_ms=took * 1000, predicted_per_second=n / took if took else 0.0)
                     data = json.dumps(event, separators=(",", ":"))
                 handler.wfile.write(f"data: {data}\n\n".encode())
+            self.generated += self.tokens + 1
             handler.wfile.flush()
+            self.done_at = time.monotonic()
         except (BrokenPipeError, ConnectionResetError):
             return
 
@@ -160,17 +181,25 @@ def run_once(tree: Path, repo: Path, recording: HttpRecording, rate: float) -> d
     """One ``coder edit`` of ``tree``'s checkout against the double at ``rate`` tok/s."""
     with BenchServer(recording, rate) as server:
         env = {**os.environ, "PYTHONPATH": str(tree)}
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "coder", "edit", "big.py", "-m", "double every return",
                                  "--mode", "full", "--dry-run", "--attach", server.url], cwd=repo, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         server.client_pid = proc.pid
         _, err = proc.communicate(timeout=600)
-        wall = time.monotonic() - t0
+        ended = time.monotonic()
+        wall = ended - t0
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total_cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
     if server.requested_at is None or len(server.cpu) < 2:
         raise SystemExit(f"{tree}: the edit never streamed:\n{err[-2000:]}")
     cpu = server.cpu[1] - server.cpu[0]
+    after = ended - server.done_at if server.done_at is not None else float("nan")
     return {"rate_tok_s": rate, "tokens": server.tokens, "request_start_s": round(server.requested_at - t0, 3),
+            "after_stream_s": round(after, 3), "outside_s": round(server.requested_at - t0 + after, 3),
+            # the command's CPU but the streaming's: what a quiet machine's "outside" cannot go below
+            "outside_cpu_s": round(total_cpu - cpu, 3),
             "request_cpu_s": round(server.request_cpu, 3),
             "stream_cpu_s": round(cpu, 3), "cpu_ms_per_token": round(cpu * 1000 / max(1, server.tokens), 4),
             "progress_lines": sum(1 for line in err.splitlines() if "streaming:" in line),
@@ -201,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--compare-root", type=Path, help="another checkout, run in turn with this one")
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="do not byte-compile the trees first (measure compiling the sources on every start)")
     parser.add_argument("--serve", action="store_true",
                         help="only serve the double at the first rate (prints the URL and the repo; ctrl-c stops)")
     args = parser.parse_args(argv)
@@ -213,28 +244,40 @@ def main(argv: list[str] | None = None) -> int:
             while True:
                 time.sleep(3600)
     trees = [ROOT] + ([args.compare_root.resolve()] if args.compare_root else [])
+    if not args.no_compile:  # byte-compiled, as an installed coder is (PYTHONDONTWRITEBYTECODE or not)
+        for tree in trees:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "coder")], check=True)
     rows: dict[str, list[dict[str, Any]]] = {}
     for _ in range(args.runs):
         for rate in (float(r) for r in args.rates.split(",") if r.strip()):
             for tree in trees:  # in turn: every tree sees the same machine load
                 rows.setdefault(f"{tree}|{rate}", []).append(run_once(tree, repo, recording, rate))
     result = []
-    print(f"{'tree':<28} {'tok/s':>6} {'tokens':>7} {'request at':>10} {'(CPU)':>7} {'CPU ms/tok':>10} "
-          f"{'progress':>8}")
+    print(f"{'tree':<28} {'tok/s':>6} {'tokens':>7} {'request at':>10} {'(CPU)':>7} {'after':>7} "
+          f"{'outside':>8} {'(CPU)':>7} {'CPU ms/tok':>10} {'progress':>8}")
     for key, runs in rows.items():
         tree, _ = key.split("|")
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if isinstance(runs[0][k], int | float)}
         med.update(tree=tree, runs=len(runs))
         result.append(med)
         print(f"{Path(tree).name[:28]:<28} {med['rate_tok_s']:>6.0f} {med['tokens']:>7.0f} "
-              f"{med['request_start_s']:>9.3f}s {med['request_cpu_s']:>6.2f}s {med['cpu_ms_per_token']:>10.4f} "
+              f"{med['request_start_s']:>9.3f}s {med['request_cpu_s']:>6.2f}s {med['after_stream_s']:>6.3f}s "
+              f"{med['outside_s']:>7.3f}s {med['outside_cpu_s']:>6.2f}s {med['cpu_ms_per_token']:>10.4f} "
               f"{med['progress_lines']:>8.0f}")
     mine = [r for r in result if r["tree"] == str(ROOT)]
-    verdict = {"request_start_ok": all(r["request_start_s"] <= TARGETS["request_start_s"] for r in mine),
-               "cpu_ok_at_5000": all(r["cpu_ms_per_token"] <= TARGETS["cpu_ms_per_token_at_5000"]
-                                     for r in mine if r["rate_tok_s"] == 5000)}
-    print("targets:", json.dumps(verdict), f"(median of {args.runs}; load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs)")
+    verdict = {}
+    for name, key, limit, rows_of in (
+            ("outside the request", "outside_s", TARGETS["outside_s"], mine),
+            ("request start", "request_start_s", TARGETS["request_start_s"], mine),
+            ("CPU per token at 5,000 tok/s", "cpu_ms_per_token", TARGETS["cpu_ms_per_token_at_5000"],
+             [r for r in mine if r["rate_tok_s"] == 5000])):
+        if not rows_of:
+            continue
+        worst = max(r[key] for r in rows_of)
+        verdict[key] = worst <= limit
+        print(f"target {name} <= {limit:g}: " + ("met" if worst <= limit else f"not met, gap {worst - limit:+.3f}")
+              + f" (worst median {worst:.3f})")
+    print(f"(median of {args.runs}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"targets": TARGETS, "verdict": verdict, "rows": result,

@@ -76,6 +76,20 @@ def test_a_long_instruction_is_named_as_what_does_not_fit() -> None:
         plan_budget(30_000, 20_000, 8192, mode="full", rel="a.py", instruction_tokens=100)
 
 
+def test_the_instruction_is_counted_only_when_the_budget_does_not_fit() -> None:
+    counted: list[int] = []
+
+    def count() -> int:  # counting may load the offline tokenizer: it must not run for a request that fits
+        counted.append(1)
+        return 25_000
+
+    plan_budget(1_000, 900, 4096, mode="full", rel="a.py", instruction_tokens=count)
+    assert counted == []
+    with pytest.raises(CoderError, match=r"the instruction \(~25000 tokens\) is too long"):
+        plan_budget(30_000, 200, 8192, mode="full", rel="a.py", instruction_tokens=count)
+    assert counted == [1]
+
+
 def test_the_file_untouched_after_refusal(tmp_path: Path) -> None:
     f = tmp_path / "big.py"
     f.write_bytes(b"a" * (MAX_FILE_BYTES + 1))

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from coder.backends.runtime.http import make_client
 from coder.errors import CoderError
 from coder.telemetry.metrics import PREFIXES
 
@@ -50,7 +51,11 @@ def detect(url: str, api_key: str | None = None, timeout: float = 10.0) -> Detec
         raise CoderError(f"not an http(s) URL: {url}")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     statuses: dict[str, int] = {}
-    with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout) as http:
+    # no CA bundle parsed for a plain-http server (most are on loopback): 10-50 ms before the request;
+    # an https one reads the trust store as it is now (SSL_CERT_FILE), so a fixed CA is seen at once
+    http = (make_client(url.rstrip("/"), headers=headers, timeout=timeout) if url.startswith("http://")
+            else httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout))
+    with http:
 
         def get(path: str) -> httpx.Response | None:
             try:

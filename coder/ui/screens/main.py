@@ -93,6 +93,11 @@ class MainScreen(Screen[None]):
         self._show_context(self.edit.context_event())
         self.watch(self.app, "server", self._server_changed)
         self.prompt.focus()
+        # the background loads (git and the edit engine, lexers, the cache warm-up) start once the
+        # screen has painted: their threads would hold the interpreter the first paint needs
+        self.call_after_refresh(self._background_loads)
+
+    def _background_loads(self) -> None:
         self.list_files()
         self.preload_lexers()
         self.warm_cache()
