@@ -223,19 +223,7 @@ def load(repo_root: Path | None = None) -> Config:
         data, raw = read_toml(path, follow_links=own)
         settings = parse_file(raw, path)
         cfg.sources.append(path)
-        profiles = settings.profiles
-        if own:
-            _anchor_own_binaries(profiles, path)
-        known = _known_models(cfg.profiles)
-        if not own and (keys := trust.untrusted_keys(profiles, known)) and not trust.is_trusted(path, data):
-            for name, body in profiles.items():  # a wrong value is an error even where it is ignored
-                build_profile(name, body, cfg.profiles.get(name), path)
-            line = trust.ignored_line(path, keys)
-            cfg.ignored.append(line)
-            trust.notify_once(line)
-            profiles = trust.strip_untrusted(profiles, known)
-        elif not own:
-            _check_repo_binaries(profiles, path)  # trusted: still never a path relative to the cwd
+        profiles = _usable_profiles(cfg, settings.profiles, path, data, own)
         for name, body in profiles.items():
             cfg.profiles[name] = build_profile(name, body, cfg.profiles.get(name), path)
         if settings.default_profile is not None:
@@ -248,6 +236,24 @@ def load(repo_root: Path | None = None) -> Config:
             cfg.warm_up = settings.warm_up
     cfg.profile()  # the default must exist
     return cfg
+
+
+def _usable_profiles(cfg: Config, profiles: dict[str, dict[str, object]], path: Path, data: bytes,
+                     own: bool) -> dict[str, dict[str, object]]:
+    """The profile tables of one file that may apply: trust-only settings of an untrusted file dropped."""
+    if own:
+        _anchor_own_binaries(profiles, path)
+        return profiles
+    known = _known_models(cfg.profiles)
+    if (keys := trust.untrusted_keys(profiles, known)) and not trust.is_trusted(path, data):
+        for name, body in profiles.items():  # a wrong value is an error even where it is ignored
+            build_profile(name, body, cfg.profiles.get(name), path)
+        line = trust.ignored_line(path, keys)
+        cfg.ignored.append(line)
+        trust.notify_once(line)
+        return trust.strip_untrusted(profiles, known)
+    _check_repo_binaries(profiles, path)  # trusted: still never a path relative to the cwd
+    return profiles
 
 
 def _known_models(profiles: dict[str, Profile]) -> set[str]:

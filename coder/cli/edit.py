@@ -13,7 +13,7 @@ from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
 from coder.telemetry.stats import format_drafted
-from coder.textsafe import require_utf8, visible
+from coder.textsafe import added_hidden, require_utf8, visible
 
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
@@ -35,6 +35,7 @@ auto mode compares expected output tokens / expected tok/s for full and region a
 Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
 Changes the instruction does not explain (a rename that also edits other code, a hunk far from
 the symbol named) are marked `!!` in the diff; --yes refuses them unless --allow-unexplained.
+So is a reply that adds invisible, control or bidi code points (shown as <U+200B> and named).
 """
 
 
@@ -142,6 +143,11 @@ def _colour_diff(diff: str) -> str:
     return "".join(out)
 
 
+def _say(line: str, err: TextIO) -> None:
+    """One ``coder:`` line on ``err``, made visible: it quotes file names, notes and server text."""
+    print(visible(f"coder: {line}"), file=err)
+
+
 def _confirm() -> bool:
     if not sys.stdin.isatty():
         return False
@@ -160,7 +166,7 @@ def run_edit(args: argparse.Namespace) -> int:
             raise
         result["error"] = str(exc)
         print(json.dumps(result, indent=2))
-        print(f"coder: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}", sys.stderr)
         return 1
 
 
@@ -186,20 +192,20 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     err = sys.stderr
     if not engine.has_git:
         why = "--no-git" if args.no_git else "not a git repository"
-        print(f"coder: {why}: the edit will be written without a commit", file=err)
+        _say(f"{why}: the edit will be written without a commit", err)
     k = request.k.k if request.k.k is not None else "launch"
-    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={k} "
-          f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
-          f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
+    _say(f"{request.snapshot.rel}: {request.mode_reason}; k={k} "
+         f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
+         f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", err)
     if request.prompt.target.strip() and (notice := engine.prediction_notice()):
-        print(f"coder: {notice}", file=err)
+        _say(notice, err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
     if not proposal.ok:
-        print(f"coder: {_stats_line(proposal)}", file=err)
+        _say(_stats_line(proposal), err)
         if args.json:
             print(json.dumps(result, indent=2))
-        print(f"coder: error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", file=err)
+        _say(f"error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", err)
         return 2
     scope = proposal.scope
     if not args.json:
@@ -207,16 +213,17 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             shown = display_diff(scope.mark_diff(proposal.diff) if scope is not None else proposal.diff)
             sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
         added, removed = diff_stat(proposal.diff)
-        print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
-    if scope is not None and not scope.ok:
+        _say(f"{_stats_line(proposal)}; +{added} -{removed} lines", err)
+    if unexplained := _unexplained(proposal, result):
         if args.yes and not args.allow_unexplained and not args.dry_run:
             result["note"] = "not applied under --yes: changes the instruction does not explain"
             if args.json:
                 print(json.dumps(result, indent=2))
-            print(f"coder: error: not applied under --yes: {scope.refusal()}; {request.snapshot.rel} untouched "
-                  "(review it without --yes, or pass --allow-unexplained)", file=err)
+            _say(f"error: not applied under --yes: {'; '.join(unexplained)}; {request.snapshot.rel} untouched "
+                 "(review it without --yes, or pass --allow-unexplained)", err)
             return 2
-        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
+        for line in unexplained:
+            _say(f"warning: {line}", err)
     applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
@@ -224,8 +231,19 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     result["note"] = note
     if args.json:
         print(json.dumps(result, indent=2))
-    print(f"coder: {note}", file=err)
+    _say(note, err)
     return 0
+
+
+def _unexplained(proposal: EditProposal, result: dict[str, Any]) -> list[str]:
+    """One line per kind of change the instruction does not explain: out-of-scope hunks, hidden code points."""
+    scope = proposal.scope
+    lines = [f"{scope.refusal()} (marked !! in the diff)"] if scope is not None and not scope.ok else []
+    if hidden := added_hidden(proposal.request.snapshot.text, proposal.new):
+        result["hidden_code_points"] = hidden
+        lines.append(f"the reply adds invisible or control code points the file did not have: "
+                     f"{', '.join(hidden[:6])}{' …' if len(hidden) > 6 else ''} (shown as <U+XXXX> in the diff)")
+    return lines
 
 
 def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditProposal:
@@ -271,10 +289,10 @@ def run_undo(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         print(json.dumps({"ok": False, "error": str(exc)}))
-        print(f"coder: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}", sys.stderr)
         return 1
     if args.json:
         print(json.dumps({"ok": True, "undone": done.sha, "subject": done.subject, "paths": done.paths}))
     else:
-        print(f"coder: undid {done.sha[:8]} {done.subject!r}; restored {', '.join(done.paths)}")
+        print(visible(f"coder: undid {done.sha[:8]} {done.subject!r}; restored {', '.join(done.paths)}"))
     return 0
