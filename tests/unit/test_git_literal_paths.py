@@ -33,3 +33,16 @@ def test_a_pattern_like_name_edits_and_commits_only_itself(tmp_path: Path, name:
     done = gitops.undo_last(repo)
     assert done.paths == [name] and (root / name).read_text() == "x = 1\n"
     assert (root / "b.py").read_text().startswith("b = 2") and _status(root) == " M b.py\n"
+
+
+def test_the_target_check_takes_a_pattern_like_name_literally(tmp_path: Path) -> None:
+    from coder.edit.target import check_edit_target
+    from coder.errors import CoderError
+
+    root = tmp_path / "r"
+    make_repo(root, {"*.py": "x = 1\n", ".gitignore": "b.py\n"})
+    (root / "b.py").write_text("ignored\n")
+    repo = gitops.open_repo(root)
+    assert check_edit_target(root, repo, root / "*.py") == (root / "*.py").resolve()  # not "ignored" via b.py
+    with pytest.raises(CoderError, match="is ignored by git"):
+        check_edit_target(root, repo, root / "b.py")
