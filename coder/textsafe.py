@@ -67,10 +67,14 @@ def has_controls(text: str) -> bool:
     return _UNSAFE.search(text) is not None
 
 
+_C0_NAMES = {0x00: "NULL", 0x07: "BELL", 0x08: "BACKSPACE", 0x0D: "CARRIAGE RETURN (a CRLF line end)",
+             0x1B: "ESCAPE", 0x7F: "DELETE"}
+
+
 def name_of(char: str) -> str:
     """``U+200B ZERO WIDTH SPACE``: how a hidden code point is named in a review or a refusal."""
     code = ord(char)
-    name = unicodedata.name(char, "")
+    name = unicodedata.name(char, "") or _C0_NAMES.get(code, "")
     if not name:
         kind = {"Co": "PRIVATE USE", "Cs": "SURROGATE", "Cc": "CONTROL"}.get(unicodedata.category(char), "")
         name = kind or ("TAG" if 0xE0000 <= code <= 0xE007F else "FORMAT")
