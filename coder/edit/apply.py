@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.errors import CoderError
-from coder.fsutil import atomic_write
+from coder.fsutil import atomic_write, clean_stale_temps, file_lock
 
 # The largest file coder reads for an edit, region edits included: the whole text is held,
 # hashed, re-read before writing and diffed, and source files are far smaller than this.
@@ -217,7 +219,43 @@ def check_unchanged(snapshot: FileSnapshot) -> None:
         raise CoderError(f"{snapshot.rel}: changed on disk since the edit was requested; not written")
 
 
-def write_edit(snapshot: FileSnapshot, new_text: str) -> None:
-    """Check the file is as it was, then write ``new_text`` atomically."""
+def write_edit(snapshot: FileSnapshot, new_text: str, tmp_dir: Path | None = None) -> None:
+    """Check the file is as it was, then write ``new_text`` atomically (the temp file in ``tmp_dir``)."""
     check_unchanged(snapshot)
-    atomic_write(snapshot.path, snapshot.encode(new_text))
+    atomic_write(snapshot.path, snapshot.encode(new_text), tmp_dir=tmp_dir)
+
+
+APPLY_LOCK_WAIT_S = 30.0  # an apply holds the lock for a re-read, a rename and a commit: well under a second
+
+
+def work_dirs(snapshot: FileSnapshot, git_dir: Path | None) -> tuple[Path, Path]:
+    """(lock file, temp dir) for applying to ``snapshot``: under the repository's git dir, else the cache.
+
+    The temp file of an edit never lands in the work tree, where git would show it
+    untracked after a crash (the cache is used only on the work tree's file system).
+    """
+    if git_dir is not None:
+        return git_dir / "coder-apply.lock", git_dir / "coder-tmp"
+    from coder.paths import cache_dir, ensure
+
+    key = hashlib.sha256(str(snapshot.path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return ensure(cache_dir() / "locks") / f"{key}.lock", cache_dir() / "tmp"
+
+
+@contextlib.contextmanager
+def apply_lock(snapshot: FileSnapshot, git_dir: Path | None) -> Iterator[Path]:
+    """Hold the apply lock from the unchanged-check through the rename and the commit; yields the temp dir.
+
+    One lock per repository (per file without git): a second edit waits for the first,
+    then finds the file changed and refuses in one line, so neither is silently lost.
+    Temp files a killed coder left behind are removed once the lock is held.
+    """
+    lock, tmp_dir = work_dirs(snapshot, git_dir)
+    try:
+        with file_lock(lock, timeout=APPLY_LOCK_WAIT_S):
+            clean_stale_temps(tmp_dir)
+            clean_stale_temps(snapshot.path.parent, snapshot.path.name)  # written next to it before
+            yield tmp_dir
+    except TimeoutError:
+        raise CoderError(f"{snapshot.rel}: another coder edit of this repository has been applying for more "
+                         f"than {APPLY_LOCK_WAIT_S:.0f} s ({lock} is locked); not written") from None
