@@ -22,8 +22,7 @@ from git import Repo
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
-from coder.edit.apply import (FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff,
-                              write_edit)
+from coder.edit.apply import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
 from coder.edit.guard import DriftGuard
 from coder.edit.model import (
