@@ -49,9 +49,9 @@ def sample(edits: int, started: float) -> dict[str, Any]:
 
 def replay_server() -> tuple[subprocess.Popen[str], Any]:
     """The ReplayServer test double in its own process, serving the greet edit whatever the prompt."""
-    from coder.session.replay import HttpRecording
+    from coder.testing.replay import HttpRecording
 
-    proc = subprocess.Popen([sys.executable, "-m", "coder.session.replay", str(RECORDING), "--loose", "--cycle"],
+    proc = subprocess.Popen([sys.executable, "-m", "coder.testing.replay", str(RECORDING), "--loose", "--cycle"],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     return proc, HttpRecording.load(RECORDING).server_info(proc.stdout.readline().strip())

@@ -283,10 +283,15 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
+        from coder.textsafe import added_hidden
+
         scope = proposal.scope
+        lines = [scope.refusal()] if scope is not None and not scope.ok else []
+        if hidden := added_hidden(proposal.request.snapshot.text, proposal.new):  # shown <U+XXXX> in the diff
+            lines.append(f"adds invisible or control code points: {', '.join(hidden[:6])}")
         self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True,
                                           flagged=scope.hunk_flags(proposal.diff) if scope else None,
-                                          unexplained=scope.refusal() if scope else ""), decided)
+                                          unexplained="; ".join(lines)), decided)
 
     @on(sl.DiffReady)
     def _diff(self, message: sl.DiffReady) -> None:
