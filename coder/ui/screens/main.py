@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from coder.session import events as ev
@@ -24,6 +24,7 @@ from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.spec.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
+from coder.ui.widgets.status.footer import KeyFooter
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
@@ -68,7 +69,7 @@ class MainScreen(Screen[None]):
             yield SpecPanel(id="spec")
         yield Static("", id="too-small")
         yield BackendBar(id="backend-bar")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def transcript(self) -> Transcript:
