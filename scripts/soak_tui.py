@@ -58,7 +58,7 @@ def replay_server() -> tuple[subprocess.Popen[str], Any]:
 
 
 async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
-               trace: bool = False) -> list[dict[str, Any]]:
+               trace: int = 0) -> list[dict[str, Any]]:
     from ui_support import GREET_DOCSTRING
 
     from coder import config, conversations
@@ -99,7 +99,7 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
                 samples.append(sample(i, started))
                 print(json.dumps(samples[-1]), flush=True)
             if trace and i == warmup:
-                tracemalloc.start(8)
+                tracemalloc.start(trace)
                 first = tracemalloc.take_snapshot()
         if trace:
             print_growth(first)
@@ -124,7 +124,7 @@ async def reviewed(app: Any, review: type, i: int) -> bool:
 
 def print_growth(first: tracemalloc.Snapshot) -> None:
     """Where the memory that stayed after the warm-up was allocated (largest first)."""
-    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:8]:
+    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:12]:
         print(f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
         for line in stat.traceback.format()[-6:]:
             print("    " + line)
@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=20, help="edits before the baseline sample")
     parser.add_argument("--every", type=int, default=50, help="sample every N edits")
     parser.add_argument("--out", type=Path, help="write the samples and verdict as JSON here")
-    parser.add_argument("--trace", action="store_true", help="tracemalloc from the warm-up on: print what grew")
+    parser.add_argument("--trace", type=int, nargs="?", const=8, default=0, metavar="FRAMES",
+                        help="tracemalloc (FRAMES deep, default 8) from the warm-up on: print what grew")
     args = parser.parse_args(argv)
     from ui_support import SCENARIOS, make_repo
 
