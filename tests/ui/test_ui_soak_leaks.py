@@ -63,3 +63,35 @@ async def test_textuals_own_footer_is_what_grew() -> None:
     few, _ = await _watchers_after_reviews(Footer, 2)
     many, _ = await _watchers_after_reviews(Footer, 12)
     assert many > few
+
+
+class _TranscriptApp(App[None]):
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **themes.VARIABLE_DEFAULTS}
+
+    def compose(self) -> ComposeResult:
+        from coder.ui.widgets.conversation.transcript import Transcript
+
+        yield Transcript(id="t")
+
+
+@pytest.mark.asyncio
+async def test_the_transcript_keeps_whole_block_colours_for_the_latest_blocks_only() -> None:
+    from coder.ui.widgets.conversation.transcript import STRIP_CACHE_ROWS, STYLED_BLOCKS_KEPT, Transcript
+
+    app = _TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        t = app.query_one(Transcript)
+        for i in range(STYLED_BLOCKS_KEPT + 8):
+            t.add_message("user", f"edit {i}")
+            t.begin_stream()
+            t.append(f"```python\ns = '''multi\nline {i}'''\nx = {i}\n```\n")
+            t.end_stream()
+            await pilot.pause()
+        styled = [line for line in t._lines if line.styled is not None]
+        assert len(styled) == 3 * STYLED_BLOCKS_KEPT  # three code lines a block, the latest blocks only
+        assert styled[-1].text == f"x = {STYLED_BLOCKS_KEPT + 7}"
+        t.scroll_home(animate=False)
+        await pilot.pause()
+        assert "s = '''multi" in "".join(seg.text for seg in t.render_line(3))  # an old block still paints
+        assert len(t._strips) <= STRIP_CACHE_ROWS
