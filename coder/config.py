@@ -23,6 +23,8 @@ config dir, then ``.coder.toml`` at the repository root. Example::
 
 from __future__ import annotations
 
+import errno
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,8 +101,12 @@ class Config:
         try:
             return self.profiles[key]
         except KeyError:
-            known = ", ".join(sorted(self.profiles))
-            raise CoderError(f"no profile named {key!r} (known: {known})") from None
+            from coder.textsafe import one_line
+
+            known = one_line(", ".join(sorted(self.profiles)), 400)
+            if name is None:  # a config file's value: not quoted (see config_schema.shown_value)
+                raise CoderError(f"default_profile names no profile that exists (known: {known})") from None
+            raise CoderError(f"no profile named {one_line(key, 64)!r} (known: {known})") from None
 
 
 MAX_CONFIG_BYTES = 256 * 1024  # a real config is a few KB; a repository's file is not read past this
@@ -122,18 +128,27 @@ def _depth(value: object) -> int:
     return deepest
 
 
-def read_toml(path: Path) -> tuple[bytes, dict[str, object]]:
+def read_toml(path: Path, *, follow_links: bool = True) -> tuple[bytes, dict[str, object]]:
     """The file's bytes (hashed for trust) and its parsed TOML; one line for any problem.
 
     Size (checked before reading) and nesting depth are bounded, so a hostile
-    ``.coder.toml`` costs neither memory nor a RecursionError.
+    ``.coder.toml`` costs neither memory nor a RecursionError. Without ``follow_links``
+    a symbolic link is refused by the open itself (``O_NOFOLLOW``: no check-then-open race).
     """
+    flags = os.O_RDONLY | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise CoderError(f"{path}: {size:,} bytes is too large for a config file "
-                             f"(limit {MAX_CONFIG_BYTES // 1024} KiB)")
-        data = path.read_bytes()[: MAX_CONFIG_BYTES + 1]
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CoderError(symlink_line(path)) from None
+        raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_CONFIG_BYTES:
+                raise CoderError(f"{path}: {size:,} bytes is too large for a config file "
+                                 f"(limit {MAX_CONFIG_BYTES // 1024} KiB)")
+            data = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise CoderError(f"{path}: cannot read: {exc.strerror}") from None
     try:
@@ -145,7 +160,7 @@ def read_toml(path: Path) -> tuple[bytes, dict[str, object]]:
     too_deep = f"{path}: tables and arrays nested more than {MAX_CONFIG_DEPTH} deep; not a coder config"
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except tomllib.TOMLDecodeError as exc:  # tomllib names the line and column, never the value
         raise CoderError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:  # tomllib parses nested arrays and inline tables recursively
         raise CoderError(too_deep) from None
@@ -164,35 +179,62 @@ def repo_config_path(repo_root: Path) -> Path:
     return repo_root / ".coder.toml"
 
 
+def symlink_line(path: Path) -> str:
+    """The one line refusing a repository config that is a symbolic link (trust must not move with it)."""
+    return (f"{path} is a symbolic link: not read (a repository's .coder.toml must be a regular file "
+            "inside it; replace the link with a copy)")
+
+
+def _is_foreign(path: Path, repo_root: Path) -> bool:
+    """True when the repository's config is a link or lies outside the repository.
+
+    A link would let a repository borrow another one's trusted file while its own
+    relative paths and programs run, or have coder parse (and quote) a file elsewhere.
+    """
+    return path.is_symlink() or not path.resolve().is_relative_to(repo_root.resolve())
+
+
+def _check_repo_binaries(profiles: dict[str, dict[str, object]], path: Path) -> None:
+    """A repository config names a program by an absolute path only (a relative one is never resolved)."""
+    for name, body in profiles.items():
+        binary = body.get("binary") if isinstance(body, dict) else None
+        if isinstance(binary, str) and not Path(binary).expanduser().is_absolute():
+            raise CoderError(f"{path}: profiles.{name}.binary: a repository's .coder.toml must name the "
+                             "program by an absolute path (a relative one would run whatever file the "
+                             "current directory holds under that name)")
+
+
+def _anchor_own_binaries(profiles: dict[str, dict[str, object]], path: Path) -> None:
+    """In the user's own config a relative ``binary`` path means relative to that file, never to the cwd."""
+    for body in profiles.values():
+        binary = body.get("binary") if isinstance(body, dict) else None
+        if isinstance(binary, str) and "/" in binary and not Path(binary).expanduser().is_absolute():
+            body["binary"] = str(path.parent / binary)
+
+
 def load(repo_root: Path | None = None) -> Config:
     """Merge built-in, user and repository configuration, validating every value.
 
     The user's own file is trusted. A repository's ``.coder.toml`` sets the settings
     that run programs or widen exposure only once trusted (``coder trust``); until then
-    they are dropped and one line on stderr says which.
+    they are dropped and one line on stderr says which. A repository's file that is a
+    symbolic link is not read at all, and its ``binary`` must be an absolute path.
     """
     cfg = Config(profiles=builtin_profiles())
     paths = [(user_config_path(), True)]
     if repo_root is not None:
         paths.append((repo_config_path(repo_root), False))
     for path, own in paths:
+        if not own and repo_root is not None and _is_foreign(path, repo_root):
+            cfg.ignored.append(symlink_line(path))  # doctor lists it; every command says it once
+            trust.notify_once(symlink_line(path))
+            continue
         if not path.is_file():
             continue
-        data, raw = read_toml(path)
+        data, raw = read_toml(path, follow_links=own)
         settings = parse_file(raw, path)
         cfg.sources.append(path)
-        profiles = settings.profiles
-        known = _known_models(cfg.profiles)
-        commands = [k for k in TRUSTED_SETTINGS if getattr(settings, k) is not None]
-        keys = [*trust.untrusted_keys(profiles, known), *commands] if not own else []
-        if keys and not trust.is_trusted(path, data):
-            for name, body in profiles.items():  # a wrong value is an error even where it is ignored
-                build_profile(name, body, cfg.profiles.get(name), path)
-            line = trust.ignored_line(path, keys)
-            cfg.ignored.append(line)
-            trust.notify_once(line)
-            profiles = trust.strip_untrusted(profiles, known)
-            commands = []
+        profiles, commands = _usable(cfg, settings, path, data, own)
         for name, body in profiles.items():
             cfg.profiles[name] = build_profile(name, body, cfg.profiles.get(name), path)
         _take(cfg, settings, ["default_profile", "theme", "snapshot_dirty", "warm_up", "check_timeout", *commands])
@@ -205,6 +247,31 @@ def _take(cfg: Config, settings: FileSettings, keys: list[str]) -> None:
     for key in keys:
         if (value := getattr(settings, key)) is not None:
             setattr(cfg, key, value)
+
+
+def _usable(cfg: Config, settings: FileSettings, path: Path, data: bytes,
+            own: bool) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """The profile tables and trust-only top-level settings (the test/lint commands) of one file that may apply.
+
+    An untrusted repository file loses its trust-only settings; a trusted one still never names a
+    binary relative to the current directory.
+    """
+    profiles = settings.profiles
+    commands = [k for k in TRUSTED_SETTINGS if getattr(settings, k) is not None]
+    if own:
+        _anchor_own_binaries(profiles, path)
+        return profiles, commands
+    known = _known_models(cfg.profiles)
+    keys = [*trust.untrusted_keys(profiles, known), *commands]
+    if keys and not trust.is_trusted(path, data):
+        for name, body in profiles.items():  # a wrong value is an error even where it is ignored
+            build_profile(name, body, cfg.profiles.get(name), path)
+        line = trust.ignored_line(path, keys)
+        cfg.ignored.append(line)
+        trust.notify_once(line)
+        return trust.strip_untrusted(profiles, known), []
+    _check_repo_binaries(profiles, path)
+    return profiles, commands
 
 
 def _known_models(profiles: dict[str, Profile]) -> set[str]:

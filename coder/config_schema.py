@@ -4,7 +4,9 @@
 a command-line override (``--k``) and a profile built in code: ``k = 7.5``,
 ``snapshot_dirty = "no"`` or ``extra_args = "--foo"`` are errors, never coerced.
 Violations become one :class:`~coder.errors.CoderError` line naming the file, the
-key, the value and what was expected.
+key, the kind of value found and what was expected. A value itself is never quoted
+(a config file, or whatever it links to, may hold a token) unless it is one of the
+schema's own names (an engine, a spec type, a request class).
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ class Profile:
         changes: dict[str, Any] = {}
         for key in ("binary", "model", "drafter"):
             value = getattr(self, key)
+            if key == "binary" and value and "/" not in value:
+                continue  # a bare program name is looked up on PATH: a file of that name in ``base`` must not win
             if value and not Path(value).expanduser().is_absolute() and (base / value).exists():
                 changes[key] = str((base / value).resolve())
         return dataclasses.replace(self, **changes) if changes else self
@@ -178,21 +182,55 @@ def _expected(error: Any) -> str:
     return msg if msg.startswith("expected") else f"expected {msg}"
 
 
+def _enum_values() -> frozenset[str]:
+    """Every name the schema itself defines: the only config values an error line may quote."""
+    names = {*ENGINES, *REQUEST_CLASSES, "on", "off", "auto", "managed", "always"}
+    for engine in ENGINES:
+        names.update(known_spec_types(engine))
+    return frozenset(names)
+
+
+def shown_value(value: object) -> str:
+    """How an error line shows a config value: quoted when it is a schema name, else only its kind."""
+    if isinstance(value, str) and value in _enum_values():
+        return repr(value)
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    kinds = {int: "an integer", float: "a number", list: "an array", dict: "a table"}
+    return next((kind for t, kind in kinds.items() if isinstance(value, t)), f"a {type(value).__name__}")
+
+
+def shown_key(key: object) -> str:
+    """A key of a config file for an error line: made visible and cut short (it is the file's text)."""
+    from coder.textsafe import one_line
+
+    return one_line(str(key), 64)
+
+
+def shown_unknown_key(key: object) -> str:
+    """An unknown key: named when it reads like a mistyped setting name, else only its length.
+
+    Settings are lowercase words joined by ``_``; anything else (digits, a token's
+    shape) may be a secret that the key position of a linked file happened to hold.
+    """
+    text = str(key)
+    return text if re.fullmatch(r"[a-z_]{1,32}", text) else f"(a key of {len(text)} characters)"
+
+
 def describe(exc: ValidationError, where: str, prefix: str = "") -> str:
-    """One line for the first violation: ``where: key = value: expected ...``."""
+    """One line for the first violation: ``where: key: got <kind>, expected ...`` (see :func:`shown_value`)."""
     error = exc.errors()[0]
     is_key = "[key]" in error["loc"]  # the table key itself is wrong (k_by_class.foo), not its value
     loc = [str(p) for p in error["loc"] if p != "[key]"]
     if is_key:
         loc = loc[:-1]
-    key = ".".join([prefix, *loc] if prefix else loc) or "(top level)"
+    key = shown_key(".".join([prefix, *loc] if prefix else loc) or "(top level)")
     value = error.get("input")
-    shown = repr(value)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
     if is_key:
-        return f"{where}: {key}: unknown key {shown}: {_expected(error)}"
-    return f"{where}: {key} = {shown}: {_expected(error)}"
+        return f"{where}: {key}: unknown key {shown_unknown_key(value)}: {_expected(error)}"
+    return f"{where}: {key}: got {shown_value(value)}, {_expected(error)}"
 
 
 def check_spec_type(profile: Profile, where: str) -> None:
@@ -201,7 +239,8 @@ def check_spec_type(profile: Profile, where: str) -> None:
     parts = [p.strip() for p in profile.spec_type.split(",")]
     bad = [p for p in parts if p not in known]
     if bad or (len(parts) > 1 and "none" in parts):
-        raise CoderError(f"{where}: profiles.{profile.name}.spec_type = {profile.spec_type!r}: expected one "
+        what = ", ".join(shown_value(p) for p in bad) if bad else "'none' inside a chain"
+        raise CoderError(f"{where}: profiles.{profile.name}.spec_type: got {what}, expected one "
                          f"of {', '.join(known)} (or a comma chain of them) for engine {profile.engine}")
 
 
@@ -212,21 +251,23 @@ def parse_file(data: Mapping[str, object], path: Path) -> FileSettings:
         return FileSettings(**fields)
     except ValidationError as exc:
         raise CoderError(describe(exc, str(path))) from None
-    except TypeError as exc:  # a non-identifier key, e.g. "1" at the top level
-        raise CoderError(f"{path}: {exc}") from None
+    except TypeError:  # a non-identifier key, e.g. "1" at the top level
+        odd = next((k for k in fields if not k.isidentifier()), "")
+        raise CoderError(f"{path}: unknown top-level key {shown_unknown_key(odd)}") from None
 
 
 def build_profile(name: str, raw: object, base: Profile | None, path: Path) -> Profile:
     """``base`` (or the defaults) with the keys of ``[profiles.NAME]`` applied, validated."""
     if not isinstance(raw, dict):
-        raise CoderError(f"{path}: profiles.{name} = {raw!r}: expected a table ([profiles.{name}])")
+        raise CoderError(f"{path}: profiles.{shown_key(name)}: got {shown_value(raw)}, expected a table "
+                         f"([profiles.{shown_key(name)}])")
     if not _NAME.fullmatch(name):
-        raise CoderError(f"{path}: profiles.{name!r}: expected a profile name of letters, digits, '.', '_' "
-                         "and '-' (at most 64, starting with a letter or digit)")
+        raise CoderError(f"{path}: profiles.{shown_key(name)!r}: expected a profile name of letters, digits, "
+                         "'.', '_' and '-' (at most 64, starting with a letter or digit)")
     start = base or Profile(name=name)
     settings = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
     if bad := [k for k in raw if k not in settings]:
-        raise CoderError(f"{path}: profiles.{name}: unknown key(s): {bad[0]} = {raw[bad[0]]!r}; "
+        raise CoderError(f"{path}: profiles.{name}: unknown key(s): {shown_unknown_key(bad[0])}; "
                          f"expected one of {', '.join(settings)}")
     try:
         profile = dataclasses.replace(start, name=name, **raw)

@@ -36,19 +36,54 @@ def read_json(path: Path) -> JSONValue:
     return data
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> None:
+TMP_SUFFIX = ".coder-tmp"
+
+
+def _tmp_dir(path: Path, tmp_dir: Path | None) -> Path:
+    """``tmp_dir`` when a rename from there to ``path`` is possible (same file system), else ``path``'s dir."""
+    if tmp_dir is None:
+        return path.parent
+    try:
+        tmp_dir.mkdir(mode=0o700, exist_ok=True)
+        if os.stat(tmp_dir).st_dev == os.stat(path.parent).st_dev:
+            return tmp_dir
+    except OSError:
+        pass
+    return path.parent
+
+
+def clean_stale_temps(directory: Path, name: str | None = None) -> int:
+    """Remove temp files a killed writer left in ``directory`` (only ``name``'s when given); how many.
+
+    Call it only where no other writer can be mid-write (under the lock that serialises them).
+    """
+    pattern = f".{name}.*{TMP_SUFFIX}" if name is not None else f"*{TMP_SUFFIX}"
+    removed = 0
+    with contextlib.suppress(OSError):
+        for stale in directory.glob(pattern):
+            with contextlib.suppress(OSError):
+                if stale.is_file() and not stale.is_symlink():
+                    stale.unlink()
+                    removed += 1
+    return removed
+
+
+def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8",
+                 tmp_dir: Path | None = None) -> None:
     """Replace ``path`` with ``data`` all at once.
 
-    A temporary file in the same directory is written, fsynced and renamed over the
-    target, then the directory is fsynced so the rename is durable. An existing
-    file keeps its mode bits; a new one gets ``mode`` (default 0644). ``mode`` also
-    forces the bits of an existing file (0600 for files holding keys).
+    A temporary file is written, fsynced and renamed over the target, then the
+    directory is fsynced so the rename is durable. The temporary file lives in
+    ``tmp_dir`` when given and on the same file system (an edited source's goes under
+    ``.git/``, where git never shows it), else next to the target. An existing file
+    keeps its mode bits; a new one gets ``mode`` (default 0644). ``mode`` also forces
+    the bits of an existing file (0600 for files holding keys).
     """
     raw = data.encode(encoding) if isinstance(data, str) else data
     if mode is None:
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else DEFAULT_MODE
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".coder-tmp")
+        fd, tmp_name = tempfile.mkstemp(dir=_tmp_dir(path, tmp_dir), prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     except OSError as exc:
         raise CoderError(f"{path}: cannot write in {path.parent}: {exc.strerror}") from None
     tmp = Path(tmp_name)
@@ -58,10 +93,14 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None, enco
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise CoderError(f"{path}: write failed: {exc.strerror}") from None
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:  # the temp file may live elsewhere: the target's directory refused the rename
+        tmp.unlink(missing_ok=True)
+        raise CoderError(f"{path}: write failed: cannot write in {path.parent}: {exc.strerror}") from None
     fsync_dir(path.parent)
 
 
@@ -76,9 +115,11 @@ def fsync_dir(directory: Path) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+def file_lock(path: Path, waiting: Callable[[], None] | None = None,
+              timeout: float | None = None) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing); ``waiting`` runs once if another holds it.
 
+    With ``timeout``, waiting longer than that many seconds raises :class:`TimeoutError`.
     The kernel drops the lock when the holder dies, so a killed process never leaves it stuck.
     """
     with path.open("a") as fh:
@@ -87,11 +128,28 @@ def file_lock(path: Path, waiting: Callable[[], None] | None = None) -> Iterator
         except BlockingIOError:
             if waiting:
                 waiting()
-            fcntl.flock(fh, fcntl.LOCK_EX)
+            _wait_for_lock(fh.fileno(), timeout)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _wait_for_lock(fd: int, timeout: float | None) -> None:
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    import time
+
+    until = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= until:
+                raise TimeoutError(f"lock held for more than {timeout:.0f} s") from None
+            time.sleep(0.05)
 
 
 LinesCallback = Callable[[list[str]], None]

@@ -6,7 +6,9 @@ takes. So the settings in :data:`coder.config_schema.TRUSTED_ONLY` (and the test
 commands, :data:`coder.config_schema.TRUSTED_SETTINGS`) are taken from a repository's
 ``.coder.toml`` only when the user ran ``coder trust`` on that exact file:
 its resolved path and the SHA-256 of its bytes are stored in the user's config dir.
-Any change to the file withdraws the trust until it is reviewed again.
+Any change to the file withdraws the trust until it is reviewed again. A symbolic link
+is never trusted (nor read: :func:`coder.config.load`), so trust cannot move from one
+repository to another through a link to the trusted file.
 
 Binding a non-loopback address needs ``--expose`` for the process as well (any source).
 """
@@ -60,12 +62,17 @@ def _save_store(files: dict[str, str]) -> None:
 
 
 def is_trusted(path: Path, data: bytes) -> bool:
-    """True when the user trusted exactly these bytes at this path."""
+    """True when the user trusted exactly these bytes at this path (never through a symbolic link)."""
+    if path.is_symlink():
+        return False
     return _load_store().get(str(path.resolve())) == digest(data)
 
 
 def trust(path: Path) -> str:
-    """Record the current content of ``path`` as trusted; returns its hash."""
+    """Record the current content of ``path`` as trusted; returns its hash. A symbolic link is refused."""
+    if path.is_symlink():
+        raise CoderError(f"{path} is a symbolic link: coder trusts a regular file only (trust the file it "
+                         "points to by its own path, or replace the link with a copy)")
     try:
         data = path.read_bytes()
     except OSError as exc:

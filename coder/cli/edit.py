@@ -35,6 +35,7 @@ auto mode compares expected output tokens / expected tok/s for full and region a
 Refused replies (truncated, elided, unparsable, not one block) leave the file byte-identical.
 Changes the instruction does not explain (a rename that also edits other code, a hunk far from
 the symbol named) are marked `!!` in the diff; --yes refuses them unless --allow-unexplained.
+So is a reply that adds invisible, control or bidi code points (shown as <U+200B> and named).
 test_command / lint_command (your config, or a trusted .coder.toml) run on the proposal in a
 copy of the work tree first; a failure refuses the edit and shows the command's last lines.
 """
@@ -141,6 +142,11 @@ def _colour_diff(diff: str) -> str:
     return "".join(out)
 
 
+def _say(line: str, err: TextIO) -> None:
+    """One ``coder:`` line on ``err``, made visible: it quotes file names, notes and server text."""
+    print(visible(f"coder: {line}"), file=err)
+
+
 def _confirm() -> bool:
     if not sys.stdin.isatty():
         return False
@@ -159,17 +165,16 @@ def run_edit(args: argparse.Namespace) -> int:
             raise
         result["error"] = str(exc)
         print(json.dumps(result, indent=2))
-        print(f"coder: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}", sys.stderr)
         return 1
 
 
-def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
+def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
+    """The edit engine for this work tree and its backend handle (configured profile, the user's checks)."""
     from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
     from coder.edit import gitops
-    from coder.edit.apply import diff_stat, display_diff
     from coder.edit.engine import EditEngine
-    from coder.edit.model import EditRequest
     from coder.edit.usercheck import commands
     from coder.kpolicy import policy_factory
 
@@ -185,6 +190,14 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git,
                         checks=commands(config.test_command, config.lint_command, config.check_timeout))
     engine.allow_ignored = args.allow_ignored
+    return engine, handle
+
+
+def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    from coder.edit.apply import diff_stat, display_diff
+    from coder.edit.model import EditRequest
+
+    engine, handle = _make_engine(args)
     require_utf8(args.message, "the instruction")  # bad input before the backend
     engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
     _adopt(handle, args, _find_server(args))
@@ -196,21 +209,21 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     err = sys.stderr
     if not engine.has_git:
         why = "--no-git" if args.no_git else "not a git repository"
-        print(f"coder: {why}: the edit will be written without a commit", file=err)
+        _say(f"{why}: the edit will be written without a commit", err)
     k = request.k.k if request.k.k is not None else "launch"
-    print(f"coder: {request.snapshot.rel}: {request.mode_reason}; k={k} "
-          f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
-          f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", file=err)
+    _say(f"{request.snapshot.rel}: {request.mode_reason}; k={k} "
+         f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
+         f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", err)
     if request.prompt.target.strip() and (notice := engine.prediction_notice()):
-        print(f"coder: {notice}", file=err)
+        _say(notice, err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
     _print_checks(proposal, err)
     if not proposal.ok:
-        print(f"coder: {_stats_line(proposal)}", file=err)
+        _say(_stats_line(proposal), err)
         if args.json:
             print(json.dumps(result, indent=2))
-        print(f"coder: error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", file=err)
+        _say(f"error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", err)
         return 2
     scope = proposal.scope
     if not args.json:
@@ -218,16 +231,9 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             shown = display_diff(scope.mark_diff(proposal.diff) if scope is not None else proposal.diff)
             sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
         added, removed = diff_stat(proposal.diff)
-        print(f"coder: {_stats_line(proposal)}; +{added} -{removed} lines", file=err)
-    if scope is not None and not scope.ok:
-        if args.yes and not args.allow_unexplained and not args.dry_run:
-            result["note"] = "not applied under --yes: changes the instruction does not explain"
-            if args.json:
-                print(json.dumps(result, indent=2))
-            print(f"coder: error: not applied under --yes: {scope.refusal()}; {request.snapshot.rel} untouched "
-                  "(review it without --yes, or pass --allow-unexplained)", file=err)
-            return 2
-        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
+        _say(f"{_stats_line(proposal)}; +{added} -{removed} lines", err)
+    if _refused_unexplained(proposal, args, result, err):
+        return 2
     applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
@@ -235,8 +241,26 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     result["note"] = note
     if args.json:
         print(json.dumps(result, indent=2))
-    print(f"coder: {note}", file=err)
+    _say(note, err)
     return 0
+
+
+def _refused_unexplained(proposal: EditProposal, args: argparse.Namespace, result: dict[str, Any],
+                         err: TextIO) -> bool:
+    """Warn of changes the instruction does not explain; True when ``--yes`` therefore refuses the edit."""
+    from coder.cli.edit_plan import unexplained
+
+    lines = unexplained(proposal, result)
+    if lines and args.yes and not args.allow_unexplained and not args.dry_run:
+        result["note"] = "not applied under --yes: changes the instruction does not explain"
+        if args.json:
+            print(json.dumps(result, indent=2))
+        _say(f"error: not applied under --yes: {'; '.join(lines)}; {proposal.request.snapshot.rel} untouched "
+             "(review it without --yes, or pass --allow-unexplained)", err)
+        return True
+    for line in lines:
+        _say(f"warning: {line}", err)
+    return False
 
 
 def _print_checks(proposal: EditProposal, err: TextIO) -> None:
@@ -245,6 +269,8 @@ def _print_checks(proposal: EditProposal, err: TextIO) -> None:
         print(f"coder: {run.line()}", file=err)
         for tail in run.tail if not run.ok else ():
             print(f"coder:   | {tail}", file=err)
+
+
 def _prepare(engine: EditEngine, args: argparse.Namespace) -> EditRequest | PlanRequest:
     """The request: the region the user named, else a plan when one applies, else one request."""
     if args.symbol or args.lines:
@@ -297,10 +323,10 @@ def run_undo(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         print(json.dumps({"ok": False, "error": str(exc)}))
-        print(f"coder: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}", sys.stderr)
         return 1
     if args.json:
         print(json.dumps({"ok": True, "undone": done.sha, "subject": done.subject, "paths": done.paths}))
     else:
-        print(f"coder: undid {done.sha[:8]} {done.subject!r}; restored {', '.join(done.paths)}")
+        print(visible(f"coder: undid {done.sha[:8]} {done.subject!r}; restored {', '.join(done.paths)}"))
     return 0

@@ -13,7 +13,7 @@ from coder.textsafe import visible
 
 if TYPE_CHECKING:
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult
+    from coder.edit.model import ApplyResult, EditProposal
     from coder.edit.plan_result import PlanProposal
     from coder.edit.plan_run import PlanRequest
 
@@ -44,15 +44,16 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
         added, removed = diff_stat(proposal.diff)
         print(f"coder: plan of {prepared.plan.requests} request(s) in {proposal.stats.elapsed:.1f}s; "
               f"+{added} -{removed} lines", file=err)
-    if not scope.ok:
+    if lines := unexplained(proposal, result):
         if args.yes and not args.allow_unexplained and not args.dry_run:
             result["note"] = "not applied under --yes: changes the instruction does not explain"
             if args.json:
                 print(json.dumps(result, indent=2))
-            print(f"coder: error: not applied under --yes: {scope.refusal()}; {proposal.rel} untouched "
+            print(f"coder: error: not applied under --yes: {'; '.join(lines)}; {proposal.rel} untouched "
                   "(review it without --yes, or pass --allow-unexplained)", file=err)
             return 2
-        print(f"coder: warning: {scope.refusal()} (marked !! in the diff)", file=err)
+        for line in lines:
+            print(f"coder: warning: {line}", file=err)
     applied, note = _maybe_apply(engine, proposal, args, confirm)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
@@ -93,3 +94,22 @@ def _stream(engine: EditEngine, prepared: PlanRequest, err: TextIO) -> PlanPropo
     if proposal is None:
         raise CoderError("internal: the plan ended without a result")
     return proposal
+
+
+def unexplained(proposal: EditProposal | PlanProposal, result: dict[str, object]) -> list[str]:
+    """One line per kind of change the instruction does not explain: out-of-scope hunks, hidden code points.
+
+    A plan is read file by file: any of its files adding an invisible or control code point counts.
+    """
+    from coder.edit.plan_result import PlanProposal
+    from coder.textsafe import added_hidden
+
+    scope = proposal.scope
+    lines = [f"{scope.refusal()} (marked !! in the diff)"] if scope is not None and not scope.ok else []
+    parts = proposal.files if isinstance(proposal, PlanProposal) else [proposal]
+    hidden = [h for p in parts for h in added_hidden(p.request.snapshot.text, p.new)]
+    if hidden:
+        result["hidden_code_points"] = hidden
+        lines.append(f"the reply adds invisible or control code points the file did not have: "
+                     f"{', '.join(hidden[:6])}{' …' if len(hidden) > 6 else ''} (shown as <U+XXXX> in the diff)")
+    return lines

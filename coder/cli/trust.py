@@ -12,6 +12,7 @@ from coder.config import read_toml, repo_config_path
 from coder.config_schema import parse_file
 from coder.errors import CoderError
 from coder.repo import find_repo_root
+from coder.textsafe import visible
 
 EPILOG = """\
 examples:
@@ -27,37 +28,37 @@ settings (they run programs or widen exposure). Editing the file withdraws the t
 
 def _target(args: argparse.Namespace) -> Path:
     if args.file:
-        return Path(args.file).expanduser().resolve()
+        return Path(args.file).expanduser().absolute()  # not resolved: a link is refused, never followed
     root = find_repo_root(Path.cwd())
     if root is None:
         raise CoderError("not inside a git repository; name the file: coder trust PATH/.coder.toml")
-    return repo_config_path(root).resolve()
+    return repo_config_path(root)
 
 
 def _trust(args: argparse.Namespace) -> int:
     if args.list:
         files = trust.trusted_files()
         for name, sha in sorted(files.items()):
-            print(f"{sha[:12]}  {name}")
+            print(visible(f"{sha[:12]}  {name}"))
         if not files:
             print("no trusted files")
         return 0
     path = _target(args)
     if args.revoke:
-        print(f"{'revoked trust in' if trust.revoke(path) else 'was not trusted:'} {path}")
+        print(visible(f"{'revoked trust in' if trust.revoke(path) else 'was not trusted:'} {path}"))
         return 0
     if not path.is_file():
         raise CoderError(f"{path}: no such file")
-    data, raw = read_toml(path)
+    data, raw = read_toml(path, follow_links=False)  # a symbolic link is refused in one line
     settings = parse_file(raw, path)  # refuse to trust a file coder cannot read
     keys = trust.untrusted_keys(settings.profiles)
     enabled = ", ".join(f"{k} = {_value(settings.profiles, k)}" for k in keys) or "nothing beyond the defaults"
     if args.show:
         state = "trusted" if trust.is_trusted(path, data) else "not trusted"
-        print(f"{path} ({state}, sha256 {trust.digest(data)[:12]}): trusting it enables {enabled}")
+        print(visible(f"{path} ({state}, sha256 {trust.digest(data)[:12]}): trusting it enables {enabled}"))
         return 0
     sha = trust.trust(path)
-    print(f"trusted {path} (sha256 {sha[:12]}); enabled: {enabled}")
+    print(visible(f"trusted {path} (sha256 {sha[:12]}); enabled: {enabled}"))
     return 0
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from coder.errors import CoderError
-from coder.fsutil import atomic_write
+from coder.fsutil import atomic_write, clean_stale_temps, file_lock
 
 # The largest file coder reads for an edit, region edits included: the whole text is held,
 # hashed, re-read before writing and diffed, and source files are far smaller than this.
@@ -25,7 +27,8 @@ class FileSnapshot:
     root: Path
     raw: bytes
     text: str
-    crlf: bool  # the file used CRLF: converted back on write
+    crlf: bool  # most lines end in CRLF: the ending new lines get where no neighbour says otherwise
+    endings: tuple[str, ...] = ()  # each line's own ending ("\r\n" or "\n"), restored on write
 
     @property
     def sha256(self) -> str:
@@ -33,8 +36,40 @@ class FileSnapshot:
         return hashlib.sha256(self.raw).hexdigest()
 
     def encode(self, text: str) -> bytes:
-        """``text`` in the file's own line-ending convention."""
-        return (text.replace("\n", "\r\n") if self.crlf else text).encode("utf-8")
+        """``text`` with the file's own line endings, line by line (a mixed file stays mixed).
+
+        A line the edit kept keeps its ending; a changed line takes the ending of the
+        line it replaces, an added one that of the line before it. A line the reply
+        itself ends in CR (``\\r\\n``) keeps it: the diff shows that CR as ``^M``.
+        """
+        if "\r\n" not in self.endings:
+            return text.encode("utf-8")
+        old, new = self.text.split("\n"), text.split("\n")
+        default = "\r\n" if self.crlf else "\n"
+        ends = list(self.endings)
+
+        def end(i: int) -> str:
+            return ends[i] if 0 <= i < len(ends) else default
+
+        new_ends = [default] * (len(new) - 1)
+        for tag, i1, i2, j1, j2 in _opcodes(old, new):
+            for j in range(j1, min(j2, len(new_ends))):
+                if tag == "equal":
+                    new_ends[j] = end(i1 + j - j1)
+                    continue
+                theirs = end(min(i1 + j - j1, i2 - 1)) if tag == "replace" else end(i1 - 1 if i1 else 0)
+                new_ends[j] = "\n" if new[j].endswith("\r") else theirs  # the reply's own CR stays
+        return ("".join(line + e for line, e in zip(new, new_ends, strict=False)) + new[-1]).encode("utf-8")
+
+
+def _split_endings(decoded: str) -> tuple[str, tuple[str, ...]]:
+    """The text with ``\\n`` endings, and each line's original ending."""
+    if "\r\n" not in decoded:
+        return decoded, ()
+    parts = decoded.split("\n")
+    endings = tuple("\r\n" if p.endswith("\r") else "\n" for p in parts[:-1])
+    lines = [p[:-1] if p.endswith("\r") else p for p in parts[:-1]]
+    return "\n".join([*lines, parts[-1]]), endings
 
 
 def resolve_inside(root: Path, path: Path) -> Path:
@@ -78,9 +113,10 @@ def read_snapshot(root: Path, path: Path) -> FileSnapshot:
         decoded = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise CoderError(f"{path}: is not UTF-8 text; coder edits text files only") from None
-    crlf = "\r\n" in decoded
-    text = decoded.replace("\r\n", "\n") if crlf else decoded
-    return FileSnapshot(real, real.relative_to(root.resolve()).as_posix(), root.resolve(), raw, text, crlf)
+    text, endings = _split_endings(decoded)
+    crlf = endings.count("\r\n") * 2 > len(endings)
+    return FileSnapshot(real, real.relative_to(root.resolve()).as_posix(), root.resolve(), raw, text, crlf,
+                        endings)
 
 
 # Above this many line pairs in the changed middle, matching without autojunk can take
@@ -183,7 +219,43 @@ def check_unchanged(snapshot: FileSnapshot) -> None:
         raise CoderError(f"{snapshot.rel}: changed on disk since the edit was requested; not written")
 
 
-def write_edit(snapshot: FileSnapshot, new_text: str) -> None:
-    """Check the file is as it was, then write ``new_text`` atomically."""
+def write_edit(snapshot: FileSnapshot, new_text: str, tmp_dir: Path | None = None) -> None:
+    """Check the file is as it was, then write ``new_text`` atomically (the temp file in ``tmp_dir``)."""
     check_unchanged(snapshot)
-    atomic_write(snapshot.path, snapshot.encode(new_text))
+    atomic_write(snapshot.path, snapshot.encode(new_text), tmp_dir=tmp_dir)
+
+
+APPLY_LOCK_WAIT_S = 30.0  # an apply holds the lock for a re-read, a rename and a commit: well under a second
+
+
+def work_dirs(snapshot: FileSnapshot, git_dir: Path | None) -> tuple[Path, Path]:
+    """(lock file, temp dir) for applying to ``snapshot``: under the repository's git dir, else the cache.
+
+    The temp file of an edit never lands in the work tree, where git would show it
+    untracked after a crash (the cache is used only on the work tree's file system).
+    """
+    if git_dir is not None:
+        return git_dir / "coder-apply.lock", git_dir / "coder-tmp"
+    from coder.paths import cache_dir, ensure
+
+    key = hashlib.sha256(str(snapshot.path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return ensure(cache_dir() / "locks") / f"{key}.lock", cache_dir() / "tmp"
+
+
+@contextlib.contextmanager
+def apply_lock(snapshot: FileSnapshot, git_dir: Path | None) -> Iterator[Path]:
+    """Hold the apply lock from the unchanged-check through the rename and the commit; yields the temp dir.
+
+    One lock per repository (per file without git): a second edit waits for the first,
+    then finds the file changed and refuses in one line, so neither is silently lost.
+    Temp files a killed coder left behind are removed once the lock is held.
+    """
+    lock, tmp_dir = work_dirs(snapshot, git_dir)
+    try:
+        with file_lock(lock, timeout=APPLY_LOCK_WAIT_S):
+            clean_stale_temps(tmp_dir)
+            clean_stale_temps(snapshot.path.parent, snapshot.path.name)  # written next to it before
+            yield tmp_dir
+    except TimeoutError:
+        raise CoderError(f"{snapshot.rel}: another coder edit of this repository has been applying for more "
+                         f"than {APPLY_LOCK_WAIT_S:.0f} s ({lock} is locked); not written") from None

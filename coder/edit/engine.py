@@ -22,7 +22,7 @@ from git import Repo
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES, auto, gitops
-from coder.edit.apply import FileSnapshot, check_unchanged, read_snapshot, unified_diff, write_edit
+from coder.edit.apply import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.budget import plan_budget
 from coder.edit.check import PARSE_LOCK, check_result
 from coder.edit.guard import DriftGuard
@@ -314,6 +314,12 @@ class EditEngine:
         snap = proposal.request.snapshot
         if not proposal.changed:
             return ApplyResult(snap.rel, False, notes=["the model made no changes; nothing written"])
+        git_dir = Path(self.repo.git_dir) if self.repo is not None else None
+        with apply_lock(snap, git_dir) as tmp_dir:  # an edit applied meanwhile is seen, never reverted
+            return self._apply_locked(proposal, tmp_dir)
+
+    def _apply_locked(self, proposal: EditProposal, tmp_dir: Path) -> ApplyResult:
+        snap = proposal.request.snapshot
         check_unchanged(snap)
         if self.repo is not None:
             gitops.check_usable(self.repo)  # git broke since prepare: write nothing
@@ -335,7 +341,7 @@ class EditEngine:
                 commit = False
                 notes.append(f"{snap.rel} had uncommitted changes: edit written without a commit "
                              "(snapshot_dirty = false)")
-        write_edit(snap, proposal.new)
+        write_edit(snap, proposal.new, tmp_dir)
         sha = None
         if commit and self.repo is not None:
             sha = gitops.commit_edit(self.repo, snap.rel, proposal.request.instruction)

@@ -1,7 +1,9 @@
 """Git side of an edit (gitpython): snapshot the user's changes, commit the edit, undo it.
 
 Commits touch only the edited path (``git commit --only``), so whatever else the user
-has staged or modified stays exactly as it was. Coder's commits are recognised by a
+has staged or modified stays exactly as it was. Every git command runs with
+``GIT_LITERAL_PATHSPECS=1``: a file named ``*.py`` or ``:(glob)x`` is that one file,
+never a pattern that stages the user's other files. Coder's commits are recognised by a
 trailer, never by guessing from the message alone.
 """
 
@@ -35,9 +37,15 @@ def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
     except Exception as exc:  # noqa: BLE001 - gitpython parses .git itself; a broken one raises many types
         raise CoderError(f"git cannot use the repository at {where}: {_first_line(str(exc))}"
                          f"{_NO_GIT_HINT}") from None
+    literal_paths(repo)
     if check:
         check_usable(repo)
     return repo
+
+
+def literal_paths(repo: git.Repo) -> None:
+    """Make every path coder hands git through ``repo`` literal (no globs, no ``:(magic)``)."""
+    repo.git.update_environment(GIT_LITERAL_PATHSPECS="1")
 
 
 _NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"

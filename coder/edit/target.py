@@ -77,7 +77,8 @@ def _check(root: Path, repo: git.Repo | None, path: Path, allow_ignored: bool) -
 def _ignored(repo: git.Repo, rel: str) -> bool:
     """git's own verdict; a tracked file is never ignored, whatever .gitignore says."""
     try:
-        repo.git.execute(["git", "check-ignore", "-q", "--", rel])
+        # check-ignore takes path names, never patterns, and refuses the literal-pathspec switch
+        repo.git.execute(["git", "check-ignore", "-q", "--", rel], env={"GIT_LITERAL_PATHSPECS": "0"})
     except git.GitCommandError as exc:
         if exc.status == 1:
             return False

@@ -8,7 +8,7 @@ server is either the ReplayServer test double serving the recorded greet edit in
 process (``--server replay``: coder's own cost only, 500 edits in minutes) or the real
 llama-server with the demo model (``--server demo``).
 
-Memory is sampled after a warm-up (``--warmup`` edits: imports, lexers, caches filled), then
+Memory is sampled after a warm-up (``--warmup`` edits, 50: imports, lexers, bounded caches filled), then
 every ``--every`` edits. Targets (issue 21): RSS grows less than 10 % from the warm-up sample
 to the end; file descriptors and threads return to the warm-up count.
 
@@ -49,16 +49,16 @@ def sample(edits: int, started: float) -> dict[str, Any]:
 
 def replay_server() -> tuple[subprocess.Popen[str], Any]:
     """The ReplayServer test double in its own process, serving the greet edit whatever the prompt."""
-    from coder.session.replay import HttpRecording
+    from coder.testing.replay import HttpRecording
 
-    proc = subprocess.Popen([sys.executable, "-m", "coder.session.replay", str(RECORDING), "--loose", "--cycle"],
+    proc = subprocess.Popen([sys.executable, "-m", "coder.testing.replay", str(RECORDING), "--loose", "--cycle"],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     return proc, HttpRecording.load(RECORDING).server_info(proc.stdout.readline().strip())
 
 
 async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
-               trace: bool = False) -> list[dict[str, Any]]:
+               trace: int = 0) -> list[dict[str, Any]]:
     from ui_support import GREET_DOCSTRING
 
     from coder import config, conversations
@@ -99,7 +99,7 @@ async def soak(repo: Path, server: Any, edits: int, warmup: int, every: int,
                 samples.append(sample(i, started))
                 print(json.dumps(samples[-1]), flush=True)
             if trace and i == warmup:
-                tracemalloc.start(8)
+                tracemalloc.start(trace)
                 first = tracemalloc.take_snapshot()
         if trace:
             print_growth(first)
@@ -124,7 +124,7 @@ async def reviewed(app: Any, review: type, i: int) -> bool:
 
 def print_growth(first: tracemalloc.Snapshot) -> None:
     """Where the memory that stayed after the warm-up was allocated (largest first)."""
-    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:8]:
+    for stat in tracemalloc.take_snapshot().compare_to(first, "traceback")[:12]:
         print(f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
         for line in stat.traceback.format()[-6:]:
             print("    " + line)
@@ -134,10 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", choices=("replay", "demo"), default="replay")
     parser.add_argument("--edits", type=int, default=500)
-    parser.add_argument("--warmup", type=int, default=20, help="edits before the baseline sample")
+    # the baseline comes once the TUI's bounded caches are full: the transcript's 512-row strip cache and
+    # its 32 whole-block colourings (transcript.STRIP_CACHE_ROWS, STYLED_BLOCKS_KEPT) fill in ~35 edits
+    parser.add_argument("--warmup", type=int, default=50, help="edits before the baseline sample")
     parser.add_argument("--every", type=int, default=50, help="sample every N edits")
     parser.add_argument("--out", type=Path, help="write the samples and verdict as JSON here")
-    parser.add_argument("--trace", action="store_true", help="tracemalloc from the warm-up on: print what grew")
+    parser.add_argument("--trace", type=int, nargs="?", const=8, default=0, metavar="FRAMES",
+                        help="tracemalloc (FRAMES deep, default 8) from the warm-up on: print what grew")
     args = parser.parse_args(argv)
     from ui_support import SCENARIOS, make_repo
 

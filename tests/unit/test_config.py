@@ -29,9 +29,9 @@ def test_repo_file_overrides_user_file(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize(("body", "message"), [
-    ('[profiles.a]\nengine = "tgi"\n', "profiles.a.engine = 'tgi': expected 'llama.cpp'"),
-    ('[profiles.a]\n[profiles.a.k_by_class]\nchat = 3\n', "profiles.a.k_by_class: unknown key 'chat': expected 'full'"),
-    ('default_profile = "nope"\n', "no profile named 'nope'"),
+    ('[profiles.a]\nengine = "tgi"\n', "profiles.a.engine: got a string of 3 characters, expected 'llama.cpp'"),
+    ('[profiles.a]\n[profiles.a.k_by_class]\nchat = 3\n', "profiles.a.k_by_class: unknown key chat: expected 'full'"),
+    ('default_profile = "nope"\n', "default_profile names no profile that exists"),
     ("[profiles.a\n", "not valid TOML"),
 ])
 def test_bad_config_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str,

@@ -17,27 +17,29 @@ from coder import config
 from coder.cli.main import main
 from coder.errors import CoderError
 
-# (TOML body, key named in the error, value as shown, expected-text fragment)
+# (TOML body, key named in the error, the value as shown (its kind: never the value itself), expected text)
+S2, S3, S5 = (f"a string of {n} characters" for n in (2, 3, 5))
 CASES = [
-    ("profiles = 3\n", "profiles", "3", "expected a valid dictionary"),
-    ("[profiles.demo]\nk_by_class = 3\n", "profiles.demo.k_by_class", "3", "expected a valid dictionary"),
-    ('[profiles.demo]\nk = "seven"\n', "profiles.demo.k", "'seven'", "expected a valid integer"),
-    ("[profiles.demo]\nspec_type = 5\n", "profiles.demo.spec_type", "5", "expected a valid string"),
-    ('[profiles.demo]\nport = "abc"\n', "profiles.demo.port", "'abc'", "expected a valid integer"),
-    ("[profiles.demo]\nport = 70000\n", "profiles.demo.port", "70000", "less than or equal to 65535"),
-    ("[profiles.demo]\nctx = -5\n", "profiles.demo.ctx", "-5", "expected greater than 0"),
-    ("[profiles.demo]\nk = 7.5\n", "profiles.demo.k", "7.5", "expected a valid integer"),
-    ("[profiles.demo]\nk = -1\n", "profiles.demo.k", "-1", "greater than or equal to 0"),
-    ('snapshot_dirty = "no"\n', "snapshot_dirty", "'no'", "expected a valid boolean"),
-    ('[profiles.demo]\nadaptive_k = "yes"\n', "profiles.demo.adaptive_k", "'yes'", "expected a valid boolean"),
-    ('[profiles.demo]\nextra_args = "--foo"\n', "profiles.demo.extra_args", "'--foo'", "expected a valid list"),
-    ('[profiles.demo]\nengine = "tgi"\n', "profiles.demo.engine", "'tgi'", "expected 'llama.cpp'"),
-    ('[profiles.demo]\nspec_type = "draft-magic"\n', "profiles.demo.spec_type", "'draft-magic'", "expected one of"),
+    ("profiles = 3\n", "profiles", "an integer", "expected a valid dictionary"),
+    ("[profiles.demo]\nk_by_class = 3\n", "profiles.demo.k_by_class", "an integer", "expected a valid dictionary"),
+    ('[profiles.demo]\nk = "seven"\n', "profiles.demo.k", S5, "expected a valid integer"),
+    ("[profiles.demo]\nspec_type = 5\n", "profiles.demo.spec_type", "an integer", "expected a valid string"),
+    ('[profiles.demo]\nport = "abc"\n', "profiles.demo.port", S3, "expected a valid integer"),
+    ("[profiles.demo]\nport = 70000\n", "profiles.demo.port", "an integer", "less than or equal to 65535"),
+    ("[profiles.demo]\nctx = -5\n", "profiles.demo.ctx", "an integer", "expected greater than 0"),
+    ("[profiles.demo]\nk = 7.5\n", "profiles.demo.k", "a number", "expected a valid integer"),
+    ("[profiles.demo]\nk = -1\n", "profiles.demo.k", "an integer", "greater than or equal to 0"),
+    ('snapshot_dirty = "no"\n', "snapshot_dirty", S2, "expected a valid boolean"),
+    ('[profiles.demo]\nadaptive_k = "yes"\n', "profiles.demo.adaptive_k", S3, "expected a valid boolean"),
+    ('[profiles.demo]\nextra_args = "--foo"\n', "profiles.demo.extra_args", S5, "expected a valid list"),
+    ('[profiles.demo]\nengine = "tgi"\n', "profiles.demo.engine", S3, "expected 'llama.cpp'"),
+    ('[profiles.demo]\nspec_type = "draft-magic"\n', "profiles.demo.spec_type", "a string of 11 characters",
+     "expected one of"),
     ('[profiles.demo]\nspec_type = "ngram-mod,draft-nope"\n', "profiles.demo.spec_type",
-     "'ngram-mod,draft-nope'", "comma chain"),
-    ('[profiles.demo]\nflash_attn = "maybe"\n', "profiles.demo.flash_attn", "'maybe'", "expected 'on'"),
+     "a string of 10 characters", "comma chain"),
+    ('[profiles.demo]\nflash_attn = "maybe"\n', "profiles.demo.flash_attn", S5, "expected 'on'"),
     ('[profiles."../x"]\nk = 1\n', "profiles", "'../x'", "expected a profile name"),
-    ("[profiles.demo]\nk_by_class = { full = 2.5 }\n", "profiles.demo.k_by_class.full", "2.5",
+    ("[profiles.demo]\nk_by_class = { full = 2.5 }\n", "profiles.demo.k_by_class.full", "a number",
      "expected a valid integer"),
 ]
 BAD_UTF8 = b'[profiles.demo]\nmodel = "caf\xe9"\n'
@@ -64,12 +66,12 @@ def test_bad_value_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert err[0].startswith(f"coder: error: {path}")
-    assert (f"{key} = {shown}" in err[0] or f"{key}.{shown}" in err[0]) and expected in err[0], err[0]
+    assert (f"{key}: got {shown}" in err[0] or f"{key}.{shown}" in err[0]) and expected in err[0], err[0]
     # doctor reports the same line as a failed check (no more "all ok" with k = "seven")
     assert main(["doctor", "--json"]) == 1
     checks = json.loads(capsys.readouterr().out)
     assert checks[0]["name"] == "config" and checks[0]["ok"] is False
-    assert f"{key} = {shown}" in checks[0]["detail"] or f"{key}.{shown}" in checks[0]["detail"]
+    assert f"{key}: got {shown}" in checks[0]["detail"] or f"{key}.{shown}" in checks[0]["detail"]
 
 
 @pytest.mark.parametrize("where", ["user", "repo"])
@@ -94,7 +96,7 @@ def test_good_values_load_with_their_types(tmp_path: Path, monkeypatch: pytest.M
 
 def test_command_line_overrides_use_the_same_schema() -> None:
     demo = config.builtin_profiles()["demo"]
-    with pytest.raises(CoderError, match=r"profile 'demo': k = -2: expected greater than or equal to 0"):
+    with pytest.raises(CoderError, match=r"profile 'demo': k: got an integer, expected greater than or equal to 0"):
         demo.with_overrides(k=-2)
-    with pytest.raises(CoderError, match=r"port = 0: expected greater than or equal to 1"):
+    with pytest.raises(CoderError, match=r"port: got an integer, expected greater than or equal to 1"):
         demo.with_overrides(port=0)

@@ -123,9 +123,9 @@ def test_status_json_says_redacted_like_every_other_place() -> None:
 
 
 @pytest.mark.parametrize(("toml", "message"), [
-    ("k = 99999999999999999999", "profiles.demo.k = 99999999999999999999: expected less than or equal to 64"),
-    ("k_by_class = {foo = 3}", "profiles.demo.k_by_class: unknown key 'foo': expected 'full', 'region' or"),
-    ("k_by_class = {full = 1000}", "profiles.demo.k_by_class.full = 1000: expected less than or equal to 64"),
+    ("k = 99999999999999999999", "profiles.demo.k: got an integer, expected less than or equal to 64"),
+    ("k_by_class = {foo = 3}", "profiles.demo.k_by_class: unknown key foo: expected 'full', 'region' or"),
+    ("k_by_class = {full = 1000}", "profiles.demo.k_by_class.full: got an integer, expected less than or equal to 64"),
 ])
 def test_k_values_are_bounded_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str,
                                         message: str) -> None:

@@ -170,7 +170,7 @@ def test_an_endless_event_is_refused() -> None:
     ("junk", "not JSON"),
     ("garbage", "not server-sent events"),
     ("error", "slot crashed"),
-    ("stall", "sent nothing for 1 s mid-reply"),
+    ("stall", "sent no token for 1 s mid-reply"),
     ("kill", "backend gone mid-reply"),
 ])
 def test_a_server_going_wrong_mid_reply_is_one_line_within_the_idle_timeout(fault: Fault, needle: str) -> None:
@@ -191,7 +191,7 @@ def test_a_server_going_wrong_mid_reply_is_one_line_within_the_idle_timeout(faul
 
 
 @pytest.mark.parametrize(("fault", "needle"), [
-    ("stall", "sent nothing for 2 s"),
+    ("stall", "sent no token for 2 s"),
     ("kill", "backend gone mid-reply"),
     ("junk", "not JSON"),
 ])

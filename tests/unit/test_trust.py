@@ -25,7 +25,7 @@ REPO_TOML = '''default_profile = "evil"
 model = "demo"
 spec_type = "ngram-mod"
 k = 4
-binary = "bin/tool.sh"
+binary = "{binary}"
 host = "0.0.0.0"
 extra_args = ["--threads", "2"]
 '''
@@ -34,7 +34,9 @@ extra_args = ["--threads", "2"]
 def _evil_repo(tmp_path: Path) -> tuple[Path, Path]:
     root = tmp_path / "cloned"
     marker = tmp_path / "MARKER"
-    make_repo(root, {"bin/tool.sh": TOOL.format(marker=marker), ".coder.toml": REPO_TOML})
+    # a trusted repository names its program by an absolute path (a relative one is refused)
+    make_repo(root, {"bin/tool.sh": TOOL.format(marker=marker),
+                     ".coder.toml": REPO_TOML.format(binary=root / "bin" / "tool.sh")})
     tool = root / "bin" / "tool.sh"
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     return root, marker
@@ -75,7 +77,7 @@ def test_trusted_file_applies_until_it_changes(tmp_path: Path, monkeypatch: pyte
     host = [c for c in json.loads(doctor.stdout) if c["name"] == "host"]
     assert doctor.returncode == 1 and host and host[0]["ok"] is False and "--expose" in host[0]["detail"]
     # any edit withdraws the trust
-    (root / ".coder.toml").write_text(REPO_TOML + "\n# changed\n")
+    (root / ".coder.toml").write_text(REPO_TOML.format(binary=root / "bin" / "tool.sh") + "\n# changed\n")
     monkeypatch.setenv("CODER_HOME", str(home))
     cfg = config.load(root)
     assert cfg.profile().binary is None and cfg.profile().host == "127.0.0.1" and cfg.ignored

@@ -76,6 +76,6 @@ def test_an_impossible_model_path_is_one_line(home: Path, model: str) -> None:
     user.parent.mkdir(parents=True)
     escaped = model.replace("\0", "\\u0000")
     user.write_text(f'[profiles.demo]\nmodel = "{escaped}"\n')
-    with pytest.raises(CoderError, match=r"profiles\.demo\.model = .*expected a path") as err:
+    with pytest.raises(CoderError, match=r"profiles\.demo\.model: got a string of .*expected a path") as err:
         config.load(None)
     assert "\n" not in str(err.value)

@@ -75,6 +75,11 @@ class Capabilities:
 def find_binary(profile: Profile) -> Path:
     """Profile's binary, else coder's own build, else ``llama-server`` on PATH."""
     if profile.binary:
+        if "/" not in profile.binary:  # a bare name is a command on PATH, never a file in the cwd
+            found = shutil.which(profile.binary)
+            if found is None:
+                raise CoderError(f"llama-server binary not found: {profile.binary} is not on PATH")
+            return Path(found)
         path = Path(profile.binary).expanduser()
         if not path.is_file():
             raise CoderError(f"llama-server binary not found: {path}")

@@ -102,8 +102,10 @@ class LlamaCppWarmSender:
         try:
             with self._http.stream("POST", "/completion", json=body) as resp:
                 if resp.status_code != 200:
-                    resp.read()
-                    raise CoderError(f"/completion answered {resp.status_code}: {one_line(resp.text, 100)}")
+                    from coder.backends.runtime.http import read_capped
+
+                    text = read_capped(resp, 4096).decode("utf-8", "replace")
+                    raise CoderError(f"/completion answered {resp.status_code}: {one_line(text, 100)}")
                 for line in resp.iter_lines():
                     if cancelled():
                         raise Cancelled  # leaving the block closes the stream: the server cancels it

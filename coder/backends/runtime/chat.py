@@ -11,9 +11,19 @@ engine adapter's business (:meth:`EngineAdapter.request_extras`). On llama.cpp,
 chunk and ``stream_options.include_usage`` adds a final usage chunk that carries
 the final ``timings``.
 
-Timeouts: the response headers may take the whole ``timeout`` (llama.cpp sends them with its
-first result, after the prompt is processed); once the body streams, ``idle_timeout`` seconds
-without a byte end the request with one line.
+Time limits, each ending the request with one line:
+
+- the response headers must come within :func:`headers_deadline` seconds: a few seconds plus
+  the prompt at a floor prefill rate (llama.cpp sends them with its first result, a prompt
+  progress event when asked for one), never ``timeout``'s ten minutes for a small prompt;
+- once the body streams, ``idle_timeout`` seconds without a token (content or prompt
+  progress) end it: bytes that carry none, such as ``: keepalive`` comments, do not count;
+- the whole request has a deadline: the headers' allowance plus ``max_tokens`` at a floor
+  decode rate, so a server that trickles forever is stopped too.
+
+Nothing a server sends is held unbounded: an error body is read up to 4 KiB, an event up to
+:data:`~coder.backends.runtime.sse.MAX_EVENT_BYTES`, and the reply up to ``max_tokens`` times
+:data:`MAX_CHARS_PER_TOKEN` characters.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import time
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol, overload
 
+from coder.backends.runtime.http import read_capped
 from coder.backends.runtime.sse import ChunkReader, EventSplitter, error_text, preview
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
@@ -31,7 +42,13 @@ from coder.telemetry.stats import Chunk, Reply, RequestStats
 if TYPE_CHECKING:
     import httpx
 
-STREAM_IDLE_S = 30.0  # seconds without a byte, once the reply streams, before coder gives up
+STREAM_IDLE_S = 30.0  # seconds without a token, once the reply streams, before coder gives up
+HEADERS_S = 20.0  # the headers' allowance for an empty prompt (connect included)
+FLOOR_PREFILL_TPS = 40.0  # prompt tokens per second no working server falls below (2 busy CPU cores: ~100)
+FLOOR_DECODE_TPS = 2.0  # output tokens per second likewise (the same box decodes 1.5B at ~10)
+CHARS_PER_TOKEN = 3.0  # a prompt's size in tokens, estimated from its characters (code: 3-4)
+MAX_CHARS_PER_TOKEN = 128  # no vocabulary's token is longer: more text per asked-for token is junk
+ERROR_BODY_BYTES = 4096  # what an error or wrong-kind answer is read to (the rest is never held)
 IDLE_SHOWN_AFTER_S = 3.0  # a pause shorter than this is ordinary (a long verification step, a busy box)
 
 
@@ -52,6 +69,17 @@ def idle_note(idle: float, limit: float | None = None) -> str | None:
         return None
     limit = stream_idle_s() if limit is None else limit
     return f"no token for {idle:.0f} s, giving up in {max(0.0, limit - idle):.0f} s"
+
+
+def headers_deadline(messages: list[dict[str, str]]) -> float:
+    """Seconds the response headers may take: :data:`HEADERS_S` plus the prompt at the floor prefill rate."""
+    chars = sum(len(m.get("content", "")) for m in messages)
+    return HEADERS_S + chars / CHARS_PER_TOKEN / FLOOR_PREFILL_TPS
+
+
+def overall_deadline(messages: list[dict[str, str]], max_tokens: int) -> float:
+    """Seconds the whole request may take: the headers' allowance plus ``max_tokens`` at the floor decode rate."""
+    return headers_deadline(messages) + max_tokens / FLOOR_DECODE_TPS
 
 
 class RequestExtras(Protocol):
@@ -163,13 +191,15 @@ class ChatClient:
         stats = RequestStats(k_cap=k_cap)
         reader = ChunkReader(stats, progress=progress)
         client = _pool(self.base_url)
+        to_headers = min(self.timeout, headers_deadline(messages))
         request = client.build_request("POST", self.url, json=body, headers=self._headers,
-                                       timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 10.0)))
+                                       timeout=httpx.Timeout(to_headers, connect=min(to_headers, 10.0)))
         start = time.monotonic()
         try:
             response = client.send(request, stream=True)
         except httpx.TimeoutException:
-            raise CoderError(f"backend did not answer within {self.timeout:.0f} s") from None
+            raise CoderError(f"backend did not answer within {to_headers:.0f} s (no response headers; "
+                             "is it stuck, or not an inference server?)") from None
         except httpx.HTTPError as exc:
             raise CoderError(f"backend unreachable: {exc}") from None
         try:
@@ -178,16 +208,9 @@ class ChatClient:
             timeouts = request.extensions.get("timeout")
             if isinstance(timeouts, dict):
                 timeouts["read"] = self.idle_timeout
-            splitter = EventSplitter()
-            for data in response.iter_bytes():
-                payloads = splitter.feed(data)
-                if payloads:
-                    yield from reader.read(payloads, time.monotonic() - start)
-                    if reader.done:
-                        break
+            yield from self._events(response, reader, start, max_tokens, overall_deadline(messages, max_tokens))
         except httpx.TimeoutException:
-            raise CoderError(f"the server sent nothing for {self.idle_timeout:.0f} s mid-reply "
-                             f"(stream idle timeout, {stats.chunks} tokens in)") from None
+            raise CoderError(self._idle_line(stats)) from None
         except (httpx.RemoteProtocolError, httpx.ReadError):
             raise CoderError(_gone(stats)) from None
         except httpx.HTTPError as exc:
@@ -199,6 +222,34 @@ class ChatClient:
         yield Reply(text, stats)
 
 
+    def _idle_line(self, stats: RequestStats) -> str:
+        return (f"the server sent no token for {self.idle_timeout:.0f} s mid-reply "
+                f"(stream idle timeout, {stats.chunks} tokens in)")
+
+    def _events(self, response: httpx.Response, reader: ChunkReader, start: float, max_tokens: int,
+                deadline: float) -> Generator[Chunk | PromptProgress, None, None]:
+        """The stream's updates until ``[DONE]``; the idle timer counts tokens, not bytes."""
+        splitter = EventSplitter()
+        last_token = start
+        max_chars = max_tokens * MAX_CHARS_PER_TOKEN + ERROR_BODY_BYTES
+        for data in response.iter_bytes():
+            now = time.monotonic()
+            payloads = splitter.feed(data)
+            for update in reader.read(payloads, now - start) if payloads else ():
+                last_token = now
+                yield update
+            if reader.done:
+                return
+            if now - last_token > self.idle_timeout:  # bytes came (a keep-alive comment), no token did
+                raise CoderError(self._idle_line(reader.stats))
+            if now - start > deadline:
+                raise CoderError(f"the reply took more than {deadline:.0f} s (the deadline for {max_tokens} tokens "
+                                 f"at {FLOOR_DECODE_TPS:g} tok/s, the slowest a working server decodes)")
+            if reader.chars > max_chars:
+                raise CoderError(f"the server sent more than {max_chars:,} characters for {max_tokens} tokens "
+                                 "asked for; not a reply")
+
+
 def _gone(stats: RequestStats) -> str:
     return (f"backend gone mid-reply: the server closed the connection after {stats.chunks} tokens "
             "(it stopped or crashed)")
@@ -207,10 +258,10 @@ def _gone(stats: RequestStats) -> str:
 def _check_response(response: httpx.Response) -> None:
     """One line for a refusal (status >= 400) or an answer that is not an event stream."""
     if response.status_code >= 400:
-        raw = response.read()[:4096]
+        raw = read_capped(response, ERROR_BODY_BYTES)
         raise CoderError(f"backend refused the request ({response.status_code}): {error_text(raw)}")
     ctype = response.headers.get("content-type", "")
     if "event-stream" not in ctype:
-        raw = response.read()[:4096]
+        raw = read_capped(response, ERROR_BODY_BYTES)
         raise CoderError(f"backend answered {ctype or 'without a content type'} instead of an event stream: "
                          f"{preview(raw)}")

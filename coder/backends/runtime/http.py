@@ -32,3 +32,13 @@ def make_client(base_url: str, *, headers: dict[str, str] | None = None, timeout
     verify: ssl.SSLContext | bool = _tls() if base_url.startswith("https:") else False
     limits = httpx.Limits(max_keepalive_connections=keepalive) if keepalive is not None else httpx.Limits()
     return httpx.Client(base_url=base_url, headers=headers, timeout=timeout, verify=verify, limits=limits)
+
+
+def read_capped(response: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of a streamed ``response``'s body: the rest is never read into memory."""
+    out = bytearray()
+    for data in response.iter_bytes():
+        out += data
+        if len(out) >= limit:
+            break
+    return bytes(out[:limit])

@@ -102,6 +102,9 @@ class ServerInfo:
 
 
 JSONShape = type[list[object]] | type[dict[str, object]]
+# The largest non-streaming answer read (/props, /slots, /metrics, /tokenize, /v1/models): real ones
+# are kilobytes (/tokenize of a whole 16k-token prompt ~120 KB); the body is streamed and cut here
+MAX_ANSWER_BYTES = 4 * 2**20
 
 
 def _body(where: str, resp: httpx.Response, json_body: bool) -> str:
@@ -182,20 +185,32 @@ class ServerAPI:
         self.close()
 
     def get(self, path: str) -> httpx.Response:
-        """GET ``path``; unreachable servers raise a one-line CoderError."""
-        import httpx  # already loaded by __init__
-
-        try:
-            return self._http.get(path)
-        except httpx.HTTPError as exc:
-            raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
+        """GET ``path``, its body read up to :data:`MAX_ANSWER_BYTES`; problems are one CoderError line."""
+        return self._capped("GET", path, None)
 
     def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
-        """POST JSON ``body`` to ``path``; unreachable servers raise a one-line CoderError."""
+        """POST JSON ``body`` to ``path``, the answer read like :meth:`get`'s."""
+        return self._capped("POST", path, body)
+
+    def _capped(self, method: str, path: str, body: Mapping[str, object] | None) -> httpx.Response:
+        """The answer with its body read, streamed and stopped at :data:`MAX_ANSWER_BYTES` (never held whole)."""
         import httpx  # already loaded by __init__
 
         try:
-            return self._http.post(path, json=body)
+            with self._http.stream(method, path, json=body) as resp:
+                declared = resp.headers.get("content-length", "")
+                too_big = declared.isdigit() and int(declared) > MAX_ANSWER_BYTES
+                data = bytearray()
+                for chunk in () if too_big else resp.iter_bytes():
+                    data += chunk
+                    if len(data) > MAX_ANSWER_BYTES:
+                        too_big = True
+                        break
+                if too_big:
+                    raise CoderError(f"{self.url}{path} answered more than {MAX_ANSWER_BYTES // 2**20} MiB; "
+                                     "no answer of that endpoint is that large (not read further)")
+                return httpx.Response(resp.status_code, headers=resp.headers, content=bytes(data),
+                                      request=resp.request)
         except httpx.HTTPError as exc:
             raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
 
@@ -204,7 +219,8 @@ class ServerAPI:
         import httpx  # already loaded by __init__
 
         try:
-            return self._http.get("/health").status_code
+            with self._http.stream("GET", "/health") as resp:  # the status is the answer: no body is read
+                return resp.status_code
         except httpx.HTTPError:
             return None
 

@@ -110,6 +110,7 @@ class ChunkReader:
         self.progress = progress
         self.done = False
         self.parts: list[str] = []  # all content, joined once at the end
+        self.chars = 0  # characters of content so far (the caller bounds it)
         self._timings: Mapping[str, object] | None = None
         self._draft_n = 0
 
@@ -185,6 +186,7 @@ class ChunkReader:
                predicted: object) -> Chunk:
         text = texts[0] if count == 1 else "".join(texts)
         self.parts.append(text)
+        self.chars += len(text)
         per_type = by_type(timings) if timings is not None and "draft_by_type" in timings else None
         draft_n = _int(timings.get("draft_n")) if timings is not None else None
         accepted = _int(timings.get("draft_n_accepted")) if timings is not None else None

@@ -14,10 +14,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Log, ProgressBar, Static
+from textual.widgets import Button, Log, ProgressBar, Static
 
 from coder.ui.screens import messages as sm
 from coder.ui.screens.host import ScreenHost, host
+from coder.ui.widgets.status.footer import KeyFooter
 
 if TYPE_CHECKING:
     from coder.backends.engines.base import Check
@@ -112,7 +113,7 @@ class BackendScreen(Screen[None]):
                 yield Static(checks_table([]), id="doctor-checks")
         yield Static("Server log", classes="title", id="log-title")
         yield Log(id="backend-log", max_lines=5000)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Show the last doctor run and follow the live server."""

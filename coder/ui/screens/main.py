@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from coder.session import events as ev
@@ -26,6 +26,7 @@ from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.spec.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
+from coder.ui.widgets.status.footer import KeyFooter
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
@@ -66,7 +67,7 @@ class MainScreen(Screen[None]):
             yield SpecPanel(id="spec")
         yield Static("", id="too-small")
         yield BackendBar(id="backend-bar")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def transcript(self) -> Transcript:
@@ -286,10 +287,17 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
+        from coder.edit.plan_result import PlanProposal
+        from coder.textsafe import added_hidden
+
         scope = proposal.scope
+        lines = [scope.refusal()] if scope is not None and not scope.ok else []
+        parts = proposal.files if isinstance(proposal, PlanProposal) else [proposal]
+        if hidden := [h for p in parts for h in added_hidden(p.request.snapshot.text, p.new)]:  # <U+XXXX> in the diff
+            lines.append(f"adds invisible or control code points: {', '.join(hidden[:6])}")
         self.app.push_screen(ReviewScreen(proposal.diff, proposal.rel, reviewing=True,
                                           flagged=scope.hunk_flags(proposal.diff) if scope else None,
-                                          unexplained=scope.refusal() if scope else "",
+                                          unexplained="; ".join(lines),
                                           checked="; ".join(c.line() for c in proposal.checks)), decided)
 
     @on(sl.DiffReady)

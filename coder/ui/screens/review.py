@@ -9,9 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from coder.ui.widgets.review.diff_view import DiffView
+from coder.ui.widgets.status.footer import KeyFooter
 
 
 class ReviewScreen(ModalScreen[bool]):
@@ -48,7 +49,7 @@ class ReviewScreen(ModalScreen[bool]):
                 yield Static(f"✓ {self.checked}", id="review-checks", markup=False)
             yield DiffView(self.diff, self.path or "diff.txt", id="review-diff", flagged=self.flagged)
             yield Static("", id="review-bar")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the diff."""

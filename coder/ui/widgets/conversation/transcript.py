@@ -29,6 +29,13 @@ _INLINE_CODE = re.compile(r"`[^`\n]+`")
 # Whole-block lexing (multi-line strings coloured right) costs ~0.12 ms per line and grows faster
 # than the block (3,000 lines: ~0.45 s); it runs on the UI thread when the fence closes.
 BLOCK_LEX_MAX_LINES = 400
+# What the transcript keeps per item beyond its text is bounded: every cached row drags along
+# Textual's per-strip caches (offsets, crops, the compositor's cuts: several KB a row), so the
+# row cache covers a dozen screens of scroll-back, not the whole session; and whole-block
+# colours (a Rich Text per code line) are kept for the latest blocks only: an older block,
+# scrolled back to, is coloured line by line (multi-line strings may then differ in colour)
+STRIP_CACHE_ROWS = 512
+STYLED_BLOCKS_KEPT = 32
 KINDS = ("user", "assistant", "code", "fence", "note", "error")
 
 
@@ -64,7 +71,8 @@ class Transcript(ScrollView, can_focus=True):
         self._rows: list[tuple[int, int]] = []  # (line index, row within that line)
         self._first_row: list[int] = []  # first row of each line
         self._wrap_width = 0
-        self._strips: LRUCache[tuple[int, int, int], Strip] = LRUCache(2048)
+        self._strips: LRUCache[tuple[int, int, int], Strip] = LRUCache(STRIP_CACHE_ROWS)
+        self._styled_blocks: list[list[Line]] = []  # the latest blocks that hold whole-block colours
         self._styles: dict[str, Style] = {}
         self._in_code = False
         self._code_lang: str | None = None
@@ -138,6 +146,7 @@ class Transcript(ScrollView, can_focus=True):
     def clear(self) -> None:
         """Remove everything."""
         self._lines.clear()
+        self._styled_blocks.clear()
         self._rows.clear()
         self._first_row.clear()
         self._strips.clear()
@@ -188,6 +197,10 @@ class Transcript(ScrollView, can_focus=True):
         for line, text in zip(code, styled, strict=False):
             line.styled = text
             line.version += 1
+        self._styled_blocks.append(code)
+        if len(self._styled_blocks) > STYLED_BLOCKS_KEPT:
+            for old in self._styled_blocks.pop(0):
+                old.styled = None  # same key (version kept): a cached row stays as it was painted
 
     # ---- layout ---------------------------------------------------------------------------
 
