@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from coder.backends.engines.base import adapter_for
+from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import chat
 from coder.backends.runtime.chat import ChatClient
 from coder.backends.runtime.server import MAX_ANSWER_BYTES, ServerAPI
