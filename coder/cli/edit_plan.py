@@ -26,7 +26,7 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     err = sys.stderr
     print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
     for step in prepared.plan.steps:
-        print(f"coder:   {step.rel} {step.label}: {step.why} ({step.how})", file=err)
+        print(f"coder:   {step.rel} {step.label}: {step.why} ({step.done_by(prepared.plan.kind)})", file=err)
     proposal = _stream(engine, prepared, err)
     result.update(proposal.to_json())
     for line in proposal.review_lines()[1:]:
