@@ -67,8 +67,15 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
     if why is not None:
         return replace(plan, notes=(*plan.notes, f"scope analysis: ambiguous ({why}): each region asks the model"))
     renamed = {rel: rename_tokens(texts[rel], plan.renames) for rel in plan.files}
-    steps = tuple(replace(s, how="mechanical", text=line_span(renamed[s.rel], s.start, s.end)) for s in plan.steps)
-    return replace(plan, steps=steps, reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
+    steps = [replace(s, how="mechanical", text=line_span(renamed[s.rel], s.start, s.end)) for s in plan.steps]
+    for rel in plan.files:  # lines only a string names it on (``__all__``) are no region of the plan yet
+        covered = {r for s in steps if s.rel == rel for r in range(s.start, s.end + 1)}
+        pairs = zip(texts[rel].splitlines(), renamed[rel].splitlines(), strict=True)
+        for row in (i for i, (a, b) in enumerate(pairs, 1) if a != b and i not in covered):
+            steps.append(planning.Step(rel, row, row, f"line {row}", "names it in __all__", "mechanical",
+                                       text=line_span(renamed[rel], row, row)))
+    steps.sort(key=lambda s: (plan.files.index(s.rel), s.start))
+    return replace(plan, steps=tuple(steps), reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
 
 
 def _region_only(proposal: EditProposal) -> str:
