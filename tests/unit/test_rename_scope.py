@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import make_repo
 
 from coder.bench.edits.checks import Renamed
-from coder.bench.edits.taskdef import source
+from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks import TASKS
 from coder.edit import plan, plan_run
 from coder.edit.engine import EditEngine
@@ -117,3 +118,26 @@ def test_the_bench_rename_tasks_that_are_unambiguous_pass_their_checks() -> None
             assert ok, f"{task.name}: {why}"
             exact.append(task.name)
     assert len(exact) == 18 and "queue-rename" not in exact  # queue's _qsize is overridden by subclasses
+
+
+@pytest.mark.parametrize("task", [t for t in TASKS if isinstance(t.check, Renamed) and "rename" in t.name],
+                         ids=lambda t: t.name)
+def test_the_planner_solves_the_bench_renames_without_the_model(tmp_path: Path, task: Task) -> None:
+    """Through the planner, as ``coder edit`` runs it: 0 requests, and the task's own check passes."""
+    files = {rel: source(rel) for rel in task.files}
+    root = tmp_path / "repo"
+    make_repo(root, files)
+    engine = EditEngine(None, root)
+    paths = [root / rel for rel in task.files]
+    prepared = plan_run.prepare_files(engine, paths, task.instruction) if task.also else \
+        plan_run.prepare(engine, paths[0], task.instruction)
+    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.kind == "rename"
+    if task.name == "queue-rename":  # _qsize is a method of three classes: ambiguous, the model is asked
+        assert prepared.plan.requests > 0 and any("ambiguous" in n for n in prepared.plan.notes)
+        return
+    assert prepared.plan.requests == 0, prepared.plan.notes
+    proposal = plan_run.run_plan(engine, prepared, no_request)
+    assert proposal.ok, proposal.refusal
+    new = {p.rel: p.new for p in proposal.files}
+    ok, why = task.judge(files, {rel: new.get(rel, text) for rel, text in files.items()})
+    assert ok, why
