@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import symtable
 import threading
 import tokenize
@@ -94,7 +95,7 @@ def _one(files: dict[str, _File], home: str, old: str, new: str) -> str | None:
         if counted != names.get(old, 0):
             return f"{f.rel}: {names.get(old, 0) - counted} use(s) the analysis cannot place"
         if any(u.kind == "string" for u in f.uses):
-            return f"{f.rel}: the name is used as a string (getattr, __slots__ or an f-string)"
+            return f"{f.rel}: the name is used in a string (getattr, __slots__, an f-string or an annotation)"
     h = files[home]
     kind = _kind(h, old)
     if kind is None:
@@ -272,6 +273,12 @@ def _name_tokens(text: str) -> dict[str, int]:
 def _collect(tree: ast.Module, old: str) -> Iterator[_Use]:
     """Every occurrence of ``old`` the analysis understands (a ``string`` use makes it ambiguous)."""
     yield from _walk(tree, old, (), (), tree, False)
+    word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
+    for node in ast.walk(tree):  # a string annotation ("list[Node]") names it too, and is not renamed
+        ann = [getattr(node, "annotation", None), getattr(node, "returns", None)]
+        for part in (n for a in ann if isinstance(a, ast.AST) for n in ast.walk(a)):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str) and word.search(part.value):
+                yield _Use("string", part, (), (), tree)
 
 
 @dataclass(frozen=True)

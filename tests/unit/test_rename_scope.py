@@ -78,8 +78,8 @@ def test_a_rename_everywhere_follows_module_attribute_uses_into_other_files(tmp_
     ("textwrap.py", "wrap", "class TextWrapper (line 17) has its own `wrap`"),  # a method of the same name
     ("textwrap.py", "initial_indent", "names `initial_indent` itself"),  # a parameter and self.initial_indent
     ("shlex.py", "get_token", "`.get_token` on a receiver that may not be shlex"),  # lex.get_token()
-    ("wsgiref/handlers.py", "close", "used as a string"),  # hasattr(self.result, 'close')
-    ("graphlib.py", "npredecessors", "used as a string"),  # an entry of __slots__
+    ("wsgiref/handlers.py", "close", "used in a string"),  # hasattr(self.result, 'close')
+    ("graphlib.py", "npredecessors", "used in a string"),  # an entry of __slots__
     ("queue.py", "_qsize", "does not bind it in one place"),  # overridden in three classes
 ])
 def test_an_ambiguous_rename_names_why(file: str, old: str, why: str) -> None:
@@ -141,3 +141,26 @@ def test_the_planner_solves_the_bench_renames_without_the_model(tmp_path: Path, 
     new = {p.rel: p.new for p in proposal.files}
     ok, why = task.judge(files, {rel: new.get(rel, text) for rel, text in files.items()})
     assert ok, why
+
+
+# small sources for scope rules the frozen modules do not exercise (the analysis is pure: no model, no repo)
+_SHAPES = {
+    "keyword call of a module-level function": ("def f(size):\n    return size\n\nf(size=2)\n", "size", None),
+    "keyword call of another function": ("def f(size):\n    return size\n\ng(size=2)\n", "size", "another function"),
+    "closure reads the local": ("def f():\n    n = 1\n    def g():\n        return n\n    return g\n", "n", None),
+    "closure rebinds it": ("def f():\n    n = 1\n    def g():\n        n = 2\n    return g\n", "n",
+                          "does not bind it in one place"),
+    "global statement": ("n = 1\n\ndef f():\n    global n\n    n = 2\n", "n", None),
+    "comprehension variable": ("n = 1\nxs = [n for n in range(3)]\n", "n", "own `n`"),
+    "string annotation": ("class A:\n    pass\n\ndef f(a: 'A') -> None:\n    pass\n", "A", "in a string"),
+    "getattr": ("def f():\n    pass\n\ng = getattr(object, 'f')\n", "f", "in a string"),
+    "except name": ("def f():\n    try:\n        pass\n    except OSError as e:\n        return e\n", "e",
+                    "cannot place"),
+}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_scope_rules(shape: str) -> None:
+    text, old, why = _SHAPES[shape]
+    found = ambiguity({"m.py": text}, [(old, "renamed")], "m.py")
+    assert (found is None) if why is None else (found is not None and why in found), found
