@@ -30,9 +30,9 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     proposal = _stream(engine, prepared, err)
     result.update(proposal.to_json())
     kind = prepared.plan.kind
-    shown = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps}  # printed just above
+    said = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps}  # printed just above
     for line in proposal.review_lines()[1:]:
-        if line not in shown:
+        if line not in said:
             print(f"coder: {line}", file=err)
     if not proposal.ok:
         if args.json:
