@@ -154,8 +154,15 @@ def _owner(f: _File, old: str) -> ast.ClassDef | None:
 
 # --- where it is used ---------------------------------------------------------------------------
 
-def _module_uses(f: _File, old: str) -> str | None:
-    """A module-level name: every scope sees the module's binding; no attribute or keyword shares it."""
+def _module_uses(f: _File, old: str, *, home: bool = True) -> str | None:
+    """A module-level name: every scope sees the module's binding; no attribute or keyword shares it.
+
+    In its home file the name must be defined there: renaming ``from x import old`` would import
+    a name ``x`` does not have.
+    """
+    for u in f.uses:
+        if home and u.kind == "import" and isinstance(u.node, ast.alias) and u.node.name.split(".")[0] == old:
+            return f"{f.rel} line {getattr(u.node, 'lineno', 0)} imports `{old}`: rename it where it is defined"
     for t in _holding(f, old):
         if t is f.table:
             continue
@@ -235,7 +242,7 @@ def _imported_uses(f: _File, home: str, old: str) -> str | None:
             continue
         return f"{f.rel} line {getattr(u.node, 'lineno', 0)}: `{old}` here is not {home}'s"
     if bound:  # the imported name must be the module's only `old`, seen by every scope
-        return _module_uses(f, old) if not _rebinds(f, old) else f"{f.rel} binds `{old}` itself too"
+        return _module_uses(f, old, home=False) if not _rebinds(f, old) else f"{f.rel} binds `{old}` itself too"
     return None
 
 

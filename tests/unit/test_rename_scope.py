@@ -154,6 +154,8 @@ _SHAPES = {
     "comprehension variable": ("n = 1\nxs = [n for n in range(3)]\n", "n", "own `n`"),
     "string annotation": ("class A:\n    pass\n\ndef f(a: 'A') -> None:\n    pass\n", "A", "in a string"),
     "getattr": ("def f():\n    pass\n\ng = getattr(object, 'f')\n", "f", "in a string"),
+    "an imported name": ("from os import sep\n\nprint(sep)\n", "sep", "rename it where it is defined"),
+    "an import alias": ("from os import sep as s\n\nprint(s)\n", "s", None),
     "except name": ("def f():\n    try:\n        pass\n    except OSError as e:\n        return e\n", "e",
                     "cannot place"),
 }
