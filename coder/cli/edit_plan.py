@@ -26,11 +26,14 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     err = sys.stderr
     print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
     for step in prepared.plan.steps:
-        print(f"coder:   {step.rel} {step.label}: {step.why} ({step.how})", file=err)
+        print(f"coder:   {step.rel} {step.label}: {step.why} ({step.done_by(prepared.plan.kind)})", file=err)
     proposal = _stream(engine, prepared, err)
     result.update(proposal.to_json())
+    kind = prepared.plan.kind
+    said = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps}  # printed just above
     for line in proposal.review_lines()[1:]:
-        print(f"coder: {line}", file=err)
+        if line not in said:
+            print(f"coder: {line}", file=err)
     if not proposal.ok:
         if args.json:
             print(json.dumps(result, indent=2))

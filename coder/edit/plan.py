@@ -34,6 +34,8 @@ from coder.edit.units import leaves, name_rows, next_leaf, units
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
+RENAMED_BY_SCOPE = "renamed mechanically (scope analysis)"
+ASKED_MODEL = "asked the model"
 
 _EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
                          r"all (uses|usages|callers|call sites|references))\b", re.I)
@@ -74,6 +76,12 @@ class Step:
         """``A-B`` for ``--lines``."""
         return f"{self.start}-{self.end}"
 
+    def done_by(self, kind: str) -> str:
+        """How this step of a ``kind`` plan is carried out, in words (the review, ``--json``, the TUI)."""
+        if self.how == "model":
+            return ASKED_MODEL
+        return RENAMED_BY_SCOPE if kind == "rename" else "done mechanically"
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -102,7 +110,7 @@ class Plan:
         return {"kind": self.kind, "reason": self.reason, "requests": self.requests, "files": self.files,
                 "notes": list(self.notes),
                 "steps": [{"path": s.rel, "lines": [s.start, s.end], "label": s.label, "why": s.why,
-                           "how": s.how} for s in self.steps]}
+                           "how": s.how, "done_by": s.done_by(self.kind)} for s in self.steps]}
 
 
 def wants_everywhere(instruction: str) -> bool:

@@ -43,11 +43,12 @@ class StepResult:
     refused: str | None  # why the second reply was flagged too: the plan is refused
     flagged_reply: str = ""  # the first reply, when it was flagged (kept for the record)
 
-    def to_json(self) -> dict[str, object]:
-        """The ``--json`` form."""
+    def to_json(self, kind: str = "") -> dict[str, object]:
+        """The ``--json`` form (``kind``: the plan's, for ``done_by``)."""
         stats = self.proposal.stats if self.proposal is not None else None
         return {"path": self.step.rel, "lines": [self.step.start, self.step.end], "label": self.step.label,
-                "why": self.step.why, "how": self.step.how, "retried": self.retried, "refused": self.refused,
+                "why": self.step.why, "how": self.step.how, "done_by": self.step.done_by(kind),
+                "retried": self.retried, "refused": self.refused,
                 "seconds": round(stats.elapsed, 3) if stats is not None else None}
 
 
@@ -129,6 +130,8 @@ class PlanProposal:
         """What the review says about the plan: its shape, and every retry and why."""
         plan = self.request.plan
         lines = [f"plan: {plan.reason}"]
+        if plan.kind == "rename":  # which regions were renamed by the scope analysis, which by the model
+            lines += [f"plan: {s.step.rel} {s.step.label}: {s.step.done_by(plan.kind)}" for s in self.steps]
         lines += [f"plan: {s.step.rel} {s.step.label}: retried once ({s.retried})"
                   + (f"; refused again ({s.refused})" if s.refused else "; the retry was accepted")
                   for s in self.retries]
@@ -141,7 +144,7 @@ class PlanProposal:
         return {**first, "path": self.rel, "ok": self.ok, "refusal_code": self.refusal_code,
                 "refusal": self.refusal, "mode": "plan", "mode_reason": self.request.reason,
                 "changed": self.changed, "diff": self.diff, "plan": self.request.plan.to_json(),
-                "steps": [s.to_json() for s in self.steps],
+                "steps": [s.to_json(self.request.plan.kind) for s in self.steps],
                 "retried": [{"label": s.step.label, "path": s.step.rel, "why": s.retried, "refused": s.refused}
                             for s in self.retries],
                 "files": [p.to_json() for p in self.files],

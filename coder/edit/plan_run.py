@@ -23,7 +23,7 @@ from coder.edit.auto import Prediction
 from coder.edit.engine import EditEngine
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import PlanProposal, StepResult, file_proposals
-from coder.edit.plan_step import Ask, region_request, renamed_files, retry, run_step, step_instruction
+from coder.edit.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
 from coder.edit.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object
@@ -54,12 +54,14 @@ class PlanStopped(CoderError):
 
 
 def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
-             everywhere: bool | None = None) -> PlanRequest | EditRequest | None:
+             everywhere: bool | None = None, scope_rename: bool = True) -> PlanRequest | EditRequest | None:
     """The plan for ``instruction`` on ``path`` in ``mode``; else auto's own request, or None (build one).
 
     auto derives a plan from the instruction's names (renames, deletions, moves, new parameters
     and methods), across files when a rename is asked for everywhere; full (or auto when it
     picks full) splits a long Python file into windows. region never plans: it names its region.
+    ``scope_rename=False`` asks the model for every rename region even when the scope analysis
+    finds the rename unambiguous (:func:`coder.edit.plan_step.mechanized`).
     """
     if mode == "region":
         return None
@@ -79,7 +81,7 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
         plan = planning.windows(snap.rel, snap.text, instruction)
         if plan is None:
             return None
-    return _prepared(engine, plan, snap, mode)
+    return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
 
 
 def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
@@ -107,12 +109,16 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
                          plan.notes)
 
 
-def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str) -> PlanRequest:
+def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str, *,
+              scope_rename: bool = True) -> PlanRequest:
     snapshots = {first.rel: first}
-    requests: dict[int, EditRequest] = {}
-    for i, step in enumerate(plan.steps):
+    for step in plan.steps:
         if step.rel not in snapshots:
             snapshots[step.rel], _ = engine.check_target(engine.root / step.rel)
+    if scope_rename:
+        plan = mechanized(plan, {rel: snap.text for rel, snap in snapshots.items()}, first.rel)
+    requests: dict[int, EditRequest] = {}
+    for i, step in enumerate(plan.steps):
         if step.how == "model":
             requests[i] = region_request(engine, snapshots[step.rel].path, step,
                                          step_instruction(plan.instruction, step))
@@ -149,14 +155,14 @@ def _full_prediction(engine: EditEngine, snap: FileSnapshot) -> Prediction | Non
 
 
 def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
-            everywhere: bool | None = None) -> PlanRequest | EditRequest:
+            everywhere: bool | None = None, scope_rename: bool = True) -> PlanRequest | EditRequest:
     """A plan when one applies (see :func:`plan_for`), else the engine's ordinary request.
 
     In auto mode, a file of at most :data:`SHORT_FILE_LINES` lines is rewritten whole when that
     is predicted faster than the plan; longer files keep the plan (their full rewrites drift).
     """
     try:
-        planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere)
+        planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere, scope_rename=scope_rename)
     except _PreferFull as prefer:
         request = engine.prepare(path, instruction, mode="full")
         return replace(request, mode_reason=f"auto: full is faster for a short file; {prefer}")

@@ -20,6 +20,7 @@ from coder.edit import plan as planning
 from coder.edit.check import PARSE_LOCK
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import StepResult
+from coder.edit.rename_scope import ambiguity
 from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
 from coder.errors import CoderError
 
@@ -51,6 +52,31 @@ def renamed_files(prepared: PlanRequest) -> dict[str, str]:
     if plan.kind != "rename":
         return {}
     return {rel: rename_tokens(snap.text, plan.renames) for rel, snap in prepared.snapshots.items()}
+
+
+def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> planning.Plan:
+    """A rename plan whose scope analysis is unambiguous, with every step the token rename (no request).
+
+    The model's reply to a rename region is judged against the token rename anyway; when
+    :func:`coder.edit.rename_scope.ambiguity` finds that every token of the old name binds to the
+    renamed symbol, that rename is the answer and asking only costs time and refusals. Otherwise the
+    plan is unchanged (each region asks the model) and a note says why.
+    """
+    if plan.kind != "rename" or not plan.steps or any(s.how != "model" for s in plan.steps):
+        return plan
+    why = ambiguity({rel: texts[rel] for rel in dict.fromkeys([home, *plan.files])}, plan.renames, home)
+    if why is not None:
+        return replace(plan, notes=(*plan.notes, f"scope analysis: ambiguous ({why}): each region asks the model"))
+    renamed = {rel: rename_tokens(texts[rel], plan.renames) for rel in plan.files}
+    steps = [replace(s, how="mechanical", text=line_span(renamed[s.rel], s.start, s.end)) for s in plan.steps]
+    for rel in plan.files:  # lines only a string names it on (``__all__``) are no region of the plan yet
+        covered = {r for s in steps if s.rel == rel for r in range(s.start, s.end + 1)}
+        pairs = zip(texts[rel].splitlines(), renamed[rel].splitlines(), strict=True)
+        for row in (i for i, (a, b) in enumerate(pairs, 1) if a != b and i not in covered):
+            steps.append(planning.Step(rel, row, row, f"line {row}", "names it in __all__", "mechanical",
+                                       text=line_span(renamed[rel], row, row)))
+    steps.sort(key=lambda s: (plan.files.index(s.rel), s.start))
+    return replace(plan, steps=tuple(steps), reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
 
 
 def _region_only(proposal: EditProposal) -> str:

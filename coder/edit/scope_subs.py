@@ -10,8 +10,11 @@ import re
 
 _IDENT = r"`?([A-Za-z_][\w.]*)`?"
 _RENAME_PAIR = re.compile(
-    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:function|method|class|variable|attribute|parameter|argument|"
-    r"constant|field|name)\s+)?" + _IDENT + r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
+    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:module|module-level|local|instance|class|global)\s+)?"
+    r"(?:(?:function|method|class|variable|attribute|parameter|argument|constant|field|name)\s+)?" + _IDENT
+    # "the method `m` of `C` to `n`": the owner is named, not renamed
+    + r"(?:\s+of\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?"
+    r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
 _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"

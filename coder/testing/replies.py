@@ -41,3 +41,8 @@ def renaming_reply(pairs: list[tuple[str, str]]) -> Callable[[EditRequest], str]
             body = rename_tokens(body, pairs)
         return predicted_reply(type(prompt)(prompt.messages, prompt.fence, prompt.lang, body))
     return reply
+
+
+def no_request(request: EditRequest) -> EditProposal:
+    """An asker for a plan that must send no model request: any request fails the test."""
+    raise AssertionError(f"a model request was sent for {request.snapshot.rel} ({request.instruction[:60]!r})")

@@ -58,7 +58,8 @@ def _run(server_factory: Callable[..., ServerInfo], tmp_path: Path,
     root = tmp_path / "repo"
     make_repo(root, dict(files))
     engine = EditEngine(BackendHandle(info), root)
-    prepared = prepare(engine, root / str(spec["path"]), str(spec["instruction"]))
+    # the model path on purpose: these renames are unambiguous, so the planner would not ask the model at all
+    prepared = prepare(engine, root / str(spec["path"]), str(spec["instruction"]), scope_rename=False)
     assert isinstance(prepared, PlanRequest)
     assert [f"{s.rel} {s.label}" for s in prepared.plan.steps] == spec["steps"]
     proposal = list(run_events(engine, prepared))[-1]

@@ -84,7 +84,7 @@ def test_rename_plan_covers_every_use_in_a_long_file() -> None:
 def test_rename_plan_runs_region_by_region_and_commits(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     instruction = "rename `_munge_whitespace` to `_normalize_whitespace`"
-    prepared = plan_run.prepare(engine, engine.root / "textwrap.py", instruction)
+    prepared = plan_run.prepare(engine, engine.root / "textwrap.py", instruction, scope_rename=False)
     assert isinstance(prepared, plan_run.PlanRequest)
     assert prepared.predicted is not None and prepared.predicted.requests == 2  # the predictor counts them
     model = ScriptedModel(engine, renaming_reply([("_munge_whitespace", "_normalize_whitespace")]))
@@ -101,7 +101,7 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     pairs = [("_munge_whitespace", "_normalize_whitespace")]
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "rename `_munge_whitespace` to "
-                                "`_normalize_whitespace`")
+                                "`_normalize_whitespace`", scope_rename=False)
     assert isinstance(prepared, plan_run.PlanRequest)
     good = renaming_reply(pairs)
     # the first reply also changes a condition (hand-made drift); the retry and the other region are exact
@@ -121,7 +121,7 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
 def test_a_region_flagged_twice_refuses_the_plan_and_writes_nothing(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "rename `_munge_whitespace` to "
-                                "`_normalize_whitespace`")
+                                "`_normalize_whitespace`", scope_rename=False)
     assert isinstance(prepared, plan_run.PlanRequest)
     proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, _copy))  # never renames
     assert not proposal.ok and proposal.refusal_code == "plan_region"
@@ -215,7 +215,8 @@ def test_regions_sent_concurrently_give_the_same_result(tmp_path: Path) -> None:
     files = {"genericpath.py": (DATA / "plans" / "genericpath.py.txt").read_text(),
              "posixpath.py": (DATA / "plans" / "posixpath.py.txt").read_text()}
     engine = _engine(tmp_path, files)
-    prepared = plan_run.prepare(engine, engine.root / "genericpath.py", "rename `_splitext` to `_split_ext` everywhere")
+    prepared = plan_run.prepare(engine, engine.root / "genericpath.py", "rename `_splitext` to `_split_ext` everywhere",
+                                scope_rename=False)
     assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.requests == 3
     reply = renaming_reply([("_splitext", "_split_ext")])
     threads: set[str] = set()

@@ -19,6 +19,7 @@ from cli_helpers import make_repo
 from ui_support import replay
 
 from coder.cli import edit as edit_cli
+from coder.edit.splice import rename_tokens
 
 SHLEX = (Path(__file__).parents[1] / "data" / "real_edits" / "shlex.py.txt").read_text()
 DELETE = "delete the function _print_tokens and its __main__ block"
@@ -63,3 +64,15 @@ def test_dry_run_shows_the_diff_and_writes_nothing(shlex_repo: Path, capsys: pyt
     assert code == 0 and "-def _print_tokens(lexer):" in out and "dry run: nothing written" in err
     assert "shlex.py the __main__ block" in err or "_print_tokens and the __main__ block" in err
     assert (shlex_repo / "shlex.py").read_text() == SHLEX
+
+
+def test_an_unambiguous_rename_says_it_was_renamed_by_scope_analysis(
+        shlex_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``read_token`` is a method of shlex used as ``self.read_token``: renamed with no model request."""
+    code = _run(["edit", "shlex.py", "-m", "rename `read_token` to `next_token`", "--yes", "--json"])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert code == 0 and doc["ok"] and doc["applied"] and doc["plan"]["requests"] == 0
+    assert {s["done_by"] for s in doc["steps"]} == {"renamed mechanically (scope analysis)"}
+    assert "(renamed mechanically (scope analysis))" in captured.err
+    assert (shlex_repo / "shlex.py").read_text() == rename_tokens(SHLEX, [("read_token", "next_token")])

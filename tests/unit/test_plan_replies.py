@@ -29,7 +29,7 @@ def _replay(tmp_path: Path, case: str) -> tuple[ScriptedModel, PlanProposal, dic
     root = tmp_path / "repo"
     make_repo(root, {rel: (DATA / f"{rel}.txt").read_text() for rel in spec["files"]})
     engine = EditEngine(None, root)
-    prepared = prepare(engine, root / str(spec["path"]), str(spec["instruction"]))
+    prepared = prepare(engine, root / str(spec["path"]), str(spec["instruction"]), scope_rename=False)
     assert isinstance(prepared, PlanRequest)
     by_step = {r["step"]: r for r in recorded}
     labels = {}
