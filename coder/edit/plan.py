@@ -51,7 +51,9 @@ _MOVE = re.compile(
     r"|(?:to\s+)?the\s+(?P<end>end|bottom|top)\s+of\s+the\s+(?:file|module))\s*\.?\s*$", re.I)
 _ADD_PARAM = re.compile(r"\badd\b.*\b(?:parameter|argument|param|arg|kwarg)s?\b", re.I)
 _CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
-_ADD_METHOD = re.compile(r"\badd\b.*\bmethod\b", re.I)
+# "add a method X to A", not "add a docstring to the method X": the method is what is added
+_ADD_METHOD = re.compile(r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|static\s+|class\s+|private\s+|helper\s+)?"
+                         r"method\b", re.I)
 _METHOD_NAME = re.compile(r"\bmethod\s+`?([A-Za-z_]\w*)`?")
 _TO_CLASS = re.compile(r"\b(?:to|in|on|into|for)\s+(?:the\s+)?(?:class\s+)?`?([A-Za-z_]\w*)`?", re.I)
 

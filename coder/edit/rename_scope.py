@@ -26,15 +26,13 @@ import ast
 import io
 import re
 import symtable
-import threading
 import tokenize
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-# ast.parse and symtable are not thread-safe on CPython 3.11 ("AST constructor recursion depth
-# mismatch"); a plan may be prepared from a worker thread
-PARSE_LOCK = threading.Lock()
+from coder.edit.check import PARSE_LOCK
+
 _REFLECT = {"getattr", "setattr", "hasattr", "delattr"}
 _SELF = {"self", "cls"}
 

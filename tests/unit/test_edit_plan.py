@@ -247,3 +247,25 @@ def test_a_new_method_after_the_last_one_is_accepted(tmp_path: Path) -> None:
     assert proposal.ok and proposal.scope.ok, proposal.refusal or proposal.scope.refusal()
     packer = next(n for n in ast.parse(proposal.files[0].new).body if getattr(n, "name", "") == "Packer")
     assert [getattr(n, "name", "") for n in packer.body][-1] == "size"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("instruction", [
+    "Add a docstring to the method `Queue._init` saying what it sets up.",
+    "Add type hints to the method `Queue.put_nowait`: item is object and it returns None.",
+    "Add a comment above the while loop in the method `Queue.get` saying what it does.",
+])
+def test_a_docstring_hint_or_comment_on_a_method_is_no_new_method(instruction: str) -> None:
+    """Measured on the H200: these were planned as "class Queue gains a method" and refused twice."""
+    import queue  # the standard library's own file
+
+    text = Path(queue.__file__).read_text()
+    derived = plan.derive("queue.py", text, instruction)
+    assert derived is None or derived.kind != "add_method", derived
+
+
+def test_a_new_method_is_still_a_new_method() -> None:
+    import queue
+
+    text = Path(queue.__file__).read_text()
+    derived = plan.derive("queue.py", text, "Add a method `clear(self)` to the class `Queue` that removes every item.")
+    assert derived is not None and derived.kind == "add_method"
