@@ -232,7 +232,9 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
             sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
         added, removed = diff_stat(proposal.diff)
         _say(f"{_stats_line(proposal)}; +{added} -{removed} lines", err)
-    if _refused_unexplained(proposal, args, result, err):
+    from coder.cli.edit_plan import refused_unexplained
+
+    if refused_unexplained(proposal, args, result, err):
         return 2
     applied, note = _maybe_apply(engine, proposal, args)
     result["applied"] = bool(applied and applied.written)
@@ -243,24 +245,6 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         print(json.dumps(result, indent=2))
     _say(note, err)
     return 0
-
-
-def _refused_unexplained(proposal: EditProposal, args: argparse.Namespace, result: dict[str, Any],
-                         err: TextIO) -> bool:
-    """Warn of changes the instruction does not explain; True when ``--yes`` therefore refuses the edit."""
-    from coder.cli.edit_plan import unexplained
-
-    lines = unexplained(proposal, result)
-    if lines and args.yes and not args.allow_unexplained and not args.dry_run:
-        result["note"] = "not applied under --yes: changes the instruction does not explain"
-        if args.json:
-            print(json.dumps(result, indent=2))
-        _say(f"error: not applied under --yes: {'; '.join(lines)}; {proposal.request.snapshot.rel} untouched "
-             "(review it without --yes, or pass --allow-unexplained)", err)
-        return True
-    for line in lines:
-        _say(f"warning: {line}", err)
-    return False
 
 
 def _print_checks(proposal: EditProposal, err: TextIO) -> None:

@@ -47,16 +47,8 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
         added, removed = diff_stat(proposal.diff)
         print(f"coder: plan of {prepared.plan.requests} request(s) in {proposal.stats.elapsed:.1f}s; "
               f"+{added} -{removed} lines", file=err)
-    if lines := unexplained(proposal, result):
-        if args.yes and not args.allow_unexplained and not args.dry_run:
-            result["note"] = "not applied under --yes: changes the instruction does not explain"
-            if args.json:
-                print(json.dumps(result, indent=2))
-            print(f"coder: error: not applied under --yes: {'; '.join(lines)}; {proposal.rel} untouched "
-                  "(review it without --yes, or pass --allow-unexplained)", file=err)
-            return 2
-        for line in lines:
-            print(f"coder: warning: {line}", file=err)
+    if refused_unexplained(proposal, args, result, err):
+        return 2
     applied, note = _maybe_apply(engine, proposal, args, confirm)
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
@@ -116,3 +108,19 @@ def unexplained(proposal: EditProposal | PlanProposal, result: dict[str, object]
         lines.append(f"the reply adds invisible or control code points the file did not have: "
                      f"{', '.join(hidden[:6])}{' …' if len(hidden) > 6 else ''} (shown as <U+XXXX> in the diff)")
     return lines
+
+
+def refused_unexplained(proposal: EditProposal | PlanProposal, args: argparse.Namespace,
+                        result: dict[str, object], err: TextIO) -> bool:
+    """Warn of changes the instruction does not explain; True when ``--yes`` therefore refuses the edit."""
+    lines = unexplained(proposal, result)
+    if lines and args.yes and not args.allow_unexplained and not args.dry_run:
+        result["note"] = "not applied under --yes: changes the instruction does not explain"
+        if args.json:
+            print(json.dumps(result, indent=2))
+        print(visible(f"coder: error: not applied under --yes: {'; '.join(lines)}; {proposal.rel} untouched "
+                      "(review it without --yes, or pass --allow-unexplained)"), file=err)
+        return True
+    for line in lines:
+        print(visible(f"coder: warning: {line}"), file=err)
+    return False
