@@ -100,8 +100,9 @@ async def test_review_opens_on_a_5000_line_proposal_and_reaches_its_end() -> Non
         last = diff.splitlines()[-1]
         rows = [view.render_line(y).text for y in range(view.size.height)]
         assert any(last[1:].strip() in row for row in rows), rows[-3:]
-        # only rows that were on screen were rendered (the scroll to the end may pass through a few pages)
-        assert len(view._cache) < len(diff.splitlines()) / 4
+        # rendered lazily: not every row was rendered. The scroll to the end passes through pages, and how
+        # many depends on the box's speed (562-673 rows of 2,250 seen on 2 cores), so the bound is a half
+        assert len(view._cache) < len(diff.splitlines()) / 2
         await pilot.press("r")
         await pilot.pause()
         assert not isinstance(app.screen, ReviewScreen)

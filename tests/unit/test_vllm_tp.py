@@ -154,13 +154,18 @@ def environ(pid: int) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
 
-def logged_pids(log: Path, want: int, timeout: float = 10.0) -> dict[str, int]:
-    """The ``(Name pid=N)`` prefixes of the engine log (vLLM's own), once ``want`` names appeared."""
+def logged_pids(log: Path, want: int, timeout: float = 60.0) -> dict[str, int]:
+    """The ``(Name pid=N)`` prefixes of the engine log (vLLM's own), once ``want`` names appeared.
+
+    A loaded CI box can take seconds to schedule the last forked worker: wait for every name (the
+    processes are the double's), and fail here, not in the caller's assertion, when one never logs.
+    """
     deadline = time.monotonic() + timeout
     while True:
         found = {name: int(pid) for name, pid in PID_PREFIX.findall(log.read_text())}
-        if len(found) >= want or time.monotonic() > deadline:
+        if len(found) >= want:
             return found
+        assert time.monotonic() < deadline, f"only {sorted(found)} logged their pid within {timeout:.0f} s"
         time.sleep(0.05)
 
 

@@ -169,6 +169,19 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
+def _collect(pid: int, seconds: float = 2.0) -> None:
+    """Wait (briefly) for a child that is exiting to be collected, so no zombie keeps its pid alive."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not this process's child (another coder started it), or collected
+            return
+        if done == pid:
+            return
+        time.sleep(0.02)
+
+
 def _wait_gone(leader: int, started: int | None, seconds: float, seen: dict[int, int | None]) -> list[int]:
     """Wait until every process of the session, and every one ``seen`` in it before, has exited."""
     deadline = time.monotonic() + seconds
@@ -179,6 +192,8 @@ def _wait_gone(leader: int, started: int | None, seconds: float, seen: dict[int,
         # by identity: a descendant that left the session is no one's descendant once the leader is gone
         alive = [pid for pid, begun in seen.items() if proc.is_running(pid, begun)]
         if not alive or time.monotonic() > deadline:
+            if not alive:
+                _collect(leader)  # a zombie counts as gone above: collect it, if this process launched it
             return alive
         time.sleep(0.1)
 
