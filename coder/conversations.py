@@ -97,41 +97,41 @@ def repo_key(repo_root: Path) -> str:
 
 
 def conversations_dir(repo_root: Path) -> Path:
-    """Where this repository's sessions live."""
+    """Where this repository's conversations live (``sessions/``: the folder keeps its first name)."""
     return data_dir() / "sessions" / repo_key(repo_root)
 
 
 def new_conversation(repo_root: Path) -> Conversation:
-    """An empty session for the repository."""
+    """An empty conversation for the repository."""
     return Conversation(repo=str(repo_root.resolve()))
 
 
-def conversation_path(session: Conversation) -> Path:
-    """The file a session is saved to."""
-    return conversations_dir(Path(session.repo)) / f"{session.id}.json"
+def conversation_path(conversation: Conversation) -> Path:
+    """The file a conversation is saved to."""
+    return conversations_dir(Path(conversation.repo)) / f"{conversation.id}.json"
 
 
-def save(session: Conversation) -> Path:
-    """Write the session with :func:`coder.fsutil.atomic_write`, so a crash never leaves half a file."""
+def save(conversation: Conversation) -> Path:
+    """Write the conversation with :func:`coder.fsutil.atomic_write`, so a crash never leaves half a file."""
     from coder.fsutil import atomic_write
 
-    session.updated = time.time()
-    path = conversation_path(session)
+    conversation.updated = time.time()
+    path = conversation_path(conversation)
     ensure(path.parent)
-    atomic_write(path, json.dumps(session.to_dict(), indent=1), mode=0o600)  # conversations are private
+    atomic_write(path, json.dumps(conversation.to_dict(), indent=1), mode=0o600)  # conversations are private
     return path
 
 
 def load(path: Path) -> Conversation:
-    """Read one session file; CoderError when unreadable."""
+    """Read one conversation file; CoderError when unreadable."""
     try:
         return Conversation.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError) as exc:
-        raise CoderError(f"session {path.name} is unreadable: {exc}") from None
+        raise CoderError(f"conversation {path.name} is unreadable: {exc}") from None
 
 
 def list_conversations(repo_root: Path) -> list[Path]:
-    """Saved sessions of this repository, most recently updated last."""
+    """Saved conversations of this repository, most recently updated last."""
     folder = conversations_dir(repo_root)
     if not folder.is_dir():
         return []
@@ -139,7 +139,7 @@ def list_conversations(repo_root: Path) -> list[Path]:
 
 
 def load_last(repo_root: Path) -> Conversation | None:
-    """The last saved session of the repository, skipping unreadable files; None if none."""
+    """The last saved conversation of the repository, skipping unreadable files; None if none."""
     for path in reversed(list_conversations(repo_root)):
         try:
             return load(path)

@@ -11,9 +11,9 @@ from __future__ import annotations
 # llama.cpp build 11434 ``--spec-type`` values: n-gram drafters first, model drafters after
 LLAMACPP_NGRAM_TYPES = ("ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
 LLAMACPP_DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
-# coder's own build only (coder.backends.build.prediction_patch): drafts from the request's ``prediction``
+# coder's own build only (coder.backends.toolchain.prediction_patch): drafts from the request's ``prediction``
 LLAMACPP_PATCHED_TYPES = ("prediction",)
-# request fields of coder's patched llama-server (coder.backends.build patches add them; the adapter
+# request fields of coder's patched llama-server (coder.backends.toolchain patches add them; the adapter
 # and its probes send them): the per-request draft cap, the predicted output, per-speculator timings
 LLAMACPP_CAP_FIELD = "speculative.n_max"
 LLAMACPP_PREDICTION_FIELD = "prediction"

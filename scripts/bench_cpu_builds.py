@@ -17,9 +17,9 @@ import statistics
 import sys
 from pathlib import Path
 
-from coder.backends.build import cache as build_cache
 from coder.backends.installed import InstalledBuild
 from coder.backends.runtime import manager
+from coder.backends.toolchain import cache as build_cache
 from coder.config import builtin_profiles
 
 PROMPT = "Write a Python function that parses an ISO 8601 date and explain each step.\n"
@@ -42,7 +42,7 @@ def decode_speed(build: InstalledBuild, tokens: int, threads: int) -> dict[str, 
     info = manager.start(profile)
     try:
         with info.api(timeout=600) as api:
-            api.post("/completion", {"prompt": PROMPT, "n_predict": 8, "temperature": 0})  # warm-up
+            api.post("/completion", {"prompt": PROMPT, "n_predict": 8, "temperature": 0})  # priming request
             reply = api.post("/completion", {"prompt": PROMPT, "n_predict": tokens, "temperature": 0,
                                              "cache_prompt": False, "ignore_eos": True})
         timings = reply.json()["timings"]

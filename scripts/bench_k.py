@@ -9,7 +9,7 @@ prose) it measures decode tokens/s (server ``timings``: predicted_n / predicted_
 
 * ``k=3``: llama.cpp's default draft depth;
 * every k of the sweep; the best of them is the oracle;
-* the adaptive controller (coder.kpolicy.controller) after a warm-up, probes included.
+* the adaptive controller (coder.kpolicy.controller) after its burn-in, probes included.
 
 Examples::
 
@@ -214,9 +214,9 @@ def run_one(info: ServerInfo, messages: list[dict[str, str]], k: int, max_tokens
     return result, after - before
 
 
-def bench_config(info: ServerInfo, k_max: int, ks: list[int], rounds: int, warmup: int, max_tokens: int,
+def bench_config(info: ServerInfo, k_max: int, ks: list[int], rounds: int, burn_in: int, max_tokens: int,
                  record: dict[str, Any] | None) -> dict[str, Any]:
-    """Per class: warm the controller up, then rounds of (every fixed k, one adaptive request).
+    """Per class: burn the controller in, then rounds of (every fixed k, one adaptive request).
 
     Interleaving the adaptive requests with the sweep exposes both to the same drift
     (other tenants of the machine), so their ratio is fair even when absolute speeds move.
@@ -231,7 +231,7 @@ def bench_config(info: ServerInfo, k_max: int, ks: list[int], rounds: int, warmu
         ctrl = KController(k_max)
         adaptive = Tally()
 
-        for _ in range(warmup):
+        for _ in range(burn_in):
             adaptive_request(info, ctrl, cls, messages, max_tokens, None)
         for rnd in range(rounds):
             for k in ks if rnd % 2 == 0 else ks[::-1]:
@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.record else None
         t0 = time.monotonic()
         with launch(binary, Path(args.model), name, args.threads, 4096, args.ngl) as info:
-            results[name] = bench_config(info, k_max, ks, rounds, warmup=3 if args.quick else 4,
+            results[name] = bench_config(info, k_max, ks, rounds, burn_in=3 if args.quick else 4,
                                          max_tokens=max_tokens, record=record)
         print(f"[{name}: {time.monotonic() - t0:.0f} s]", file=sys.stderr)
         if record is not None and any(c["drafts"] for c in record["classes"].values()):

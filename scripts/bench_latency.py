@@ -55,7 +55,7 @@ from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.bench.edits.aider import run_aider  # noqa: E402
 from coder.edit import auto  # noqa: E402
 from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
-from coder.edit.model import EditProposal, EditRequest  # noqa: E402
+from coder.edit.proposal import EditProposal, EditRequest  # noqa: E402
 from coder.edit.warmup.cache import CacheWarmer, edit_prefix  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 

@@ -69,7 +69,7 @@ def coder_home() -> Path:
 @pytest.fixture(scope="session")
 def llama_server_binary() -> Path:
     """coder's own llama-server build (built on first use, then reused from the artifacts dir)."""
-    from coder.backends.build.install import install
+    from coder.backends.toolchain.install import install
 
     return Path(install(cuda=False).binary)
 

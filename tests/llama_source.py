@@ -9,7 +9,7 @@ from pathlib import Path
 
 def unpack_pristine(root: Path, paths: Iterable[str]) -> Path:
     """Unpack ``paths`` (relative to ``llama.cpp/``) from the pinned sdist into ``root``; no patch applied."""
-    from coder.backends.build.install import SDIST
+    from coder.backends.toolchain.install import SDIST
     from coder.pypi import fetch
 
     wanted = set(paths)

@@ -1,6 +1,6 @@
 """The llama-server builds coder has installed, read without the build machinery.
 
-``coder backend install`` (:mod:`coder.backends.build.install`) builds, smoke-tests and records a
+``coder backend install`` (:mod:`coder.backends.toolchain.install`) builds, smoke-tests and records a
 binary, then points ``current-<variant>.json`` at it. Everything that only *runs* a build (the
 llama.cpp adapter, bench scripts) reads that pointer here, so the runtime path never imports the
 build code, and a build proven on another CPU is never picked (its recorded CPU configuration must

@@ -128,7 +128,7 @@ class RunResult:
     k_applied: str | None = None  # launch | request-cap | restart | none
     concurrency: int = 1
     requests: list[RequestRecord] = field(default_factory=list)
-    warmup: list[RequestRecord] = field(default_factory=list)
+    priming: list[RequestRecord] = field(default_factory=list)
     counters_before: JSONObject = field(default_factory=dict)
     counters_after: JSONObject = field(default_factory=dict)
     counters_settled: bool = True
@@ -140,7 +140,7 @@ class RunResult:
         """The report form (requests flattened by :meth:`RequestRecord.to_json`)."""
         return {"kind": self.kind, "label": self.label, "server": self.server, "k": self.k,
                 "k_applied": self.k_applied, "concurrency": self.concurrency,
-                "requests": [r.to_json() for r in self.requests], "warmup": [r.to_json() for r in self.warmup],
+                "requests": [r.to_json() for r in self.requests], "priming": [r.to_json() for r in self.priming],
                 "counters_before": self.counters_before, "counters_after": self.counters_after,
                 "counters_settled": self.counters_settled, "spec": self.spec, "summary": self.summary,
                 "notes": self.notes}

@@ -38,7 +38,7 @@ from coder.telemetry.metrics import SpecStats
 from coder.telemetry.stats import Chunk
 
 THINKING_OFF = {"chat_template_kwargs": {"enable_thinking": False}}
-WARMUP = Workload("warm-up", "fresh", [{"role": "user", "content": "Count from one to ten in words."}])
+PRIMING = Workload("priming", "fresh", [{"role": "user", "content": "Count from one to ten in words."}])
 
 
 class Progress(Protocol):
@@ -70,7 +70,7 @@ class Settings:
     reps: int = 3
     max_tokens: int = 512
     temperature: float = 0.0
-    warmup: bool = True
+    priming: bool = True
     cold: bool = True  # defeat the prefix cache (llama.cpp cache_prompt:false, else a unique prefix)
     per_request_counters: bool = True  # snapshot /metrics around every single-stream request
     prefill_chars: int = 6000
@@ -115,7 +115,7 @@ class Counters:
 
 
 class Runner:
-    """Runs workloads against one server; reuse it so warm-up happens once per server."""
+    """Runs workloads against one server; reuse it so priming happens once per server."""
 
     def __init__(self, server: ServerInfo, settings: Settings, progress: Progress | None = None) -> None:
         self.server = server
@@ -125,7 +125,7 @@ class Runner:
         self.api = server.api(timeout=30)
         self.backend = FixedServer(server, self.adapter)  # the k given is measured: nothing restarts or learns
         self.counters = Counters(self.api, settings.settle_timeout)
-        self.warmed = False
+        self.primed = False
 
     def close(self) -> None:
         """Close the HTTP client."""
@@ -174,16 +174,16 @@ class Runner:
         self.counters.count(rec.completion_tokens)
         return rec
 
-    def warm_up(self) -> list[RequestRecord]:
+    def prime(self) -> list[RequestRecord]:
         """One short untimed request so first-call costs (page-in, allocations) stay out of the numbers.
 
-        Deliberately tiny: on a slow machine a full-size warm-up would cost as much as a measurement.
+        Deliberately tiny: on a slow machine a full-size priming request would cost as much as a measurement.
         """
-        if self.warmed or not self.settings.warmup:
+        if self.primed or not self.settings.priming:
             return []
-        self.warmed = True
-        rec = self.request(WARMUP, -1, max_tokens=min(16, self.settings.max_tokens))
-        self.progress.step("warm-up")
+        self.primed = True
+        rec = self.request(PRIMING, -1, max_tokens=min(16, self.settings.max_tokens))
+        self.progress.step("priming request")
         return [rec]
 
     # ------------------------------------------------------------ runs
@@ -194,7 +194,7 @@ class Runner:
         if not workloads:
             raise CoderError("no workloads to run")
         run = RunResult("single", label, server_record(self.server), k=k, k_applied=k_applied)
-        run.warmup = self.warm_up()
+        run.priming = self.prime()
         before, ok_before = self.counters.snapshot()
         t0 = time.monotonic()
         settled, last = ok_before, before
@@ -220,7 +220,7 @@ class Runner:
         order = stats.balanced_assignment(len(workloads), c)
         run = RunResult("concurrency", label, server_record(self.server), k=k, concurrency=c,
                         k_applied="request-cap" if k_cap is not None else "launch")
-        run.warmup = self.warm_up()
+        run.priming = self.prime()
         if slots is not None and c > slots:
             run.notes.append(f"c={c} exceeds the server's {slots} slot(s): requests queue inside the "
                              "server, so TTFT includes queueing (llama-server needs -np ≥ c)")
@@ -262,7 +262,7 @@ class Runner:
         """Prompt-processing speed on a long prompt: cold (cache off) and warm (cache reused) separately."""
         w = Workload("prefill", "fresh", prefill_messages(self.settings.prefill_chars))
         run = RunResult("prefill", label, server_record(self.server), k=self.server.k)
-        run.warmup = self.warm_up()
+        run.priming = self.prime()
         before, ok_before = self.counters.snapshot()
         t0 = time.monotonic()
         for rep in range(self.settings.reps):

@@ -90,7 +90,7 @@ class RunJSON(TypedDict):
     k_applied: str | None
     concurrency: int
     requests: list[dict[str, object]]  # RequestRecord.to_json: identity, counters, figures, text
-    warmup: list[dict[str, object]]
+    priming: list[dict[str, object]]
     counters_before: JSONObject
     counters_after: JSONObject
     counters_settled: bool

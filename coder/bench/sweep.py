@@ -50,7 +50,7 @@ class Plan:
     conc_max_tokens: int | None = None
 
     def request_count(self) -> int:
-        """Requests the plan will send (for the progress bar; warm-ups and restarts add a few)."""
+        """Requests the plan will send (for the progress bar; priming requests and restarts add a few)."""
         s, n = self.settings, len(self.workloads)
         per = (len(self.ks) or 1) * s.reps * n
         per += sum(len(stats.balanced_assignment(n, c)) for c in self.concurrency)

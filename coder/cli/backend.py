@@ -50,8 +50,8 @@ def load_profile(args: argparse.Namespace) -> Profile:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from coder.backends.build.install import choose_variant, install, installed
     from coder.backends.installed import describe_attempt
+    from coder.backends.toolchain.install import choose_variant, install, installed
 
     if not adapter_for(args.engine).installable:
         raise CoderError(f"coder installs llama.cpp only; install {args.engine} with pip on the GPU host")

@@ -50,7 +50,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "bench", help="measure tok/s, acceptance and the best k on your own prompts",
         description="Benchmark the speculative-decoding backend the way the seeds do: greedy, thinking "
-        "off, N repetitions, warm-up excluded, cold prompts; report decode tok/s, TTFT, acceptance "
+        "off, N repetitions, priming request excluded, cold prompts; report decode tok/s, TTFT, acceptance "
         "length and per-position acceptance from the engine's counters. `coder bench compare A.json "
         "B.json` compares two results.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult, EditProposal, EditRequest
     from coder.edit.plan_run import PlanRequest
+    from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
 
 EDIT_EPILOG = """\
 examples:
@@ -195,7 +195,7 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.edit.apply import diff_stat, display_diff
-    from coder.edit.model import EditRequest
+    from coder.edit.proposal import EditRequest
 
     engine, handle = _make_engine(args)
     require_utf8(args.message, "the instruction")  # bad input before the backend

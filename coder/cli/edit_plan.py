@@ -13,9 +13,9 @@ from coder.textsafe import visible
 
 if TYPE_CHECKING:
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult, EditProposal
     from coder.edit.plan_result import PlanProposal
     from coder.edit.plan_run import PlanRequest
+    from coder.edit.proposal import ApplyResult, EditProposal
 
 
 def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Namespace,

@@ -26,7 +26,7 @@ COMMANDS = {
 EPILOG = """\
 examples:
   coder                         open the TUI in the current git repository
-  coder --resume                continue this repository's last session
+  coder --resume                continue this repository's last conversation
   coder backend install llama.cpp
   coder model fetch qwen-coder-1.5b
   coder backend start qwen-1.5b  start a real coding model (`coder backend start`: the demo model)
@@ -71,7 +71,7 @@ def tui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"coder {__version__}")
     parser.add_argument("path", nargs="?", default=".", help="a path inside the repository")
-    parser.add_argument("--resume", action="store_true", help="continue this repository's last session")
+    parser.add_argument("--resume", action="store_true", help="continue this repository's last conversation")
     parser.add_argument("--expose", action="store_true",
                         help="allow the profile's non-loopback host (the server is reachable from other machines)")
     parser.add_argument("--profile", help="backend profile to use (default: the config's default_profile)")

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from coder.edit.engine import EditEngine
-    from coder.edit.model import ApplyResult, EditProposal, EditRequest
     from coder.edit.prompt import build_messages
+    from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
     from coder.edit.validate import EditRefused
 
 MODES = ("full", "region", "auto")  # edit modes: auto picks full or region by predicted time
 
 _EXPORTS = {
     "EditEngine": "coder.edit.engine",
-    "ApplyResult": "coder.edit.model",
-    "EditProposal": "coder.edit.model",
-    "EditRequest": "coder.edit.model",
+    "ApplyResult": "coder.edit.proposal",
+    "EditProposal": "coder.edit.proposal",
+    "EditRequest": "coder.edit.proposal",
     "build_messages": "coder.edit.prompt",
     "EditRefused": "coder.edit.validate",
 }

@@ -26,12 +26,12 @@ from coder.edit.apply import FileSnapshot, apply_lock, check_unchanged, read_sna
 from coder.edit.budget import plan_budget
 from coder.edit.check import PARSE_LOCK, check_result
 from coder.edit.guard import DriftGuard
-from coder.edit.model import (
+from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
+from coder.edit.proposal import (
     ApplyResult,
     EditProposal,
     EditRequest,
 )
-from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.regions import Region, find_symbol, line_range
 from coder.edit.scope import check_scope
 from coder.edit.stream import ChunkTap, partial_body, stream_edit

@@ -1,6 +1,6 @@
 """What a plan produced: each region's outcome (retried or not), each file's proposal, one review, one commit.
 
-Each file's proposal is an ordinary :class:`~coder.edit.model.EditProposal` (mode ``plan``)
+Each file's proposal is an ordinary :class:`~coder.edit.proposal.EditProposal` (mode ``plan``)
 held to the checks every edit gets: it must still parse, and :func:`coder.edit.scope.check_scope`
 classifies every change of the *whole* file against the instruction. A plan over several files
 is one :class:`PlanProposal`: one diff to review, one commit (a ``Coder-Edit`` trailer per file,
@@ -16,9 +16,9 @@ from coder.edit import gitops
 from coder.edit.apply import check_unchanged, unified_diff, write_edit
 from coder.edit.budget import Budget
 from coder.edit.check import check_result
-from coder.edit.model import ApplyResult, EditProposal, EditRequest
 from coder.edit.plan import Step
 from coder.edit.prompt import EditPrompt, language_tag
+from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
 from coder.edit.scope import Scope, check_scope
 from coder.edit.splice import Replacement, splice
 from coder.edit.usercheck import CheckRun, run_on_files

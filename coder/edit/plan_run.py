@@ -21,9 +21,9 @@ from coder.edit import plan as planning
 from coder.edit.apply import FileSnapshot
 from coder.edit.auto import Prediction
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import PlanProposal, StepResult, file_proposals
 from coder.edit.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
+from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object

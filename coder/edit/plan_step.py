@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from coder.edit import plan as planning
 from coder.edit.check import PARSE_LOCK
-from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import StepResult
+from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.rename_scope import ambiguity
 from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
 from coder.errors import CoderError

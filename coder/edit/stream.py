@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.request import Verdict, stream_request
 from coder.edit.guard import DriftGuard
-from coder.edit.model import EditRequest
+from coder.edit.proposal import EditRequest
 from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import Chunk, RequestStats

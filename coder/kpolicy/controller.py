@@ -206,11 +206,11 @@ class KController:
         return {k: (meas[k], "measured") if k in meas else (pred[k] * calib, "model") for k in ks}
 
     def ladder(self, cls: str | None = None) -> list[int]:
-        """Warm-up rungs: the deepest k (observes every position), its half, and 2.
+        """Burn-in rungs: the deepest k (observes every position), its half, and 2.
 
         Three spread-out arms give the cost fit its slope and the arms a coarse shape
         before the controller trusts either (adaptive_k.md §3.3's calibration ladder).
-        A class with a start depth warms up at it and its half only: on a GPU a shallow
+        A class with a start depth burns in at it and its half only: on a GPU a shallow
         rung costs a whole slow rewrite, and the probes explore around the start anyway.
         """
         if cls is not None and (first := self.start.get(cls)) is not None:
@@ -229,7 +229,7 @@ class KController:
                     what = "start deep (the copy benchmark's best)" if i == 0 else "measure the step-time slope"
                 else:
                     what = f"observe all {self.k_max} positions" if i == 0 else "measure the step-time slope"
-                return Decision(rung, f"warm-up {i + 1}/{len(ladder)}: k={rung} to {what}", explore=True)
+                return Decision(rung, f"burn-in {i + 1}/{len(ladder)}: k={rung} to {what}", explore=True)
         scores = self.scores(cls)
         best = max(scores, key=lambda k: scores[k][0])
         cur = st.k_cur if st.k_cur in scores else None

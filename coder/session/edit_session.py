@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
     from coder.config import Profile
     from coder.edit.engine import EditEngine
-    from coder.edit.model import EditProposal
     from coder.edit.plan_result import PlanProposal
     from coder.edit.plan_run import PlanRequest
+    from coder.edit.proposal import EditProposal
     from coder.edit.usercheck import UserCommand
     from coder.kchoice import KChoice
 
@@ -47,12 +47,12 @@ class Stopped(Exception):
 class EditSession:
     """Queue, state machine, mentions, slash commands and context of one conversation (no UI)."""
 
-    def __init__(self, repo_root: Path, session: conversations.Conversation, backend: BackendHandle, emit: Emit, *,
+    def __init__(self, repo_root: Path, conversation: conversations.Conversation, backend: BackendHandle, emit: Emit, *,
                  chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
                  persist: bool = True, warm_up: str = "managed", checks: Sequence[UserCommand] = ()) -> None:
         self.repo_root = repo_root
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal before review
-        self.session = session
+        self.conversation = conversation
         self.backend = backend
         self.emit = emit
         self.commands = SlashCommands(self)  # the slash commands act on this session
@@ -73,9 +73,9 @@ class EditSession:
         self.warm = ContextWarmer(repo_root, lambda: self.engine().repo_context, lambda: self.engine().prompt_cache,
                                   lambda state: self.emit(ev.CacheChanged(state)), setting=warm_up)
         backend.subscribe(self._backend_changed)
-        if session.k_override is not None:  # a resumed conversation keeps its /k
+        if conversation.k_override is not None:  # a resumed conversation keeps its /k
             with contextlib.suppress(CoderError):
-                backend.pin(session.k_override)
+                backend.pin(conversation.k_override)
 
     @property
     def profile(self) -> Profile | None:
@@ -104,32 +104,32 @@ class EditSession:
         self._set_state("idle")
 
     def save(self) -> None:
-        """Persist the session (a failure is reported, never raised)."""
+        """Persist the conversation (a failure is reported, never raised)."""
         if not self.persist:
             return
         try:
-            conversations.save(self.session)
+            conversations.save(self.conversation)
         except (OSError, CoderError) as exc:
-            self.emit(ev.Note(f"Could not save the session: {exc}", "error"))
+            self.emit(ev.Note(f"Could not save the conversation: {exc}", "error"))
 
     def context_changed(self) -> None:
         """The context changed: tell the front end and warm the cache for it (call from a worker)."""
         self.emit(self.context_event())
-        self.warm.context_changed(self.session.context_files)
+        self.warm.context_changed(self.conversation.context_files)
 
     def warm_context(self) -> None:
-        """Warm the cache for the current backend and context (a resumed session; call from a worker)."""
+        """Warm the cache for the current backend and context (a resumed conversation; call from a worker)."""
         self.warm.follow(self.backend.info)
-        self.warm.context_changed(self.session.context_files)
+        self.warm.context_changed(self.conversation.context_files)
 
     def typing(self, text: str) -> None:
         """The prompt now reads ``text``: warm the region it names, if any (call from a worker)."""
         if self._state == "idle" and not text.lstrip().startswith(("/", "?")):
-            self.warm.instruction_typed(context.strip_mentions(text), self.session.mode)
+            self.warm.instruction_typed(context.strip_mentions(text), self.conversation.mode)
 
     def context_event(self) -> ev.ContextChanged:
         """The current context files, mode and k override."""
-        s = self.session
+        s = self.conversation
         return ev.ContextChanged(tuple(s.context_files), s.mode, s.k_override)
 
     def load_files(self) -> list[str]:
@@ -171,7 +171,7 @@ class EditSession:
             for reason in result.refused:
                 self.emit(ev.Note(reason, "error"))
             for rel in result.added:
-                if self.session.add_file(rel):
+                if self.conversation.add_file(rel):
                     self.emit(ev.Note(f"Added {rel} to the context."))
             self.context_changed()
             text = context.strip_mentions(text).strip()
@@ -182,7 +182,7 @@ class EditSession:
                 self.save()
                 return
         self.emit(ev.UserSaid(text))
-        self.session.add_turn("user", text)
+        self.conversation.add_turn("user", text)
         self.save()
         if self.backend.info is None:
             start = f"the {self.profile.name!r} profile" if self.profile is not None else "a profile"
@@ -190,10 +190,10 @@ class EditSession:
                               f"{start} or attach to a server; your message is kept in the session.", "error"))
             return
         self._cancel.clear()
-        if self.session.context_files and not text.startswith("?"):
+        if self.conversation.context_files and not text.startswith("?"):
             with self._lock:
                 self._instruction = text
-                self._queue = list(self.session.context_files)
+                self._queue = list(self.conversation.context_files)
             self._next_edit()
         else:
             self._chat(text.lstrip("?").strip())
@@ -228,7 +228,7 @@ class EditSession:
             else:
                 notes = "; ".join(result.notes)
                 self.emit(ev.Note(f"Applied {result.path}. {notes}".strip()))
-                self.warm.context_changed(self.session.context_files)  # the file changed: its prefix too
+                self.warm.context_changed(self.conversation.context_files)  # the file changed: its prefix too
         else:
             self.emit(ev.Note(f"Rejected the edit of {proposal.rel}; the file is untouched."))
         self._next_edit()
@@ -251,7 +251,7 @@ class EditSession:
     def set_k(self, k: int | None) -> None:
         """Pin k for every request (None: back to the per-class choice); raises CoderError when invalid."""
         self.backend.pin(k)  # validates against the server
-        self.session.k_override = k
+        self.conversation.k_override = k
         self.save()
 
     # ---- requests --------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ class EditSession:
         k = choice.k if choice.k is not None else (info.k if info else None)
         self.emit(ev.RequestStarted(ev.RequestInfo("fresh", "chat", k, choice.reason, self.baseline_tps), "chat"))
         feed = self._feed()
-        messages = streams.chat_messages(self.repo_root, self.session, question)
+        messages = streams.chat_messages(self.repo_root, self.conversation, question)
         try:
             outcome = run_request(self.backend, messages, choice, max_tokens=self.chat_max_tokens, tap=feed.push,
                                   cancel=self._cancel)
@@ -303,7 +303,7 @@ class EditSession:
             self.emit(ev.Note(f"Restarting the backend at k={choice.k} ({choice.reason}); escape cancels."))
 
     def _finished(self, final: FinalStats, text: str) -> None:
-        self.session.add_turn("assistant", text)
+        self.conversation.add_turn("assistant", text)
         self.save()
         self.emit(ev.RequestFinished(final, text))
 
@@ -315,7 +315,7 @@ class EditSession:
             return
         self._set_state("streaming")
         try:
-            proposal = self._edit(rel, self._instruction, self.session.mode)
+            proposal = self._edit(rel, self._instruction, self.conversation.mode)
         except Stopped:
             self.emit(ev.RequestStopped())
             self._queue.clear()
@@ -340,7 +340,7 @@ class EditSession:
         self._next_edit()
 
     def _edit(self, rel: str, instruction: str, mode: str) -> EditProposal | PlanProposal:
-        from coder.edit.model import EditProposal, EditRequest
+        from coder.edit.proposal import EditProposal, EditRequest
 
         engine = self.engine()
         symbol = None

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from coder.edit.model import EditProposal
     from coder.edit.plan_result import PlanProposal
+    from coder.edit.proposal import EditProposal
     from coder.edit.warmup.cache import WarmState
     from coder.session.feed import Batch, FinalStats
     from coder.telemetry.prefill import PrefillView

@@ -26,7 +26,7 @@ class SessionHost(Protocol):
     """What the commands need from the session they act on (:class:`EditSession` is the one)."""
 
     repo_root: Path
-    session: conversations.Conversation
+    conversation: conversations.Conversation
     files: list[str]
     emit: Callable[[ev.Event], None]
 
@@ -88,17 +88,17 @@ class SlashCommands:
         for reason in result.refused:
             self._error(reason)
         for rel in result.added:
-            added = self.host.session.add_file(rel)
+            added = self.host.conversation.add_file(rel)
             self._note(f"Added {rel} to the context." if added else f"{rel} is already there.")
         self.host.save()
         self.host.context_changed()
 
     def cmd_drop(self, args: list[str]) -> None:
         """``/drop [PATH…]``: remove context files (all when none given)."""
-        targets = [a.lstrip("@") for a in args] or list(self.host.session.context_files)
+        targets = [a.lstrip("@") for a in args] or list(self.host.conversation.context_files)
         for rel in targets:
-            name = context.resolve_mention(rel, self.host.session.context_files)
-            if self.host.session.drop_file(name):
+            name = context.resolve_mention(rel, self.host.conversation.context_files)
+            if self.host.conversation.drop_file(name):
                 self._note(f"Dropped {name}.")
             else:
                 self._error(f"{rel} is not in the context.")
@@ -109,7 +109,7 @@ class SlashCommands:
 
     def cmd_mode(self, args: list[str]) -> None:
         """``/mode full|region|auto``."""
-        self.host.session.mode = args[0]
+        self.host.conversation.mode = args[0]
         self.host.save()
         self._note(f"Edit mode: {args[0]}.")
         self.host.context_changed()
@@ -117,7 +117,7 @@ class SlashCommands:
     def cmd_k(self, args: list[str]) -> None:
         """``/k [N|auto]``: show, pin or release the draft depth."""
         if not args:
-            pinned = self.host.session.k_override
+            pinned = self.host.conversation.k_override
             current = pinned if pinned is not None else "auto (per request class)"
             self._note(f"k: {current}. /k N pins it, /k auto returns to coder's choice.")
             return
@@ -172,7 +172,7 @@ class SlashCommands:
 
     def cmd_clear(self, args: list[str]) -> None:
         """``/clear``: forget the conversation, keep the context files."""
-        self.host.session.clear()
+        self.host.conversation.clear()
         self.host.save()
         self.host.emit(ev.Cleared())
         self._note("Conversation cleared; context files kept.")

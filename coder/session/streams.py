@@ -18,21 +18,21 @@ if TYPE_CHECKING:
     from coder.conversations import Conversation
     from coder.edit.engine import EditEngine
     from coder.edit.gitops import UndoResult
-    from coder.edit.model import ApplyResult, EditProposal, EditRequest
     from coder.edit.plan_result import PlanProposal
     from coder.edit.plan_run import PlanRequest
+    from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
 HISTORY_TURNS = 20  # chat turns sent back to the model with a question
 
 
-def chat_messages(root: Path, session: Conversation, question: str) -> list[dict[str, str]]:
+def chat_messages(root: Path, conversation: Conversation, question: str) -> list[dict[str, str]]:
     """System prompt with the context files, recent history, then the question (reads files)."""
     system = CHAT_SYSTEM
-    for rel, body in context.read_context(root, session.context_files):
+    for rel, body in context.read_context(root, conversation.context_files):
         system += f"\n\nFile {rel}:\n```\n{body}\n```"
-    history = session.chat_messages()[:-1][-HISTORY_TURNS:]  # the question itself is added below
+    history = conversation.chat_messages()[:-1][-HISTORY_TURNS:]  # the question itself is added below
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
 
@@ -67,8 +67,8 @@ def prepare_plan(engine: EditEngine, root: Path, rels: list[str], instruction: s
 
 def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) -> ApplyResult:
     """Write an accepted edit and commit it (a plan: all of its files in one commit)."""
-    from coder.edit.model import EditProposal
     from coder.edit.plan_result import apply_plan
+    from coder.edit.proposal import EditProposal
 
     return engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
 

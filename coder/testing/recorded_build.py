@@ -3,7 +3,7 @@
 The configuration chain exists for CPUs that CI does not have: an Intel VM that lists AMX, grants
 ``ARCH_REQ_XCOMP_PERM(XTILEDATA)``, and still dies by SIGILL at the first ``tilezero`` in ggml's
 AMX kernel. :class:`RecordedBuildDouble` stands in for exactly two steps of
-:mod:`coder.backends.build.install`: ``_compile`` (cmake; it compiles nothing and leaves a
+:mod:`coder.backends.toolchain.install`: ``_compile`` (cmake; it compiles nothing and leaves a
 placeholder where the binary would be) and ``smoke_test`` (it returns the outcome recorded for that
 configuration on the real machine). The chain, build keys, the atomic install, the refusal records
 and the pointer the runtime reads all stay real.
@@ -16,9 +16,9 @@ import signal
 from collections.abc import Mapping
 from pathlib import Path
 
-from coder.backends.build import cache as build_cache
-from coder.backends.build.smoke import SmokeResult
 from coder.backends.cpu_features import CpuConfig
+from coder.backends.toolchain import cache as build_cache
+from coder.backends.toolchain.smoke import SmokeResult
 
 # as the VM of the report printed it, and as gdb showed the faulting frame of both binaries there
 AMX_KERNEL = "tinygemm_kernel_amx<block_q8_1, block_q4_1, float, 1, 4, true>"

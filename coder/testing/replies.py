@@ -12,8 +12,8 @@ import contextlib
 from collections.abc import Callable, Iterable
 
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal, EditRequest
 from coder.edit.prompt import predicted_reply
+from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.splice import rename_tokens
 
 

@@ -94,7 +94,7 @@ class CoderApp(App[None]):
         self,
         repo_root: Path,
         config: Config,
-        session: conversations.Conversation,
+        conversation: conversations.Conversation,
         *,
         profile: str | Profile | None = None,
         server: ServerInfo | None = None,
@@ -109,7 +109,7 @@ class CoderApp(App[None]):
         super().__init__()
         self.repo_root = repo_root
         self.config = config
-        self.session = session
+        self.conversation = conversation
         configured = profile if isinstance(profile, Profile) else config.profile(profile)
         self.offer_start = offer_start
         self.attach_target = attach
@@ -122,7 +122,7 @@ class CoderApp(App[None]):
                                      policy_factory=policy_factory(persist_state))
         self.backend.adopt(server)
         self.set_reactive(CoderApp.server, server)
-        self.main = MainScreen(EditSession(repo_root, session, self.backend, lambda event: None,
+        self.main = MainScreen(EditSession(repo_root, conversation, self.backend, lambda event: None,
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
                                            persist=persist_state, warm_up=config.warm_up,
                                            checks=commands(config.test_command, config.lint_command,
@@ -370,7 +370,7 @@ class CoderApp(App[None]):
     def load_baseline(self) -> None:
         """The no-speculation tok/s from the newest bench JSON (for the panel's 'ideal' line)."""
         from coder.paths import data_dir
-        from coder.ui.widgets.spec.panel import baseline_from_bench
+        from coder.ui.widgets.speculation.panel import baseline_from_bench
 
         folders = [self.repo_root / "bench-results", data_dir() / "bench"]
         files = [p for folder in folders if folder.is_dir() for p in folder.glob("*.json")]

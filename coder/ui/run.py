@@ -1,4 +1,4 @@
-"""``coder [PATH]``: find the repository, load config and session, run the TUI."""
+"""``coder [PATH]``: find the repository, load config and the conversation, run the TUI."""
 
 from __future__ import annotations
 
@@ -23,17 +23,17 @@ def run_tui(args: argparse.Namespace) -> int:
     cfg = config_mod.load(root)
     profile = getattr(args, "profile", None)
     cfg.profile(profile)  # unknown profile: fail before the screen opens
-    session = conversations.load_last(root) if getattr(args, "resume", False) else None
-    if getattr(args, "resume", False) and session is None:
-        print("coder: no earlier session in this repository; starting a new one")
-    session = session or conversations.new_conversation(root)
+    conversation = conversations.load_last(root) if getattr(args, "resume", False) else None
+    if getattr(args, "resume", False) and conversation is None:
+        print("coder: no earlier conversation in this repository; starting a new one")
+    conversation = conversation or conversations.new_conversation(root)
     attach_url = getattr(args, "attach", None)
     attach = (attach_url, getattr(args, "api_key", None)) if attach_url else None
 
     from coder.ui.app import CoderApp  # Textual loads only here
 
-    app = CoderApp(root, cfg, session, profile=profile, attach=attach)
+    app = CoderApp(root, cfg, conversation, profile=profile, attach=attach)
     app.run()
-    if session.turns or session.context_files:
-        conversations.save(session)
+    if conversation.turns or conversation.context_files:
+        conversations.save(conversation)
     return 0

@@ -175,7 +175,7 @@ def side(name, binary, cmake):
         tokens = post(port, "/tokenize", {"content": TEXT * 40})["tokens"][:PROMPT]
         body = {"prompt": tokens, "n_predict": N_PREDICT, "temperature": 0, "cache_prompt": False, "ignore_eos": True}
         runs = []
-        for i in range(REPS + 1):  # the first is a warm-up
+        for i in range(REPS + 1):  # the first is a priming request
             t = post(port, "/completion", body)["timings"]
             if i:
                 runs.append({"prompt_n": t["prompt_n"], "prefill_tok_s": t["prompt_per_second"],

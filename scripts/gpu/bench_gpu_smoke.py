@@ -59,7 +59,7 @@ def main() -> int:
                         *_, result = chat.stream(messages, max_tokens=args.max_tokens, cache_prompt=False)
                         delta = api.metrics() - before
                     if rep == 0:
-                        continue  # warm-up
+                        continue  # the priming request
                     assert isinstance(result, Reply)
                     speeds.append(result.stats.decode_tps or 0.0)
                     als.append(delta.acceptance_length or 1.0)

@@ -4,7 +4,7 @@
 Writes into ignored folders of this checkout (added to ``.git/info/exclude``):
 
 * ``.gpu/src/llama.tar.xz``: the pinned llama.cpp source with coder's patches applied (``PATCHES`` of
-  :mod:`coder.backends.build.install`, exactly as ``coder backend install`` builds it), pruned of what
+  :mod:`coder.backends.toolchain.install`, exactly as ``coder backend install`` builds it), pruned of what
   the llama-server build does not read (models, docs, tests, the web UI), and
   ``.gpu/src/cmake_args.txt``: coder's cmake arguments for a CUDA build on an H200;
 * ``.whl/``: coder's Python dependencies that the device image lacks, as CPython 3.12 manylinux wheels;
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from coder.backends.build.install import PATCHES, SDIST, VERSION  # noqa: E402
+from coder.backends.toolchain.install import PATCHES, SDIST, VERSION  # noqa: E402
 
 GPU = ROOT / ".gpu"
 WHEELS = ROOT / ".whl"
@@ -66,8 +66,8 @@ def exclude(*names: str) -> None:
 
 
 def cmake_base() -> list[str]:
-    from coder.backends.build import install
     from coder.backends.cpu_features import CpuConfig
+    from coder.backends.toolchain import install
 
     none = CpuConfig(mode="device", reason="the GPU machine: native, below")
     return [*install.cmake_args("cpu", none), *DEVICE_ARGS]

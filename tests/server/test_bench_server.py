@@ -42,8 +42,8 @@ def test_quick_cli_run_writes_a_complete_result(demo_server: ServerInfo, tmp_pat
     single = target["runs"][1]
     assert single["server"]["engine"] == "llama.cpp" and single["server"]["build"].get("build_info")
     assert single["server"]["argv"] and single["k"] == demo_server.k and single["k_applied"] == "launch"
-    # one untimed warm-up per server, before the first measured run
-    assert len(target["runs"][0]["warmup"]) == 1 and single["warmup"] == []
+    # one untimed priming request per server, before the first measured run
+    assert len(target["runs"][0]["priming"]) == 1 and single["priming"] == []
     assert len(single["requests"]) == len(doc["workloads"])
     for req in single["requests"]:
         assert req["error"] is None, req["error"]
@@ -71,7 +71,7 @@ def test_quick_cli_run_writes_a_complete_result(demo_server: ServerInfo, tmp_pat
 
 def test_acceptance_length_equals_raw_metrics_delta(demo_server: ServerInfo) -> None:
     suite = _suite(("code", "refactor", "full"))
-    runner = Runner(demo_server, Settings(reps=1, max_tokens=48, warmup=False))
+    runner = Runner(demo_server, Settings(reps=1, max_tokens=48, priming=False))
     with demo_server.api() as api:
         before = api.metrics()
         run = runner.single(suite, label="al-check", k=demo_server.k)
@@ -92,7 +92,7 @@ def test_acceptance_length_equals_raw_metrics_delta(demo_server: ServerInfo) -> 
 def test_per_position_acceptance_matches_synthetic_rates(server_factory: Any) -> None:
     server = server_factory(spec_type="draft-simple", drafter="demo", k=len(SYNTH_RATES),
                             extra_args=["--spec-synth-rates", ",".join(map(str, SYNTH_RATES))])
-    runner = Runner(server, Settings(reps=1, max_tokens=64, warmup=False))
+    runner = Runner(server, Settings(reps=1, max_tokens=64, priming=False))
     run = runner.single(_suite(("fresh",)), label="synth", k=len(SYNTH_RATES))
     runner.close()
     spec = run.spec
@@ -150,7 +150,7 @@ def test_forced_restart_sweep_relaunches_per_k_and_stops_what_it_started(
     assert all(row["speedup"] is not None for row in result["single"] if not row.get("baseline"))
     # the TUI's 'fraction of ideal' reads the baseline from such a report (it once looked for keys
     # no report has, so the panel never showed it)
-    from coder.ui.widgets.spec.panel import baseline_from_bench
+    from coder.ui.widgets.speculation.panel import baseline_from_bench
 
     report_path = tmp_path / "bench-report.json"
     report_path.write_text(json.dumps({"results": [result]}))

@@ -22,7 +22,7 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.cli import edit as edit_cli
 from coder.config import Profile
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.errors import CoderError
 from coder.kchoice import KChoice
 from coder.telemetry.stats import RequestStats

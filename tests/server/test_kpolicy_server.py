@@ -73,17 +73,17 @@ def test_restart_decision_carried_out_by_the_session(server_factory: Callable[..
                        threads=1)
     info.draft_cap = False  # force the stock-binary path: k changes only by relaunching
     messages: list[str] = []
-    session = BackendHandle(info, profile, policy_factory=policy_factory(False))
+    handle = BackendHandle(info, profile, policy_factory=policy_factory(False))
     policy = KPolicy(profile, info, adaptive=False, notify=messages.append, persist=False)
     seen: list[ServerInfo | None] = []
-    session.subscribe(seen.append)
-    session.subscribe(lambda new: policy.follow(new, session.last_restart_s))
+    handle.subscribe(seen.append)
+    handle.subscribe(lambda new: policy.follow(new, handle.last_restart_s))
     assert policy.fallback is not None
     policy.override(3, "region")
     choice = policy.choose("region")
     assert (choice.via, choice.k) == ("restart", 3)
-    assert session.info is info  # the decision alone restarts nothing
-    new = session.apply(choice)
+    assert handle.info is info  # the decision alone restarts nothing
+    new = handle.apply(choice)
     assert new is not None and new.k == 3 and new.pid != info.pid and seen == [new]
     assert policy.server is new and policy.fallback.cost_s > 0 and any("restarted" in m for m in messages)
     _, delta = _run(new, None)  # no cap sent: the launch k is what limits drafts now
@@ -104,15 +104,15 @@ def test_restart_cancelled_mid_load_stops_the_new_server(server_factory: Callabl
     info = server_factory(spec_type="draft-simple", drafter="demo", k=8, threads=1)
     profile = _profile(llama_server_binary, name=info.profile, spec_type="draft-simple", drafter="demo", k=8,
                        threads=1)
-    session = BackendHandle(info, profile, policy_factory=policy_factory(False))
+    handle = BackendHandle(info, profile, policy_factory=policy_factory(False))
     seen: list[ServerInfo | None] = []
-    session.subscribe(seen.append)
+    handle.subscribe(seen.append)
     cancel = threading.Event()
     cancel.set()  # Escape pressed before the model finished loading
     choice = KChoice(3, "full", "user override", "restart", "override")
     with pytest.raises(CoderError, match="cancelled"):
-        session.apply(choice, cancel)
-    assert session.info is None and seen == [None]
+        handle.apply(choice, cancel)
+    assert handle.info is None and seen == [None]
     assert manager.current(str(info.profile)) is None  # nothing left running under that name
 
 

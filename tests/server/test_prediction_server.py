@@ -12,7 +12,7 @@ from coder.backends.engines.llamacpp_probe import probe_prediction
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 
 pytestmark = pytest.mark.server
 

@@ -30,7 +30,7 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import QWEN_0_5B
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 
 pytestmark = pytest.mark.server
 

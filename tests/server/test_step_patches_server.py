@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from coder.backends.build import greedy_fast_patch, spec_step_patch
 from coder.backends.runtime.server import ServerInfo
+from coder.backends.toolchain import greedy_fast_patch, spec_step_patch
 
 pytestmark = pytest.mark.server
 

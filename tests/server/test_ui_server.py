@@ -24,7 +24,7 @@ from coder.config import builtin_profiles
 from coder.ui import session_link as sl
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
-from coder.ui.widgets.spec.panel import SpecPanel
+from coder.ui.widgets.speculation.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
 
 pytestmark = [pytest.mark.server, pytest.mark.asyncio]
@@ -63,7 +63,7 @@ async def test_typed_edit_streams_reviews_commits_and_undoes(server_factory: Cal
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await pilot.pause()
         await pilot.press(*"@shapes.py", "enter")
-        await _until(pilot, lambda: app.session.context_files == ["shapes.py"])
+        await _until(pilot, lambda: app.conversation.context_files == ["shapes.py"])
         panel = app.main.query_one(SpecPanel)
         await _until(pilot, lambda: panel.cache is not None and panel.cache.status in ("warm", "failed"))
         assert panel.cache is not None and panel.cache.status == "warm", panel.cache
@@ -121,7 +121,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
         await pilot.pause()
         assert "k 8" in str(app.main.query_one(BackendBar).render())
         await pilot.press(*"/k 3", "enter")
-        await _until(pilot, lambda: app.session.k_override == 3)
+        await _until(pilot, lambda: app.conversation.k_override == 3)
         app.main.prompt.value = SCENARIOS["chat_reply"].instruction
         await pilot.press("enter")
         await _until(pilot, lambda: any(isinstance(m, sl.RequestFinished | sl.RequestFailed) for m in seen))
@@ -140,7 +140,7 @@ async def test_k_restart_mid_session_follows_the_new_server(server_factory: Call
         seen.clear()
         new.draft_cap = False  # the relaunched build probes the cap again: keep the stock-binary path
         await pilot.press(*"/k 2", "enter")
-        await _until(pilot, lambda: app.session.k_override == 2)
+        await _until(pilot, lambda: app.conversation.k_override == 2)
         app.main.prompt.value = SCENARIOS["chat_reply"].instruction
         await pilot.press("enter")
         # escape as soon as the restart begins: the demo model reloads in about a second on a quiet machine

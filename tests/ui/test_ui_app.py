@@ -28,7 +28,7 @@ from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
 from coder.ui.widgets.review.diff_view import DiffView
-from coder.ui.widgets.spec.panel import SpecPanel, drafted_lines
+from coder.ui.widgets.speculation.panel import SpecPanel, drafted_lines
 from coder.ui.widgets.status.backend_bar import BackendBar
 
 pytestmark = pytest.mark.asyncio
@@ -91,7 +91,7 @@ async def test_chat_streams_reply_and_panel_shows_recorded_metrics(ui_repo: Path
     assert how == "exact" and al is not None and al >= 1.0
     assert panel.live.stats.tokens > 0 and panel.live.stats.draft_n
     assert panel.request is not None and panel.request.request_class == "fresh"
-    assert [t.role for t in app.session.turns] == ["user", "assistant"]
+    assert [t.role for t in app.conversation.turns] == ["user", "assistant"]
 
 
 def _recorded_by_type(name: str) -> list[dict[str, dict[str, int]]]:
@@ -156,7 +156,7 @@ async def test_unknown_command_help_and_k(greet_repo: Path, greet_server: tuple[
         await submit(pilot, "/help")
         assert "/mode full|region|auto" in transcript(app)
         await submit(pilot, "/k 3")
-        assert app.session.k_override == 3
+        assert app.conversation.k_override == 3
         assert "k 3" in str(app.main.prompt.border_title)
         await submit(pilot, "@greet.py")
         await submit(pilot, GREET_DOCSTRING)
@@ -169,7 +169,7 @@ async def test_unknown_command_help_and_k(greet_repo: Path, greet_server: tuple[
         await pilot.press("r")
         await settle(pilot)
         await submit(pilot, "/k auto")
-        assert app.session.k_override is None
+        assert app.conversation.k_override is None
 
 
 async def test_mentions_add_drop_and_refusals(ui_repo: Path) -> None:
@@ -178,14 +178,14 @@ async def test_mentions_add_drop_and_refusals(ui_repo: Path) -> None:
         await settle(pilot)
         assert "greet.py" in app.main.prompt.files
         await submit(pilot, "@greet.py")
-        assert app.session.context_files == ["greet.py"]
+        assert app.conversation.context_files == ["greet.py"]
         await submit(pilot, "@missing.py please")
         assert "missing.py: no such file" in transcript(app)
         await submit(pilot, "@logo.png")
         assert "looks binary" in transcript(app)
-        assert app.session.context_files == ["greet.py"]
+        assert app.conversation.context_files == ["greet.py"]
         await submit(pilot, "/drop greet.py")
-        assert app.session.context_files == []
+        assert app.conversation.context_files == []
 
 
 async def test_tab_completes_mention_fuzzily(ui_repo: Path) -> None:
@@ -290,7 +290,7 @@ async def test_backend_down_message_is_polite(ui_repo: Path, tmp_path: Path,
         await settle(pilot)
         await submit(pilot, "hello?")
         assert "No backend is running, so nothing was sent" in transcript(app)
-        assert app.session.turns[-1].content == "hello?"  # kept
+        assert app.conversation.turns[-1].content == "hello?"  # kept
         assert "no backend" in str(app.main.query_one(BackendBar).render())
 
 
@@ -348,7 +348,7 @@ async def test_resumed_session_shows_history_and_context(ui_repo: Path) -> None:
         await settle(pilot)
         text = transcript(app)
         assert "› first question" in text and "first answer" in text
-        assert f"Resumed session {old.id}" in text
+        assert f"Resumed conversation {old.id}" in text
         assert "greet.py" in str(app.main.prompt.border_title)
 
 
@@ -404,7 +404,7 @@ async def test_escape_stops_a_streaming_reply(ui_repo: Path) -> None:
             await settle(pilot)
             assert "Stopped; nothing was applied." in transcript(app)
             assert load("chat_reply").reply_text() not in transcript(app)  # the rest never arrived
-            assert [t.role for t in app.session.turns] == ["user"]
+            assert [t.role for t in app.conversation.turns] == ["user"]
             await submit(pilot, "/help")  # the app is still responsive
             assert "/undo" in transcript(app)
 

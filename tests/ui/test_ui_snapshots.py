@@ -23,7 +23,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.conversation.prompt import PromptInput
-from coder.ui.widgets.spec.panel import SpecPanel
+from coder.ui.widgets.speculation.panel import SpecPanel
 
 DATA = Path(__file__).parents[1] / "data" / "ui"
 SIZE = (120, 36)

@@ -16,7 +16,7 @@ from cli_helpers import make_repo
 
 from coder.edit import apply as apply_mod
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
@@ -75,7 +75,7 @@ from pathlib import Path
 sys.path.insert(0, {tests!r})
 os.chdir({root!r})
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.telemetry.stats import RequestStats
 engine = EditEngine(None, Path({root!r}))
 request = engine.prepare("hello.py", "add a docstring", mode="full")

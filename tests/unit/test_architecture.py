@@ -129,10 +129,10 @@ def _importers_of(prefix: str) -> set[str]:
 
 
 def test_build_machinery_is_imported_only_by_install_and_doctor() -> None:
-    users = {p for p in _importers_of("coder.backends.build") if not p.startswith("backends/build/")}
+    users = {p for p in _importers_of("coder.backends.toolchain") if not p.startswith("backends/toolchain/")}
     assert users, "the walk found no importer at all: it is not looking"
     # the one test double of the build and smoke steps must speak their types
-    assert users <= {"cli/backend.py", "doctor.py", "testing/recorded_build.py"}, f"build/ imported by {sorted(users)}"
+    assert users <= {"cli/backend.py", "doctor.py", "testing/recorded_build.py"}, f"toolchain/ used by {sorted(users)}"
 
 
 def test_one_k_choice_type() -> None:

@@ -10,12 +10,12 @@ from typing import ClassVar
 
 import pytest
 
-from coder.backends.build.draft_cap_patch import REQUEST_FIELD
 from coder.backends.engines.llamacpp import cap_probe_body as probe_body
 from coder.backends.engines.llamacpp import cap_probe_proves as interpret
 from coder.backends.engines.llamacpp import probe_draft_cap
 from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime.server import ServerAPI, ServerInfo
+from coder.backends.toolchain.draft_cap_patch import REQUEST_FIELD
 
 
 class StockLlamaServerDouble(BaseHTTPRequestHandler):

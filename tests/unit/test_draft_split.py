@@ -6,7 +6,7 @@ from __future__ import annotations
 from coder.cli.edit import _by_type
 from coder.telemetry import figures
 from coder.telemetry.stats import DraftShare, draft_split, format_drafted
-from coder.ui.widgets.spec.panel import drafted_lines
+from coder.ui.widgets.speculation.panel import drafted_lines
 
 CHAIN = {"draft-simple": {"steps": 4, "draft_n": 18, "draft_n_accepted": 5},
          "ngram-mod": {"steps": 9, "draft_n": 412, "draft_n_accepted": 400},

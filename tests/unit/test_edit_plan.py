@@ -16,9 +16,9 @@ from cli_helpers import make_repo
 
 from coder.edit import gitops, plan, plan_run, units
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditRequest
 from coder.edit.plan_result import apply_plan
 from coder.edit.prompt import predicted_reply
+from coder.edit.proposal import EditRequest
 from coder.edit.splice import RenameCheck, Replacement, SpliceError, rename_matches, rename_tokens, splice, use_span
 from coder.testing.replies import ScriptedModel, renaming_reply
 

@@ -23,7 +23,7 @@ from ui_support import make_repo as make_ui_repo
 from coder import config, trust
 from coder.cli import edit as edit_cli
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.edit.usercheck import UserCommand, commands
 
 CALC = "def div(a, b):\n    return a / b\n"

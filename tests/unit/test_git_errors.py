@@ -13,7 +13,7 @@ from cli_helpers import error_lines, make_repo, run_coder
 
 from coder.edit import gitops
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 

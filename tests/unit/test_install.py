@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.backends.build import draft_cap_patch
-from coder.backends.build.install import choose_variant, gpu_compute_capability
+from coder.backends.toolchain import draft_cap_patch
+from coder.backends.toolchain.install import choose_variant, gpu_compute_capability
 from coder.errors import CoderError
 from coder.pypi import PinnedFile, fetch
 
@@ -21,8 +21,8 @@ from coder.pypi import PinnedFile, fetch
 @pytest.fixture
 def server_sources(tmp_path: Path, llama_server_binary: Path) -> Path:
     """A copy of the three server files the patch touches, from the pinned source tree (pristine)."""
-    from coder.backends.build.cache import source_path
-    from coder.backends.build.install import VERSION
+    from coder.backends.toolchain.cache import source_path
+    from coder.backends.toolchain.install import VERSION
 
     src = source_path(VERSION)
     root = tmp_path / "llama.cpp"

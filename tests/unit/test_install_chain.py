@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from coder.backends import cpu_features
-from coder.backends.build import cache as build_cache
-from coder.backends.build import install as llamacpp_install
-from coder.backends.build.crash_site import crash_function
-from coder.backends.build.smoke import SmokeResult, smoke_test
 from coder.backends.cpu_features import CpuProbe
 from coder.backends.installed import AMX_VERDICT, InstalledBuild, current, describe_attempt, refusals
+from coder.backends.toolchain import cache as build_cache
+from coder.backends.toolchain import install as llamacpp_install
+from coder.backends.toolchain.crash_site import crash_function
+from coder.backends.toolchain.smoke import SmokeResult, smoke_test
 from coder.errors import CoderError
 from coder.testing.crash_double import FUNCTION, build_sigill_server
 from coder.testing.recorded_build import AMX_KERNEL, PASSED, SIGILL_AT_LOAD, RecordedBuildDouble

@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from coder.backends import cpu_features
-from coder.backends.build import cache as build_cache
-from coder.backends.build import draft_cap_patch
-from coder.backends.build import install as llamacpp_install
-from coder.backends.build.draft_cap_patch import AnchoredEdit
-from coder.backends.build.smoke import check_version, smoke_test
 from coder.backends.cpu_features import CpuProbe
 from coder.backends.runtime.crash import describe_exit
+from coder.backends.toolchain import cache as build_cache
+from coder.backends.toolchain import draft_cap_patch
+from coder.backends.toolchain import install as llamacpp_install
+from coder.backends.toolchain.anchored import AnchoredEdit
+from coder.backends.toolchain.smoke import check_version, smoke_test
 from coder.errors import CoderError
 
 REPO = Path(__file__).resolve().parents[2]

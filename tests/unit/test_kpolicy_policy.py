@@ -88,24 +88,24 @@ def test_stock_managed_server_restart_is_a_decision_the_session_carries_out() ->
         return _server(k=k, draft_cap=False, url="http://127.0.0.1:2")
 
     profile = Profile(name="t", adaptive_k=False)
-    session = BackendHandle(_server(draft_cap=False), profile, restart_fn=fake_restart,
+    handle = BackendHandle(_server(draft_cap=False), profile, restart_fn=fake_restart,
                             policy_factory=policy_factory(False))
-    policy = KPolicy(profile, session.info, notify=messages.append, persist=False)  # type: ignore[arg-type]
-    session.subscribe(seen.append)
-    session.subscribe(lambda info: policy.follow(info, session.last_restart_s))
+    policy = KPolicy(profile, handle.info, notify=messages.append, persist=False)  # type: ignore[arg-type]
+    handle.subscribe(seen.append)
+    handle.subscribe(lambda info: policy.follow(info, handle.last_restart_s))
     assert policy.choose("full").via == "launch"
     keep = policy.choose("fresh")  # no throughput estimate: never restart on a default
     assert keep.via == "launch" and keep.k == 8 and keep.recommended == 3
     policy.override(4, "region")
     switched = policy.choose("region")
     assert (switched.via, switched.k, calls) == ("restart", 4, [])  # choose() itself touches nothing
-    assert session.info is not None and session.info.k == 8
-    new = session.apply(switched)
-    assert calls == [4] and new is session.info and new is not None and new.url.endswith(":2")
+    assert handle.info is not None and handle.info.k == 8
+    new = handle.apply(switched)
+    assert calls == [4] and new is handle.info and new is not None and new.url.endswith(":2")
     assert [i.k if i else None for i in seen] == [4]  # subscribers told once, with the new server
     assert policy.server.k == 4 and policy.fallback is not None and policy.fallback.restarts == 1
     assert any("restarted with k=4" in m for m in messages)
-    assert session.apply(policy.choose("region")) is new and calls == [4]  # already at k=4: no restart
+    assert handle.apply(policy.choose("region")) is new and calls == [4]  # already at k=4: no restart
 
 
 def test_session_restart_can_be_cancelled() -> None:
@@ -120,9 +120,9 @@ def test_session_restart_can_be_cancelled() -> None:
         return _server(k=k)
 
     seen: list[ServerInfo | None] = []
-    session = BackendHandle(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart,
+    handle = BackendHandle(_server(draft_cap=False), Profile(name="t"), restart_fn=slow_restart,
                             policy_factory=policy_factory(False))
-    session.subscribe(seen.append)
+    handle.subscribe(seen.append)
     policy = KPolicy(Profile(name="t", adaptive_k=False), _server(draft_cap=False), persist=False)
     policy.override(2)
     cancel = threading.Event()
@@ -130,7 +130,7 @@ def test_session_restart_can_be_cancelled() -> None:
 
     def run() -> None:
         try:
-            session.apply(policy.choose("full"), cancel)
+            handle.apply(policy.choose("full"), cancel)
         except CoderError as exc:
             errors.append(str(exc))
 
@@ -140,7 +140,7 @@ def test_session_restart_can_be_cancelled() -> None:
     cancel.set()
     worker.join(5)
     assert not worker.is_alive() and errors and "cancelled" in errors[0]
-    assert session.info is None and seen == [None]
+    assert handle.info is None and seen == [None]
 
 
 def test_restart_hysteresis_compares_gain_to_measured_cost() -> None:
@@ -167,7 +167,7 @@ def test_adaptive_policy_reports_its_reasoning() -> None:
     policy = KPolicy(Profile(name="t"), _server(), persist=False)
     assert policy.controller is not None
     first = policy.choose("region")
-    assert (first.k, first.source, first.via) == (8, "adaptive", "cap") and "warm-up" in first.reason
+    assert (first.k, first.source, first.via) == (8, "adaptive", "cap") and "burn-in" in first.reason
     # a request where only the first two positions ever survive
     delta = SpecDelta(drafts=100, draft_tokens=800, accepted=150, accepted_per_pos=(90, 60, 0, 0, 0, 0, 0, 0))
     policy.learn(first.request_class, first.k, {"predicted_n": 250, "predicted_ms": 5000.0, "draft_n": 800,

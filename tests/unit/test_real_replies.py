@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import make_repo
 
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal
+from coder.edit.proposal import EditProposal
 from coder.edit.scope import check_scope
 from coder.edit.validate import parse_fenced
 

@@ -104,7 +104,7 @@ def test_cancel_stops_the_request() -> None:
 
 def test_bench_requests_go_through_the_runner_and_teach_nothing() -> None:
     with replay("chat_reply", strict=False) as (server, info):
-        runner = Runner(info, Settings(reps=1, warmup=False))
+        runner = Runner(info, Settings(reps=1, priming=False))
         try:
             rec = runner.request(Workload("w", "fresh", MESSAGES), 0, k_cap=2)
         finally:

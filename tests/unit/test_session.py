@@ -80,24 +80,24 @@ def test_mentions_and_commands_without_a_server(repo: Path) -> None:
     edit, rec = session_for(repo, None)
     assert "greet.py" in edit.files
     edit.submit("@greet.py")
-    assert edit.session.context_files == ["greet.py"]
+    assert edit.conversation.context_files == ["greet.py"]
     edit.submit("@missing.py please")
     edit.submit("@logo.png")
     assert "missing.py: no such file" in rec.notes()
     assert "looks binary" in rec.notes()
     assert "Nothing was sent" in rec.notes()
-    assert edit.session.context_files == ["greet.py"]
+    assert edit.conversation.context_files == ["greet.py"]
     assert rec.of(ev.UserSaid) == []  # nothing went to the model
     edit.submit("/mode sideways")
     assert "Usage: /mode full|region|auto" in rec.notes()
     edit.submit("/mode region")
-    assert edit.session.mode == "region"
+    assert edit.conversation.mode == "region"
     edit.submit("/frobnicate now")
     assert "Unknown command /frobnicate" in rec.notes()
     edit.submit("/drop nothere.py")
     assert "nothere.py is not in the context" in rec.notes()
     edit.submit("/drop greet.py")
-    assert edit.session.context_files == []
+    assert edit.conversation.context_files == []
     context = rec.of(ev.ContextChanged)[-1]
     assert isinstance(context, ev.ContextChanged) and context.files == () and context.mode == "region"
     edit.submit("/theme coder-light")
@@ -108,7 +108,7 @@ def test_message_without_backend_is_kept_not_sent(repo: Path) -> None:
     edit, rec = session_for(repo, None)
     edit.submit("hello?")
     assert "No backend is running, so nothing was sent" in rec.notes()
-    assert edit.session.turns[-1].content == "hello?"
+    assert edit.conversation.turns[-1].content == "hello?"
     assert edit.state == "idle"
 
 
@@ -126,7 +126,7 @@ def test_chat_streams_with_recorded_metrics(repo: Path) -> None:
     assert final.final.exact and final.final.stats.acceptance_length == final.final.spec.acceptance_length
     batches = rec.of(ev.StreamBatch)
     assert batches and "".join(b.batch.text for b in batches) == final.text  # type: ignore[attr-defined]
-    assert [t.role for t in edit.session.turns] == ["user", "assistant"]
+    assert [t.role for t in edit.conversation.turns] == ["user", "assistant"]
     states = [e.state for e in rec.of(ev.StateChanged)]  # type: ignore[attr-defined]
     assert states == ["streaming", "idle"]
     assert server.chat_requests[0]["speculative.n_max"] is not None  # coder's build: a per-request cap
@@ -209,7 +209,7 @@ def test_cancel_stops_the_stream(repo: Path) -> None:
     assert rec.of(ev.RequestStopped) and not rec.of(ev.RequestFinished)
     assert "A reply is still streaming" in rec.notes()
     assert edit.state == "idle"
-    assert [t.role for t in edit.session.turns] == ["user"]
+    assert [t.role for t in edit.conversation.turns] == ["user"]
 
 
 def test_k_restart_moves_chat_to_the_new_server(repo: Path) -> None:

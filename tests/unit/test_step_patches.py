@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from llama_source import unpack_pristine
 
-from coder.backends.build import cache, greedy_fast_patch, spec_step_patch
-from coder.backends.build.draft_cap_patch import AnchoredEdit, apply_edits
-from coder.backends.build.install import PATCHES
+from coder.backends.toolchain import cache, greedy_fast_patch, spec_step_patch
+from coder.backends.toolchain.anchored import AnchoredEdit, apply_edits
+from coder.backends.toolchain.install import PATCHES
 from coder.errors import CoderError
 
 NEW = (greedy_fast_patch, spec_step_patch)

@@ -28,9 +28,9 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.taskdef import Task, source
 from coder.edit.engine import EditEngine
-from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import PlanProposal, apply_plan
 from coder.edit.plan_run import PlanRequest, prepare, prepare_files, run_events
+from coder.edit.proposal import EditProposal, EditRequest
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 

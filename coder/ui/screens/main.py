@@ -24,7 +24,7 @@ from coder.ui.screens import messages as sm
 from coder.ui.screens.host import ScreenHost, host
 from coder.ui.widgets.conversation.prompt import PromptInput
 from coder.ui.widgets.conversation.transcript import Transcript
-from coder.ui.widgets.spec.panel import SpecPanel
+from coder.ui.widgets.speculation.panel import SpecPanel
 from coder.ui.widgets.status.backend_bar import BackendBar
 from coder.ui.widgets.status.footer import KeyFooter
 
@@ -86,11 +86,11 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Show a resumed conversation, follow the backend, start the background loads."""
-        session = self.edit.session
-        for turn in session.turns:
+        conversation = self.edit.conversation
+        for turn in conversation.turns:
             self.transcript.add_message(turn.role if turn.role != "system" else "note", turn.content)
-        if session.turns:
-            self.note(f"Resumed session {session.id}.")
+        if conversation.turns:
+            self.note(f"Resumed conversation {conversation.id}.")
         self._show_context(self.edit.context_event())
         self.watch(self.app, "server", self._server_changed)
         self.prompt.focus()
@@ -155,7 +155,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="cache", exit_on_error=False, description="prompt-cache warm-up")
     def warm_cache(self) -> None:
-        """Warm the server's prompt cache for a resumed session's files (reads them, builds the prefix)."""
+        """Warm the server's prompt cache for a resumed conversation's files (reads them, builds the prefix)."""
         self.edit.warm_context()
 
     @work(thread=True, exclusive=True, group="typing", exit_on_error=False, description="region warm-up")

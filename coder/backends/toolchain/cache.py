@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from coder.backends.build.draft_cap_patch import AnchoredEdit
 from coder.backends.cpu_features import CpuConfig, CpuProbe
 from coder.backends.installed import install_root
+from coder.backends.toolchain.anchored import AnchoredEdit
 from coder.errors import CoderError
 from coder.fsutil import file_lock
 from coder.paths import cache_dir, ensure

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.backends.build.draft_cap_patch import AnchoredEdit, apply_edits
+from coder.backends.toolchain.anchored import AnchoredEdit, apply_edits
 
 PATCH_NAME = "spec-step-v1"
 ALWAYS_CLONE_ENV = "LLAMA_CODER_ALWAYS_CLONE"

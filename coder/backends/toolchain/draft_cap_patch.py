@@ -9,28 +9,14 @@ Every anchor must match exactly once, so a moved source tree fails loudly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from coder.errors import CoderError
+from coder.backends.toolchain.anchored import AnchoredEdit, apply_edits
 from coder.spec_vocab import LLAMACPP_CAP_FIELD
 
 PATCH_NAME = "draft-cap-v1"
 REQUEST_FIELD = LLAMACPP_CAP_FIELD
 MARKER = "coder: per-request draft cap"
-
-
-@dataclass(frozen=True)
-class AnchoredEdit:
-    """Insert ``text`` right after the single occurrence of ``anchor`` in ``path``.
-
-    With ``replace`` the text takes the anchor's place instead (it must not contain the anchor).
-    """
-
-    path: str
-    anchor: str
-    text: str
-    replace: bool = False
 
 
 EDITS: tuple[AnchoredEdit, ...] = (
@@ -62,22 +48,3 @@ EDITS: tuple[AnchoredEdit, ...] = (
 def apply(llama_root: Path) -> None:
     """Apply every edit to the llama.cpp tree at ``llama_root`` (idempotent)."""
     apply_edits(PATCH_NAME, EDITS, llama_root)
-
-
-def apply_edits(patch_name: str, edits: tuple[AnchoredEdit, ...], llama_root: Path) -> None:
-    """Apply ``edits`` in order (idempotent); an anchor that is not there exactly once fails loudly.
-
-    Shared by every patch module so they all fail, and skip already-applied edits, the same way.
-    """
-    for edit in edits:
-        path = llama_root / edit.path
-        source = path.read_text(encoding="utf-8")
-        if edit.text in source:
-            continue
-        count = source.count(edit.anchor)
-        if count != 1:
-            raise CoderError(
-                f"{patch_name} patch: anchor found {count}× in {edit.path}; the llama.cpp source moved"
-            )
-        new = edit.text if edit.replace else edit.anchor + edit.text
-        path.write_text(source.replace(edit.anchor, new), encoding="utf-8")

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.backends.build.draft_cap_patch import AnchoredEdit, apply_edits
-from coder.backends.build.prediction_impl import IMPL as _IMPL
+from coder.backends.toolchain.anchored import AnchoredEdit, apply_edits
+from coder.backends.toolchain.prediction_impl import IMPL as _IMPL
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD, LLAMACPP_TIMINGS_BY_TYPE
 
 PATCH_NAME = "prediction-v1"

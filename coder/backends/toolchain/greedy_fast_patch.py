@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coder.backends.build.draft_cap_patch import AnchoredEdit, apply_edits
+from coder.backends.toolchain.anchored import AnchoredEdit, apply_edits
 
 PATCH_NAME = "greedy-fast-v1"
 DISABLE_ENV = "LLAMA_CODER_NO_GREEDY_FAST"
