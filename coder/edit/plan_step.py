@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit import plan as planning
 from coder.edit.check import PARSE_LOCK
+from coder.edit.check_code import unset_self_reads
 from coder.edit.model import EditProposal, EditRequest
 from coder.edit.plan_result import StepResult
 from coder.edit.rename_scope import ambiguity
@@ -95,7 +96,8 @@ def _judge(proposal: EditProposal, expected: str | None, plan: planning.Plan,
     text = _region_only(proposal)
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
-        return method_added(original, spliced, *plan.adds), text
+        # a new method that reads an attribute its class never sets is flagged here, so it is asked again
+        return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text
     check = rename_matches(expected, text, pairs)
