@@ -55,13 +55,14 @@ def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple
 
 
 def check_result(path: Path | str, new: str, *, old: str | None = None,
-                 instruction: str = "") -> EditRefused | None:
+                 instruction: str | None = None) -> EditRefused | None:
     """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
 
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
     that parsed must still parse and must gain no undefined name; a new or changed method must
     not read an attribute its class never sets, and an extraction into a new function
-    (``instruction``) must call it (:mod:`coder.edit.check_code`); other files pass.
+    (``instruction``) must call it (:mod:`coder.edit.check_code`); other files pass. Without an
+    ``instruction`` (one region of a plan, judged again whole after the splice) those code rules wait.
     """
     if PurePath(path).suffix.lower() not in PYTHON:
         return None
@@ -74,6 +75,8 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
+        if instruction is None:
+            return None
         if (unset := unset_self_reads(old, new)) is not None:
             return EditRefused("unset_attribute", unset)
         if (uncalled := extracted_uncalled(old, new, instruction)) is not None:

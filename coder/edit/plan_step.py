@@ -42,9 +42,9 @@ def region_request(engine: EditEngine, path: Path, step: planning.Step, instruct
                    lines: tuple[int, int] | None = None) -> EditRequest:
     """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`."""
     if lines is None and step.symbol is not None:
-        return engine.prepare(path, instruction, mode="region", symbol=step.symbol)
+        return replace(engine.prepare(path, instruction, mode="region", symbol=step.symbol), in_plan=True)
     a, b = lines or (step.start, step.end)
-    return engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}")
+    return replace(engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}"), in_plan=True)
 
 
 def renamed_files(prepared: PlanRequest) -> dict[str, str]:

@@ -8,12 +8,17 @@ hand-made correct result must still pass.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from bench_edit_refs import correct_results
+from cli_helpers import make_repo
 
+from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.check import check_result
 from coder.edit.check_code import extracted_uncalled, unset_self_reads
+from coder.edit.engine import EditEngine
 
 GRAPHLIB = source("graphlib.py")
 GETOPT = source("getopt.py")
@@ -89,3 +94,18 @@ def test_an_extracted_function_no_one_calls_is_refused_when_the_instruction_name
 def test_every_bench_tasks_correct_result_passes_the_result_check(task: Task) -> None:
     for rel, new in correct_results(task).items():
         assert check_result(rel, new, old=source(rel), instruction=task.instruction) is None, rel
+
+
+def test_the_engine_refuses_the_wrong_method_and_the_bench_keeps_its_reply(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"graphlib.py": GRAPHLIB})
+    head = repo.head.commit.hexsha
+    task = next(t for t in TASKS if t.name == "graphlib-method")
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = engine.prepare(tmp_path / "r" / "graphlib.py", task.instruction, mode="full")
+    reply = "```python\n" + _add_method("        return len(self._nodes)\n") + "```\n"
+    proposal = engine.evaluate(request, reply, finish_reason="stop")
+    assert not proposal.ok and proposal.refusal_code == "unset_attribute"
+    out = Outcome(task.name, task.file, task.kind, "full", "skipped", "")
+    settle(engine, proposal, task, out, guard=True)
+    assert out.outcome == "refused" and out.reply == reply and repo.head.commit.hexsha == head
+    assert (tmp_path / "r" / "graphlib.py").read_text() == GRAPHLIB
