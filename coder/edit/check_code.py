@@ -1,4 +1,4 @@
-"""Two exact rules on a proposal's new code, beyond parsing: what a small model gets wrong and pyflakes misses.
+"""Exact rules on a proposal's new code, beyond parsing: what a small model gets wrong and pyflakes misses.
 
 * A new or changed method reads ``self.NAME`` where nothing ever sets NAME: the class does not
   assign it on ``self`` in any method, has no member of that name, and inherits nothing unknown
@@ -8,12 +8,17 @@
 * An instruction to extract code into a new function F: F must be defined and called from each
   function the instruction names (or, when it names none that exists, from somewhere outside
   F). A defined but uncalled F leaves the old code where it was, which is not the extraction.
+* A call to a function or method of the same file whose arguments no longer bind to its
+  parameters (too many, a missing one, an unknown keyword): it raises TypeError. Only names that
+  surely mean that def are judged (bound once, undecorated; ``self.m`` of the class's own method),
+  and only mismatches the file did not have before.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 # what ``object`` gives every instance: ``self.__class__`` is always there
@@ -162,3 +167,93 @@ def extracted_uncalled(old: str, new: str, instruction: str) -> str | None:
         if not any(_calls(call, target) for call in outside):
             return f"the new function {target} is never called"
     return None
+
+
+def _mismatch(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound: bool) -> str | None:
+    """Why ``call`` cannot bind to ``fn``'s parameters (``bound``: the first one is self or cls); None: it can."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None  # *args or **kwargs at the call: the count is not known
+    spec = fn.args
+    positional = [a.arg for a in [*spec.posonlyargs, *spec.args]][1 if bound else 0:]
+    posonly = {a.arg for a in spec.posonlyargs}
+    required = positional[:len(positional) - len(spec.defaults)]
+    kwonly = {a.arg: d is not None for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)}
+    given = len(call.args)
+    if given > len(positional) and spec.vararg is None:
+        return f"takes {len(positional)} positional argument(s) but the call gives {given}"
+    taken = set(positional[:given])
+    for kw in call.keywords:
+        name = kw.arg or ""
+        if name in taken:
+            return f"gets {name} twice"
+        if (name not in positional or name in posonly) and name not in kwonly and spec.kwarg is None:
+            return f"has no parameter {name}"
+        taken.add(name)
+    missing = [p for p in required if p not in taken] + [k for k, has in kwonly.items() if not has and k not in taken]
+    return f"is called without {missing[0]}" if missing else None
+
+
+def _bound_elsewhere(tree: ast.Module, name: str, home: ast.AST) -> bool:
+    """True when ``name`` is bound anywhere in the module but by the def ``home`` (it may not be that def)."""
+    for node in ast.walk(tree):
+        if node is home:
+            continue
+        if (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)) \
+                or (isinstance(node, ast.arg) and node.arg == name) \
+                or (isinstance(node, (*_FUNC, ast.ClassDef)) and node.name == name) \
+                or (isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name):
+            return True
+    return False
+
+
+def _arity_problems(source: str) -> Counter[str]:
+    """Each call to a function or method of this file whose arguments cannot bind to its signature."""
+    tree = ast.parse(source)
+    out: Counter[str] = Counter()
+    top = {n.name: n for n in tree.body if isinstance(n, _FUNC) and not n.decorator_list
+           and not _bound_elsewhere(tree, n.name, n)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top):
+            continue
+        if (why := _mismatch(top[node.func.id], node, bound=False)) is not None:
+            out[f"{node.func.id} {why}"] += 1
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        methods = {n.name: n for n in cls.body if isinstance(n, _FUNC)}
+        assigned = _known_setters(cls)  # a method name assigned over on self is not that method
+        others = {n.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c is not cls
+                  for n in c.body if isinstance(n, _FUNC)}  # a subclass here may override it
+        for method in methods.values():
+            me = _self_name(method)
+            if me is None:
+                continue
+            for call in (n for n in ast.walk(method) if isinstance(n, ast.Call)):
+                f = call.func
+                if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me):
+                    continue
+                callee = methods.get(f.attr)
+                if callee is None or f.attr in others or f.attr in assigned:
+                    continue
+                kinds = {d.id for d in callee.decorator_list if isinstance(d, ast.Name)}
+                if len(kinds) != len(callee.decorator_list) or kinds - {"staticmethod", "classmethod"}:
+                    continue  # a property or a wrapping decorator: the signature is not the def's
+                if (why := _mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
+                    out[f"{cls.name}.{f.attr} {why}"] += 1
+    return out
+
+
+def _known_setters(cls: ast.ClassDef) -> set[str]:
+    """The attributes any method of ``cls`` sets on self."""
+    return {a for n in cls.body if isinstance(n, _FUNC) for a in _self_attrs(n, store=True)}
+
+
+def broken_calls(old: str, new: str) -> str | None:
+    """Why ``new`` has a call that no longer fits its callee's signature in the same file (None: none new)."""
+    try:
+        before, after = _arity_problems(old), _arity_problems(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    gained = after - before
+    if not gained:
+        return None
+    first = next(iter(gained))
+    return f"a call no longer fits its definition: {first} (it raises TypeError)"

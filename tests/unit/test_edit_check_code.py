@@ -17,7 +17,7 @@ from cli_helpers import make_repo
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.check import check_result
-from coder.edit.check_code import extracted_uncalled, unset_self_reads
+from coder.edit.check_code import broken_calls, extracted_uncalled, unset_self_reads
 from coder.edit.engine import EditEngine
 
 GRAPHLIB = source("graphlib.py")
@@ -109,3 +109,33 @@ def test_the_engine_refuses_the_wrong_method_and_the_bench_keeps_its_reply(tmp_p
     settle(engine, proposal, task, out, guard=True)
     assert out.outcome == "refused" and out.reply == reply and repo.head.commit.hexsha == head
     assert (tmp_path / "r" / "graphlib.py").read_text() == GRAPHLIB
+
+
+GLOB = source("glob.py")
+LISTDIR = "def _listdir(dirname, dir_fd, dironly):"
+
+
+def test_a_call_that_no_longer_fits_its_definition_is_refused() -> None:
+    # a parameter added without a default, and the callers left as they were
+    wrong = GLOB.replace(LISTDIR, "def _listdir(dirname, dir_fd, dironly, include_hidden):", 1)
+    assert broken_calls(GLOB, wrong) == ("a call no longer fits its definition: _listdir is called without "
+                                         "include_hidden (it raises TypeError)")
+    refused = check_result("glob.py", wrong, old=GLOB, instruction="add a parameter include_hidden to _listdir")
+    assert refused is not None and refused.code == "call_mismatch"
+    defaulted = GLOB.replace(LISTDIR, "def _listdir(dirname, dir_fd, dironly, include_hidden=True):", 1)
+    assert broken_calls(GLOB, defaulted) is None
+    keyword = GLOB.replace("_listdir(dirname, dir_fd, dironly)\n", "_listdir(dirname, dir_fd, dironly, hidden=1)\n", 1)
+    assert "has no parameter hidden" in (broken_calls(GLOB, keyword) or "")
+    textwrap = source("textwrap.py")
+    extra = textwrap.replace("        return self._split(text)", "        return self._split(text, True)", 1)
+    assert "TextWrapper._split takes 1 positional argument(s) but the call gives 2" in (
+        broken_calls(textwrap, extra) or "")
+
+
+def test_the_graphlib_fix_type_error_binds_to_the_signature_so_no_call_rule_sees_it() -> None:
+    # add(self, node, *predecessors) binds any count: a loop that unpacks the mapping itself, or a list
+    # passed where its items were, fails only at run time, on the argument's type
+    unpacked = GRAPHLIB.replace("for node, predecessors in graph.items():", "for node, predecessors in graph:", 1)
+    listed = GRAPHLIB.replace("self.add(node, *predecessors)", "self.add(node, predecessors)", 1)
+    assert unpacked != GRAPHLIB and listed != GRAPHLIB
+    assert broken_calls(GRAPHLIB, unpacked) is None and broken_calls(GRAPHLIB, listed) is None

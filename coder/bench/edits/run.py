@@ -36,7 +36,7 @@ from coder.telemetry.stats import RequestStats
 
 OUTCOMES = ("correct", "refused", "wrong", "skipped")
 # refusals of the result check's code rules: kept with the reply, so each can be confirmed a wrong edit offline
-EVIDENT = ("undefined", "unset_attribute", "extract_uncalled")
+EVIDENT = ("undefined", "unset_attribute", "extract_uncalled", "call_mismatch")
 _AUTHOR = Actor("coder bench", "bench@coder.invalid")
 
 
