@@ -16,9 +16,13 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
+from coder.edit import plan_run
 from coder.edit.check import check_result
 from coder.edit.check_code import broken_calls, extracted_uncalled, unset_self_reads
 from coder.edit.engine import EditEngine
+from coder.edit.model import EditRequest
+from coder.edit.prompt import predicted_reply
+from coder.testing.replies import ScriptedModel
 
 GRAPHLIB = source("graphlib.py")
 GETOPT = source("getopt.py")
@@ -139,3 +143,24 @@ def test_the_graphlib_fix_type_error_binds_to_the_signature_so_no_call_rule_sees
     listed = GRAPHLIB.replace("self.add(node, *predecessors)", "self.add(node, predecessors)", 1)
     assert unpacked != GRAPHLIB and listed != GRAPHLIB
     assert broken_calls(GRAPHLIB, unpacked) is None and broken_calls(GRAPHLIB, listed) is None
+
+
+def test_an_add_method_plan_asks_again_when_the_new_method_reads_an_unset_attribute(tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {"graphlib.py": GRAPHLIB})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = plan_run.prepare(engine, engine.root / "graphlib.py", METHOD)
+    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.kind == "add_method"
+    bodies = iter(["        return len(self._nodes)\n", "        return len(self._node2info)\n"])
+
+    def add_count(request: EditRequest) -> str:  # the region, then the new method: first wrong, then right
+        body = request.prompt.target + f"\n    def node_count(self):\n{next(bodies)}"
+        return predicted_reply(type(request.prompt)(request.prompt.messages, request.prompt.fence,
+                                                    request.prompt.lang, body))
+    proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_count))
+    assert proposal.ok, proposal.refusal
+    (retry,) = proposal.retries
+    assert retry.retried is not None and "reads self._nodes" in retry.retried
+    assert "len(self._node2info)" in proposal.files[0].new and "self._nodes" not in proposal.files[0].new
+    bodies = iter(["        return len(self._nodes)\n"] * 2)
+    refused = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_count))
+    assert not refused.ok and "never sets" in (refused.refusal or "")
