@@ -19,6 +19,7 @@ from pathlib import Path, PurePath
 
 from pyflakes import checker, messages
 
+from coder.edit.check_code import broken_calls, extracted_uncalled, unset_self_reads
 from coder.edit.validate import EditRefused, syntax_error
 
 # not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
@@ -53,11 +54,16 @@ def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple
     return sorted(out, key=lambda hit: hit[1])
 
 
-def check_result(path: Path | str, new: str, *, old: str | None = None) -> EditRefused | None:
+def check_result(path: Path | str, new: str, *, old: str | None = None,
+                 instruction: str | None = None) -> EditRefused | None:
     """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
 
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
-    that parsed must still parse and must gain no undefined name; other files pass.
+    that parsed must still parse and must gain no undefined name; a new or changed method must
+    not read an attribute its class never sets, no call may stop fitting its callee, and an
+    extraction into a new function (``instruction``) must call it (:mod:`coder.edit.check_code`);
+    other files pass. Without an ``instruction`` (one region of a plan, judged again whole after
+    the splice) those code rules wait.
     """
     if PurePath(path).suffix.lower() not in PYTHON:
         return None
@@ -70,6 +76,14 @@ def check_result(path: Path | str, new: str, *, old: str | None = None) -> EditR
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
+        if instruction is None:
+            return None
+        if (unset := unset_self_reads(old, new)) is not None:
+            return EditRefused("unset_attribute", unset)
+        if (uncalled := extracted_uncalled(old, new, instruction)) is not None:
+            return EditRefused("extract_uncalled", uncalled)
+        if (broken := broken_calls(old, new)) is not None:
+            return EditRefused("call_mismatch", broken)
         return None
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")

@@ -292,8 +292,9 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
             )
-            if (broken := check_result(snap.rel, new, old=snap.text)) is not None:
-                raise broken  # the whole new file: it parses and gains no undefined name
+            instruction = None if request.in_plan else request.instruction
+            if (broken := check_result(snap.rel, new, old=snap.text, instruction=instruction)) is not None:
+                raise broken  # the whole new file: it parses, gains no undefined name, breaks no code rule
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,

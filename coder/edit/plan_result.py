@@ -178,7 +178,7 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         request = plan_request(engine, prepared, rel)
         stats = RequestStats(finish_reason="stop")
         # the whole spliced file, as for any proposal: it parses and gains no undefined name
-        if (broken := check_result(rel, new, old=snap.text)) is not None:
+        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction)) is not None:
             return PlanProposal(prepared, [], results, broken.code, f"{rel}: {broken.reason}")
         scope = check_scope(snap.text, new, prepared.instruction, rel=rel)
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))

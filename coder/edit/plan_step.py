@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit import plan as planning
 from coder.edit.check import PARSE_LOCK
+from coder.edit.check_code import unset_self_reads
 from coder.edit.plan_result import StepResult
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.rename_scope import ambiguity
@@ -41,9 +42,9 @@ def region_request(engine: EditEngine, path: Path, step: planning.Step, instruct
                    lines: tuple[int, int] | None = None) -> EditRequest:
     """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`."""
     if lines is None and step.symbol is not None:
-        return engine.prepare(path, instruction, mode="region", symbol=step.symbol)
+        return replace(engine.prepare(path, instruction, mode="region", symbol=step.symbol), in_plan=True)
     a, b = lines or (step.start, step.end)
-    return engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}")
+    return replace(engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}"), in_plan=True)
 
 
 def renamed_files(prepared: PlanRequest) -> dict[str, str]:
@@ -95,7 +96,8 @@ def _judge(proposal: EditProposal, expected: str | None, plan: planning.Plan,
     text = _region_only(proposal)
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
-        return method_added(original, spliced, *plan.adds), text
+        # a new method that reads an attribute its class never sets is flagged here, so it is asked again
+        return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text
     check = rename_matches(expected, text, pairs)

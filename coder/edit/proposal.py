@@ -37,6 +37,9 @@ class EditRequest:
     k: KChoice
     token_source: str
     predictions: dict[str, Prediction] | None = None  # auto mode: both modes' predicted wall times
+    # one region of a plan: the code rules of the result check wait for the whole plan's splice (a method a
+    # neighbouring region renames is not set until then)
+    in_plan: bool = False
 
     @property
     def messages(self) -> list[dict[str, str]]:

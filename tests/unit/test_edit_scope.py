@@ -134,6 +134,8 @@ def test_yes_path_never_commits_a_flagged_wrong_rewrite(tmp_path: Path, guard: b
     out = Outcome(task.name, task.file, task.kind, "full", "skipped", "")
     settle(engine, proposal, task, out, guard=guard)
     assert out.flagged and out.flagged_would_be == "wrong"
+    assert out.reply == reply and out.diff == proposal.diff and "+= 2" in out.diff  # kept to replay offline
+    assert out.to_json()["reply"] == reply
     if guard:
         assert out.outcome == "refused" and repo.head.commit.hexsha == head
         assert (tmp_path / "r" / "shlex.py").read_text() == SHLEX
@@ -150,6 +152,7 @@ def test_yes_path_applies_a_pure_rename(tmp_path: Path) -> None:
     out = Outcome(task.name, task.file, task.kind, "full", "skipped", "")
     settle(engine, proposal, task, out, guard=True)
     assert out.outcome == "correct" and not out.flagged and repo.head.commit.message.startswith("coder:")
+    assert out.reply is None and out.diff is None  # a correct outcome keeps no evidence
     assert (tmp_path / "r" / "shlex.py").read_text() == RENAMED
 
 

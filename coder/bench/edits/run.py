@@ -35,6 +35,8 @@ from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
 OUTCOMES = ("correct", "refused", "wrong", "skipped")
+# refusals of the result check's code rules: kept with the reply, so each can be confirmed a wrong edit offline
+EVIDENT = ("undefined", "unset_attribute", "extract_uncalled", "call_mismatch")
 _AUTHOR = Actor("coder bench", "bench@coder.invalid")
 
 
@@ -62,6 +64,11 @@ class Outcome:
     completion_tokens: int | None = None
     plan: str | None = None  # the engine's plan for the request, where it reports one (regions, windows)
     retried: str | None = None  # what the engine re-asked, and why, where it reports it
+    # the evidence of a wrong or flagged outcome, so it can be replayed offline: the proposal's diff, the
+    # model's reply (one edit), or each region's reply of a plan (with the first one where it was retried)
+    diff: str | None = None
+    reply: str | None = None
+    step_replies: list[dict[str, object]] | None = None
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON form."""
@@ -153,6 +160,8 @@ def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task
     original = on_disk(root, task)
     if not proposal.ok:
         out.outcome, out.why, out.refusal_code = "refused", proposal.refusal or "", proposal.refusal_code
+        if proposal.refusal_code in EVIDENT:
+            keep_evidence(proposal, out)
         return
     if not proposal.changed:
         out.outcome, out.why = "refused", "the model made no changes"
@@ -162,6 +171,7 @@ def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task
         out.flagged, out.flagged_where = True, scope.refusal()
         ok, _ = task.judge(original, {**original, **proposed(proposal, root)})
         out.flagged_would_be = "correct" if ok else "wrong"
+        keep_evidence(proposal, out)
         if guard:
             out.outcome, out.why = "refused", f"scope guard: {scope.refusal()}"
             return
@@ -172,6 +182,19 @@ def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task
         return
     ok, why = task.judge(original, on_disk(root, task))
     out.outcome, out.why = ("correct" if ok else "wrong"), why
+    if not ok:
+        keep_evidence(proposal, out)
+
+
+def keep_evidence(p: EditProposal | PlanProposal, out: Outcome) -> None:
+    """Record what the model sent for ``p`` in ``out``: its diff, and its reply or each plan step's."""
+    out.diff = p.diff
+    if isinstance(p, EditProposal):
+        out.reply = p.reply
+        return
+    out.step_replies = [{"path": r.step.rel, "lines": [r.step.start, r.step.end], "label": r.step.label,
+                         "reply": r.proposal.reply if r.proposal is not None else None,
+                         "flagged_reply": r.flagged_reply or None} for r in p.steps]
 
 
 def proposed(p: EditProposal | PlanProposal, root: Path) -> dict[str, str]:

@@ -1,0 +1,259 @@
+"""Exact rules on a proposal's new code, beyond parsing: what a small model gets wrong and pyflakes misses.
+
+* A new or changed method reads ``self.NAME`` where nothing ever sets NAME: the class does not
+  assign it on ``self`` in any method, has no member of that name, and inherits nothing unknown
+  (a base class defined in another file, a metaclass, or dynamic attributes end the check: the
+  name may come from there). Calling the method raises AttributeError. Only reads the method
+  did not already make are judged, so a class that already relies on a subclass is not blamed.
+* An instruction to extract code into a new function F: F must be defined and called from each
+  function the instruction names (or, when it names none that exists, from somewhere outside
+  F). A defined but uncalled F leaves the old code where it was, which is not the extraction.
+* A call to a function or method of the same file whose arguments no longer bind to its
+  parameters (too many, a missing one, an unknown keyword): it raises TypeError. Only names that
+  surely mean that def are judged (bound once, undecorated; ``self.m`` of the class's own method),
+  and only mismatches the file did not have before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+
+_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
+# what ``object`` gives every instance: ``self.__class__`` is always there
+_OBJECT = frozenset(dir(object))
+# a class that computes its attributes: nothing can be said about a name it does not set
+_DYNAMIC = frozenset({"__getattr__", "__getattribute__", "__slots__"})
+_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)? out|move[sd]?)\b", re.IGNORECASE)
+_NEW_FUNCTION = re.compile(r"\bnew\s+(?:helper\s+)?(?:function|helper|method)\s+`?([A-Za-z_]\w*)", re.IGNORECASE)
+_TICKED = re.compile(r"`([A-Za-z_][\w.]*)")
+
+
+def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    """Every class of the module by dotted name (nested classes too)."""
+    out: dict[str, ast.ClassDef] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                out[prefix + node.name] = node
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return out
+
+
+def _self_name(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The instance parameter's name (None for a static or class method, or one without parameters)."""
+    decorators = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
+    if decorators & {"staticmethod", "classmethod"}:
+        return None
+    params = [*method.args.posonlyargs, *method.args.args]
+    return params[0].arg if params else None
+
+
+def _self_attrs(method: ast.FunctionDef | ast.AsyncFunctionDef, store: bool) -> set[str]:
+    """The attributes of ``self`` the method sets (``store``) or reads."""
+    me = _self_name(method)
+    if me is None:
+        return set()
+    want = (ast.Store, ast.Del) if store else (ast.Load,)
+    return {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id == me and isinstance(n.ctx, want)}
+
+
+def _known(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: set[str]) -> set[str] | None:
+    """The names an instance of ``cls`` has for sure; None when it may have others (unknown inheritance)."""
+    if cls.keywords or (cls.decorator_list and any(not isinstance(d, ast.Name) for d in cls.decorator_list)):
+        return None  # a metaclass or a configured decorator may add anything
+    names: set[str] = set()
+    for base in cls.bases:
+        key = ast.unparse(base)
+        if key == "object":
+            continue
+        parent = classes.get(key)
+        if parent is None or key in seen:
+            return None
+        inherited = _known(parent, classes, seen | {key})
+        if inherited is None:
+            return None
+        names |= inherited
+    for node in cls.body:
+        if isinstance(node, (*_FUNC, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+        if isinstance(node, _FUNC):
+            names |= _self_attrs(node, store=True)
+    if names & _DYNAMIC or "setattr" in {n.id for n in ast.walk(cls) if isinstance(n, ast.Name)}:
+        return None
+    return names
+
+
+def unset_self_reads(old: str, new: str) -> str | None:
+    """Why ``new`` has a new or changed method reading an attribute its class never sets (None: it has none)."""
+    try:
+        before, after = _classes(ast.parse(old)), _classes(ast.parse(new))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for qual, cls in after.items():
+        was = {n.name: n for n in before[qual].body if isinstance(n, _FUNC)} if qual in before else {}
+        known: set[str] | None = None
+        looked = False
+        for method in (n for n in cls.body if isinstance(n, _FUNC)):
+            old_method = was.get(method.name)
+            if old_method is not None and ast.dump(old_method) == ast.dump(method):
+                continue
+            reads = _self_attrs(method, store=False) - _OBJECT
+            if old_method is not None:
+                reads -= _self_attrs(old_method, store=False)
+            if not reads:
+                continue
+            if not looked:
+                known, looked = _known(cls, after, {qual}), True
+            if known is None:
+                break
+            if missing := sorted(reads - known):
+                return (f"{qual}.{method.name} reads self.{missing[0]}, which {qual} never sets "
+                        "(calling it raises AttributeError)")
+    return None
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function and method by its own name and by ``Class.name`` (the last one wins)."""
+    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, _FUNC):
+            out[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, _FUNC):
+                    out.setdefault(member.name, member)
+                    out[f"{node.name}.{member.name}"] = member
+    return out
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    """True when ``node`` calls ``name`` (as a plain name or as an attribute, ``self.name``)."""
+    return any(isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == name)
+                                            or (isinstance(n.func, ast.Attribute) and n.func.attr == name))
+               for n in ast.walk(node))
+
+
+def extracted_uncalled(old: str, new: str, instruction: str) -> str | None:
+    """Why ``new`` does not do the extraction ``instruction`` asks for (None: it does, or none is asked)."""
+    if not _EXTRACT.search(instruction) or (found := _NEW_FUNCTION.search(instruction)) is None:
+        return None
+    target = found.group(1)
+    try:
+        tree = ast.parse(new)
+        before, after = _functions(ast.parse(old)), _functions(tree)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if target in before:
+        return None  # not a new function: "move the code into `f`" where f exists is another request
+    defined = after.get(target)
+    if defined is None:
+        return f"the new function {target} is not defined"
+    named = [n for n in dict.fromkeys(_TICKED.findall(instruction)) if n != target and n in before and n in after]
+    for name in named:
+        if not _calls(after[name], target):
+            return f"{name} does not call the new function {target}"
+    if not named:
+        inside = {id(n) for n in ast.walk(defined)}
+        outside = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) not in inside]
+        if not any(_calls(call, target) for call in outside):
+            return f"the new function {target} is never called"
+    return None
+
+
+def _mismatch(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound: bool) -> str | None:
+    """Why ``call`` cannot bind to ``fn``'s parameters (``bound``: the first one is self or cls); None: it can."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None  # *args or **kwargs at the call: the count is not known
+    spec = fn.args
+    positional = [a.arg for a in [*spec.posonlyargs, *spec.args]][1 if bound else 0:]
+    posonly = {a.arg for a in spec.posonlyargs}
+    required = positional[:len(positional) - len(spec.defaults)]
+    kwonly = {a.arg: d is not None for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)}
+    given = len(call.args)
+    if given > len(positional) and spec.vararg is None:
+        return f"takes {len(positional)} positional argument(s) but the call gives {given}"
+    taken = set(positional[:given])
+    for kw in call.keywords:
+        name = kw.arg or ""
+        if name in taken:
+            return f"gets {name} twice"
+        if (name not in positional or name in posonly) and name not in kwonly and spec.kwarg is None:
+            return f"has no parameter {name}"
+        taken.add(name)
+    missing = [p for p in required if p not in taken] + [k for k, has in kwonly.items() if not has and k not in taken]
+    return f"is called without {missing[0]}" if missing else None
+
+
+def _bound_elsewhere(tree: ast.Module, name: str, home: ast.AST) -> bool:
+    """True when ``name`` is bound anywhere in the module but by the def ``home`` (it may not be that def)."""
+    for node in ast.walk(tree):
+        if node is home:
+            continue
+        if (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)) \
+                or (isinstance(node, ast.arg) and node.arg == name) \
+                or (isinstance(node, (*_FUNC, ast.ClassDef)) and node.name == name) \
+                or (isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name):
+            return True
+    return False
+
+
+def _arity_problems(source: str) -> Counter[str]:
+    """Each call to a function or method of this file whose arguments cannot bind to its signature."""
+    tree = ast.parse(source)
+    out: Counter[str] = Counter()
+    top = {n.name: n for n in tree.body if isinstance(n, _FUNC) and not n.decorator_list
+           and not _bound_elsewhere(tree, n.name, n)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top):
+            continue
+        if (why := _mismatch(top[node.func.id], node, bound=False)) is not None:
+            out[f"{node.func.id} {why}"] += 1
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        methods = {n.name: n for n in cls.body if isinstance(n, _FUNC)}
+        assigned = _known_setters(cls)  # a method name assigned over on self is not that method
+        others = {n.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c is not cls
+                  for n in c.body if isinstance(n, _FUNC)}  # a subclass here may override it
+        for method in methods.values():
+            me = _self_name(method)
+            if me is None:
+                continue
+            for call in (n for n in ast.walk(method) if isinstance(n, ast.Call)):
+                f = call.func
+                if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me):
+                    continue
+                callee = methods.get(f.attr)
+                if callee is None or f.attr in others or f.attr in assigned:
+                    continue
+                kinds = {d.id for d in callee.decorator_list if isinstance(d, ast.Name)}
+                if len(kinds) != len(callee.decorator_list) or kinds - {"staticmethod", "classmethod"}:
+                    continue  # a property or a wrapping decorator: the signature is not the def's
+                if (why := _mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
+                    out[f"{cls.name}.{f.attr} {why}"] += 1
+    return out
+
+
+def _known_setters(cls: ast.ClassDef) -> set[str]:
+    """The attributes any method of ``cls`` sets on self."""
+    return {a for n in cls.body if isinstance(n, _FUNC) for a in _self_attrs(n, store=True)}
+
+
+def broken_calls(old: str, new: str) -> str | None:
+    """Why ``new`` has a call that no longer fits its callee's signature in the same file (None: none new)."""
+    try:
+        before, after = _arity_problems(old), _arity_problems(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    gained = after - before
+    if not gained:
+        return None
+    first = next(iter(gained))
+    return f"a call no longer fits its definition: {first} (it raises TypeError)"
