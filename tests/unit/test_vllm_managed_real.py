@@ -39,6 +39,22 @@ def rec_json(name: str) -> Any:
     return json.loads(rec(name))
 
 
+def summary_line() -> str:
+    """The script's SUMMARY line: kept alone when summary.json did not come back, else inside it."""
+    if (REC / "summary_line.txt").exists():
+        return rec("summary_line.txt")
+    line: str = rec_json("summary.json")["summary_line"]
+    return line
+
+
+def preflight() -> str:
+    """The pre-flight runs' output: its own file in the first recording, inside summary.json since."""
+    if (REC / "preflight.txt").exists():
+        return rec("preflight.txt")
+    text: str = rec_json("summary.json")["preflight"]
+    return text
+
+
 def ps_rows(section: str) -> list[list[str]]:
     """The ``ps -eo pid,pgid,sid,ppid,args`` rows of one procs.txt section (header dropped)."""
     table = section.split("## nvidia-smi", 1)[0]
@@ -48,13 +64,13 @@ def ps_rows(section: str) -> list[list[str]]:
 @pytest.fixture
 def summary() -> dict[str, Any]:
     """The SUMMARY line the script printed, plus what the recorded files say for the fields it omits."""
-    line = rec("summary_line.txt")
+    line = summary_line()
     assert line.startswith("SUMMARY {")
     data: dict[str, Any] = json.loads(line.removeprefix("SUMMARY "))
     data["logged_pids"] = {name: int(pid) for name, pid in PID_PREFIX.findall(rec("serve.log"))}
     # the profile's TP is the first pre-flight the script ran; coder adds the flag only above 1
-    data["tensor_parallel_size"] = int(re.findall(r"--tensor-parallel-size (\d+)", rec("preflight.txt"))[0])
-    data["gpu_count"] = int(re.findall(r"(\d+) GPU\(s\) \(nvidia-smi\)", rec("preflight.txt"))[0])
+    data["tensor_parallel_size"] = int(re.findall(r"--tensor-parallel-size (\d+)", preflight())[0])
+    data["gpu_count"] = int(re.findall(r"(\d+) GPU\(s\) \(nvidia-smi\)", preflight())[0])
     return data
 
 
@@ -192,7 +208,7 @@ def test_stop_took_seconds(summary: dict[str, Any]) -> None:
 
 
 def test_preflight_on_the_real_checkpoint(summary: dict[str, Any], tmp_path: Path) -> None:
-    text = rec("preflight.txt")
+    text = preflight()
     runs = dict(re.findall(r"--tensor-parallel-size (\d+)\n.*?\nrc=(\d+)", text, re.S))
     assert runs == {"1": "0", "2": "1", "3": "1"}
     assert "tensor_parallel_size = 2 refused: 2 GPUs asked, 1 GPU(s) (nvidia-smi)\n" in text
