@@ -142,15 +142,13 @@ def _logs(args: argparse.Namespace) -> int:
     if info is None or not info.log_path:
         raise CoderError("no managed backend running, so no log to show")
     path = Path(info.log_path)
-    from coder.textsafe import visible
-
     lines = path.read_text(errors="replace").splitlines()
-    print(visible("\n".join(lines[-args.lines:])))
+    print("\n".join(info.shown_log_lines(lines[-args.lines:])))
     if args.follow:
         from coder.fsutil import LogFollower
 
         def show(new: list[str]) -> None:
-            print("\n".join(new), flush=True)
+            print("\n".join(info.shown_log_lines(new)), flush=True)
 
         follower = LogFollower(path, show, from_start=False).start()
         try:

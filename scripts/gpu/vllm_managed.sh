@@ -7,9 +7,12 @@
 # Runs in the repository root on the GPU machine, after `scripts/gpu/vllm_device.py commands` calls 1..install
 # on the same machine: vLLM's wheels in $VLLM_ROOT/site, the HF checkpoint gguf_to_hf.py writes in $VLLM_ROOT/hf.
 # coder's own dependencies: $CODER_SITE (default /root/gpu/site, as gpu_session.sh setup installs them), else
-# installed here from a carried .whl/. Writes at most 8 files to $OUT (the replay test
-# tests/unit/test_vllm_managed_real.py reads them from tests/data/engines/real_vllm_managed/):
-#   serve.log start.json edit.json bench_quick.json metrics.txt procs.txt preflight.txt summary.json
+# installed here from a carried .whl/. Writes 7 files to $OUT, so that with a log of the caller's own the
+# device's 8-file limit still returns them all (the replay test tests/unit/test_vllm_managed_real.py reads
+# them from tests/data/engines/real_vllm_managed/):
+#   serve.log start.json edit.json bench_quick.json metrics.txt procs.txt summary.json (the pre-flight in it)
+# The API key is redacted from procs.txt and serve.log as soon as they are written (ps shows the argv;
+# vLLM logs its arguments, `'api_key': [...]`), and from every file once more at the end.
 # About 4-6 minutes on one H200: vLLM 0.26.0's first start took 3 min 21 s there, a warm one less; the
 # steps after it fit what is left of 560 s (BUDGET_S). NVLink multicast stays off throughout.
 set -uo pipefail
@@ -27,6 +30,27 @@ T0=$(date +%s)
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - T0) )); }   # seconds left of one device call (600 s)
 step() { echo "$1 $2 $(( $(date +%s) - T0 ))" >> "$W/steps"; }   # name rc seconds-since-start
+redact() {  # FILE...: the key coder launched with (start.json holds it redacted; its key file, kept in
+  # $W/keys at start because stop deletes it, does not) and any `--api-key X` / `'api_key': ['X']`
+  python3 - "$CODER_HOME" "$W/keys" "$@" <<'PY'
+import re, sys
+from pathlib import Path
+found = [k.read_text() for k in Path(sys.argv[1]).rglob("*.key")]
+kept = Path(sys.argv[2]).read_text() if Path(sys.argv[2]).is_file() else ""
+keys = {k.strip() for k in found + kept.splitlines()}
+for name in sys.argv[3:]:
+    f = Path(name)
+    if not f.is_file():
+        continue
+    text = f.read_text(errors="replace")
+    for key in keys:
+        if len(key) >= 4:
+            text = text.replace(key, "<redacted>")
+    text = re.sub(r"(--api[-_]key[ =])(?!<redacted>)\S+", r"\1<redacted>", text)
+    text = re.sub(r"('api_key': \[)'(?!<redacted>)[^']*'", r"\1'<redacted>'", text)
+    f.write_text(text)
+PY
+}
 : > "$W/steps"
 
 # ---- prerequisites: vLLM installed, checkpoint converted, the kit's own attached server gone
@@ -71,13 +95,15 @@ say "GPUs: $(wc -l < "$W/gpus_before"); profile $NAME (tensor_parallel_size $TP)
 for tp in "$TP" 2 3; do
   echo "## coder backend preflight --engine vllm --model $V/hf --tensor-parallel-size $tp"
   $C backend preflight --engine vllm --model "$V/hf" --tensor-parallel-size "$tp"; echo "rc=$?"
-done > "$OUT/preflight.txt" 2>&1
+done > "$W/preflight.txt" 2>&1   # goes into summary.json
 $C backend start --dry-run > "$W/dry_run" 2>&1; step dry_run $?
-grep -E 'FAIL|verdict|^rc' "$OUT/preflight.txt"
+grep -E 'FAIL|verdict|^rc' "$W/preflight.txt"
 
 # ---- start (coder's own launch), then status
 say "coder backend start $NAME"
 timeout 400 $C backend start --json > "$OUT/start.json" 2> "$W/start.err"; rc=$?; step start $rc
+find "$CODER_HOME" -name '*.key' -exec cat {} + > "$W/keys" 2>/dev/null; echo >> "$W/keys"
+redact "$OUT/start.json"
 say "start rc=$rc: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("verdict"))' "$OUT/start.json" 2>&1 | cut -c1-300)"
 tail -3 "$W/start.err"
 $C backend status --json > "$W/status.json" 2>&1; step status $?
@@ -92,7 +118,7 @@ procs() {  # the server's session (pid, pgid, sid, ppid, command) and the GPUs' 
   nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader
   nvidia-smi --query-gpu=index,memory.used --format=csv,noheader
 }
-procs "running" > "$OUT/procs.txt" 2>&1
+procs "running" > "$OUT/procs.txt" 2>&1; redact "$OUT/procs.txt"
 python3 -c "from coder.backends.runtime import proc; import json,sys; i=json.load(open(sys.argv[1])); \
 print(json.dumps(proc.group_members(i['pid'], i.get('pid_start'))))" "$OUT/start.json" > "$W/members_before" 2>&1
 
@@ -136,7 +162,7 @@ grep -v '^  ' "$W/bench.txt" | tail -15
 URL=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["url"])' "$OUT/start.json" 2>/dev/null)
 python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1]+'/metrics',timeout=10).read().decode())" \
   "$URL" > "$OUT/metrics.txt" 2>&1; step metrics $?
-[ -n "$LOG" ] && cp "$LOG" "$OUT/serve.log"
+[ -n "$LOG" ] && cp "$LOG" "$OUT/serve.log" && redact "$OUT/serve.log"
 say "coder backend stop $NAME"
 S0=$(date +%s.%N); $C backend stop $NAME > "$W/stop.txt" 2>&1; rc=$?; S1=$(date +%s.%N); step stop $rc
 echo "$S0 $S1" > "$W/stop_time"; cat "$W/stop.txt"
@@ -147,6 +173,7 @@ for _ in $(seq 20); do  # the driver frees a killed process's memory a moment af
 done
 procs "after stop" >> "$OUT/procs.txt" 2>&1
 [ -n "$LOG" ] && cp "$LOG" "$OUT/serve.log"   # with the shutdown lines
+redact "$OUT/procs.txt" "$OUT/serve.log"
 
 # ---- summary.json: steps, pids before/after, the edit's before/after text, the checkpoint's config
 python3 - "$W" "$OUT" "$TP" <<'EOF'
@@ -176,19 +203,18 @@ summary = {
     "edit_git_log": (text(w / "edit_git") or "").splitlines(), "bench_tail": (text(w / "bench.txt") or "")[-2500:],
     "hf_config": js(Path(os.environ.get("VLLM_ROOT", "/root/vllm")) / "hf" / "config.json"),
     "vllm_version": next(iter(re.findall(r"version (\d+\.\d+\.\d+\S*)", log)), None),
+    "preflight": text(w / "preflight.txt"),
 }
-(out / "summary.json").write_text(json.dumps(summary, indent=1))
 start = js(out / "start.json")
-argv = start.get("argv", []) if isinstance(start, dict) else []
-if "--api-key" in argv[:-1]:  # a dead server's random key, but keep it out of the recordings all the same
-    key = argv[argv.index("--api-key") + 1]
-    for f in out.iterdir():
-        f.write_text(f.read_text(errors="replace").replace(key, "<redacted>"))
 edit = js(out / "edit.json") or {}
-print("SUMMARY", json.dumps({
+line = "SUMMARY " + json.dumps({
     "steps": {n: s["rc"] for n, s in steps.items()}, "verdict": (start or {}).get("verdict"),
     "edit": [summary["edit_instruction"][:40], edit.get("applied"), edit.get("refusal")],
     "processes": summary["logged_pids"], "stop_seconds": summary["stop_seconds"],
-    "alive_after_stop": alive, "vllm": summary["vllm_version"]}))
+    "alive_after_stop": alive, "vllm": summary["vllm_version"]})
+summary["summary_line"] = line  # the replay test reads it (or summary_line.txt when only the line came back)
+(out / "summary.json").write_text(json.dumps(summary, indent=1))
+print(line)
 EOF
+redact "$OUT"/*   # a dead server's random key, but keep it out of the recordings all the same
 ls -la "$OUT"

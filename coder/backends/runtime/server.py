@@ -93,12 +93,18 @@ class ServerInfo:
         return ServerAPI(self.url, self.api_key, self.engine, timeout)
 
     def log_tail(self, lines: int = 20) -> list[str]:
-        """The last ``lines`` lines of a managed server's log (empty when there is none)."""
+        """The last ``lines`` lines of a managed server's log, as shown (empty when there is none)."""
         if not self.log_path or not Path(self.log_path).exists():
             return []
-        from coder.textsafe import visible  # the log quotes prompts and replies: data, not terminal control
+        return self.shown_log_lines(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
 
-        return [visible(line) for line in Path(self.log_path).read_text(errors="replace").splitlines()[-lines:]]
+    def shown_log_lines(self, lines: list[str]) -> list[str]:
+        """Lines of this server's log made fit to display: its API key redacted (vLLM logs its arguments,
+        ``'api_key': ['…']``) and terminal control made visible (the log quotes prompts and replies: data)."""
+        from coder.redact import redact_text
+        from coder.textsafe import visible
+
+        return [visible(redact_text(line, [self.api_key])) for line in lines]
 
 
 JSONShape = type[list[object]] | type[dict[str, object]]

@@ -143,7 +143,8 @@ class BackendScreen(Screen[None]):
         log = self.query_one(Log)
         log.clear()
         if self.follow_log and info is not None and info.log_path:
-            self._follower = LogFollower(Path(info.log_path), self._post_lines).start()
+            shown = info.shown_log_lines  # the key redacted: vLLM logs its arguments
+            self._follower = LogFollower(Path(info.log_path), lambda new: self._post_lines(shown(new))).start()
         else:
             log.write_line("(no log: the server is attached or not running)" if info is None or not info.log_path
                            else "(log following off)")
