@@ -41,7 +41,7 @@ from pathlib import PurePath
 from coder.edit import scope_shapes
 from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
 from coder.edit.scope_kinds import HINTS, invariant_for
-from coder.edit.scope_subs import handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
+from coder.edit.scope_subs import confinement, handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
 from coder.errors import CoderError
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
@@ -246,9 +246,11 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
         kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
-        changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs), "only the rename", old_lines, new_lines)
-                   for s in spans]
-        return Scope(rel, "rename", basis, tuple(changes + _not_renamed(rel, new, pairs, spans)))
+        inside = confinement(_defs(rel, old), instruction)  # "in the function X only": the rename stays in X
+        changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs) and inside(s), "only the rename",
+                           old_lines, new_lines) for s in spans]
+        left = [c for c in _not_renamed(rel, new, pairs, spans) if inside((c.old_start - 1, c.old_end, 0, 0))]
+        return Scope(rel, "rename", basis, tuple(changes + left))
     else:
         found = _by_symbols(old, old_lines, new_lines, spans, instruction, rel)
         if found is None:

@@ -7,6 +7,11 @@ A line explained by a substitution differs from its original only by those whole
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coder.edit.regions import Region
 
 _IDENT = r"`?([A-Za-z_][\w.]*)`?"
 _RENAME_PAIR = re.compile(
@@ -77,3 +82,34 @@ def renamed_only(old: str, new: str, pairs: list[tuple[str, str]]) -> bool:
         pos = m.end()
     parts.append(re.escape(old[pos:]))
     return re.fullmatch("".join(parts), new) is not None
+
+
+# "in the function `getline` only", "only in `getline`", "the local variable x in getline": one function
+_CONFINED = (
+    re.compile(r"\bin\s+(?:the\s+)?(?:function|method)\s+" + _IDENT + r"\s+only\b", re.I),
+    re.compile(r"\bin\s+" + _IDENT + r"\s+only\b", re.I),
+    re.compile(r"\bonly\s+in\s+(?:the\s+)?(?:function|method\s+)?" + _IDENT, re.I),
+    re.compile(r"\blocal\s+(?:variable|name|parameter)\s+`?\w+`?\s+(?:of|in)\s+(?:the\s+)?(?:function|method)?\s*"
+               + _IDENT, re.I),
+)
+
+
+def confined_to(instruction: str) -> str | None:
+    """The one function or method an instruction confines its change to ("in the function X only"), else None."""
+    for pattern in _CONFINED:
+        if m := pattern.search(instruction):
+            return m.group(1).rstrip(".")
+    return None
+
+
+def confinement(defs: Sequence[tuple[str, Region]], instruction: str) -> Callable[[tuple[int, int, int, int]], bool]:
+    """Whether a change (old lines i1..i2) lies in the one function the instruction confines it to.
+
+    Always true when the instruction names no confinement, or the name is not one def of the file.
+    """
+    name = confined_to(instruction)
+    found = [r for n, r in defs if name and (n == name or n.rsplit(".", 1)[-1] == name)]
+    if len(found) != 1:
+        return lambda span: True
+    region = found[0]
+    return lambda span: region.start <= span[0] + 1 and span[1] <= region.end

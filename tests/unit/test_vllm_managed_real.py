@@ -156,15 +156,19 @@ def test_the_edit_applied_exactly_the_rename(summary: dict[str, Any]) -> None:
     assert edit["note"].startswith(f"applied; committed {edit['commit'][:8]}")
 
 
-@pytest.mark.xfail(strict=True, reason="coder accepted the rename outside 'the function getline only': "
-                   "its scope check took the whole-file rename (checkcache, updatecache) as the one asked")
-def test_the_edit_stayed_in_the_function_it_was_told(summary: dict[str, Any]) -> None:
+def test_the_recorded_edit_went_beyond_the_function_it_was_told(summary: dict[str, Any]) -> None:
+    """The model renamed ``lines`` in ``checkcache`` and ``updatecache`` too, and coder then applied it.
+
+    The scope check now confines a rename to the function the instruction names ("in the function getline
+    only"): tests/unit/test_scope_confined.py refuses the same edit on CPython 3.11.7's linecache.py.
+    This pins what the recording holds: the edit was the model's drift, not coder's splice.
+    """
     edit = rec_json("edit.json")
     assert edit_rename(summary) == ("lines", "file_lines")  # the "getline only" instruction
     # getline's body is the hunk that quotes its docstring; the diff applies exactly to CPython 3.12.1's
     # linecache.py, where the other two hunks are inside checkcache and updatecache
     inside = [body for body in hunks(edit["diff"]) if any("Get a line for a Python source file" in b for b in body)]
-    assert hunks(edit["diff"]) == inside
+    assert len(inside) == 1 and len(hunks(edit["diff"])) == 3
 
 
 def test_bench_quick_measured_the_managed_server(summary: dict[str, Any]) -> None:
