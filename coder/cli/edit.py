@@ -236,15 +236,10 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
     if refused_unexplained(proposal, args, result, err):
         return 2
+    from coder.cli.edit_plan import finish
+
     applied, note = _maybe_apply(engine, proposal, args)
-    result["applied"] = bool(applied and applied.written)
-    result["commit"] = applied.commit if applied else None
-    result["snapshot_commit"] = applied.snapshot if applied else None
-    result["note"] = note
-    if args.json:
-        print(json.dumps(result, indent=2))
-    _say(note, err)
-    return 0
+    return finish(applied, note, args, result, err)
 
 
 def _print_checks(proposal: EditProposal, err: TextIO) -> None:

@@ -50,13 +50,19 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     if refused_unexplained(proposal, args, result, err):
         return 2
     applied, note = _maybe_apply(engine, proposal, args, confirm)
+    return finish(applied, note, args, result, err)
+
+
+def finish(applied: ApplyResult | None, note: str, args: argparse.Namespace, result: dict[str, object],
+           err: TextIO) -> int:
+    """Report what was applied (the ``--json`` result and one line); the exit code: 0."""
     result["applied"] = bool(applied and applied.written)
     result["commit"] = applied.commit if applied else None
     result["snapshot_commit"] = applied.snapshot if applied else None
     result["note"] = note
     if args.json:
         print(json.dumps(result, indent=2))
-    print(f"coder: {note}", file=err)
+    print(visible(f"coder: {note}"), file=err)
     return 0
 
 

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.bench.edits.checks import default_of, find_def
+from coder.bench.edits.checks import find_def, parameter_problem
 
 _RUNNER = """
 import importlib.util, json, sys
@@ -123,16 +123,8 @@ class Callers:
         except SyntaxError:
             return False, "does not parse"
         fn = find_def(tree, self.target)
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-            return False, f"{self.target} is missing"
-        default = default_of(fn, self.name)
-        if default is None:
-            return False, f"{self.target} has no parameter {self.name} with a default"
-        if not (isinstance(default, ast.Constant) and default.value == self.default):
-            return False, f"default of {self.name} is {ast.unparse(default)}, not {self.default!r}"
-        if not any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load)
-                   for n in ast.walk(fn)):
-            return False, f"{self.name} is never used in {self.target}"
+        if (problem := parameter_problem(fn, self.target, self.name, self.default)) is not None:
+            return False, problem
         short = self.target.split(".")[-1]
         calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and ast.unparse(c.func).split(".")[-1] == short]
         for call in calls:

@@ -285,6 +285,20 @@ def _unbound_annotation_names(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncF
     return sorted(used - bound)
 
 
+def parameter_problem(fn: ast.AST | None, target: str, name: str, default: object) -> str | None:
+    """Why ``fn`` (the def of ``target``) lacks parameter ``name`` with ``default``, used in its body; None if not."""
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return f"{target} is missing"
+    given = default_of(fn, name)
+    if given is None:
+        return f"{target} has no parameter {name} with a default"
+    if not (isinstance(given, ast.Constant) and given.value == default):
+        return f"default of {name} is {ast.unparse(given)}, not {default!r}"
+    if not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(fn)):
+        return f"{name} is never used in {target}"
+    return None
+
+
 @dataclass(frozen=True)
 class Param:
     """``target`` gained parameter ``name`` with default ``default`` and uses it; the rest is unchanged."""
@@ -299,17 +313,8 @@ class Param:
         if tree is None:
             return False, "does not parse"
         fn = find_def(tree, self.target)
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-            return False, f"{self.target} is missing"
-        default = default_of(fn, self.name)
-        if default is None:
-            return False, f"{self.target} has no parameter {self.name} with a default"
-        if not (isinstance(default, ast.Constant) and default.value == self.default):
-            return False, f"default of {self.name} is {ast.unparse(default)}, not {self.default!r}"
-        used = any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load)
-                   for n in ast.walk(fn))
-        if not used:
-            return False, f"{self.name} is never used in {self.target}"
+        if (problem := parameter_problem(fn, self.target, self.name, self.default)) is not None:
+            return False, problem
         old_tree = ast.parse(old)
         old_fn = find_def(old_tree, self.target)
         for t, f in ((tree, fn), (old_tree, old_fn)):  # compare everything but the target
