@@ -3,7 +3,7 @@
 # source, identical but for AMX (on vs off), timed on the same GGUF for prefill and decode.
 #
 # Runs on the device machine in the repository root, with .gpu/src/llama.tar.xz and cmake_args.txt from
-# scripts/gpu_prepare.py. Needs only bash, cmake, a C++ compiler and python3 (standard library).
+# scripts/gpu/gpu_prepare.py. Needs only bash, cmake, a C++ compiler and python3 (standard library).
 #
 #   scripts/gpu/amx_ab.sh MODEL.gguf     build both (unless built), measure, write the result
 #   scripts/gpu/amx_ab.sh --collect      copy the result files into $OUT and print the table

@@ -2,7 +2,7 @@
 # coder bench --edits on the GPU machine, and the Aider peer rows on the same server, one step per device call.
 # Runs in the repository root of the device machine; state lives in /root/gpu across calls on the same warm
 # machine: the llama-server CUDA build ($G/build/bin/llama-server) and the model ($G/model.gguf) made by
-# scripts/gpu_session.sh, coder's wheels in $G/site (its `setup` step), Aider's in $G/aider-site (step below).
+# scripts/gpu/gpu_session.sh, coder's wheels in $G/site (its `setup` step), Aider's in $G/aider-site (step below).
 # Every step writes JSON + PNG + a log under $OUT/<step>/; they are kept in $G/edits for the `merge` step.
 #
 #   aider-setup            install .whl-aider/*.whl (61 wheels, no numpy/scipy) into $G/aider-site; time the import
@@ -22,7 +22,7 @@ LIMIT=${EDITS_LIMIT_S:-560}  # one device call is at most 600 s: stop early and 
 EXTRA=${EDITS_ARGS:-}  # more `coder bench --edits` options, e.g. EDITS_ARGS="--tasks glob,getopt"
 
 profile() {  # the GPU profile (same settings as gpu_session.sh's e2e step)
-  [ -x "$BIN" ] && [ -f "$MODEL" ] || { echo "no build or model in $G: run scripts/gpu_session.sh first"; exit 1; }
+  [ -x "$BIN" ] && [ -f "$MODEL" ] || { echo "no build or model in $G: run scripts/gpu/gpu_session.sh first"; exit 1; }
   mkdir -p "$CODER_HOME/config"
   cat > "$CODER_HOME/config/config.toml" <<TOML
 default_profile = "qwen-gpu"

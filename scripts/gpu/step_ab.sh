@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Backend sampling A/B and parallel slots on the GPU machine, in one binary, under 4 minutes.
-# Runs in the repository root after scripts/gpu_session.sh `setup` and `wait` (the CUDA build at
+# Runs in the repository root after scripts/gpu/gpu_session.sh `setup` and `wait` (the CUDA build at
 # $G/build/bin/llama-server, the 1.5B model at $G/model.gguf, coder's wheels in $G/site).
 #
 #   scripts/gpu/step_ab.sh ab    bench_copy: none / prediction+ngram-mod at cap 64, each under
@@ -27,7 +27,7 @@ FILES=${STEP_AB_FILES:-$($PY -c 'import textwrap,linecache;print(textwrap.__file
 MAXTOK=${STEP_AB_MAX_TOKENS:-1100}
 KINDS=${STEP_AB_KINDS:-rename,region,fresh}
 NPS=${STEP_AB_NP:-1,2,4}
-[ -x "$BIN" ] || { echo "no build at $BIN (run scripts/gpu_session.sh setup, wait)"; exit 1; }
+[ -x "$BIN" ] || { echo "no build at $BIN (run scripts/gpu/gpu_session.sh setup, wait)"; exit 1; }
 [ -f "$MODEL" ] || { echo "no model at $MODEL"; exit 1; }
 
 ab() {
