@@ -177,7 +177,7 @@ class Docstring:
         node = find_def(tree, self.target)
         if node is None or ast.get_docstring(node) is None:
             return False, f"{self.target} has no docstring"
-        if ast.dump(_strip_docs(tree)) != ast.dump(_strip_docs(ast.parse(old))):
+        if not _only_docstrings_changed(old, tree):
             return False, "code other than the docstring changed"
         return True, "docstring added, code unchanged"
 
@@ -217,9 +217,14 @@ class MethodDocstrings:
             return False, f"{self.target} is missing"
         if lacking := [f.name for f in fns if ast.get_docstring(f) is None]:
             return False, f"no docstring on {', '.join(lacking)}"
-        if ast.dump(_strip_docs(tree)) != ast.dump(_strip_docs(ast.parse(old))):
+        if not _only_docstrings_changed(old, tree):
             return False, "code other than the docstrings changed"
         return True, f"{len(fns)} methods documented, code unchanged"
+
+
+def _only_docstrings_changed(old: str, new_tree: ast.Module) -> bool:
+    """True when ``new_tree`` and ``old``'s tree are the same once every docstring is stripped."""
+    return ast.dump(_strip_docs(new_tree)) == ast.dump(_strip_docs(ast.parse(old)))
 
 
 def _comments(text: str, target: str) -> int:
