@@ -89,7 +89,7 @@ class Config:
     theme: str | None = None
     snapshot_dirty: bool = True
     warm_up: str = "managed"  # prompt-cache warm-up: managed servers | "always" (attached too) | "off"
-    test_command: str | None = None  # run on each proposal before applying (coder.edit.usercheck)
+    test_command: str | None = None  # run on each proposal before applying (coder.edit.checks.user_commands)
     lint_command: str | None = None
     check_timeout: float = 120.0
     sources: list[Path] = field(default_factory=list)

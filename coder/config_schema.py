@@ -55,7 +55,7 @@ ProfileName = Annotated[str, Field(pattern=_NAME_PATTERN)]
 # Everything else is a small number or a known name.
 NAMED_MODEL_KEYS = ("model", "drafter")
 # Top-level settings that need trust the same way: each is a shell command coder runs on
-# every proposal before applying it (coder.edit.usercheck)
+# every proposal before applying it (coder.edit.checks.user_commands)
 TRUSTED_SETTINGS = ("test_command", "lint_command")
 TRUSTED_ONLY = ("binary", "engine", "extra_args", "host", "url", "api_key", *NAMED_MODEL_KEYS, "ctx", "threads",
                 "parallel", "max_model_len", "max_num_batched_tokens", "gpu_memory_utilization",

@@ -3,7 +3,7 @@
 
 One llama-server per speculation config (coder's own build: ``draft-cap-v1`` + ``prediction-v1``),
 the demo model, greedy decoding, ``-np 1``. Every k is reached with the per-request cap, so one
-launch serves all caps. Prompts are coder's own edit prompts (coder.edit.prompt) for real source
+launch serves all caps. Prompts are coder's own edit prompts (coder.edit.run.prompt) for real source
 files with small edits spread through them (rename a function used throughout, add a parameter,
 add docstrings), a region rewrite, a prediction that matches nothing (the worst case) and fresh
 prose. Configurations:
@@ -63,7 +63,7 @@ from coder.bench import lossless  # noqa: E402
 from coder.telemetry.metrics import parse_metrics  # noqa: E402
 
 if TYPE_CHECKING:
-    from coder.edit.regions import Region
+    from coder.edit.source.regions import Region
 
 DEFAULT_MODEL = Path.home() / ".local/share/coder/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 STDLIB = Path(os.__file__).parent
@@ -87,7 +87,7 @@ CEILING_CAP = 7
 # run-time variants to A/B in one binary (``--variants``, scripts/copy_variants.py). A config run
 # under a variant other than the first is reported as ``<config>@<variant>``; the lossless check
 # compares it with plain greedy under the first variant.
-CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.engine does (not imported: no openai/git needed)
+CONTEXT_LINES = 3  # lines shown around a region, as coder.edit.run.engine does (not imported: no openai/git needed)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def _most_used_function(text: str) -> str:
 
 
 def _largest_function(text: str) -> tuple[str, Region]:
-    from coder.edit.regions import python_symbols
+    from coder.edit.source.regions import python_symbols
 
     funcs = [(n, r) for n, r in python_symbols(text) if r.kind == "function"]
     small = [f for f in funcs if f[1].n_lines < len(text.splitlines()) // 3] or funcs
@@ -117,8 +117,8 @@ def workloads(files: list[Path], kinds: list[str], n_edit_files: int) -> list[Wo
     """Prompts in coder's edit shape for the first ``n_edit_files`` files, a mismatch, fresh prose."""
     # coder.edit pulls in the edit engine (openai, git): imported here, so a run from a dumped
     # workload file (``--workloads``) needs neither
-    from coder.edit.prompt import build_messages, predicted_reply
-    from coder.edit.regions import context_lines, split
+    from coder.edit.run.prompt import build_messages, predicted_reply
+    from coder.edit.source.regions import context_lines, split
 
     out: list[Workload] = []
     for path in files[:n_edit_files]:

@@ -18,7 +18,7 @@ and along two paths:
 * ``cli``: ``python -m coder edit FILE -m ... --yes --json`` as a subprocess, timed from spawn to exit:
   interpreter start, imports, config, git, tokenizing, the request, validation, the write and the
   commit. ``outside`` is that wall time minus the request's own (the target: 0.3 s);
-* ``engine``: :class:`coder.edit.engine.EditEngine` in this process (what the TUI runs): ``prepare``
+* ``engine``: :class:`coder.edit.run.engine.EditEngine` in this process (what the TUI runs): ``prepare``
   (reading, tokenizing, building the prompt), the request, validation, then ``apply`` (write, git
   snapshot and commit). ``outside`` is everything but the request (the TUI's 0.05 s budget).
 
@@ -54,13 +54,13 @@ from bench_latency import environment  # noqa: E402
 
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
-from coder.edit.engine import EditEngine  # noqa: E402
+from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.kpolicy import policy_factory  # noqa: E402
 
 PATHS = ("cli", "engine")
 CONDITIONS = ("cold", "warm")
 # what the edit path imports, timed in a fresh interpreter (CLI entry point, engine, backend, git)
-EDIT_IMPORTS = ("coder.cli.main", "coder.cli.edit", "coder.config", "coder.edit.engine", "coder.edit.gitops",
+EDIT_IMPORTS = ("coder.cli.main", "coder.cli.edit", "coder.config", "coder.edit.run.engine", "coder.edit.apply.gitops",
                 "coder.backends.runtime.handle", "coder.backends.runtime.manager")
 
 
@@ -192,7 +192,7 @@ def fixed_costs() -> dict[str, float]:
                                     text=True).stdout)
 
     def commit() -> float:
-        from coder.edit import gitops
+        from coder.edit.apply import gitops
 
         root = Path(tempfile.mkdtemp(prefix="coder-bench-e2e-git-"))
         (root / "a.py").write_text("x = 1\n")

@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
-from coder.edit.engine import EditEngine  # noqa: E402
 from coder.edit.proposal import EditProposal, EditRequest  # noqa: E402
+from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 from coder.samples import LARGE, sample_path  # noqa: E402
 from coder.telemetry.stats import RequestStats  # noqa: E402

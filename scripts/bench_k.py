@@ -41,7 +41,7 @@ from coder.backends.runtime import manager  # noqa: E402
 from coder.backends.runtime.handle import chat_client  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.config import Profile  # noqa: E402
-from coder.edit.prompt import build_messages  # noqa: E402
+from coder.edit.run.prompt import build_messages  # noqa: E402
 from coder.kpolicy.controller import KController, is_clean  # noqa: E402
 from coder.telemetry import figures  # noqa: E402
 from coder.telemetry.metrics import SpecDelta  # noqa: E402

@@ -53,10 +53,10 @@ from coder.backends.engines.warm import LlamaCppWarmSender  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.bench.edits.aider import run_aider  # noqa: E402
-from coder.edit import auto  # noqa: E402
-from coder.edit.engine import DEFAULT_TPS, EditEngine  # noqa: E402
+from coder.edit.plan import auto  # noqa: E402
 from coder.edit.proposal import EditProposal, EditRequest  # noqa: E402
-from coder.edit.warmup.cache import CacheWarmer, edit_prefix  # noqa: E402
+from coder.edit.run.engine import DEFAULT_TPS, EditEngine  # noqa: E402
+from coder.edit.run.warmup.cache import CacheWarmer, edit_prefix  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 
 BENCH_PROFILE = "bench-latency"

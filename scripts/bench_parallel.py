@@ -38,8 +38,8 @@ from coder.bench import lossless  # noqa: E402
 
 def region_prompts(files: list[Path], n: int) -> list[tuple[str, list[dict[str, str]], str]]:
     """(name, messages, prediction) of region edits for the ``n`` largest functions across ``files``."""
-    from coder.edit.prompt import build_messages, predicted_reply
-    from coder.edit.regions import context_lines, python_symbols, split
+    from coder.edit.run.prompt import build_messages, predicted_reply
+    from coder.edit.source.regions import context_lines, python_symbols, split
 
     found = []
     for path in files:

@@ -16,7 +16,7 @@ from typing import Any
 from coder.bench import inputs
 from coder.bench.schema import WorkloadJSON
 from coder.config import REQUEST_CLASSES
-from coder.edit.prompt import build_messages
+from coder.edit.run.prompt import build_messages
 from coder.errors import CoderError
 
 PROMPT_SUFFIXES = (".txt", ".md")

@@ -18,9 +18,9 @@ from coder.textsafe import require_utf8, visible
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_run import PlanRequest
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_result import PlanRequest
 
 EDIT_EPILOG = """\
 examples:
@@ -135,7 +135,7 @@ def _colour_diff(diff: str) -> str:
             out.append(f"\x1b[31m{line.rstrip()}\x1b[0m\n")
         elif line.startswith("@@"):
             out.append(f"\x1b[36m{line.rstrip()}\x1b[0m\n")
-        elif line.startswith("!!"):  # a hunk the instruction does not explain (coder.edit.scope)
+        elif line.startswith("!!"):  # a hunk the instruction does not explain (coder.edit.checks.explained)
             out.append(f"\x1b[1;33m{line.rstrip()}\x1b[0m\n")
         else:
             out.append(line)
@@ -173,9 +173,9 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
     """The edit engine for this work tree and its backend handle (configured profile, the user's checks)."""
     from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
-    from coder.edit import gitops
-    from coder.edit.engine import EditEngine
-    from coder.edit.usercheck import commands
+    from coder.edit.apply import gitops
+    from coder.edit.checks.user_commands import commands
+    from coder.edit.run.engine import EditEngine
     from coder.kpolicy import policy_factory
 
     cwd = Path.cwd()
@@ -194,7 +194,7 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
-    from coder.edit.apply import diff_stat, display_diff
+    from coder.edit.apply.files import diff_stat, display_diff
     from coder.edit.proposal import EditRequest
 
     engine, handle = _make_engine(args)
@@ -254,7 +254,7 @@ def _prepare(engine: EditEngine, args: argparse.Namespace) -> EditRequest | Plan
     """The request: the region the user named, else a plan when one applies, else one request."""
     if args.symbol or args.lines:
         return engine.prepare(args.path, args.message, mode=args.mode, symbol=args.symbol, lines=args.lines)
-    from coder.edit.plan_run import prepare  # a rename, move, deletion... or a long file's rewrite
+    from coder.edit.run.plan_run import prepare  # a rename, move, deletion... or a long file's rewrite
 
     return prepare(engine, args.path, args.message, mode=args.mode)
 
@@ -291,7 +291,7 @@ def _maybe_apply(engine: EditEngine, proposal: EditProposal,
 
 def run_undo(args: argparse.Namespace) -> int:
     """``coder undo``: revert coder's last edit commit."""
-    from coder.edit import gitops
+    from coder.edit.apply import gitops
 
     repo = gitops.open_repo(Path.cwd())
     try:

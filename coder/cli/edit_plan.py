@@ -12,16 +12,16 @@ from coder.errors import CoderError
 from coder.textsafe import visible
 
 if TYPE_CHECKING:
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_result import PlanProposal
-    from coder.edit.plan_run import PlanRequest
     from coder.edit.proposal import ApplyResult, EditProposal
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.plan_result import PlanRequest
 
 
 def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Namespace,
                   result: dict[str, object], *, colour: Callable[[str], str], confirm: Callable[[], bool]) -> int:
     """Run, review and (when asked) apply a plan; the exit code ``coder edit`` returns."""
-    from coder.edit.apply import diff_stat, display_diff
+    from coder.edit.apply.files import diff_stat, display_diff
 
     err = sys.stderr
     print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
@@ -68,7 +68,7 @@ def finish(applied: ApplyResult | None, note: str, args: argparse.Namespace, res
 
 def _maybe_apply(engine: EditEngine, proposal: PlanProposal, args: argparse.Namespace,
                  confirm: Callable[[], bool]) -> tuple[ApplyResult | None, str]:
-    from coder.edit.plan_result import apply_plan
+    from coder.edit.run.plan_result import apply_plan
 
     if not proposal.changed:
         return None, "the model made no changes; nothing written"
@@ -82,8 +82,8 @@ def _maybe_apply(engine: EditEngine, proposal: PlanProposal, args: argparse.Name
 
 def _stream(engine: EditEngine, prepared: PlanRequest, err: TextIO) -> PlanProposal:
     from coder.cli.streamline import StreamLine
-    from coder.edit.plan_result import PlanProposal
-    from coder.edit.plan_run import run_events
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.plan_run import run_events
 
     proposal = None
     with StreamLine(err) as line:
@@ -102,7 +102,7 @@ def unexplained(proposal: EditProposal | PlanProposal, result: dict[str, object]
 
     A plan is read file by file: any of its files adding an invisible or control code point counts.
     """
-    from coder.edit.plan_result import PlanProposal
+    from coder.edit.run.plan_result import PlanProposal
     from coder.textsafe import added_hidden
 
     scope = proposal.scope

@@ -11,20 +11,20 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from coder.edit.engine import EditEngine
-    from coder.edit.prompt import build_messages
+    from coder.edit.checks.reply import EditRefused
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
-    from coder.edit.validate import EditRefused
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.prompt import build_messages
 
 MODES = ("full", "region", "auto")  # edit modes: auto picks full or region by predicted time
 
 _EXPORTS = {
-    "EditEngine": "coder.edit.engine",
+    "EditEngine": "coder.edit.run.engine",
     "ApplyResult": "coder.edit.proposal",
     "EditProposal": "coder.edit.proposal",
     "EditRequest": "coder.edit.proposal",
-    "build_messages": "coder.edit.prompt",
-    "EditRefused": "coder.edit.validate",
+    "build_messages": "coder.edit.run.prompt",
+    "EditRefused": "coder.edit.checks.reply",
 }
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from coder.edit.apply import FileSnapshot, diff_stat
-from coder.edit.auto import Prediction
-from coder.edit.budget import Budget
-from coder.edit.prompt import EditPrompt
-from coder.edit.regions import Region
-from coder.edit.scope import Scope
-from coder.edit.usercheck import CheckRun
+from coder.edit.apply.files import FileSnapshot, diff_stat
+from coder.edit.checks.explained import Scope
+from coder.edit.checks.user_commands import CheckRun
+from coder.edit.plan.auto import Prediction
+from coder.edit.run.budget import Budget
+from coder.edit.run.prompt import EditPrompt
+from coder.edit.source.regions import Region
 from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
@@ -61,7 +61,7 @@ class EditProposal:
     validate_s: float | None = None  # seconds coder spent validating the reply (Enter-to-diff split)
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
     scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
-    checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.usercheck)
+    checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.checks.user_commands)
 
     @property
     def ok(self) -> bool:

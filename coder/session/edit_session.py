@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder import conversations
-from coder.edit.warmup.context import ContextWarmer
+from coder.edit.run.warmup.context import ContextWarmer
 from coder.errors import CoderError
 from coder.session import context, streams
 from coder.session import events as ev
@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
     from coder.config import Profile
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_result import PlanProposal
-    from coder.edit.plan_run import PlanRequest
+    from coder.edit.checks.user_commands import UserCommand
     from coder.edit.proposal import EditProposal
-    from coder.edit.usercheck import UserCommand
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.plan_result import PlanRequest
     from coder.kchoice import KChoice
 
 Emit = Callable[[ev.Event], None]
@@ -238,7 +238,7 @@ class EditSession:
     def engine(self) -> EditEngine:
         """The edit engine (one per session, so consecutive edits share a cached prompt prefix)."""
         if self._engine is None:
-            from coder.edit.engine import EditEngine
+            from coder.edit.run.engine import EditEngine
 
             self._engine = EditEngine(self.backend, self.repo_root, snapshot_dirty=self.snapshot_dirty,
                                       checks=self.checks)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from coder.edit.plan_result import PlanProposal
     from coder.edit.proposal import EditProposal
-    from coder.edit.warmup.cache import WarmState
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.warmup.cache import WarmState
     from coder.session.feed import Batch, FinalStats
     from coder.telemetry.prefill import PrefillView
 

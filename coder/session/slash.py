@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from coder import conversations
     from coder.config import Profile
-    from coder.edit.engine import EditEngine
+    from coder.edit.run.engine import EditEngine
 
 
 class SessionHost(Protocol):

@@ -16,11 +16,11 @@ from coder.session import events as ev
 
 if TYPE_CHECKING:
     from coder.conversations import Conversation
-    from coder.edit.engine import EditEngine
-    from coder.edit.gitops import UndoResult
-    from coder.edit.plan_result import PlanProposal
-    from coder.edit.plan_run import PlanRequest
+    from coder.edit.apply.gitops import UndoResult
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.plan_result import PlanRequest
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
@@ -38,7 +38,7 @@ def chat_messages(root: Path, conversation: Conversation, question: str) -> list
 
 def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
     """The function or class of ``rel`` the instruction names (region mode), else None."""
-    from coder.edit.regions import mentioned_symbol as find
+    from coder.edit.source.regions import mentioned_symbol as find
 
     try:
         text = (root / rel).read_text(encoding="utf-8")
@@ -60,15 +60,15 @@ def prepare_plan(engine: EditEngine, root: Path, rels: list[str], instruction: s
     A rename, move, deletion... or a long file's rewrite becomes a plan of regions (``/mode full``
     plans only the windows of a long file).
     """
-    from coder.edit.plan_run import prepare_files
+    from coder.edit.run.plan_run import prepare_files
 
     return prepare_files(engine, [root / rel for rel in rels], instruction, mode="full" if mode == "full" else "auto")
 
 
 def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) -> ApplyResult:
     """Write an accepted edit and commit it (a plan: all of its files in one commit)."""
-    from coder.edit.plan_result import apply_plan
     from coder.edit.proposal import EditProposal
+    from coder.edit.run.plan_result import apply_plan
 
     return engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
 
@@ -76,8 +76,8 @@ def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) ->
 def run_plan(engine: EditEngine, prepared: PlanRequest, cancel: threading.Event, emit: Callable[[ev.Event], None],
              check: Callable[[], None], baseline_tps: float | None) -> PlanProposal:
     """Run a plan for the session: started, prefill progress, then what was retried and why; the proposal."""
-    from coder.edit.plan_result import PlanProposal
-    from coder.edit.plan_run import run_events
+    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.run.plan_run import run_events
 
     title = f"edit {', '.join(prepared.plan.files)} ({prepared.reason})"
     emit(ev.RequestStarted(ev.RequestInfo("region", "plan", None, prepared.reason, baseline_tps), title))

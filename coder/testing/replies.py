@@ -11,10 +11,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable
 
-from coder.edit.engine import EditEngine
-from coder.edit.prompt import predicted_reply
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.splice import rename_tokens
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.prompt import predicted_reply
+from coder.edit.source.splice import rename_tokens
 
 
 class ScriptedModel:

@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerState
 from coder import conversations
 from coder.backends.runtime.handle import BackendHandle
 from coder.config import Config, Profile
-from coder.edit.usercheck import commands
+from coder.edit.checks.user_commands import commands
 from coder.errors import CoderError
 from coder.kpolicy import policy_factory
 from coder.session.commands import COMMANDS

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     args = parser.parse_args(argv)
 
-    from coder.edit.apply import diff_stat, unified_diff
+    from coder.edit.apply.files import diff_stat, unified_diff
 
     old, new = proposal(args.lines, args.every)
     t0 = time.perf_counter()

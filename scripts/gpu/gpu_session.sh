@@ -40,7 +40,7 @@ setup)
     && cmake --build build --target llama-server -j 16; } > build.log 2>&1; echo \$? > build.rc" \
     < /dev/null > /dev/null 2>&1 &
   sleep 5; build_state
-  $PY -c "import coder.cli.main, coder.edit.engine, coder.bench.lossless, openai; print('coder imports ok')"
+  $PY -c "import coder.cli.main, coder.edit.run.engine, coder.bench.lossless, openai; print('coder imports ok')"
   ;;
 chunk)
   n=$2

@@ -62,7 +62,7 @@ if [ -s "$V/serve.pid" ] && kill "$(cat "$V/serve.pid")" 2>/dev/null; then  # vl
   for _ in $(seq 60); do kill -0 "$(cat "$V/serve.pid")" 2>/dev/null || break; sleep 1; done
 fi
 rm -f "$V/serve.pid"
-CHECK='import coder.cli.main, coder.edit.engine, coder.bench.lossless'
+CHECK='import coder.cli.main, coder.edit.run.engine, coder.bench.lossless'
 if ! PYTHONPATH="$PWD:$SITE" python3 -c "$CHECK" 2>/dev/null; then
   ls .whl/*.whl >/dev/null 2>&1 || { echo "coder's dependencies are not in $SITE and no .whl/ was carried"; exit 2; }
   python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" .whl/*.whl || exit 2

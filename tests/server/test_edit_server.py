@@ -21,8 +21,8 @@ import pytest
 from coder.backends.runtime.handle import BackendHandle
 from coder.cli import edit as edit_cli
 from coder.config import Profile
-from coder.edit.engine import EditEngine
 from coder.edit.proposal import EditProposal
+from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
 from coder.kchoice import KChoice
 from coder.telemetry.stats import RequestStats

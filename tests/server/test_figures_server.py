@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from coder.backends.runtime.handle import chat_client
-from coder.edit.engine import EditEngine
+from coder.edit.run.engine import EditEngine
 from coder.telemetry import figures
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 

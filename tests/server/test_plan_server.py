@@ -27,12 +27,12 @@ from cli_helpers import make_repo
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import QWEN_0_5B
-from coder.edit import gitops
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import PlanProposal, apply_plan
-from coder.edit.plan_run import PlanRequest, prepare, run_events
-from coder.edit.scope_subs import rename_pairs
-from coder.edit.splice import rename_tokens
+from coder.edit.apply import gitops
+from coder.edit.checks.subs import rename_pairs
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
+from coder.edit.run.plan_run import prepare, run_events
+from coder.edit.source.splice import rename_tokens
 
 pytestmark = pytest.mark.server
 

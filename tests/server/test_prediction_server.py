@@ -11,8 +11,8 @@ import pytest
 from coder.backends.engines.llamacpp_probe import probe_prediction
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.edit.engine import EditEngine
 from coder.edit.proposal import EditProposal
+from coder.edit.run.engine import EditEngine
 
 pytestmark = pytest.mark.server
 

@@ -14,7 +14,7 @@ from cli_helpers import make_repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.edit.engine import EditEngine
+from coder.edit.run.engine import EditEngine
 
 pytestmark = pytest.mark.server
 

@@ -29,8 +29,8 @@ from cli_helpers import make_repo
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import QWEN_0_5B
-from coder.edit.engine import EditEngine
 from coder.edit.proposal import EditProposal
+from coder.edit.run.engine import EditEngine
 
 pytestmark = pytest.mark.server
 

@@ -8,9 +8,9 @@ import pytest
 
 from coder.backends.engines.warm import LlamaCppWarmSender
 from coder.backends.runtime.handle import BackendHandle
-from coder.edit.engine import EditEngine
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.warmup.cache import CacheWarmer, edit_prefix
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.warmup.cache import CacheWarmer, edit_prefix
 from coder.kpolicy import policy_factory
 from coder.telemetry.prefill import PrefillView
 

@@ -1,4 +1,4 @@
-"""The review screen marks the hunks the instruction does not explain (coder.edit.scope).
+"""The review screen marks the hunks the instruction does not explain (coder.edit.checks.explained).
 
 The diff is a rename of CPython's shlex.py (the shipped bench copy) with one unrelated change,
 the kind of drift a model made on real rewrites; the screen and the diff widget are real.
@@ -15,8 +15,8 @@ from ui_support import make_repo
 from coder import config, conversations
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.tasks import source
-from coder.edit.apply import unified_diff
-from coder.edit.scope import check_scope
+from coder.edit.apply.files import unified_diff
+from coder.edit.checks.explained import check_scope
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.review.diff_view import DiffView

@@ -12,7 +12,7 @@ from textual.app import App
 from ui_support import CHAT_QUESTION, load, make_repo
 
 from coder import config, conversations
-from coder.edit.apply import diff_stat, unified_diff
+from coder.edit.apply.files import diff_stat, unified_diff
 from coder.session.feed import Batch
 from coder.testing.replay import ReplayServer
 from coder.ui import themes

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit import apply as apply_mod
-from coder.edit.engine import EditEngine
+from coder.edit.apply import files as apply_mod
 from coder.edit.proposal import EditProposal
+from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 
@@ -74,7 +74,7 @@ import os, sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 os.chdir({root!r})
-from coder.edit.engine import EditEngine
+from coder.edit.run.engine import EditEngine
 from coder.edit.proposal import EditProposal
 from coder.telemetry.stats import RequestStats
 engine = EditEngine(None, Path({root!r}))

@@ -17,8 +17,8 @@ from cli_helpers import make_repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.edit.auto import Candidate, CostModel, Target, choose, find_target
-from coder.edit.engine import EditEngine
+from coder.edit.plan.auto import Candidate, CostModel, Target, choose, find_target
+from coder.edit.run.engine import EditEngine
 
 FIXER_BASE = (Path(__file__).parents[1] / "data" / "edit" / "fixer_base.py.txt").read_text()
 ADD = "Add a method `should_skip` to class `BaseFix` that returns False for every node."

@@ -178,8 +178,8 @@ def test_bad_options_are_one_clear_line(argv: list[str], message: str, capsys: p
 def test_a_cross_file_task_is_planned_over_both_of_its_files(tmp_path: Path) -> None:
     """The bench sends a cross-file task as the TUI sends two context files: one plan over both."""
     from coder.bench.edits.run import _prepare
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_run import PlanRequest
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_run import PlanRequest
 
     task = BY_NAME["xfile-wsgiref-function"]
     _, path = make_repo(tmp_path, task)
@@ -190,7 +190,7 @@ def test_a_cross_file_task_is_planned_over_both_of_its_files(tmp_path: Path) -> 
 
 def test_a_cross_file_edit_applied_to_one_file_only_is_wrong(tmp_path: Path) -> None:
     """The --yes path on a real repo holding both files: the renamed definition alone breaks the importer."""
-    from coder.edit.engine import EditEngine
+    from coder.edit.run.engine import EditEngine
 
     task = BY_NAME["xfile-wsgiref-function"]
     _, path = make_repo(tmp_path, task)

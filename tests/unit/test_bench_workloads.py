@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coder.bench import workloads
-from coder.edit.prompt import SYSTEM_PROMPT
+from coder.edit.run.prompt import SYSTEM_PROMPT
 from coder.errors import CoderError
 
 DATA = Path(__file__).parents[1] / "data" / "bench"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.engine import EditEngine, EditProposal
+from coder.edit.run.engine import EditEngine, EditProposal
 from coder.errors import CoderError
 
 DATA = Path(__file__).parents[1] / "data" / "edit"

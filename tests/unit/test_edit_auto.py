@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.auto import CostModel, Target, decide, find_target, named_in
+from coder.edit.plan.auto import CostModel, Target, decide, find_target, named_in
 from coder.errors import CoderError
 
 SHLEX = Path(shlex.__file__).read_text()  # a real 350-line stdlib module

@@ -12,8 +12,8 @@ import pytest
 from cli_helpers import make_repo
 
 from coder.bench.edits.tasks import source
-from coder.edit.check import check_result, gained_undefined, undefined_names
-from coder.edit.engine import EditEngine
+from coder.edit.checks.result import check_result, gained_undefined, undefined_names
+from coder.edit.run.engine import EditEngine
 
 SHLEX = source("shlex.py")
 SPLIT_BODY = "    lex = shlex(s, posix=posix)\n"

@@ -16,12 +16,12 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
-from coder.edit import plan_run
-from coder.edit.check import check_result
-from coder.edit.check_code import broken_calls, extracted_uncalled, unset_self_reads
-from coder.edit.engine import EditEngine
-from coder.edit.prompt import predicted_reply
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
+from coder.edit.checks.result import check_result
 from coder.edit.proposal import EditRequest
+from coder.edit.run import plan_run
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.prompt import predicted_reply
 from coder.testing.replies import ScriptedModel
 
 GRAPHLIB = source("graphlib.py")

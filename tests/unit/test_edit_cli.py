@@ -80,7 +80,7 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_undo_after_an_applied_edit(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from coder.edit.engine import EditEngine
+    from coder.edit.run.engine import EditEngine
 
     engine = EditEngine(None, repo)
     request = engine.prepare(repo / "hello.py", "return a greeting", mode="full")

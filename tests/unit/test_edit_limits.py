@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit.apply import MAX_FILE_BYTES, diff_stat, display_diff, read_snapshot, unified_diff
-from coder.edit.budget import plan_budget
-from coder.edit.engine import EditEngine
+from coder.edit.apply.files import MAX_FILE_BYTES, diff_stat, display_diff, read_snapshot, unified_diff
+from coder.edit.run.budget import plan_budget
+from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
 
 

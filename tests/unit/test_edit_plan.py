@@ -14,12 +14,23 @@ import git
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit import gitops, plan, plan_run, units
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import apply_plan
-from coder.edit.prompt import predicted_reply
+from coder.edit.apply import gitops
+from coder.edit.plan import derive as plan
 from coder.edit.proposal import EditRequest
-from coder.edit.splice import RenameCheck, Replacement, SpliceError, rename_matches, rename_tokens, splice, use_span
+from coder.edit.run import plan_result, plan_run
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import apply_plan
+from coder.edit.run.prompt import predicted_reply
+from coder.edit.source import units
+from coder.edit.source.splice import (
+    RenameCheck,
+    Replacement,
+    SpliceError,
+    rename_matches,
+    rename_tokens,
+    splice,
+    use_span,
+)
 from coder.testing.replies import ScriptedModel, renaming_reply
 
 DATA = Path(__file__).parents[1] / "data"
@@ -85,7 +96,7 @@ def test_rename_plan_runs_region_by_region_and_commits(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     instruction = "rename `_munge_whitespace` to `_normalize_whitespace`"
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", instruction, scope_rename=False)
-    assert isinstance(prepared, plan_run.PlanRequest)
+    assert isinstance(prepared, plan_result.PlanRequest)
     assert prepared.predicted is not None and prepared.predicted.requests == 2  # the predictor counts them
     model = ScriptedModel(engine, renaming_reply([("_munge_whitespace", "_normalize_whitespace")]))
     proposal = plan_run.run_plan(engine, prepared, model)
@@ -102,7 +113,7 @@ def test_a_flagged_region_is_retried_once_then_accepted(tmp_path: Path) -> None:
     pairs = [("_munge_whitespace", "_normalize_whitespace")]
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "rename `_munge_whitespace` to "
                                 "`_normalize_whitespace`", scope_rename=False)
-    assert isinstance(prepared, plan_run.PlanRequest)
+    assert isinstance(prepared, plan_result.PlanRequest)
     good = renaming_reply(pairs)
     # the first reply also changes a condition (hand-made drift); the retry and the other region are exact
     replies = iter([lambda r: good(r).replace("if self.expand_tabs:", "if self.expand_tabs and text:"), good, good])
@@ -122,7 +133,7 @@ def test_a_region_flagged_twice_refuses_the_plan_and_writes_nothing(tmp_path: Pa
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "rename `_munge_whitespace` to "
                                 "`_normalize_whitespace`", scope_rename=False)
-    assert isinstance(prepared, plan_run.PlanRequest)
+    assert isinstance(prepared, plan_result.PlanRequest)
     proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, _copy))  # never renames
     assert not proposal.ok and proposal.refusal_code == "plan_region"
     assert "refused twice" in (proposal.refusal or "")
@@ -133,7 +144,7 @@ def test_delete_with_its_main_block_is_mechanical(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"shlex.py": SHLEX})
     prepared = plan_run.prepare(engine, engine.root / "shlex.py", "delete the function _print_tokens and its "
                                 "__main__ block")
-    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.requests == 0
+    assert isinstance(prepared, plan_result.PlanRequest) and prepared.plan.requests == 0
     proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, []))  # no model request at all
     assert proposal.ok and proposal.scope.ok, proposal.scope.refusal()
     tree = ast.parse(SHLEX)
@@ -145,7 +156,7 @@ def test_delete_with_its_main_block_is_mechanical(tmp_path: Path) -> None:
 def test_move_is_mechanical_and_moves_only_that_def(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"shlex.py": SHLEX})
     prepared = plan_run.prepare(engine, engine.root / "shlex.py", "move function join after quote")
-    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.requests == 0
+    assert isinstance(prepared, plan_result.PlanRequest) and prepared.plan.requests == 0
     new = plan_run.run_plan(engine, prepared, ScriptedModel(engine, [])).files[0].new
     names = [getattr(n, "name", None) for n in ast.parse(new).body]
     old_names = [getattr(n, "name", None) for n in ast.parse(SHLEX).body]
@@ -174,7 +185,7 @@ def test_windows_cover_a_long_file_at_top_level_boundaries(tmp_path: Path) -> No
     assert all(s.start in starts for s in p.steps)
     engine = _engine(tmp_path, {"textwrap.py": TEXTWRAP})
     prepared = plan_run.prepare(engine, engine.root / "textwrap.py", "add type hints", mode="full")
-    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.kind == "windows"
+    assert isinstance(prepared, plan_result.PlanRequest) and prepared.plan.kind == "windows"
     proposal = plan_run.run_plan(engine, prepared, ScriptedModel(engine, _copy))
     assert proposal.ok and not proposal.changed
 
@@ -185,7 +196,7 @@ def test_a_rename_everywhere_is_one_plan_one_commit_and_one_undo(tmp_path: Path)
     engine = _engine(tmp_path, files)
     instruction = "rename `_splitext` to `_split_extension` everywhere"
     prepared = plan_run.prepare(engine, engine.root / "genericpath.py", instruction)
-    assert isinstance(prepared, plan_run.PlanRequest)
+    assert isinstance(prepared, plan_result.PlanRequest)
     assert prepared.plan.files == ["genericpath.py", "posixpath.py"]
     assert [s.label for s in prepared.plan.steps] == ["function _splitext", "function splitext", "lines 126-126"]
     pairs = [("_splitext", "_split_extension")]
@@ -217,7 +228,7 @@ def test_regions_sent_concurrently_give_the_same_result(tmp_path: Path) -> None:
     engine = _engine(tmp_path, files)
     prepared = plan_run.prepare(engine, engine.root / "genericpath.py", "rename `_splitext` to `_split_ext` everywhere",
                                 scope_rename=False)
-    assert isinstance(prepared, plan_run.PlanRequest) and prepared.plan.requests == 3
+    assert isinstance(prepared, plan_result.PlanRequest) and prepared.plan.requests == 3
     reply = renaming_reply([("_splitext", "_split_ext")])
     threads: set[str] = set()
 
@@ -237,7 +248,7 @@ def test_a_new_method_after_the_last_one_is_accepted(tmp_path: Path) -> None:
     engine = _engine(tmp_path, {"xdrlib.py": XDRLIB})
     prepared = plan_run.prepare(engine, engine.root / "xdrlib.py", "add a method `size` to class Packer that "
                                 "returns the number of bytes packed so far")
-    assert isinstance(prepared, plan_run.PlanRequest)
+    assert isinstance(prepared, plan_result.PlanRequest)
 
     def add_size(request: EditRequest) -> str:  # a hand-made correct reply: the last method, then the new one
         body = request.prompt.target + "\n    def size(self):\n        return len(self.__buf.getvalue())\n"

@@ -19,7 +19,7 @@ from cli_helpers import make_repo
 from ui_support import replay
 
 from coder.cli import edit as edit_cli
-from coder.edit.splice import rename_tokens
+from coder.edit.source.splice import rename_tokens
 
 SHLEX = (Path(__file__).parents[1] / "data" / "real_edits" / "shlex.py.txt").read_text()
 DELETE = "delete the function _print_tokens and its __main__ block"

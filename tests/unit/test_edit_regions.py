@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from coder.backends.runtime.handle import LaunchK
-from coder.edit.budget import plan_budget
-from coder.edit.engine import EditEngine
-from coder.edit.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
+from coder.edit.run.budget import plan_budget
+from coder.edit.run.engine import EditEngine
+from coder.edit.source.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
 from coder.errors import CoderError
 from coder.samples import JAVASCRIPT, LARGE, SMALL, sample_names, sample_path
 from coder.tokens import TokenCounter, estimate

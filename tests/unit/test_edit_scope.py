@@ -16,10 +16,10 @@ from cli_helpers import make_repo
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
-from coder.edit.apply import unified_diff
-from coder.edit.engine import EditEngine
-from coder.edit.regions import find_symbol, line_range, split
-from coder.edit.scope import check_scope, rename_pairs, renamed_only, value_pairs
+from coder.edit.apply.files import unified_diff
+from coder.edit.checks.explained import check_scope, rename_pairs, renamed_only, value_pairs
+from coder.edit.run.engine import EditEngine
+from coder.edit.source.regions import find_symbol, line_range, split
 
 SHLEX = source("shlex.py")
 RENAME = "Rename the method `read_token` to `next_token` everywhere in this file."

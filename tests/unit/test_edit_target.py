@@ -9,7 +9,7 @@ import git
 import pytest
 from cli_helpers import error_lines, make_repo, run_coder
 
-from coder.edit.engine import EditEngine
+from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
 
 

@@ -22,9 +22,9 @@ from ui_support import make_repo as make_ui_repo
 
 from coder import config, trust
 from coder.cli import edit as edit_cli
-from coder.edit.engine import EditEngine
+from coder.edit.checks.user_commands import UserCommand, commands
 from coder.edit.proposal import EditProposal
-from coder.edit.usercheck import UserCommand, commands
+from coder.edit.run.engine import EditEngine
 
 CALC = "def div(a, b):\n    return a / b\n"
 PY = shlex.quote(sys.executable)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.apply import diff_stat
-from coder.edit.engine import EditEngine
-from coder.edit.guard import DriftGuard
-from coder.edit.prompt import build_messages, fence_for
-from coder.edit.regions import find_symbol, split
-from coder.edit.validate import EditRefused, check_reply, elided_line, parse_fenced
+from coder.edit.apply.files import diff_stat
+from coder.edit.checks.reply import EditRefused, check_reply, elided_line, parse_fenced
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.guard import DriftGuard
+from coder.edit.run.prompt import build_messages, fence_for
+from coder.edit.source.regions import find_symbol, split
 
 DATA = Path(__file__).parents[1] / "data" / "edit"
 CASES: dict[str, dict[str, str | None]] = json.loads((DATA / "cases.json").read_text())

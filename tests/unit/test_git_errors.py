@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import error_lines, make_repo, run_coder
 
-from coder.edit import gitops
-from coder.edit.engine import EditEngine
+from coder.edit.apply import gitops
 from coder.edit.proposal import EditProposal
+from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit import gitops
+from coder.edit.apply import gitops
 
 
 def _status(root: Path) -> str:
@@ -36,7 +36,7 @@ def test_a_pattern_like_name_edits_and_commits_only_itself(tmp_path: Path, name:
 
 
 def test_the_target_check_takes_a_pattern_like_name_literally(tmp_path: Path) -> None:
-    from coder.edit.target import check_edit_target
+    from coder.edit.source.target import check_edit_target
     from coder.errors import CoderError
 
     root = tmp_path / "r"

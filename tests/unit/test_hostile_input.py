@@ -142,7 +142,7 @@ def test_k_values_are_bounded_and_named(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_outside_paths_are_shown_resolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from coder.edit.apply import resolve_inside
+    from coder.edit.apply.files import resolve_inside
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -154,7 +154,7 @@ def test_outside_paths_are_shown_resolved(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_git_messages_lose_gitpythons_quotes() -> None:
-    from coder.edit.gitops import _first_line
+    from coder.edit.apply.gitops import _first_line
 
     assert _first_line("\n  stderr: 'fatal: bad config line 1 in file .git/config'") == \
         "fatal: bad config line 1 in file .git/config"

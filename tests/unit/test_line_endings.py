@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cli_helpers import make_repo, run_coder
 
-from coder.edit.apply import read_snapshot, write_edit
+from coder.edit.apply.files import read_snapshot, write_edit
 from coder.testing.hostile_server import hostile_server
 
 MIXED = b"def a():\r\n    return 1\n\r\ndef b():\n    return 2\r\n\ndef c():\r\n    return 3\n"

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from cli_helpers import make_repo
 
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import PlanProposal
-from coder.edit.plan_run import PlanRequest, prepare, run_plan
 from coder.edit.proposal import EditRequest
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal
+from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
 from coder.testing.replies import ScriptedModel
 
 DATA = Path(__file__).parents[1] / "data" / "plans"

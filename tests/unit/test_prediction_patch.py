@@ -9,7 +9,7 @@ from llama_source import unpack_pristine
 
 from coder.backends.engines.llamacpp import k_flags, parse_help
 from coder.backends.toolchain import draft_cap_patch, prediction_patch
-from coder.edit.prompt import build_messages, predicted_reply
+from coder.edit.run.prompt import build_messages, predicted_reply
 from coder.errors import CoderError
 from coder.kpolicy.depth import COPY_K_MAX
 

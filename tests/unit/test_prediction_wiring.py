@@ -60,7 +60,7 @@ def test_config_accepts_prediction_chains_and_refuses_unknown_types() -> None:
 def test_edits_without_a_prediction_drafter_are_said_once(tmp_path: Path) -> None:
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
-    from coder.edit.engine import EditEngine
+    from coder.edit.run.engine import EditEngine
 
     # a profile that never asked for the prediction drafter has nothing to be told
     plain = ServerInfo(url="http://127.0.0.1:9", engine="llama.cpp", profile="p", spec_type="ngram-mod")

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from coder import config
 from coder.bench.workloads import load_prompts
 from coder.config_schema import NAMED_MODEL_KEYS, TRUSTED_ONLY
-from coder.edit.engine import EditEngine
-from coder.edit.target import VCS_METADATA
+from coder.edit.run.engine import EditEngine
+from coder.edit.source.target import VCS_METADATA
 from coder.errors import CoderError
 
 FIELDS = ["engine", "binary", "model", "drafter", "spec_type", "k", "k_by_class", "adaptive_k", "ctx", "ngl",

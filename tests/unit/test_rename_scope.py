@@ -15,11 +15,12 @@ from cli_helpers import make_repo
 from coder.bench.edits.checks import Renamed
 from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks import TASKS
-from coder.edit import plan, plan_run
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import apply_plan
-from coder.edit.rename_scope import ambiguity
-from coder.edit.splice import rename_tokens
+from coder.edit.plan import derive as plan
+from coder.edit.plan.rename_scope import ambiguity
+from coder.edit.run import plan_run
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import apply_plan
+from coder.edit.source.splice import rename_tokens
 from coder.testing.replies import no_request
 
 DATA = Path(__file__).parents[1] / "data" / "plans"

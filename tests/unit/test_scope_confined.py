@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.scope import check_scope
-from coder.edit.scope_subs import confined_to
+from coder.edit.checks.explained import check_scope
+from coder.edit.checks.subs import confined_to
 
 INSTRUCTION = "In the function getline only, rename the local variable `lines` to `file_lines`."
 SOURCE = Path(linecache.__file__).read_text()  # the standard library's own file

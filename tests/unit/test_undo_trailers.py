@@ -8,7 +8,7 @@ import git
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit import gitops
+from coder.edit.apply import gitops
 from coder.errors import CoderError
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from coder.edit.prompt import build_messages, repo_context
-from coder.edit.warmup.cache import CacheWarmer, Cancelled, WarmPrefix, WarmState, edit_prefix
+from coder.edit.run.prompt import build_messages, repo_context
+from coder.edit.run.warmup.cache import CacheWarmer, Cancelled, WarmPrefix, WarmState, edit_prefix
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
 
@@ -121,7 +121,7 @@ def test_disabled_warmer_sends_nothing() -> None:
 
 
 def test_prompt_cache_model_estimates_the_shared_prefix() -> None:
-    from coder.edit.warmup.cache import PromptCacheModel, prompt_text
+    from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 
     cache = PromptCacheModel()
     prefix = edit_prefix("shlex.py", SHLEX, CONTEXT)
@@ -149,8 +149,8 @@ def test_warm_all_warms_each_file_in_order_once() -> None:
 
 @pytest.mark.parametrize("instruction", ["Add a docstring to the function split", "x"])
 def test_region_prefix_is_a_strict_prefix_of_the_real_region_prompt(instruction: str) -> None:
-    from coder.edit.prompt import region_prompt
-    from coder.edit.regions import find_symbol
+    from coder.edit.run.prompt import region_prompt
+    from coder.edit.source.regions import find_symbol
 
     region = find_symbol("shlex.py", SHLEX, "split")
     prefix = edit_prefix("shlex.py", SHLEX, CONTEXT, region)
@@ -162,7 +162,7 @@ def test_region_prefix_is_a_strict_prefix_of_the_real_region_prompt(instruction:
 
 
 def test_the_region_a_typed_instruction_names() -> None:
-    from coder.edit.warmup.context import _named_region
+    from coder.edit.run.warmup.context import _named_region
 
     named = _named_region("shlex.py", SHLEX, "Add a docstring to the function split", "auto")
     assert named is not None and named.label == "function split"

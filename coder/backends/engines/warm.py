@@ -1,8 +1,8 @@
 """How a warm-up prefix reaches each engine's prompt cache: the senders the adapters hand out
-(``EngineAdapter.warm_sender``) for :class:`coder.edit.warmup.cache.CacheWarmer`.
+(``EngineAdapter.warm_sender``) for :class:`coder.edit.run.warmup.cache.CacheWarmer`.
 
 A sender gets the chat messages of an edit prompt whose last message is cut where the
-instruction would start (:func:`coder.edit.warmup.cache.edit_prefix` builds them).
+instruction would start (:func:`coder.edit.run.warmup.cache.edit_prefix` builds them).
 
 * llama.cpp: ``/apply-template`` renders the edit's messages with the server's own chat
   template, the rendered text is cut at the warm-up mark, and ``/completion`` prefills

@@ -27,8 +27,8 @@ A caller that sends many requests (one per region of an edit) calls it once per 
     outcome = run_request(handle, messages, choice, max_tokens=512, tap=my_tap, cancel=stop)
     outcome.text, outcome.stats, outcome.delta
 
-An edit request goes through :meth:`coder.edit.engine.EditEngine.run`, whose tap is the
-fence and drift guard (:class:`coder.edit.stream.GuardTap`).
+An edit request goes through :meth:`coder.edit.run.engine.EditEngine.run`, whose tap is the
+fence and drift guard (:class:`coder.edit.run.stream.GuardTap`).
 """
 
 from __future__ import annotations

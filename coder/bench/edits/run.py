@@ -1,15 +1,15 @@
 """Run the edit tasks through coder's real edit path, as ``coder edit --yes`` does, one temp git repo each.
 
 Per task: copy the shipped files into a fresh git repository, build the request with
-:class:`~coder.edit.engine.EditEngine` (``--mode full|region|auto``), stream it, and apply the
+:class:`~coder.edit.run.engine.EditEngine` (``--mode full|region|auto``), stream it, and apply the
 proposal the way ``--yes`` would: a refused reply, an unchanged file, or (with the scope
 guard on) a change the instruction does not explain is not written. Then every file on disk
 is checked: ``correct``, ``refused`` (files intact) or ``wrong`` (applied, and not the edit asked for).
 
 The request is built the way ``coder edit`` builds it: region mode names the task's region; otherwise
-the planner (:mod:`coder.edit.plan_run`) turns a rename, move, deletion, new method or a long file's
+the planner (:mod:`coder.edit.run.plan_run`) turns a rename, move, deletion, new method or a long file's
 rewrite into a plan of regions, and anything else is one request. A cross-file task is planned over
-its files as the TUI plans its context files (:func:`coder.edit.plan_run.prepare_files`). A plan's
+its files as the TUI plans its context files (:func:`coder.edit.run.plan_run.prepare_files`). A plan's
 proposal lists its files, its plan and what it retried; each is recorded as one line.
 """
 
@@ -27,10 +27,11 @@ from git import Actor, Repo
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.taskdef import Task, source
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import PlanProposal, apply_plan
-from coder.edit.plan_run import PlanRequest, prepare, prepare_files, run_events
 from coder.edit.proposal import EditProposal, EditRequest
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal, apply_plan
+from coder.edit.run.plan_result import PlanRequest
+from coder.edit.run.plan_run import prepare, prepare_files, run_events
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats
 

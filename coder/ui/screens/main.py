@@ -287,7 +287,7 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
-        from coder.edit.plan_result import PlanProposal
+        from coder.edit.run.plan_result import PlanProposal
         from coder.textsafe import added_hidden
 
         scope = proposal.scope

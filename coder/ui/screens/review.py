@@ -31,13 +31,13 @@ class ReviewScreen(ModalScreen[bool]):
         self.diff = diff
         self.path = path
         self.reviewing = reviewing
-        self.flagged = flagged  # per hunk: not explained by the instruction (coder.edit.scope)
+        self.flagged = flagged  # per hunk: not explained by the instruction (coder.edit.checks.explained)
         self.unexplained = unexplained  # the one line naming them, shown above the diff
-        self.checked = checked  # what the user's test/lint commands said of the proposal (coder.edit.usercheck)
+        self.checked = checked  # what the user's test/lint commands said of the proposal (checks.user_commands)
 
     def compose(self) -> ComposeResult:
         """The diff with its +/- counts as the title, and the key bar."""
-        from coder.edit.apply import diff_stat  # the edit package pulls in openai: load it only here
+        from coder.edit.apply.files import diff_stat  # the edit package pulls in openai: load it only here
 
         added, removed = diff_stat(self.diff)
         with Vertical(id="review") as box:

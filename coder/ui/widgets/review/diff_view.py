@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from coder.edit.apply import display_diff
+from coder.edit.apply.files import display_diff
 from coder.textsafe import visible
 from coder.ui.widgets.conversation.highlight import highlight_line, lexer_for, styled_text
 
@@ -43,7 +43,7 @@ class DiffView(ScrollView, can_focus=True):
         # the diff is the model's text: controls are shown (``^[``), never sent to the terminal
         self.lines = visible(display_diff(diff)).splitlines()
         self.hunks = [i for i, line in enumerate(self.lines) if line.startswith("@@")]
-        # line indices of the @@ headers of hunks the instruction does not explain (coder.edit.scope)
+        # line indices of the @@ headers of hunks the instruction does not explain (coder.edit.checks.explained)
         self.flagged = {h for h, flag in zip(self.hunks, flagged or [], strict=False) if flag}
         self.current = 0
         self._lexer = lexer_for(path)

@@ -21,24 +21,26 @@ from git import Repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.edit import MODES, auto, gitops
-from coder.edit.apply import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
-from coder.edit.budget import plan_budget
-from coder.edit.check import PARSE_LOCK, check_result
-from coder.edit.guard import DriftGuard
-from coder.edit.prompt import build_messages, predicted_reply, region_prompt, repo_context
+from coder.edit import MODES
+from coder.edit.apply import gitops
+from coder.edit.apply.files import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
+from coder.edit.checks.explained import check_scope
+from coder.edit.checks.reply import EditRefused, check_reply
+from coder.edit.checks.result import PARSE_LOCK, check_result
+from coder.edit.checks.user_commands import UserCommand, run_on_proposal
+from coder.edit.plan import auto
 from coder.edit.proposal import (
     ApplyResult,
     EditProposal,
     EditRequest,
 )
-from coder.edit.regions import Region, find_symbol, line_range
-from coder.edit.scope import check_scope
-from coder.edit.stream import ChunkTap, partial_body, stream_edit
-from coder.edit.target import check_edit_target, check_size
-from coder.edit.usercheck import UserCommand, run_on_proposal
-from coder.edit.validate import EditRefused, check_reply
-from coder.edit.warmup.cache import PromptCacheModel, prompt_text
+from coder.edit.run.budget import plan_budget
+from coder.edit.run.guard import DriftGuard
+from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
+from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
+from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
+from coder.edit.source.regions import Region, find_symbol, line_range
+from coder.edit.source.target import check_edit_target, check_size
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 from coder.kchoice import KChoice
@@ -78,7 +80,7 @@ class EditEngine:
         checks: Sequence[UserCommand] = (),
     ) -> None:
         self.backend = backend or BackendHandle(None)
-        self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (coder.edit.usercheck)
+        self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
@@ -201,7 +203,7 @@ class EditEngine:
         )
 
     def _auto(self, snap: FileSnapshot, instruction: str, region: Region | None) -> EditRequest:
-        """Build both candidate requests, predict their wall times (:mod:`coder.edit.auto`), keep the faster."""
+        """Build both candidate requests, predict their wall times (:mod:`coder.edit.plan.auto`), keep the faster."""
         target = (auto.Target(region, f"{region.label} (given)") if region is not None
                   else auto.find_target(snap.rel, snap.text, instruction))
         full: EditRequest | None = None
@@ -350,7 +352,7 @@ class EditEngine:
         return ApplyResult(snap.rel, True, sha, snapshot_sha, notes)
 
     def undo(self) -> gitops.UndoResult:
-        """Revert coder's last commit (see :func:`coder.edit.gitops.undo_last`)."""
+        """Revert coder's last commit (see :func:`coder.edit.apply.gitops.undo_last`)."""
         if self.repo is None:
             raise CoderError("undo needs a git repository (coder commits each edit there)")
         return gitops.undo_last(self.repo)

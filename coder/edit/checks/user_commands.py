@@ -26,7 +26,7 @@ from pathlib import Path
 
 import git
 
-from coder.edit.apply import FileSnapshot
+from coder.edit.apply.files import FileSnapshot
 from coder.textsafe import visible
 
 TAIL_LINES = 8  # what a failure shows of the command's output

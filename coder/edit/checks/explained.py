@@ -23,7 +23,7 @@ use the new value are explained too. A request to delete a def this file defines
 code, so a "comment" in it ("and the comment line above them") does not hold it to comments.
 
 Everything else is unexplained: the instruction does not account for it. On top of that,
-:mod:`coder.edit.scope_shapes` holds each kind of request to its shape (a move moves one
+:mod:`coder.edit.checks.shapes` holds each kind of request to its shape (a move moves one
 block, a new parameter stays in its function and is used, nothing is deleted unasked).
 """
 
@@ -38,10 +38,10 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from coder.edit import scope_shapes
-from coder.edit.regions import Region, python_symbols, tree_sitter_symbols
-from coder.edit.scope_kinds import HINTS, invariant_for
-from coder.edit.scope_subs import confinement, handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
+from coder.edit.checks import shapes as scope_shapes
+from coder.edit.checks.kinds import HINTS, invariant_for
+from coder.edit.checks.subs import confinement, handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
+from coder.edit.source.regions import Region, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
@@ -179,7 +179,7 @@ def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
 
 def _named(instruction: str, defs: list[tuple[str, Region]]) -> list[str]:
     """What the instruction names as code; failing that, its plain words this file defines ("docstring to get")."""
-    from coder.edit.auto import named_in  # the instruction reader auto mode uses
+    from coder.edit.plan.auto import named_in  # the instruction reader auto mode uses
 
     names = [n.name for n in named_in(instruction) if n.kind != "lines"]
     if names:

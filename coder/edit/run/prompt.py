@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from coder.edit.regions import Region, Split, context_lines, split
+from coder.edit.source.regions import Region, Split, context_lines, split
 
 SYSTEM_PROMPT = (
     "You are a precise code editor. You receive one file, or one region of a file, in a fenced "

@@ -3,7 +3,7 @@
 The request runner sends the request, applies its k, keeps the live statistics and takes
 the exact figures from ``/metrics`` afterwards; what is edit-specific is the tap:
 :class:`GuardTap` closes the stream once the closing fence streamed (after a few more
-chunks, waiting for the final usage) or when the :class:`~coder.edit.guard.DriftGuard`
+chunks, waiting for the final usage) or when the :class:`~coder.edit.run.guard.DriftGuard`
 sees a runaway reply. :func:`stream_edit` yields the runner's :class:`RequestStats`
 snapshots and returns the :class:`StreamOutcome` via ``StopIteration`` (use ``yield from``).
 """
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.request import Verdict, stream_request
-from coder.edit.guard import DriftGuard
+from coder.edit.checks.reply import EditRefused, closing_fence_seen, parse_fenced
 from coder.edit.proposal import EditRequest
-from coder.edit.validate import EditRefused, closing_fence_seen, parse_fenced
+from coder.edit.run.guard import DriftGuard
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import Chunk, RequestStats
 

@@ -1,7 +1,7 @@
-"""What a plan produced: each region's outcome (retried or not), each file's proposal, one review, one commit.
+"""A plan ready to run, and what it produced: each region's outcome, each file's proposal, one review, one commit.
 
 Each file's proposal is an ordinary :class:`~coder.edit.proposal.EditProposal` (mode ``plan``)
-held to the checks every edit gets: it must still parse, and :func:`coder.edit.scope.check_scope`
+held to the checks every edit gets: it must still parse, and :func:`coder.edit.checks.explained.check_scope`
 classifies every change of the *whole* file against the instruction. A plan over several files
 is one :class:`PlanProposal`: one diff to review, one commit (a ``Coder-Edit`` trailer per file,
 so ``coder undo`` restores all of them).
@@ -12,24 +12,41 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from coder.edit import gitops
-from coder.edit.apply import check_unchanged, unified_diff, write_edit
-from coder.edit.budget import Budget
-from coder.edit.check import check_result
-from coder.edit.plan import Step
-from coder.edit.prompt import EditPrompt, language_tag
+from coder.edit.apply import gitops
+from coder.edit.apply.files import FileSnapshot, check_unchanged, unified_diff, write_edit
+from coder.edit.checks.explained import Scope, check_scope
+from coder.edit.checks.result import check_result
+from coder.edit.checks.user_commands import CheckRun, run_on_files
+from coder.edit.plan import derive as planning
+from coder.edit.plan.auto import Prediction
+from coder.edit.plan.derive import Step
 from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
-from coder.edit.scope import Scope, check_scope
-from coder.edit.splice import Replacement, splice
-from coder.edit.usercheck import CheckRun, run_on_files
+from coder.edit.run.budget import Budget
+from coder.edit.run.prompt import EditPrompt, language_tag
+from coder.edit.source.splice import Replacement, splice
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
 from coder.kchoice import KChoice
 from coder.telemetry.stats import RequestStats
 
 if TYPE_CHECKING:
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_run import PlanRequest
+    from coder.edit.run.engine import EditEngine
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """A plan ready to run: its steps' region requests (model steps only) and why it was chosen."""
+
+    plan: planning.Plan
+    snapshots: dict[str, FileSnapshot]
+    requests: dict[int, EditRequest]  # step index -> its region request
+    reason: str
+    predicted: Prediction | None = None
+
+    @property
+    def instruction(self) -> str:
+        """The user's instruction."""
+        return self.plan.instruction
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 A model asked to rewrite a long file for a rename, a move or a deletion drifts; asked to
 rewrite one function, it is usually right. So coder reads the instruction's names
-(:func:`coder.edit.auto.named_in`, :func:`coder.edit.scope_subs.rename_pairs`) and their
+(:func:`coder.edit.plan.auto.named_in`, :func:`coder.edit.checks.subs.rename_pairs`) and their
 uses in the file (Python's tokenizer and :mod:`ast`), and derives the regions the change
 must touch:
 
 - **rename**: each function or method that uses an old name, and the module- or class-level
   statements that do (grouped into blocks); each region's reply is checked against the
-  tokenized rename (:func:`coder.edit.splice.rename_matches`);
+  tokenized rename (:func:`coder.edit.source.splice.rename_matches`);
 - **delete** a named def or class (and the ``__main__`` block when asked): cut mechanically;
 - **move** a named def or class before/after another, or to the end: cut and pasted mechanically;
 - **add a parameter**: the function, and its callers when the instruction asks for them;
@@ -26,10 +26,10 @@ import re
 import tokenize
 from dataclasses import dataclass, field, replace
 
-from coder.edit.auto import named_in
-from coder.edit.regions import Region, python_symbols
-from coder.edit.scope_subs import rename_pairs
-from coder.edit.units import leaves, name_rows, next_leaf, units
+from coder.edit.checks.subs import rename_pairs
+from coder.edit.plan.auto import named_in
+from coder.edit.source.regions import Region, python_symbols
+from coder.edit.source.units import leaves, name_rows, next_leaf, units
 
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
@@ -214,7 +214,7 @@ def main_block(text: str) -> tuple[int, int] | None:
 
 
 def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
-    from coder.edit.splice import cut
+    from coder.edit.source.splice import cut
 
     m = _DELETE_ONLY.match(instruction)
     if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:
@@ -251,7 +251,7 @@ def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -
 
 
 def _move(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
-    from coder.edit.splice import blank_run_after, block_bounds, line_span
+    from coder.edit.source.splice import blank_run_after, block_bounds, line_span
 
     m = _MOVE.match(instruction)
     if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:

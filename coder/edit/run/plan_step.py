@@ -16,18 +16,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder.edit import plan as planning
-from coder.edit.check import PARSE_LOCK
-from coder.edit.check_code import unset_self_reads
-from coder.edit.plan_result import StepResult
+from coder.edit.checks.code_rules import unset_self_reads
+from coder.edit.checks.result import PARSE_LOCK
+from coder.edit.plan import derive as planning
+from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.rename_scope import ambiguity
-from coder.edit.splice import Replacement, line_span, method_added, rename_matches, rename_tokens, splice, use_span
+from coder.edit.run.plan_result import PlanRequest, StepResult
+from coder.edit.source.splice import (
+    Replacement,
+    line_span,
+    method_added,
+    rename_matches,
+    rename_tokens,
+    splice,
+    use_span,
+)
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
-    from coder.edit.engine import EditEngine
-    from coder.edit.plan_run import PlanRequest
+    from coder.edit.run.engine import EditEngine
 
 Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -59,7 +66,7 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
     """A rename plan whose scope analysis is unambiguous, with every step the token rename (no request).
 
     The model's reply to a rename region is judged against the token rename anyway; when
-    :func:`coder.edit.rename_scope.ambiguity` finds that every token of the old name binds to the
+    :func:`coder.edit.plan.rename_scope.ambiguity` finds that every token of the old name binds to the
     renamed symbol, that rename is the answer and asking only costs time and refusals. Otherwise the
     plan is unchanged (each region asks the model) and a note says why.
     """

@@ -1,12 +1,12 @@
-"""Carry out a :class:`~coder.edit.plan.Plan`: one region request per model step, retried once when flagged.
+"""Carry out a :class:`~coder.edit.plan.derive.Plan`: one region request per model step, retried once when flagged.
 
 Every model step is an ordinary region edit built by :meth:`EditEngine.prepare` (its original as
 the prediction, the prompt region edits use) and sent by :meth:`EditEngine.run`. A reply that is
 refused, that the region's scope check flags, or (for a rename) that is not exactly the tokenized
 rename, is asked once more, naming what must not change; only then is the plan refused. The
-region results and the mechanical steps are spliced back (:func:`coder.edit.splice.splice`
+region results and the mechanical steps are spliced back (:func:`coder.edit.source.splice.splice`
 asserts every other byte is the original's) and each file's whole proposal is then held to the
-same validation and scope check as any edit (:mod:`coder.edit.plan_result`).
+same validation and scope check as any edit (:mod:`coder.edit.run.plan_result`).
 """
 
 from __future__ import annotations
@@ -14,39 +14,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from coder.edit import plan as planning
-from coder.edit.apply import FileSnapshot
-from coder.edit.auto import Prediction
-from coder.edit.engine import EditEngine
-from coder.edit.plan_result import PlanProposal, StepResult, file_proposals
-from coder.edit.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
+from coder.edit.apply.files import FileSnapshot
+from coder.edit.plan import derive as planning
+from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.warmup.cache import prompt_text
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
+from coder.edit.run.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
+from coder.edit.run.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 from coder.telemetry.stats import RequestStats
 
 SHORT_FILE_LINES = 100  # a full rewrite of a file this short rarely drifts: auto may pick it when faster
 
-
-
-@dataclass(frozen=True)
-class PlanRequest:
-    """A plan ready to run: its steps' region requests (model steps only) and why it was chosen."""
-
-    plan: planning.Plan
-    snapshots: dict[str, FileSnapshot]
-    requests: dict[int, EditRequest]  # step index -> its region request
-    reason: str
-    predicted: Prediction | None = None
-
-    @property
-    def instruction(self) -> str:
-        """The user's instruction."""
-        return self.plan.instruction
 
 
 class PlanStopped(CoderError):
@@ -61,7 +45,7 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     and methods), across files when a rename is asked for everywhere; full (or auto when it
     picks full) splits a long Python file into windows. region never plans: it names its region.
     ``scope_rename=False`` asks the model for every rename region even when the scope analysis
-    finds the rename unambiguous (:func:`coder.edit.plan_step.mechanized`).
+    finds the rename unambiguous (:func:`coder.edit.run.plan_step.mechanized`).
     """
     if mode == "region":
         return None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from coder.edit.regions import Region
+    from coder.edit.source.regions import Region
 
 _IDENT = r"`?([A-Za-z_][\w.]*)`?"
 _RENAME_PAIR = re.compile(

@@ -7,7 +7,7 @@ checked against the file as it is: a Python file that parsed must still parse, a
 not use a name that nothing defines where the original did not (pyflakes' undefined-name
 messages before and after, compared by name: moving a line moves its message, which is
 not a new problem). Other languages are not checked here (nothing is known to parse them
-the same way); the user's own test or lint command covers them (:mod:`coder.edit.usercheck`).
+the same way); the user's own test or lint command covers them (:mod:`coder.edit.checks.user_commands`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path, PurePath
 
 from pyflakes import checker, messages
 
-from coder.edit.check_code import broken_calls, extracted_uncalled, unset_self_reads
-from coder.edit.validate import EditRefused, syntax_error
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
+from coder.edit.checks.reply import EditRefused, syntax_error
 
 # not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
 # "delete the function split" is done without touching ``__all__``
@@ -61,7 +61,7 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
     that parsed must still parse and must gain no undefined name; a new or changed method must
     not read an attribute its class never sets, no call may stop fitting its callee, and an
-    extraction into a new function (``instruction``) must call it (:mod:`coder.edit.check_code`);
+    extraction into a new function (``instruction``) must call it (:mod:`coder.edit.checks.code_rules`);
     other files pass. Without an ``instruction`` (one region of a plan, judged again whole after
     the splice) those code rules wait.
     """

@@ -1,7 +1,7 @@
 """Decide whether a rename is exact by scope analysis alone, so the plan needs no model request.
 
 A rename plan's expected text is already mechanical: every identifier token ``old`` becomes
-``new`` (:func:`coder.edit.splice.rename_tokens`). That text is right exactly when every such
+``new`` (:func:`coder.edit.source.splice.rename_tokens`). That text is right exactly when every such
 token binds to the one symbol being renamed. :func:`ambiguity` checks this with Python's
 :mod:`symtable` (how each scope binds the name) and :mod:`ast` (where each occurrence sits), and
 counts the occurrences against the tokenizer's, so a use it does not classify makes the rename
@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from coder.edit.check import PARSE_LOCK
+from coder.edit.checks.result import PARSE_LOCK
 
 _REFLECT = {"getattr", "setattr", "hasattr", "delattr"}
 _SELF = {"self", "cls"}

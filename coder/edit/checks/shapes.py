@@ -1,7 +1,7 @@
 """What the shape of an instruction rules out, whatever the region or named symbol explains.
 
 The lead's H200 run of ``coder bench --edits`` (Qwen2.5-Coder-1.5B) committed wrong edits
-that lay inside the region or near the named symbol, so :mod:`coder.edit.scope` explained
+that lay inside the region or near the named symbol, so :mod:`coder.edit.checks.explained` explained
 them: asked to add a parameter to ``shorten``, the model deleted ``shorten``; asked to move
 an import, it also dropped or doubled another line; asked to add ``sep`` and use it, it never
 used it. These rules name such changes:
@@ -31,8 +31,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from coder.edit.check import gained_undefined
-from coder.edit.regions import python_symbols
+from coder.edit.checks.result import gained_undefined
+from coder.edit.source.regions import python_symbols
 
 Span = tuple[int, int, int, int]
 
@@ -332,7 +332,7 @@ def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: 
 # --- names used but defined nowhere ------------------------------------------------------------------
 
 def _undefined(old: str, new: str, spans: list[Span], out: Findings) -> None:
-    """Flag the changes that use a name nothing defines (pyflakes, as :mod:`coder.edit.check` refuses them)."""
+    """Flag the changes that use a name nothing defines (pyflakes, as :mod:`coder.edit.checks.result` refuses them)."""
     for name, row in gained_undefined(old, new):
         why = f"uses {name}, which is defined nowhere"
         ks = [k for k, s in enumerate(spans) if s[2] < row <= s[3]]

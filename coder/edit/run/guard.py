@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from coder.edit.validate import EditRefused
+from coder.edit.checks.reply import EditRefused
 
 ECHO_WINDOW = 30  # recent lines looked at for a reply repeating its own new lines
 ECHO_SHARE = 0.8  # share of them that must be repeats of lines absent from the original

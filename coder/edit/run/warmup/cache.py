@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from coder.backends.engines.warm import SENTINEL, Cancelled, WarmSender
-from coder.edit.prompt import build_messages, region_prompt
-from coder.edit.regions import Region
+from coder.edit.run.prompt import build_messages, region_prompt
+from coder.edit.source.regions import Region
 from coder.errors import CoderError
 from coder.telemetry.prefill import PromptProgress
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 
-from coder.edit.apply import resolve_inside
+from coder.edit.apply.files import resolve_inside
 from coder.errors import CoderError
 from coder.textsafe import require_utf8
 
@@ -82,7 +82,7 @@ def _ignored(repo: git.Repo, rel: str) -> bool:
     except git.GitCommandError as exc:
         if exc.status == 1:
             return False
-        from coder.edit.gitops import git_lines
+        from coder.edit.apply.gitops import git_lines
 
         detail = git_lines(str(exc.stderr or ""))
         raise CoderError(f"git check-ignore failed: {detail[0] if detail else exc}") from None

@@ -7,7 +7,7 @@ class. A region is only a candidate when it holds the change: the instruction na
 and, for a rename, the old name appears nowhere else in the file.
 
 Instructions are English, so they are scanned with patterns; the file is parsed with
-the real parser (:mod:`coder.edit.regions`).
+the real parser (:mod:`coder.edit.source.regions`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from coder.edit.regions import Region, class_tail, line_range, python_symbols, tree_sitter_symbols
+from coder.edit.source.regions import Region, class_tail, line_range, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
 # "function split", "the method Foo.bar", "class `Foo`", "def load"

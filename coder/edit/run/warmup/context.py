@@ -1,7 +1,7 @@
 """Keeping the server's prompt cache warm for the files in the context (no UI).
 
 :class:`ContextWarmer` turns "these files are in the context" into background warm-ups of
-each file's edit-prompt prefix (:mod:`coder.edit.warmup`), built with the edit engine's own
+each file's edit-prompt prefix (:mod:`coder.edit.run.warmup`), built with the edit engine's own
 repository context so the prefix is byte-identical to what the edit will send. It follows
 the backend (a new server starts cold; an attached one is warmed only when the user asked)
 and reports the cache state through ``on_state`` ("cache: warming … / warm (N tokens)").
@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder.edit.warmup.cache import CacheWarmer, PromptCacheModel, WarmPrefix, WarmState, edit_prefix
+from coder.edit.run.warmup.cache import CacheWarmer, PromptCacheModel, WarmPrefix, WarmState, edit_prefix
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
-    from coder.edit.regions import Region
+    from coder.edit.source.regions import Region
 
 WARM_UP_SETTINGS = ("managed", "always", "off")  # config `warm_up`: which servers get warmed
 MAX_WARM_BYTES = 256 * 1024  # larger files are not worth a background prefill
@@ -101,7 +101,7 @@ class ContextWarmer:
 
         The file is read once, exactly as an edit reads it; either is None when there is none.
         """
-        from coder.edit.apply import read_snapshot
+        from coder.edit.apply.files import read_snapshot
 
         try:
             if (self.repo_root / rel).stat().st_size > MAX_WARM_BYTES:
@@ -129,7 +129,8 @@ class ContextWarmer:
 
 def _named_region(rel: str, text: str, instruction: str, mode: str) -> Region | None:
     """The region an edit of ``rel`` would use for ``instruction`` in ``mode`` (auto or region)."""
-    from coder.edit import auto, regions
+    from coder.edit.plan import auto
+    from coder.edit.source import regions
 
     if mode == "region":  # the session's /mode region: the symbol the message mentions
         return regions.mentioned_symbol(rel, text, instruction)

@@ -1,0 +1,1 @@
+"""Checks on a reply and its result before anything is written."""

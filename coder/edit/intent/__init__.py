@@ -1,0 +1,1 @@
+"""Reading the instruction: one change spec, its names resolved against the code."""

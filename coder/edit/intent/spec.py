@@ -1,0 +1,74 @@
+"""The change spec: one typed reading of an instruction, its names resolved against the code.
+
+Everything downstream of the reading (the planner, auto mode, the explained-change rules, the
+result checks and the prompts) takes a :class:`ChangeSpec` and never reads the instruction's text
+again, so a wording one of them understands cannot be refused by another that reads it its own way.
+
+Plain data only: the reading itself lives beside this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Action = Literal[
+    "rename", "delete", "move", "add_parameter", "add_method", "add_function", "extract",
+    "docstring", "comment", "type_hints", "fix", "change", "transform", "unknown",
+]
+Reach = Literal["symbol", "file", "callers", "everywhere"]
+ChangeKind = Literal["annotations", "docstrings", "comments", "code"]
+Where = Literal["before", "after", "above", "below", "inside", "top", "end", "after_imports"]
+ReadBy = Literal["grammar", "model", "none"]
+
+ALL_KINDS: frozenset[ChangeKind] = frozenset({"annotations", "docstrings", "comments", "code"})
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A def or class that exists in a file: where it is, and what it is."""
+
+    rel: str  # the file, relative to the work tree
+    qualname: str  # "parse", "C.m", "Outer.Inner"
+    kind: Literal["function", "method", "class"]
+    start: int  # first line (decorators included), 1-based
+    end: int  # last line, inclusive
+
+    @property
+    def name(self) -> str:
+        """The last part of the qualified name."""
+        return self.qualname.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where the instruction places a change: relative to a symbol, or to the file."""
+
+    where: Where
+    symbol: Symbol | None = None  # None for "top", "end" and "after_imports" of the file
+
+
+@dataclass(frozen=True)
+class ChangeSpec:
+    """What the instruction asks, resolved against the files' symbols."""
+
+    instruction: str  # kept for the prompt only: no check reads it
+    action: Action
+    targets: tuple[Symbol, ...] = ()  # the symbols the change is about (real ones only)
+    renames: tuple[tuple[str, str], ...] = ()  # old -> new names
+    values: tuple[tuple[str, str], ...] = ()  # literal substitutions: "from 70 to 80"
+    new_names: tuple[str, ...] = ()  # names the change creates (a method, a function, a parameter)
+    params: tuple[str, ...] = ()  # parameters the instruction names for a new or changed def ("strict: bool = False")
+    anchor: Anchor | None = None  # where the change goes, when the instruction says
+    reach: Reach = "file"
+    allows: frozenset[ChangeKind] = ALL_KINDS  # the kinds of change the instruction explains
+    owner: Symbol | None = None  # the class a new method goes into
+    read_by: ReadBy = "grammar"
+    ambiguous: tuple[str, ...] = ()  # words that could name more than one symbol
+    seconds: float = 0.0  # how long the reading took (a model reading's request included)
+    notes: tuple[str, ...] = field(default=())  # what the reading could not settle, said plainly
+
+    @property
+    def targeted(self) -> bool:
+        """Whether the change is about named symbols (a region plan), not the whole file (windows)."""
+        return bool(self.targets) or self.owner is not None

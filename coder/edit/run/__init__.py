@@ -1,0 +1,1 @@
+"""Sending an edit: the engine, prompts, the token budget, streaming with its guard, plan steps."""
