@@ -17,6 +17,7 @@ from coder.edit.apply.files import FileSnapshot, check_unchanged, unified_diff, 
 from coder.edit.checks.explained import Scope, check_scope
 from coder.edit.checks.result import check_result
 from coder.edit.checks.user_commands import CheckRun, run_on_files
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.plan.derive import Step
@@ -42,6 +43,7 @@ class PlanRequest:
     requests: dict[int, EditRequest]  # step index -> its region request
     reason: str
     predicted: Prediction | None = None
+    change_spec: ChangeSpec | None = None  # the instruction's reading: each step and each file is held to it
 
     @property
     def instruction(self) -> str:
@@ -195,7 +197,8 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         request = plan_request(engine, prepared, rel)
         stats = RequestStats(finish_reason="stop")
         # the whole spliced file, as for any proposal: it parses and gains no undefined name
-        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction)) is not None:
+        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction,
+                                   spec=prepared.change_spec)) is not None:
             return PlanProposal(prepared, [], results, broken.code, f"{rel}: {broken.reason}")
         scope = check_scope(snap.text, new, prepared.instruction, rel=rel)
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))
