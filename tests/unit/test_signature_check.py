@@ -164,3 +164,37 @@ def test_the_engine_refuses_the_region_reply_and_its_retry_request_says_why(tmp_
     assert engine.retry_request(refused_again) is None  # a retry is never retried
     no_spec = engine.prepare(tmp_path / "r" / "sched.py", WORDINGS[1], mode="region", symbol="scheduler")
     assert engine.evaluate(no_spec, region_reply(no_spec, wrong), finish_reason="stop").ok  # today's behaviour
+
+
+def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tmp_path: Path) -> None:
+    from coder.edit.proposal import EditRequest
+    from coder.edit.run import plan_run
+    from coder.testing.replies import ScriptedModel
+
+    graphlib = source("graphlib.py")
+    instruction = "give TopologicalSorter a node_count method that returns how many nodes it holds"
+    spec = ChangeSpec(instruction, "add_method", new_names=("node_count",),
+                      owner=symbol("graphlib.py", graphlib, "TopologicalSorter"))
+    make_repo(tmp_path / "r", {"graphlib.py": graphlib})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = plan_run.prepare(engine, engine.root / "graphlib.py",
+                                "Add a method `node_count(self)` to the class `TopologicalSorter` that returns how "
+                                "many nodes it holds.", spec=spec)
+    assert isinstance(prepared, plan_run.PlanRequest) and prepared.change_spec is spec
+    signatures = iter(["node_count(self, year)", "node_count(self)"])
+
+    def add_count(request: EditRequest) -> str:  # the region, then the new method: first wrong, then right
+        body = request.prompt.target + f"\n    def {next(signatures)}:\n        return len(self._node2info)\n"
+        return region_reply(request, body)
+    model = ScriptedModel(engine, add_count)
+    proposal = plan_run.run_plan(engine, prepared, model)
+    assert proposal.ok, proposal.refusal
+    (retry,) = proposal.retries
+    assert retry.retried == ("TopologicalSorter.node_count gained a parameter year that the instruction does not "
+                             "ask for and its body never uses (a call as the instruction describes it raises "
+                             "TypeError)")
+    assert "Remove that parameter: the instruction describes no such argument." in model.asked[-1].instruction
+    assert "    def node_count(self):\n        return len(self._node2info)\n" in proposal.files[0].new
+    signatures = iter(["node_count(self, year)"] * 2)
+    refused = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_count))
+    assert not refused.ok and "gained a parameter year" in (refused.refusal or "")
