@@ -169,6 +169,7 @@ def test_the_engine_refuses_the_region_reply_and_its_retry_request_says_why(tmp_
 def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tmp_path: Path) -> None:
     from coder.edit.proposal import EditRequest
     from coder.edit.run import plan_run
+    from coder.edit.run.plan_result import PlanRequest
     from coder.testing.replies import ScriptedModel
 
     graphlib = source("graphlib.py")
@@ -180,7 +181,7 @@ def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tm
     prepared = plan_run.prepare(engine, engine.root / "graphlib.py",
                                 "Add a method `node_count(self)` to the class `TopologicalSorter` that returns how "
                                 "many nodes it holds.", spec=spec)
-    assert isinstance(prepared, plan_run.PlanRequest) and prepared.change_spec is spec
+    assert isinstance(prepared, PlanRequest) and prepared.change_spec is spec
     signatures = iter(["node_count(self, year)", "node_count(self)"])
 
     def add_count(request: EditRequest) -> str:  # the region, then the new method: first wrong, then right
