@@ -67,6 +67,7 @@ class EditProposal:
     scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
     checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.checks.user_commands)
     retried: str | None = None  # why the first reply was refused: this proposal is the one retry's
+    checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
     first_reply: str = ""  # that first reply (kept for the record)
 
     @property
@@ -143,6 +144,7 @@ class EditProposal:
             "scope": self.scope.to_json() if self.scope else None,
             "checks": [c.to_json() for c in self.checks],
             "retried": self.retried,
+            "checks_not_run": self.checks_not_run or None,
         }
 
 

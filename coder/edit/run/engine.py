@@ -1,12 +1,12 @@
 """The edit engine shared by ``coder edit``, the TUI and the bench.
 
-``prepare`` builds a request (file snapshot, mode, prompt, token budget, k
-decision) and touches nothing; ``run`` carries out the k decision through the
-:class:`~coder.backends.runtime.handle.BackendHandle` (a restart happens there, in the
-caller's thread, cancellable), streams the request and yields
-:class:`~coder.telemetry.stats.RequestStats` snapshots and finally one
-:class:`EditProposal` (validated, or carrying the refusal); ``apply`` writes an
-accepted proposal atomically and commits it. Nothing here imports Textual or openai.
+``prepare`` builds a request (file snapshot, mode, prompt, token budget, k decision) and touches
+nothing; ``run`` carries out the k decision through the :class:`~coder.backends.runtime.handle.BackendHandle`
+(a restart happens there, in the caller's thread, cancellable), streams the request and yields
+:class:`~coder.telemetry.stats.RequestStats` snapshots and finally one :class:`EditProposal`
+(validated, or carrying the refusal; a region edit a code rule refuses is asked once more first,
+so the CLI, the TUI and the bench retry alike); ``apply`` writes an accepted proposal atomically
+and commits it. Nothing here imports Textual or openai.
 """
 
 from __future__ import annotations
@@ -49,9 +49,8 @@ from coder.telemetry.stats import RequestStats
 from coder.textsafe import require_utf8
 from coder.tokens import TokenCounter
 
-# Expected decode tok/s per request class when no live statistics are given. Only the
-# ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
-# accepted more often than in a region, and a fresh request copies nothing.
+# Expected decode tok/s per request class when no live statistics are given. Only the ratio matters for
+# ``auto``: rewrites of a whole file copy more, so drafts are accepted more often than in a region.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
 
 
@@ -78,9 +77,11 @@ class EditEngine:
         context_limit: int = 40,
         use_git: bool = True,
         checks: Sequence[UserCommand] = (),
+        checks_not_run: str = "",
     ) -> None:
         self.backend = backend or BackendHandle(None)
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
+        self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
@@ -255,9 +256,8 @@ class EditEngine:
         ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
-        Raises CoderError when the backend is unreachable or dies mid-stream, or is
-        cancelled (nothing is written either way). A region edit whose reply a code rule refuses
-        is asked once more (:meth:`retry_request`): its proposal carries ``retried``.
+        Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
+        written either way). A refused region edit may be asked once more (:meth:`retry_request`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
         again = self.retry_request(proposal)
@@ -335,6 +335,8 @@ class EditEngine:
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
                             region=request.region if request.mode == "region" else None)
         proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session
+            proposal.checks_not_run, self.checks_not_run = self.checks_not_run, ""
         if self.checks and proposal.changed:
             proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
             if failed := next((c for c in proposal.checks if not c.ok), None):
