@@ -14,10 +14,11 @@ import types
 from pathlib import Path
 
 import pytest
+from bench_edit_refs import correct_results
 from cli_helpers import make_repo
 from spec_helpers import region_reply, symbol
 
-from coder.bench.edits.tasks import source
+from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.checks.result import check_result
 from coder.edit.checks.signature import param_names, unasked_parameters
 from coder.edit.intent.spec import ChangeSpec
@@ -134,6 +135,14 @@ def test_unchanged_renamed_and_moved_defs_gain_nothing() -> None:
     assert unasked_parameters(COLORSYS, renamed, spec) is None
     assert unasked_parameters(COLORSYS, COLORSYS, spec) is None
     assert unasked_parameters(COLORSYS, "def broken(:\n", spec) is None  # the syntax check says that
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_no_bench_tasks_correct_result_is_flagged_even_by_a_spec_that_names_nothing(task: Task) -> None:
+    spec = ChangeSpec(task.instruction, "unknown")  # the reading named no parameter: the strictest case
+    for rel, new in correct_results(task).items():
+        if rel.endswith(".py"):
+            assert unasked_parameters(source(rel), new, spec) is None, rel
 
 
 def test_param_names_reads_each_entry_as_written() -> None:
