@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 
 from coder.edit.intent.spec import ChangeSpec
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef
-_PARAM_NAME = re.compile(r"\s*\**\s*([A-Za-z_]\w*)")  # "strict: bool = False", "*args", "x=1"
 _ADDS = frozenset({"add_method", "add_function", "add_parameter"})
 
 
 def param_names(spec: ChangeSpec) -> set[str]:
-    """The parameter names ``spec.params`` gives (each entry as written: ``"strict: bool = False"``)."""
-    return {m.group(1) for p in spec.params if (m := _PARAM_NAME.match(p)) is not None}
+    """The parameter names ``spec.params`` gives (each entry as written: ``"strict: bool = False"``, ``"*args"``)."""
+    names = (p.split(":", 1)[0].split("=", 1)[0].strip().lstrip("*").strip() for p in spec.params)
+    return {n for n in names if n.isidentifier()}
 
 
 def defs(tree: ast.Module) -> dict[str, tuple[Def, ast.ClassDef | None]]:
