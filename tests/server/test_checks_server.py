@@ -3,7 +3,7 @@
 * a region edit refused by a retryable rule is asked a second time through :meth:`EditEngine.run`,
   the one place the CLI, the TUI and the bench share: two real requests, the second's prompt says
   what went wrong, the proposal keeps the first reply. Qwen2.5-Coder-0.5B writes a docstring into
-  ``rgb_to_hsv``; the spec places the change at the end of the file, where no region reply of
+  ``rgb_to_yiq``; the spec places the change at the end of the file, where no region reply of
   that function can land, so the placement check refuses both replies whatever the model writes;
 * each model step of a plan reports what a single edit does (request class, k, TTFT, tok/s,
   acceptance length), measured on the demo server.
@@ -47,9 +47,9 @@ def test_a_refused_region_edit_is_asked_once_more_through_engine_run(
     colorsys = source("colorsys.py")
     make_repo(tmp_path / "r", {"colorsys.py": colorsys})
     engine = EditEngine(BackendHandle(server_factory(model=QWEN_0_5B, ctx=4096)), tmp_path / "r")
-    instruction = "Add a docstring to rgb_to_hsv."
+    instruction = "Add a docstring to rgb_to_yiq."
     spec = ChangeSpec(instruction, "docstring", anchor=Anchor("end"))
-    request = engine.prepare(tmp_path / "r" / "colorsys.py", instruction, mode="region", symbol="rgb_to_hsv",
+    request = engine.prepare(tmp_path / "r" / "colorsys.py", instruction, mode="region", symbol="rgb_to_yiq",
                              spec=spec)
     events = list(engine.run(request))
     proposal = events[-1]

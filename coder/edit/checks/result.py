@@ -19,7 +19,7 @@ from pathlib import Path, PurePath
 
 from pyflakes import checker, messages
 
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, spec_uncalled, unset_self_reads
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
 from coder.edit.checks.signature import signature_hint, unasked_parameters
@@ -86,7 +86,9 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
             return None
         if (unset := unset_self_reads(old, new)) is not None:
             return EditRefused("unset_attribute", unset)
-        if (uncalled := extracted_uncalled(old, new, instruction)) is not None:
+        # the spec's reading when there is one: the instruction's own pattern misses most wordings
+        uncalled = spec_uncalled(old, new, spec) if spec is not None else extracted_uncalled(old, new, instruction)
+        if uncalled is not None:
             return EditRefused("extract_uncalled", uncalled)
         if (broken := broken_calls(old, new)) is not None:
             return EditRefused("call_mismatch", broken)
