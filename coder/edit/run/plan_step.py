@@ -1,10 +1,12 @@
 """One model step of a plan: ask its region, hold the reply to the plan, retry once when flagged.
 
 A reply is flagged when it is refused (the checks every region edit gets), when a rename's code
-tokens are not exactly the tokenized rename, or when the whole file's scope check finds a change
-in it that the instruction does not explain. The retry names what went wrong and what must not
-change; a rename's retry is also narrower: only the lines from the first use of the old name to
-the last, whole statements, so a small model has little to copy and little to drift on.
+tokens are not exactly the tokenized rename, when the spliced file breaks the change spec (a
+parameter nobody asked for, a change out of its place: :func:`coder.edit.checks.result.spec_problem`),
+or when the whole file's scope check finds a change in it that the instruction does not explain.
+The retry names what went wrong and what must not change; a rename's retry is also narrower: only
+the lines from the first use of the old name to the last, whole statements, so a small model has
+little to copy and little to drift on.
 """
 
 from __future__ import annotations
