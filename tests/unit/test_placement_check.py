@@ -138,3 +138,15 @@ def test_no_anchor_no_verdict() -> None:
     assert misplaced(SCHED, inside, spec) is None
     gone = _spec("comment", "above", "scheduler.empty")
     assert misplaced(SCHED, SCHED.replace(EMPTY, "", 1), gone) is None  # the anchor is gone: others judge that
+
+
+def test_above_the_first_method_of_a_class_is_anywhere_in_the_gap_under_the_class_line() -> None:
+    spec = _spec("comment", "above", "scheduler.__init__")
+    head = "class scheduler:\n\n    def __init__("
+    assert head in SCHED
+    for placed in ("class scheduler:\n" + COMMENT + "\n    def __init__(",  # before the blank line
+                   "class scheduler:\n\n" + COMMENT + "    def __init__("):  # right above the def
+        assert misplaced(SCHED, SCHED.replace(head, placed, 1), spec) is None, placed
+    inside = SCHED.replace("        self._queue = []\n", "    " + COMMENT + "        self._queue = []\n", 1)
+    assert "the change was asked above scheduler.__init__, but it is at line 56" in (
+        misplaced(SCHED, inside, spec) or "")

@@ -77,15 +77,17 @@ def _added(old: str, new: str) -> list[_Added]:
     return out
 
 
-def _span(body: list[ast.stmt], i: int, anchor: Anchor, lines: int) -> tuple[int, int]:
+def _span(body: list[ast.stmt], i: int, anchor: Anchor, text: list[str]) -> tuple[int, int]:
     """The old insertion points (``_Added.at``, ``upto``) that are at the anchor, as a closed interval."""
     node = body[i]
     start, end = _first_line(node), node.end_lineno or node.lineno
-    if anchor.where in _BEFORE:
-        prev_end = (body[i - 1].end_lineno or 0) if i > 0 else start - 1
-        return min(prev_end, start - 1), start - 1
+    if anchor.where in _BEFORE:  # the blank and comment lines right above the def (the first in a class too)
+        lo = start - 1
+        while lo > 0 and (not text[lo - 1].strip() or text[lo - 1].lstrip().startswith("#")):
+            lo -= 1
+        return lo, start - 1
     if anchor.where in _AFTER:
-        next_start = _first_line(body[i + 1]) - 1 if i + 1 < len(body) else lines
+        next_start = _first_line(body[i + 1]) - 1 if i + 1 < len(body) else len(text)
         return end, max(end, next_start)
     return start, end  # inside
 
@@ -155,7 +157,7 @@ def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
         found = _find(old_tree.body, anchor.symbol.qualname)
         if found is None or _find(new_tree.body, anchor.symbol.qualname) is None:
             return None
-        lo, hi = _span(*found, anchor, lines)
+        lo, hi = _span(*found, anchor, old.splitlines())
     elif anchor.where in ("top", "end", "after_imports"):
         lo, hi = _file_span(old_tree, anchor, lines)
     else:
