@@ -94,6 +94,8 @@ class Config:
     check_timeout: float = 120.0
     sources: list[Path] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # one line per untrusted file
+    # an untrusted repository's test/lint commands: the line each edit says instead of running them
+    commands_not_run: str | None = None
 
     def profile(self, name: str | None = None) -> Profile:
         """The profile called ``name`` (default: ``default_profile``)."""
@@ -266,9 +268,11 @@ def _usable(cfg: Config, settings: FileSettings, path: Path, data: bytes,
     if keys and not trust.is_trusted(path, data):
         for name, body in profiles.items():  # a wrong value is an error even where it is ignored
             build_profile(name, body, cfg.profiles.get(name), path)
-        line = trust.ignored_line(path, keys)
-        cfg.ignored.append(line)
-        trust.notify_once(line)
+        cfg.ignored.append(trust.ignored_line(path, keys))  # doctor lists every key
+        if settings_keys := keys[:len(keys) - len(commands)]:
+            trust.notify_once(trust.ignored_line(path, settings_keys))
+        if commands:  # said by the edit that would have run them (CLI, --json, TUI), once, not at every load
+            cfg.commands_not_run = trust.commands_not_run_line(path, commands)
         return trust.strip_untrusted(profiles, known), []
     _check_repo_binaries(profiles, path)
     return profiles, commands

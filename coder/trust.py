@@ -127,6 +127,13 @@ def ignored_line(path: Path, keys: list[str]) -> str:
             f"(review the file, then run `coder trust` to use them)")
 
 
+def commands_not_run_line(path: Path, keys: list[str]) -> str:
+    """The one line an edit says when a repository's ``test_command``/``lint_command`` were not run on it, and why."""
+    verb = "was" if len(keys) == 1 else "were"
+    return (f"{path}: its {' and '.join(keys)} {verb} not run on this edit: the file is not trusted, and a "
+            "repository's commands run only once you trust it (review it, then run `coder trust`)")
+
+
 def notify_once(line: str) -> None:
     """Print ``line`` on stderr once per process (every command loads the config)."""
     if line not in _notified:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not
     from coder.backends.runtime.server import ServerInfo
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
 
 EDIT_EPILOG = """\
 examples:
@@ -188,7 +188,8 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
     handle = BackendHandle(configured=configured or config.profile(), profiles=config.profiles,
                            policy_factory=policy_factory())
     engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git,
-                        checks=commands(config.test_command, config.lint_command, config.check_timeout))
+                        checks=commands(config.test_command, config.lint_command, config.check_timeout),
+                        checks_not_run=config.commands_not_run or "")
     engine.allow_ignored = args.allow_ignored
     return engine, handle
 
@@ -218,6 +219,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         _say(notice, err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
+    if proposal.retried:  # a region reply a code rule refused was asked once more (EditEngine.retry_request)
+        _say(f"the first reply was refused ({proposal.retried}); asked once more, saying why", err)
     _print_checks(proposal, err)
     if not proposal.ok:
         _say(_stats_line(proposal), err)
@@ -242,8 +245,13 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     return finish(applied, note, args, result, err)
 
 
-def _print_checks(proposal: EditProposal, err: TextIO) -> None:
-    """One line per test/lint command run on the proposal (in a copy of the tree); a failure's last lines."""
+def _print_checks(proposal: EditProposal | PlanProposal, err: TextIO) -> None:
+    """One line per test/lint command run on the proposal (in a copy of the tree); a failure's last lines.
+
+    An untrusted repository's commands that did not run get their one line too (a process makes one edit).
+    """
+    if proposal.checks_not_run:
+        _say(proposal.checks_not_run, err)
     for run in proposal.checks:
         print(f"coder: {run.line()}", file=err)
         for tail in run.tail if not run.ok else ():

@@ -14,8 +14,7 @@ from coder.textsafe import visible
 if TYPE_CHECKING:
     from coder.edit.proposal import ApplyResult, EditProposal
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
 
 
 def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Namespace,
@@ -29,6 +28,8 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
         print(f"coder:   {step.rel} {step.label}: {step.why} ({step.done_by(prepared.plan.kind)})", file=err)
     proposal = _stream(engine, prepared, err)
     result.update(proposal.to_json())
+    if proposal.checks_not_run:  # an untrusted repository's test/lint commands (coder.trust)
+        print(visible(f"coder: {proposal.checks_not_run}"), file=err)
     kind = prepared.plan.kind
     said = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps}  # printed just above
     for line in proposal.review_lines()[1:]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from coder.edit.apply.files import FileSnapshot, diff_stat
 from coder.edit.checks.explained import Scope
 from coder.edit.checks.user_commands import CheckRun
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan.auto import Prediction
 from coder.edit.run.budget import Budget
 from coder.edit.run.prompt import EditPrompt
@@ -40,6 +41,9 @@ class EditRequest:
     # one region of a plan: the code rules of the result check wait for the whole plan's splice (a method a
     # neighbouring region renames is not set until then)
     in_plan: bool = False
+    # the instruction's reading: the result check holds the reply to it (new signatures, placement)
+    change_spec: ChangeSpec | None = None
+    retry_note: str = ""  # a retry's: what the first reply got wrong (in the prompt; the instruction stays the user's)
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -62,6 +66,9 @@ class EditProposal:
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
     scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
     checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.checks.user_commands)
+    retried: str | None = None  # why the first reply was refused: this proposal is the one retry's
+    checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
+    first_reply: str = ""  # that first reply (kept for the record)
 
     @property
     def ok(self) -> bool:
@@ -136,6 +143,8 @@ class EditProposal:
             "token_source": self.request.token_source,
             "scope": self.scope.to_json() if self.scope else None,
             "checks": [c.to_json() for c in self.checks],
+            "retried": self.retried,
+            "checks_not_run": self.checks_not_run or None,
         }
 
 

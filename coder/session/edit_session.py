@@ -33,8 +33,7 @@ if TYPE_CHECKING:
     from coder.edit.checks.user_commands import UserCommand
     from coder.edit.proposal import EditProposal
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
     from coder.kchoice import KChoice
 
 Emit = Callable[[ev.Event], None]
@@ -49,9 +48,11 @@ class EditSession:
 
     def __init__(self, repo_root: Path, conversation: conversations.Conversation, backend: BackendHandle, emit: Emit, *,
                  chat_max_tokens: int = 1024, snapshot_dirty: bool = True,
-                 persist: bool = True, warm_up: str = "managed", checks: Sequence[UserCommand] = ()) -> None:
+                 persist: bool = True, warm_up: str = "managed", checks: Sequence[UserCommand] = (),
+                 checks_not_run: str = "") -> None:
         self.repo_root = repo_root
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal before review
+        self.checks_not_run = checks_not_run  # an untrusted repository's commands: the engine says it once
         self.conversation = conversation
         self.backend = backend
         self.emit = emit
@@ -241,7 +242,7 @@ class EditSession:
             from coder.edit.run.engine import EditEngine
 
             self._engine = EditEngine(self.backend, self.repo_root, snapshot_dirty=self.snapshot_dirty,
-                                      checks=self.checks)
+                                      checks=self.checks, checks_not_run=self.checks_not_run)
         return self._engine
 
     def _backend_changed(self, info: ServerInfo | None) -> None:
@@ -327,6 +328,10 @@ class EditSession:
             self._queue.clear()
             self._set_state("idle")
             return
+        if isinstance(retried := getattr(proposal, "retried", None), str):  # a plan's: in its review lines
+            self.emit(ev.Note(f"The first reply for {proposal.rel} was refused ({retried}); asked once more."))
+        if proposal.checks_not_run:
+            self.emit(ev.Note(proposal.checks_not_run))
         if not proposal.ok:
             self.emit(ev.Note(f"Edit of {proposal.rel} refused, nothing written: {proposal.refusal}", "error"))
         elif not proposal.changed:

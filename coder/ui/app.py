@@ -126,7 +126,8 @@ class CoderApp(App[None]):
                                            chat_max_tokens=chat_max_tokens, snapshot_dirty=config.snapshot_dirty,
                                            persist=persist_state, warm_up=config.warm_up,
                                            checks=commands(config.test_command, config.lint_command,
-                                                           config.check_timeout)))
+                                                           config.check_timeout),
+                                           checks_not_run=config.commands_not_run or ""))
         self.main.edit.emit = poster(self.main)
         self.backend.subscribe(self._post_backend_changed)
         _host: ScreenHost = self  # what the screens read of the app (checked here, not imported there)

@@ -50,6 +50,9 @@ def test_json_shows_the_plan_and_one_undo_reverts_it(shlex_repo: Path, capsys: p
     assert code == 0 and doc["ok"] and doc["applied"] and doc["mode"] == "plan"
     assert doc["plan"]["kind"] == "delete" and doc["plan"]["requests"] == 0
     assert [s["how"] for s in doc["steps"]] == ["mechanical"] and doc["retried"] == []
+    # a mechanical step sent no request: it has the single edit's fields, each None (a model step's are measured)
+    assert {k: doc["steps"][0][k] for k in ("request_class", "k", "ttft", "decode_tps", "acceptance_length")} == \
+        dict.fromkeys(("request_class", "k", "ttft", "decode_tps", "acceptance_length"))
     assert "no model request" in captured.err
     assert "_print_tokens" not in (shlex_repo / "shlex.py").read_text()
     repo = git.Repo(shlex_repo)

@@ -161,3 +161,54 @@ def test_coder_edit_reports_a_passing_test_command(greet_cli: Path, capsys: pyte
     assert json.loads(out)["checks"][0]["ok"] is True
     assert any(x.startswith("coder: test command passed in ") for x in err.splitlines())
     assert (greet_cli / "greet.py").read_text() == GREET
+
+
+NOT_RUN = ("{path}: its test_command and lint_command were not run on this edit: the file is not trusted, and a "
+           "repository's commands run only once you trust it (review it, then run `coder trust`)")
+
+
+def test_an_untrusted_repositorys_commands_are_said_not_run_by_the_edit_not_at_every_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CODER_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(trust, "_notified", set())
+    repo = tmp_path / "r"
+    repo.mkdir()
+    path = repo / ".coder.toml"
+    path.write_text('test_command = "make test"\nlint_command = "ruff check ."\n')
+    cfg = config.load(repo)
+    assert cfg.commands_not_run == NOT_RUN.format(path=path)
+    assert capsys.readouterr().err == ""  # the edit says it, where it matters (CLI, --json, TUI)
+    path.write_text('test_command = "make test"\n[profiles.demo]\nthreads = 64\n')
+    cfg = config.load(repo)
+    assert cfg.commands_not_run == (f"{path}: its test_command was not run on this edit: the file is not trusted, "
+                                    "and a repository's commands run only once you trust it (review it, then run "
+                                    "`coder trust`)")
+    err = capsys.readouterr().err
+    assert "profiles.demo.threads" in err and "test_command" not in err  # the load says the rest, as before
+    trust.trust(path)
+    assert config.load(repo).commands_not_run is None
+
+
+def test_the_engine_says_it_once_for_a_changed_proposal(calc_repo: Path) -> None:
+    engine = EditEngine(None, calc_repo, ctx=16384, checks_not_run="not run: untrusted")
+    request = engine.prepare(calc_repo / "calc.py", "Make `div` raise ValueError on zero.", mode="full")
+    same = engine.evaluate(request, "```python\n" + CALC + "```\n", finish_reason="stop")
+    assert same.ok and not same.changed and same.checks_not_run == ""  # nothing would have run on no change
+    first = engine.evaluate(request, "```python\n" + GUARDED + "```\n", finish_reason="stop")
+    assert first.checks_not_run == "not run: untrusted" and first.to_json()["checks_not_run"] == "not run: untrusted"
+    again = engine.evaluate(request, "```python\n" + GUARDED + "```\n", finish_reason="stop")
+    assert again.ok and again.checks_not_run == "" and again.to_json()["checks_not_run"] is None
+
+
+def test_coder_edit_in_an_untrusted_repository_says_its_commands_were_not_run(
+        greet_cli: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trust, "_notified", set())
+    path = greet_cli / ".coder.toml"
+    path.write_text(f"test_command = {json.dumps(_py('raise SystemExit(1)'))}\nlint_command = \"false\"\n")
+    assert run_edit_cli(["edit", "greet.py", "-m", GREET_DOCSTRING, "--dry-run", "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    line = NOT_RUN.format(path=path.resolve())  # the work tree's root, as git names it
+    assert doc["checks"] == [] and doc["checks_not_run"] == line  # a failing command: it did not run
+    assert err.splitlines().count(f"coder: {line}") == 1 and err.count("not trusted") == 1
+    assert (greet_cli / "greet.py").read_text() == GREET

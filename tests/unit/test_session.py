@@ -297,3 +297,18 @@ def test_a_mechanical_plan_gets_one_review_and_one_commit(tmp_path: Path) -> Non
     assert r.head.commit.parents[0].hexsha == head and not r.is_dirty()
     edit.submit("/undo")
     assert (root / "shlex.py").read_text() == shlex
+
+
+def test_an_untrusted_repositorys_commands_are_said_not_run_once_in_the_session(greet_repo: Path) -> None:
+    line = f"{greet_repo / '.coder.toml'}: its test_command was not run on this edit: the file is not trusted"
+    with replay("edit_greet") as (_, info):
+        rec = Recorder()
+        edit = EditSession(greet_repo, conversations.new_conversation(greet_repo),
+                           BackendHandle(info, PROFILE, policy_factory=policy_factory(False)), rec, persist=False,
+                           checks_not_run=line)
+        edit.load_files()
+        review = _edit_until_review(edit, rec)
+        assert review.proposal.checks_not_run == line
+        edit.decide(False)
+    assert rec.notes().splitlines().count(line) == 1
+    assert edit.engine().checks_not_run == ""  # said: the session's next edit does not say it again

@@ -8,6 +8,7 @@
 * An instruction to extract code into a new function F: F must be defined and called from each
   function the instruction names (or, when it names none that exists, from somewhere outside
   F). A defined but uncalled F leaves the old code where it was, which is not the extraction.
+  With a change spec it is read from the spec (``extract``, ``new_names``, ``targets``), in any wording.
 * A call to a function or method of the same file whose arguments no longer bind to its
   parameters (too many, a missing one, an unknown keyword): it raises TypeError. Only names that
   surely mean that def are judged (bound once, undecorated; ``self.m`` of the class's own method),
@@ -19,6 +20,8 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+
+from coder.edit.intent.spec import ChangeSpec
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 # what ``object`` gives every instance: ``self.__class__`` is always there
@@ -146,7 +149,21 @@ def extracted_uncalled(old: str, new: str, instruction: str) -> str | None:
     """Why ``new`` does not do the extraction ``instruction`` asks for (None: it does, or none is asked)."""
     if not _EXTRACT.search(instruction) or (found := _NEW_FUNCTION.search(instruction)) is None:
         return None
-    target = found.group(1)
+    return uncalled(old, new, found.group(1), list(dict.fromkeys(_TICKED.findall(instruction))))
+
+
+def spec_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """:func:`extracted_uncalled` read from the spec: an ``extract`` into ``new_names[0]``, called from its targets."""
+    if spec.action != "extract" or not spec.new_names:
+        return None
+    return uncalled(old, new, spec.new_names[0], [s.name for s in spec.targets])
+
+
+def uncalled(old: str, new: str, target: str, callers: list[str]) -> str | None:
+    """Why the new function ``target`` is not what an extraction leaves: defined, and called from each of ``callers``.
+
+    Only callers that exist before and after count; when none does, a call from anywhere outside ``target`` will do.
+    """
     try:
         tree = ast.parse(new)
         before, after = _functions(ast.parse(old)), _functions(tree)
@@ -157,7 +174,7 @@ def extracted_uncalled(old: str, new: str, instruction: str) -> str | None:
     defined = after.get(target)
     if defined is None:
         return f"the new function {target} is not defined"
-    named = [n for n in dict.fromkeys(_TICKED.findall(instruction)) if n != target and n in before and n in after]
+    named = [n for n in dict.fromkeys(callers) if n != target and n in before and n in after]
     for name in named:
         if not _calls(after[name], target):
             return f"{name} does not call the new function {target}"

@@ -19,8 +19,11 @@ from pathlib import Path, PurePath
 
 from pyflakes import checker, messages
 
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, spec_uncalled, unset_self_reads
+from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
+from coder.edit.checks.signature import signature_hint, unasked_parameters
+from coder.edit.intent.spec import ChangeSpec
 
 # not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
 # "delete the function split" is done without touching ``__all__``
@@ -55,7 +58,7 @@ def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple
 
 
 def check_result(path: Path | str, new: str, *, old: str | None = None,
-                 instruction: str | None = None) -> EditRefused | None:
+                 instruction: str | None = None, spec: ChangeSpec | None = None) -> EditRefused | None:
     """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
 
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
@@ -63,7 +66,8 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
     not read an attribute its class never sets, no call may stop fitting its callee, and an
     extraction into a new function (``instruction``) must call it (:mod:`coder.edit.checks.code_rules`);
     other files pass. Without an ``instruction`` (one region of a plan, judged again whole after
-    the splice) those code rules wait.
+    the splice) those code rules wait. With a ``spec`` (the instruction's reading), no def may gain a
+    parameter it does not ask for and a change it places must be there (:func:`spec_problem`).
     """
     if PurePath(path).suffix.lower() not in PYTHON:
         return None
@@ -76,14 +80,51 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
+        if spec is not None and (wrong := spec_problem(old, new, spec)) is not None:
+            return wrong
         if instruction is None:
             return None
         if (unset := unset_self_reads(old, new)) is not None:
             return EditRefused("unset_attribute", unset)
-        if (uncalled := extracted_uncalled(old, new, instruction)) is not None:
+        # the spec's reading when there is one: the instruction's own pattern misses most wordings
+        uncalled = spec_uncalled(old, new, spec) if spec is not None else extracted_uncalled(old, new, instruction)
+        if uncalled is not None:
             return EditRefused("extract_uncalled", uncalled)
         if (broken := broken_calls(old, new)) is not None:
             return EditRefused("call_mismatch", broken)
         return None
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
+
+
+def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
+    """Why ``new`` does not do what ``spec`` reads: a parameter nobody asked for, or a change out of place."""
+    if (unasked := unasked_parameters(old, new, spec)) is not None:
+        return EditRefused("signature", unasked)
+    if (where := misplaced(old, new, spec)) is not None:
+        return EditRefused("placement", where)
+    return None
+
+
+# what the one retry is told to do, per refusal code of the result check (a code not here is not retried:
+# a reply that does not parse or drops names is asked again by no rule, the model's next try is no better)
+_HINTS = {
+    "extract_uncalled": "Call the new function where the extracted code was.",
+    "unset_attribute": "Read only attributes the class sets.",
+    "call_mismatch": "Keep every call matching the definition it calls.",
+    "signature": "",
+    "placement": "",
+}
+RETRIED = frozenset(_HINTS)
+
+
+def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
+    """What a retried request adds to the instruction: what the first reply got wrong and what to do instead."""
+    hint = _HINTS.get(code, "")
+    if spec is not None and code == "signature":
+        hint = signature_hint(spec)
+    elif spec is not None and code == "placement":
+        hint = placement_hint(spec)
+    elif code == "extract_uncalled" and spec is not None and spec.targets:
+        hint = f"Call the new function from {', '.join(s.qualname for s in spec.targets)}."
+    return f"(A first reply was refused: {reason}.) {hint}".strip()

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
+from coder.jsontypes import as_object
 
 # Output cap = expected reply + max(GROWTH_MIN, GROWTH_MARGIN × expected reply): room for a
 # docstring per function or a new helper, not for the file a second time.
@@ -53,3 +55,23 @@ def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, 
     room = ctx - prompt_tokens
     max_tokens = min(room, reply + max(GROWTH_MIN, round(reply * GROWTH_MARGIN)))
     return Budget(prompt_tokens, reply, max_tokens, ctx)
+
+
+def server_ctx(server: ServerInfo) -> int | None:
+    """The server's context window (``/props`` n_ctx, else ``/slots``); None when it does not say."""
+    try:
+        with server.api() as api:
+            try:  # one request: a server without /props (vLLM) answers from /slots below
+                props = api.props()
+            except CoderError:
+                props = {}
+            settings = as_object(props.get("default_generation_settings"))
+            ctx = props.get("n_ctx") or settings.get("n_ctx")
+            if isinstance(ctx, int) and ctx > 0:
+                return ctx
+            slots = api.slots()
+            if slots and isinstance(n_ctx := slots[0].get("n_ctx"), int) and n_ctx > 0:
+                return n_ctx
+    except (CoderError, ValueError):
+        return None
+    return None

@@ -1,19 +1,19 @@
 """The edit engine shared by ``coder edit``, the TUI and the bench.
 
-``prepare`` builds a request (file snapshot, mode, prompt, token budget, k
-decision) and touches nothing; ``run`` carries out the k decision through the
-:class:`~coder.backends.runtime.handle.BackendHandle` (a restart happens there, in the
-caller's thread, cancellable), streams the request and yields
-:class:`~coder.telemetry.stats.RequestStats` snapshots and finally one
-:class:`EditProposal` (validated, or carrying the refusal); ``apply`` writes an
-accepted proposal atomically and commits it. Nothing here imports Textual or openai.
+``prepare`` builds a request (file snapshot, mode, prompt, token budget, k decision) and touches
+nothing; ``run`` carries out the k decision through the :class:`~coder.backends.runtime.handle.BackendHandle`
+(a restart happens there, in the caller's thread, cancellable), streams the request and yields
+:class:`~coder.telemetry.stats.RequestStats` snapshots and finally one :class:`EditProposal`
+(validated, or carrying the refusal; a region edit a code rule refuses is asked once more first,
+so the CLI, the TUI and the bench retry alike); ``apply`` writes an accepted proposal atomically
+and commits it. Nothing here imports Textual or openai.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,15 +26,16 @@ from coder.edit.apply import gitops
 from coder.edit.apply.files import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import EditRefused, check_reply
-from coder.edit.checks.result import PARSE_LOCK, check_result
+from coder.edit.checks.result import PARSE_LOCK, RETRIED, check_result, retry_note
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
 from coder.edit.proposal import (
     ApplyResult,
     EditProposal,
     EditRequest,
 )
-from coder.edit.run.budget import plan_budget
+from coder.edit.run.budget import plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
@@ -42,16 +43,14 @@ from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
 from coder.edit.source.target import check_edit_target, check_size
 from coder.errors import CoderError
-from coder.jsontypes import as_object
 from coder.kchoice import KChoice
 from coder.spec_vocab import types_of
 from coder.telemetry.stats import RequestStats
 from coder.textsafe import require_utf8
 from coder.tokens import TokenCounter
 
-# Expected decode tok/s per request class when no live statistics are given. Only the
-# ratio matters for ``auto``: rewrites of a whole file copy more, so drafts are
-# accepted more often than in a region, and a fresh request copies nothing.
+# Expected decode tok/s per request class when no live statistics are given. Only the ratio matters for
+# ``auto``: rewrites of a whole file copy more, so drafts are accepted more often than in a region.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
 
 
@@ -78,9 +77,11 @@ class EditEngine:
         context_limit: int = 40,
         use_git: bool = True,
         checks: Sequence[UserCommand] = (),
+        checks_not_run: str = "",
     ) -> None:
         self.backend = backend or BackendHandle(None)
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
+        self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
         self.root, self.repo = locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
@@ -145,7 +146,7 @@ class EditEngine:
     def context_size(self) -> int:
         """The server's context window (``/props`` or ``/slots``), else the given default."""
         if self._ctx is None and self.server is not None:
-            self._ctx = _server_ctx(self.server)
+            self._ctx = server_ctx(self.server)
         return self._ctx or 8192
 
     def prepare(
@@ -156,11 +157,18 @@ class EditEngine:
         mode: str = "auto",
         symbol: str | None = None,
         lines: str | None = None,
+        spec: ChangeSpec | None = None,
     ) -> EditRequest:
         """Build the request for ``instruction`` on ``path``: mode, prompt, budget and k decision.
 
         Reads the file and counts tokens but changes nothing; bad input raises CoderError.
+        ``spec`` (the instruction's reading) goes with the request: the result check holds the reply to it.
         """
+        request = self._prepare(path, instruction, mode, symbol, lines)
+        return replace(request, change_spec=spec) if spec is not None else request
+
+    def _prepare(self, path: Path | str, instruction: str, mode: str, symbol: str | None,
+                 lines: str | None) -> EditRequest:
         if mode not in MODES:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
         if not require_utf8(instruction, "the instruction").strip():
@@ -248,9 +256,19 @@ class EditEngine:
         ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
-        Raises CoderError when the backend is unreachable or dies mid-stream, or is
-        cancelled (nothing is written either way).
+        Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
+        written either way). A refused region edit may be asked once more (:meth:`retry_request`).
         """
+        proposal = yield from self._stream_once(request, cancel, on_chunk)
+        again = self.retry_request(proposal)
+        if again is not None:
+            second = yield from self._stream_once(again, cancel, on_chunk)
+            second.retried, second.first_reply = proposal.refusal, proposal.reply
+            proposal = second
+        yield proposal
+
+    def _stream_once(self, request: EditRequest, cancel: threading.Event | None,
+                     on_chunk: ChunkTap | None) -> Generator[RequestStats, None, EditProposal]:
         outcome = yield from stream_edit(self.backend, request, drift_guard=self.drift_guard, on_chunk=on_chunk,
                                          prediction=self.prediction_for(request), cancel=cancel)
         self._learn_costs(request, outcome.stats)
@@ -258,7 +276,22 @@ class EditEngine:
         proposal = self.evaluate(request, outcome.reply, outcome.stats, stopped=outcome.stopped)
         proposal.validate_s = time.perf_counter() - started
         proposal.spec = outcome.delta
-        yield proposal
+        return proposal
+
+    def retry_request(self, proposal: EditProposal) -> EditRequest | None:
+        """The one retry of a refused region edit outside a plan, or None when it gets none.
+
+        Only a refusal a second try can mend (:data:`coder.edit.checks.result.RETRIED`) is retried, never a
+        retry. The prompt says what went wrong; the instruction (commit message, scope check) stays the user's.
+        """
+        request = proposal.request
+        if (request.mode != "region" or request.in_plan or request.retry_note or request.region is None
+                or proposal.refusal_code not in RETRIED):
+            return None
+        note = retry_note(proposal.refusal_code or "", proposal.refusal or "", request.change_spec)
+        again = self._build(request.snapshot, f"{request.instruction.strip()} {note}", "region", request.region,
+                            f"{request.mode_reason}; asked once more")
+        return replace(again, instruction=request.instruction, change_spec=request.change_spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
@@ -294,14 +327,16 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
             )
-            instruction = None if request.in_plan else request.instruction
-            if (broken := check_result(snap.rel, new, old=snap.text, instruction=instruction)) is not None:
+            instruction, spec = (None, None) if request.in_plan else (request.instruction, request.change_spec)
+            if (broken := check_result(snap.rel, new, old=snap.text, instruction=instruction, spec=spec)) is not None:
                 raise broken  # the whole new file: it parses, gains no undefined name, breaks no code rule
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
         scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
                             region=request.region if request.mode == "region" else None)
         proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
+        if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session
+            proposal.checks_not_run, self.checks_not_run = self.checks_not_run, ""
         if self.checks and proposal.changed:
             proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
             if failed := next((c for c in proposal.checks if not c.ok), None):
@@ -363,22 +398,3 @@ def _candidate(request: EditRequest | None) -> auto.Candidate | None:
         return None
     return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
                           request.budget.prompt_tokens, request.budget.reply_tokens)
-
-
-def _server_ctx(server: ServerInfo) -> int | None:
-    try:
-        with server.api() as api:
-            try:  # one request: a server without /props (vLLM) answers from /slots below
-                props = api.props()
-            except CoderError:
-                props = {}
-            settings = as_object(props.get("default_generation_settings"))
-            ctx = props.get("n_ctx") or settings.get("n_ctx")
-            if isinstance(ctx, int) and ctx > 0:
-                return ctx
-            slots = api.slots()
-            if slots and isinstance(n_ctx := slots[0].get("n_ctx"), int) and n_ctx > 0:
-                return n_ctx
-    except (CoderError, ValueError):
-        return None
-    return None

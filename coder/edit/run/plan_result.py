@@ -17,6 +17,7 @@ from coder.edit.apply.files import FileSnapshot, check_unchanged, unified_diff, 
 from coder.edit.checks.explained import Scope, check_scope
 from coder.edit.checks.result import check_result
 from coder.edit.checks.user_commands import CheckRun, run_on_files
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.plan.derive import Step
@@ -42,6 +43,7 @@ class PlanRequest:
     requests: dict[int, EditRequest]  # step index -> its region request
     reason: str
     predicted: Prediction | None = None
+    change_spec: ChangeSpec | None = None  # the instruction's reading: each step and each file is held to it
 
     @property
     def instruction(self) -> str:
@@ -61,12 +63,26 @@ class StepResult:
     flagged_reply: str = ""  # the first reply, when it was flagged (kept for the record)
 
     def to_json(self, kind: str = "") -> dict[str, object]:
-        """The ``--json`` form (``kind``: the plan's, for ``done_by``)."""
-        stats = self.proposal.stats if self.proposal is not None else None
+        """The ``--json`` form (``kind``: the plan's, for ``done_by``).
+
+        A model step carries what a single edit's ``--json`` does (request class, k, TTFT, tok/s,
+        acceptance length, the whole stats), so the k each region ran with can be read off a plan; a
+        mechanical step sent no request and has None there.
+        """
+        p = self.proposal
+        stats = p.stats if p is not None else None
         return {"path": self.step.rel, "lines": [self.step.start, self.step.end], "label": self.step.label,
                 "why": self.step.why, "how": self.step.how, "done_by": self.step.done_by(kind),
                 "retried": self.retried, "refused": self.refused,
-                "seconds": round(stats.elapsed, 3) if stats is not None else None}
+                "seconds": round(stats.elapsed, 3) if stats is not None else None,
+                "request_class": p.request_class if p is not None else None,
+                "k": p.k if p is not None else None,
+                "k_reason": p.k_reason if p is not None else None,
+                "k_via": p.request.k.via if p is not None else None,
+                "ttft": stats.ttft if stats is not None else None,
+                "decode_tps": stats.decode_tps if stats is not None else None,
+                "acceptance_length": stats.acceptance_length if stats is not None else None,
+                "stats": stats.to_dict() if stats is not None else None}
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,7 @@ class PlanProposal:
     spec: None = None  # no single request's /metrics movement describes a plan
     reply: str = ""
     checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands, run on every file of the plan at once
+    checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
 
     @property
     def ok(self) -> bool:
@@ -166,6 +183,7 @@ class PlanProposal:
                             for s in self.retries],
                 "files": [p.to_json() for p in self.files],
                 "checks": [c.to_json() for c in self.checks],
+                "checks_not_run": self.checks_not_run or None,
                 "predicted": {"plan": {"requests": p.requests, "total": p.total}}
                 if (p := self.request.predicted) is not None else None}
 
@@ -195,13 +213,16 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         request = plan_request(engine, prepared, rel)
         stats = RequestStats(finish_reason="stop")
         # the whole spliced file, as for any proposal: it parses and gains no undefined name
-        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction)) is not None:
+        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction,
+                                   spec=prepared.change_spec)) is not None:
             return PlanProposal(prepared, [], results, broken.code, f"{rel}: {broken.reason}")
         scope = check_scope(snap.text, new, prepared.instruction, rel=rel)
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))
     elapsed = sum(r.proposal.stats.elapsed for r in results if r.proposal is not None)
     plan = PlanProposal(prepared, files, results, stats=RequestStats(elapsed=elapsed, finish_reason="stop"))
     changed = [(p.request.snapshot, p.new) for p in files if p.changed]
+    if changed:  # said once per engine (a CLI run, a TUI session)
+        plan.checks_not_run, engine.checks_not_run = engine.checks_not_run, ""
     if engine.checks and changed:  # the user's test/lint commands see every file of the plan at once
         plan.checks = tuple(run_on_files(engine.repo, changed, engine.checks))
         if failed := next((c for c in plan.checks if not c.ok), None):

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from coder.edit.apply.files import FileSnapshot
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
@@ -38,14 +39,16 @@ class PlanStopped(CoderError):
 
 
 def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
-             everywhere: bool | None = None, scope_rename: bool = True) -> PlanRequest | EditRequest | None:
+             everywhere: bool | None = None, scope_rename: bool = True,
+             spec: ChangeSpec | None = None) -> PlanRequest | EditRequest | None:
     """The plan for ``instruction`` on ``path`` in ``mode``; else auto's own request, or None (build one).
 
     auto derives a plan from the instruction's names (renames, deletions, moves, new parameters
     and methods), across files when a rename is asked for everywhere; full (or auto when it
     picks full) splits a long Python file into windows. region never plans: it names its region.
     ``scope_rename=False`` asks the model for every rename region even when the scope analysis
-    finds the rename unambiguous (:func:`coder.edit.run.plan_step.mechanized`).
+    finds the rename unambiguous (:func:`coder.edit.run.plan_step.mechanized`). ``spec``, the
+    instruction's reading, goes with the plan or the request (the result check holds replies to it).
     """
     if mode == "region":
         return None
@@ -57,7 +60,7 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     if plan is None:
         if mode == "auto":
             try:
-                request = engine.prepare(path, instruction, mode="auto")
+                request = engine.prepare(path, instruction, mode="auto", spec=spec)
                 if request.mode != "full":
                     return request
             except CoderError:
@@ -65,7 +68,7 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
         plan = planning.windows(snap.rel, snap.text, instruction)
         if plan is None:
             return None
-    return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
+    return _prepared(engine, plan, snap, mode, scope_rename=scope_rename, spec=spec)
 
 
 def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
@@ -94,7 +97,7 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
 
 
 def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str, *,
-              scope_rename: bool = True) -> PlanRequest:
+              scope_rename: bool = True, spec: ChangeSpec | None = None) -> PlanRequest:
     snapshots = {first.rel: first}
     for step in plan.steps:
         if step.rel not in snapshots:
@@ -121,7 +124,7 @@ def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode
             reason += f" vs {full.describe()}"
             if len(first.text.splitlines()) <= SHORT_FILE_LINES and full.total < predicted.total:
                 raise _PreferFull(reason)
-    return PlanRequest(plan, snapshots, requests, reason, predicted)
+    return PlanRequest(plan, snapshots, requests, reason, predicted, spec)
 
 
 class _PreferFull(Exception):
@@ -139,18 +142,20 @@ def _full_prediction(engine: EditEngine, snap: FileSnapshot) -> Prediction | Non
 
 
 def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str = "auto",
-            everywhere: bool | None = None, scope_rename: bool = True) -> PlanRequest | EditRequest:
+            everywhere: bool | None = None, scope_rename: bool = True,
+            spec: ChangeSpec | None = None) -> PlanRequest | EditRequest:
     """A plan when one applies (see :func:`plan_for`), else the engine's ordinary request.
 
     In auto mode, a file of at most :data:`SHORT_FILE_LINES` lines is rewritten whole when that
     is predicted faster than the plan; longer files keep the plan (their full rewrites drift).
     """
     try:
-        planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere, scope_rename=scope_rename)
+        planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere, scope_rename=scope_rename,
+                           spec=spec)
     except _PreferFull as prefer:
-        request = engine.prepare(path, instruction, mode="full")
+        request = engine.prepare(path, instruction, mode="full", spec=spec)
         return replace(request, mode_reason=f"auto: full is faster for a short file; {prefer}")
-    return planned if planned is not None else engine.prepare(path, instruction, mode=mode)
+    return planned if planned is not None else engine.prepare(path, instruction, mode=mode, spec=spec)
 
 
 def prepare_files(engine: EditEngine, paths: list[Path], instruction: str, *,

@@ -1,10 +1,12 @@
 """One model step of a plan: ask its region, hold the reply to the plan, retry once when flagged.
 
 A reply is flagged when it is refused (the checks every region edit gets), when a rename's code
-tokens are not exactly the tokenized rename, or when the whole file's scope check finds a change
-in it that the instruction does not explain. The retry names what went wrong and what must not
-change; a rename's retry is also narrower: only the lines from the first use of the old name to
-the last, whole statements, so a small model has little to copy and little to drift on.
+tokens are not exactly the tokenized rename, when the spliced file breaks the change spec (a
+parameter nobody asked for, a change out of its place: :func:`coder.edit.checks.result.spec_problem`),
+or when the whole file's scope check finds a change in it that the instruction does not explain.
+The retry names what went wrong and what must not change; a rename's retry is also narrower: only
+the lines from the first use of the old name to the last, whole statements, so a small model has
+little to copy and little to drift on.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import unset_self_reads
-from coder.edit.checks.result import PARSE_LOCK
+from coder.edit.checks.result import PARSE_LOCK, retry_note, spec_problem
 from coder.edit.plan import derive as planning
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
@@ -94,24 +96,28 @@ def _region_only(proposal: EditProposal) -> str:
     return new[len(req.before):len(new) - len(req.after)]
 
 
-def _judge(proposal: EditProposal, expected: str | None, plan: planning.Plan,
-           step: planning.Step, original: str) -> tuple[str | None, str]:
-    """(why the reply cannot be used, or None; the region text to use)."""
-    pairs = plan.renames
+def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
+           step: planning.Step) -> tuple[str | None, str, str]:
+    """(why the reply cannot be used, or None; the region text to use; what a retry is told to do about it)."""
+    plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.change_spec
     if not proposal.ok:
-        return proposal.refusal or "refused", ""
+        return proposal.refusal or "refused", "", ""
     text = _region_only(proposal)
+    if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
+        wrong = spec_problem(original, splice(original, [Replacement(step.start, step.end, text)]), spec)
+        if wrong is not None:  # a parameter nobody asked for, a change out of place: asked again, saying so
+            return wrong.reason, text, retry_note(wrong.code, wrong.reason, spec)
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
-        return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text
+        return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text, ""
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
-        return None, text
-    check = rename_matches(expected, text, pairs)
-    return check.problem, check.text
+        return None, text, ""
+    check = rename_matches(expected, text, plan.renames)
+    return check.problem, check.text, ""
 
 
-def _retry_note(plan: planning.Plan, flag: str, code: str = "") -> str:
+def _retry_note(plan: planning.Plan, flag: str, code: str = "", hint: str = "") -> str:
     if plan.kind == "rename":
         what = ", ".join(f"`{a}` to `{b}`" for a, b in plan.renames)
         olds = {a for a, _ in plan.renames}
@@ -119,30 +125,34 @@ def _retry_note(plan: planning.Plan, flag: str, code: str = "") -> str:
         keep = f" Keep {', '.join(f'`{n}`' for n in names[:8])} exactly as they are." if names else ""
         return (f"Rename {what} in this code, and nothing else: every other name and every other character "
                 f"stays exactly as it is.{keep} (A first reply was refused: {flag}.)")
+    if hint:  # the result check's own words: what went wrong and what to do instead
+        return f"Change nothing the instruction does not ask for. {hint}"
     return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
 
 
 def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str]) -> StepResult:
     """Ask step ``i``; a flagged reply is retried once (:func:`retry`)."""
-    plan, step = prepared.plan, prepared.plan.steps[i]
+    step = prepared.plan.steps[i]
     expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
     proposal = ask(prepared.requests[i])
-    original = prepared.snapshots[step.rel].text
     with PARSE_LOCK:  # steps run on threads; CPython 3.11's parser is not thread-safe
-        flag, text = _judge(proposal, expected, plan, step, original)
+        flag, text, hint = _judge(proposal, expected, prepared, step)
     if flag is None:
         return StepResult(step, text, proposal, None, None)
-    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply)
+    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint)
 
 
 def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str],
-          flag: str, first_reply: str) -> StepResult:
-    """Ask step ``i`` once more, naming what the first reply got wrong; refused when flagged again."""
+          flag: str, first_reply: str, *, hint: str = "") -> StepResult:
+    """Ask step ``i`` once more, naming what the first reply got wrong (and ``hint``: what to do instead).
+
+    Refused when the second reply is flagged too.
+    """
     plan, step = prepared.plan, prepared.plan.steps[i]
     a, b = step.start, step.end
     if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
         a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
-    note = _retry_note(plan, flag, line_span(prepared.snapshots[step.rel].text, a, b))
+    note = _retry_note(plan, flag, line_span(prepared.snapshots[step.rel].text, a, b), hint)
     # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
     asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
     again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
@@ -151,8 +161,7 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     full = renamed.get(step.rel)
     narrowed = replace(step, start=a, end=b)
     with PARSE_LOCK:
-        still, text = _judge(second, line_span(full, a, b) if full is not None else None, plan, narrowed,
-                             prepared.snapshots[step.rel].text)
+        still, text, _ = _judge(second, line_span(full, a, b) if full is not None else None, prepared, narrowed)
     if still is not None:
         return StepResult(step, None, second, flag, still, first_reply)
     if full is not None:  # outside the narrowed lines nothing uses the old name: the rename is the original

@@ -1,0 +1,178 @@
+"""The new-signature check: a new or changed def gains no parameter that nobody asked for.
+
+A small model asked to "add a method m to C that returns ..." may come back with
+``def m(self, year)``: ``year`` is named nowhere in the instruction and the body never reads
+it, yet every call the instruction describes (``c.m()``) now raises TypeError. Pyflakes sees
+nothing wrong, the file parses, and the edit would be applied. Two rules, both read from the
+change spec (:class:`~coder.edit.intent.spec.ChangeSpec`), never from the instruction's text:
+
+* **unasked and unused**: a parameter a def gains (a new def: all of its parameters but
+  ``self``/``cls``) that the spec does not name (``params``, ``new_names``, a rename's new
+  name) and that its body never reads;
+* **callable as described**: when the spec names the parameters of the def it adds or
+  changes, that def requires no other parameter (the described call gives only those).
+
+Signatures someone else dictates are left alone: dunder methods (``__exit__`` takes its three
+arguments whether it reads them or not), a method overriding one of a base class in the same
+file, a def passed somewhere as a callback rather than called, and names starting with ``_``
+(the usual spelling of "unused on purpose").
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from coder.edit.intent.spec import ChangeSpec
+
+_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
+Def = ast.FunctionDef | ast.AsyncFunctionDef
+_ADDS = frozenset({"add_method", "add_function", "add_parameter"})
+
+
+def param_names(spec: ChangeSpec) -> set[str]:
+    """The parameter names ``spec.params`` gives (each entry as written: ``"strict: bool = False"``, ``"*args"``)."""
+    names = (p.split(":", 1)[0].split("=", 1)[0].strip().lstrip("*").strip() for p in spec.params)
+    return {n for n in names if n.isidentifier()}
+
+
+def defs(tree: ast.Module) -> dict[str, tuple[Def, ast.ClassDef | None]]:
+    """Every def of the module by qualified name (``f``, ``C.m``, ``C.Inner.m``), with its class (None: a function)."""
+    out: dict[str, tuple[Def, ast.ClassDef | None]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str, owner: ast.ClassDef | None) -> None:
+        for node in body:
+            if isinstance(node, _FUNC):
+                out.setdefault(prefix + node.name, (node, owner))
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.", node)
+
+    visit(tree.body, "", None)
+    return out
+
+
+def _bound(fn: Def, owner: ast.ClassDef | None) -> bool:
+    """True when the first parameter is the instance or the class (a method that is not static)."""
+    if owner is None:
+        return False
+    return not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _params(fn: Def, owner: ast.ClassDef | None) -> list[tuple[str, bool]]:
+    """``(name, required)`` for each parameter a caller passes (``self``/``cls`` left out)."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    first_default = len(positional) - len(a.defaults)
+    out = [(p.arg, i < first_default) for i, p in enumerate(positional)]
+    if _bound(fn, owner):
+        out = out[1:]
+    out += [(p.arg, d is None) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+    out += [(v.arg, False) for v in (a.vararg, a.kwarg) if v is not None]
+    return out
+
+
+def _reads(fn: Def) -> set[str]:
+    """The names the def's body (nested code included) and its defaults read."""
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _callbacks(tree: ast.Module) -> set[str]:
+    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on)."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in called:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            out.add(node.attr)
+    return out
+
+
+def _overrides(fn: Def, owner: ast.ClassDef | None, classes: dict[str, ast.ClassDef], asked: bool) -> bool:
+    """True when a base class may dictate the method's signature.
+
+    A base of this file is looked at, a builtin one asked (``hasattr``); one from elsewhere may define
+    anything, except that a method the instruction asks for by name is judged as the instruction describes it.
+    """
+    if owner is None:
+        return False
+    for base in owner.bases:
+        key = ast.unparse(base)
+        parent = classes.get(key)
+        if parent is None:
+            known = getattr(builtins, key, None)
+            if isinstance(known, type):
+                if hasattr(known, fn.name):
+                    return True
+                continue
+            if not asked:
+                return True
+            continue
+        if any(isinstance(n, _FUNC) and n.name == fn.name for n in parent.body):
+            return True
+        if parent is not owner and _overrides(fn, parent, classes, asked):
+            return True
+    return False
+
+
+def _previous(qual: str, fn: Def, before: dict[str, tuple[Def, ast.ClassDef | None]],
+              renames: dict[str, str]) -> tuple[Def, ast.ClassDef | None] | None:
+    """The def ``qual`` was before the edit: the same name, a renamed one, or one moved to another class."""
+    if qual in before:
+        return before[qual]
+    head, _, name = qual.rpartition(".")
+    for old, new in renames.items():
+        if new == name and (f"{head}.{old}" if head else old) in before:
+            return before[f"{head}.{old}" if head else old]
+    moved = [d for q, d in before.items() if q.rpartition(".")[2] == fn.name]
+    return moved[0] if len(moved) == 1 else None
+
+
+def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why a def of ``new`` has a parameter ``spec`` does not ask for (None: every def is callable as asked)."""
+    try:
+        tree = ast.parse(new)
+        before = defs(ast.parse(old))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    after = defs(tree)
+    renames = dict(spec.renames)
+    named = param_names(spec)
+    allowed = named | set(spec.new_names) | set(renames.values())
+    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    passed = _callbacks(tree)
+    asked = {s.qualname for s in spec.targets} | set(spec.new_names)
+    for qual, (fn, owner) in after.items():
+        was = _previous(qual, fn, before, renames)
+        params = _params(fn, owner)
+        if was is not None and [p for p, _ in params] == [p for p, _ in _params(*was)]:
+            continue  # the signature did not change
+        is_asked = qual in asked or fn.name in asked
+        if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
+                or _overrides(fn, owner, classes, is_asked):
+            continue  # a protocol, a caller elsewhere or a base class dictates this signature
+        had = {p for p, _ in _params(*was)} if was is not None else set()
+        reads = _reads(fn)
+        for name, required in params:
+            if name in had or name in allowed or name.startswith("_"):
+                continue
+            if name not in reads:
+                return (f"{qual} gained a parameter {name} that the instruction does not ask for and its body "
+                        f"never uses (a call as the instruction describes it raises TypeError)"
+                        if required else
+                        f"{qual} gained a parameter {name} that the instruction does not ask for and its body "
+                        "never uses")
+            if named and required and spec.action in _ADDS and is_asked:
+                return (f"{qual} requires {name}, which the instruction does not describe (it describes the "
+                        f"parameters {', '.join(sorted(named))}): a call as described raises TypeError")
+    return None
+
+
+def signature_hint(spec: ChangeSpec) -> str:
+    """What a retry is told to do about an unasked parameter."""
+    named = sorted(param_names(spec))
+    if named:
+        return f"Give it exactly the parameters the instruction describes ({', '.join(named)}) and no others."
+    return "Remove that parameter: the instruction describes no such argument."

@@ -1,0 +1,68 @@
+"""A single region edit that a code rule refuses is asked once more, naming what went wrong (EditEngine.retry_request).
+
+The observed case: "Extract ... into a new function and call it" came back as a new function nothing
+calls, and the region edit was refused with no second try (a plan step would have had one). Rebuilt on
+the shipped copy of ``getopt.py``, a line region holding ``getopt``; the replies are in the model's
+fenced shape. The retry is the engine's, so the CLI, the TUI and the bench share it (``EditEngine.run``
+streams it; tests/server/test_checks_server.py runs it against a real server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+from spec_helpers import region_reply, symbol
+
+from coder.bench.edits.tasks import source
+from coder.edit.intent.spec import ChangeSpec
+from coder.edit.run.engine import EditEngine
+
+GETOPT = source("getopt.py")
+HEAD = "def getopt(args, shortopts, longopts = []):"
+TO_LIST = ('    if type(longopts) == type(""):\n        longopts = [longopts]\n'
+           "    else:\n        longopts = list(longopts)\n")
+HELPER = ("def _longopts_list(longopts):\n    if isinstance(longopts, str):\n        return [longopts]\n"
+          "    return list(longopts)\n\n\n")
+WORDINGS = ("Extract the code in `getopt` that turns `longopts` into a list into a new function `_longopts_list` "
+            "and call it.", "pull the longopts-to-list conversion out of getopt into a helper _longopts_list",
+            "getopt: factor out turning longopts into a list (new function _longopts_list), use it there")
+
+
+@pytest.mark.parametrize("instruction", WORDINGS)
+def test_an_uncalled_extraction_is_asked_once_more_saying_where_to_call_it(instruction: str,
+                                                                          tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {"getopt.py": GETOPT})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    spec = ChangeSpec(instruction, "extract", targets=(symbol("getopt.py", GETOPT, "getopt"),),
+                      new_names=("_longopts_list",))
+    target = symbol("getopt.py", GETOPT, "getopt")
+    request = engine.prepare(tmp_path / "r" / "getopt.py", instruction, mode="region",
+                             lines=f"{target.start}-{target.end}", spec=spec)
+    body = request.prompt.target
+    assert body.startswith(HEAD) and TO_LIST in body
+    uncalled = engine.evaluate(request, region_reply(request, HELPER + body), finish_reason="stop")
+    assert not uncalled.ok and uncalled.refusal_code == "extract_uncalled"
+    again = engine.retry_request(uncalled)
+    assert again is not None
+    assert again.retry_note == (f"(A first reply was refused: {uncalled.refusal}.) Call the new function from getopt.")
+    assert again.retry_note in again.messages[-1]["content"] and again.instruction == instruction
+    called = HELPER + body.replace(TO_LIST, "    longopts = _longopts_list(longopts)\n", 1)
+    second = engine.evaluate(again, region_reply(again, called), finish_reason="stop")
+    assert second.ok, second.refusal
+    assert second.new == GETOPT.replace(body, called, 1)
+
+
+def test_what_is_not_retried(tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {"getopt.py": GETOPT})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    target = symbol("getopt.py", GETOPT, "getopt")
+    request = engine.prepare(tmp_path / "r" / "getopt.py", WORDINGS[0], mode="region",
+                             lines=f"{target.start}-{target.end}")
+    body = request.prompt.target
+    broken = engine.evaluate(request, region_reply(request, body.replace("):", ")", 1)), finish_reason="stop")
+    assert not broken.ok and engine.retry_request(broken) is None  # a syntax error: no rule a retry mends
+    full = engine.prepare(tmp_path / "r" / "getopt.py", WORDINGS[0], mode="full")
+    uncalled = engine.evaluate(full, region_reply(full, GETOPT.replace(HEAD, HELPER + HEAD, 1)), finish_reason="stop")
+    assert uncalled.refusal_code == "extract_uncalled" and engine.retry_request(uncalled) is None  # a whole file
