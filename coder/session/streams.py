@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from coder.edit.apply.gitops import UndoResult
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
