@@ -100,7 +100,7 @@ FIRST: tuple[Task, ...] = (
          Param("_compile_pattern", "flags", 0), symbol="_compile_pattern"),
     Task("fnmatch-constant", "fnmatch.py", "constant",
          ("Change the lru_cache maxsize of `_compile_pattern` from 32768 to 4096.",
-          "change the lru_cache maxsize of _compile_pattern from 32768 to 4096",
+          "the lru_cache on _compile_pattern should hold 4096 entries, not 32768",
           "Lower the cache size on _compile_pattern: maxsize=4096 instead of 32768"),
          Exact((("maxsize=32768", "maxsize=4096"),)), lines="38-46"),
     Task("fnmatch-move", "fnmatch.py", "move",

@@ -153,7 +153,7 @@ GROWN: tuple[Task, ...] = (
          Hints("GetoptError"), symbol="GetoptError"),
     Task("getopt-delete-main", "getopt.py", "delete",
          ("Delete the `if __name__ == '__main__':` block at the end of the file.",
-          "delete the if __name__ == '__main__': block at the end of the file",
+          "drop the if __name__ == '__main__' demo at the end of getopt.py",
           "Remove the main block at the bottom of getopt.py"),
          SameAst(((_GETOPT_MAIN, "\n"),)), lines="212-215"),
     Task("getopt-move", "getopt.py", "move",
@@ -197,7 +197,7 @@ GROWN: tuple[Task, ...] = (
          lines="105-189"),
     Task("glob-fix", "glob.py", "fix",
          ("Make `_ishidden` return False for an empty path instead of raising IndexError.",
-          "make _ishidden return False for an empty path instead of raising IndexError",
+          "_ishidden crashes with IndexError on an empty path; it should just return False",
           "Fix _ishidden: _ishidden('') raises IndexError, it should return False"),
          Behaves(("_ishidden",), (("m._ishidden('')", "False"), ("m._ishidden(b'')", "False"),
                                   ("m._ishidden('.a')", "True"), ("m._ishidden(b'.a')", "True"),
@@ -213,7 +213,7 @@ GROWN: tuple[Task, ...] = (
          SameAst(((_GLOB01, ""),)), lines="122-129"),
     Task("glob-hints", "glob.py", "hints",
          ("Add type hints to `_join`: dirname and basename are str and it returns str.",
-          "add type hints to _join: dirname and basename are str and it returns str",
+          "_join takes two str (dirname, basename) and returns a str, add the type hints",
           "Annotate _join (dirname: str, basename: str) -> str"),
          Hints("_join"), symbol="_join"),
     # netrc.py (192 lines)
@@ -239,7 +239,8 @@ GROWN: tuple[Task, ...] = (
     Task("netrc-comment", "netrc.py", "comment",
          ("Add a comment above `if ch == '\"':` in `_netrclex.get_token` saying that a quoted token may "
           "hold whitespace.",
-          "add a comment above if ch == '\"': in _netrclex.get_token saying that a quoted token may hold whitespace",
+          "in _netrclex.get_token, put a comment over the if ch == '\"': line explaining that quoted tokens may "
+          "contain whitespace",
           "In get_token of the class _netrclex, explain the quote branch (if ch == '\"':) with a comment above it: "
           "quoted tokens can contain whitespace"), Comment("_netrclex.get_token"), symbol="_netrclex.get_token"),
     # wsgiref/handlers.py (570 lines)
