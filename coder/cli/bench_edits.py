@@ -39,6 +39,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="a fixed set of (task, wording) pairs instead of --tasks/--kinds/--wordings "
                         "(cpu: 10 pairs for a 2-core CPU)")
     g.add_argument("--list", action="store_true", help="list the chosen tasks and their wordings; run nothing")
+    g.add_argument("--plans-only", action="store_true",
+                   help="print the plan coder builds for each chosen (task, wording) pair and the same-plan count; "
+                        "no server, no model request (auto's full/region pick uses its default costs)")
     g.add_argument("--json", action="store_true",
                    help="with --list: one JSON array of {id, kind, file, wordings, check}")
     g.add_argument("--no-guard", action="store_true",
@@ -121,19 +124,45 @@ def list_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the selected (task, wording) pairs in each mode on one server; print the tables, write JSON and plots."""
+def plans_only(args: argparse.Namespace) -> int:
+    """``--plans-only``: each chosen pair's plan key, as the report compares them, and the same-plan count."""
+    from coder.bench.edits.run import Outcome, plan_of
+    from coder.bench.edits.wordings import same_plan
+
+    rows = []
+    for task, w in _chosen(args):
+        key = plan_of(task, w)
+        rows.append(Outcome(task.name, task.file, task.kind, "auto", "planned", "", wording=w, plan_key=key))
+        print(f"{task.name} ({w}): {key or 'refused before planning'}")
+    same = same_plan(rows)
+    print(f"the same plan in every wording: {same['same']} of {same['tasks']} tasks")
+    return 0
+
+
+def _serverless(args: argparse.Namespace) -> int | None:
+    """``--list``, ``--plans-only`` and ``--merge``, which need no server: their exit status (None: none given)."""
     from coder.bench.edits import report
-    from coder.bench.edits.run import run_task
 
     if args.list:
         return list_tasks(args)
+    if args.plans_only:
+        return plans_only(args)
     if args.json:
         raise CoderError("--json goes with --list (a run always writes its JSON file)")
     if args.merge:
         merged, merged_doc = report.merge(args.merge)
         _publish(args, merged, merged_doc, str(merged_doc["target"]))
         return 0
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected (task, wording) pairs in each mode on one server; print the tables, write JSON and plots."""
+    from coder.bench.edits import report
+    from coder.bench.edits.run import run_task
+
+    if (status := _serverless(args)) is not None:
+        return status
     if args.profiles:
         raise CoderError("--edits measures one server: give --profile NAME or --attach URL")
     modes = [] if args.aider_only else _modes(args.mode)

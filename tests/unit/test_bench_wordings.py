@@ -303,3 +303,15 @@ def test_every_task_in_every_wording_reads_its_own_file(tmp_path: Path) -> None:
     task: Task = BY_NAME["bug-wsgiref-hop"]
     make_repo(tmp_path, task)
     assert (tmp_path / "bugs/wsgiref/util.py").read_text() == source("bugs/wsgiref/util.py")
+
+
+def test_plans_only_prints_each_pairs_plan_without_a_server(capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.cli.main import main
+
+    assert main(["bench", "--edits", "--plans-only", "--tasks", "graphlib-delete", "--wordings", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "graphlib-delete (0): delete: graphlib.py function TopologicalSorter.__bool__"
+    assert out[-1] == "the same plan in every wording: 0 of 0 tasks"  # one wording: nothing to compare
+    assert main(["bench", "--edits", "--plans-only", "--tasks", "getopt-rename,graphlib-delete"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 7 and re.fullmatch(r"the same plan in every wording: [0-2] of 2 tasks", out[-1])

@@ -174,6 +174,25 @@ def _prepare(engine: EditEngine, task: Task, mode: str, path: Path,
     return prepare(engine, path, text, mode=mode)
 
 
+def plan_of(task: Task, wording: int, *, ctx: int = 32768) -> str | None:
+    """The plan key coder builds for ``task`` in wording ``wording`` in auto mode, with no server and no model
+    request (auto's full/region pick uses its default costs); None when coder refuses the request."""
+    tmp = Path(tempfile.mkdtemp(prefix="coder-bench-plan-"))
+    try:
+        _, path = make_repo(tmp, task)
+        engine = EditEngine(None, tmp, ctx=ctx)
+        out = Outcome(task.name, task.file, task.kind, "auto", "skipped", "", wording=wording)
+        try:
+            _note_request(_prepare(engine, task, "auto", path, task.wordings[wording]), out)
+        except CoderError:
+            return None
+        finally:
+            engine.close()
+        return out.plan_key
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _note_request(request: EditRequest | PlanRequest, out: Outcome) -> None:
     """The plan's key and mode as the request has them (the proposal's ``--json`` replaces the key later)."""
     if isinstance(request, PlanRequest):
