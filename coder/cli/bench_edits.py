@@ -181,10 +181,12 @@ def run(args: argparse.Namespace) -> int:
         for mode in modes:
             rows = runs.setdefault(mode, [])
             for i, (task, w) in enumerate(chosen, 1):
-                err.print(f"[{mode} {i}/{len(chosen)}] {task.name} ({w}): {task.wordings[w][:70]}", highlight=False)
+                # markup off: "[auto 1/9]", "[!a]" and "[...]" are text here, not rich tags
+                err.print(f"[{mode} {i}/{len(chosen)}] {task.name} ({w}): {task.wordings[w][:70]}", highlight=False,
+                          markup=False)
                 rows.append(run_task(server, task, mode, wording=w, guard=not args.no_guard))
                 layer = f" [{rows[-1].layer}]" if rows[-1].layer else ""
-                err.print(f"  → {rows[-1].outcome}{layer}: {rows[-1].why[:100]}", highlight=False)
+                err.print(f"  → {rows[-1].outcome}{layer}: {rows[-1].why[:100]}", highlight=False, markup=False)
         aider_tasks = list(dict.fromkeys(t for t, _ in chosen))  # Aider gets wording 0 of each task
         for fmt in formats:
             from coder.bench.edits.aider import run_aider_batch
