@@ -13,7 +13,7 @@ from bench_edit_refs import correct_result
 
 from coder.bench.edits import report, wordings
 from coder.bench.edits.behaviour import Behaves
-from coder.bench.edits.layers import BENCH_CODES, LAYERS, fell_back, refusal_layer
+from coder.bench.edits.layers import BENCH_CODES, LAYERS, fell_back, misread, refusal_layer
 from coder.bench.edits.run import Outcome, _note_request, _prepare, make_repo, on_disk, settle, tag_layer
 from coder.bench.edits.tasks import TASKS, Task, source
 
@@ -275,6 +275,25 @@ def test_fell_back_is_windows_or_auto_full_without_a_region() -> None:
     assert not fell_back("full", None, None)  # --mode full asked by the user: nothing fell back
 
 
+def test_misread_is_a_rename_not_planned_as_one() -> None:
+    assert misread("rename", "windows") and misread("rename", None) and misread("rename", "delete")
+    assert not misread("rename", "rename") and not misread(None, "windows")
+
+
+def test_a_rename_read_as_a_region_edit_is_lost_in_the_reading() -> None:
+    """Seen on the CPU: "Rename the helper long_has_args to ... (definition and calls)" became one region edit of
+    the definition, refused because the call was left undefined: the reading lost it, not the check."""
+    task = BY_NAME["getopt-rename"]
+    out = Outcome(task.name, task.file, task.kind, "auto", "refused", "", mode="region",
+                  mode_reason="auto: region is faster, function long_has_args", refusal_code="undefined",
+                  plan_key="region: function long_has_args", wording=2)
+    tag_layer(out, task)
+    assert out.layer == "reading"
+    out.plan_key, out.mode, out.layer = "rename: getopt.py function long_has_args", "plan", None
+    tag_layer(out, task)
+    assert out.layer == "check"
+
+
 def test_a_refused_reply_is_tagged_model_and_a_bad_result_check(tmp_path: Path) -> None:
     """Through the --yes path on a real repo: the refusal's code becomes its layer, and the file is intact."""
     from coder.edit.run.engine import EditEngine
@@ -292,7 +311,7 @@ def test_a_refused_reply_is_tagged_model_and_a_bad_result_check(tmp_path: Path) 
         proposal = engine.evaluate(request, reply, finish_reason="stop")
         out = Outcome(task.name, task.file, task.kind, "full", "skipped", "", wording=1)
         settle(engine, proposal, task, out, guard=True)
-        tag_layer(out)
+        tag_layer(out, task)
         engine.close()
         assert (out.outcome, out.layer) == ("refused", layer), out.why
         assert on_disk(root, task)[task.file] == source(task.file)

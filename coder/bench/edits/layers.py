@@ -4,9 +4,9 @@ A refusal keeps the file intact, but the user still leaves without the edit, so 
 refusals by the layer that refused. The layer is read from the refusal code that ``coder edit --json``
 reports (:class:`~coder.edit.checks.reply.EditRefused` codes, the plan's codes of
 :mod:`coder.edit.run.plan_result`, ``check_failed``) plus the codes the bench gives its own refusals
-(:data:`BENCH_CODES`), and from whether the request resolved anything: a targeted instruction whose
-request fell back to the whole file (windows, or one whole-file request in auto mode because no
-region was found) was lost in the reading, whatever refused it afterwards.
+(:data:`BENCH_CODES`), and from what the request resolved: a targeted instruction whose request fell
+back to the whole file (windows, or one whole-file request in auto mode because no region was found),
+or a rename that was not planned as one, was lost in the reading, whatever refused it afterwards.
 """
 
 from __future__ import annotations
@@ -41,12 +41,19 @@ def fell_back(mode: str | None, mode_reason: str | None, plan_kind: str | None) 
     return mode == "full" and reason.startswith("auto: full (")
 
 
+def misread(expected_plan: str | None, plan_kind: str | None) -> bool:
+    """True when the request resolved the wrong action: the task is one a plan of kind ``expected_plan`` does
+    (a rename), and coder built a plan of another kind or one request (``plan_kind`` None)."""
+    return expected_plan is not None and plan_kind != expected_plan
+
+
 def refusal_layer(code: str | None, *, step_code: str | None = None, fallback: bool = False) -> str:
     """The layer of one refusal: ``reading``, ``model``, ``check``, ``user command`` (``other``: a code not
     known here, so a new code shows up in the table instead of being filed under a wrong layer).
 
     ``step_code`` is the refused region's own code when a plan was refused for a region (``plan_region``);
-    ``fallback``: the request resolved nothing (:func:`fell_back`), which charges the refusal to the reading.
+    ``fallback``: the request resolved nothing (:func:`fell_back`) or the wrong action (:func:`misread`), which
+    charges the refusal to the reading.
     """
     if code in _USER:
         return "user command"

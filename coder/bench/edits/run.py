@@ -31,7 +31,8 @@ from git import Actor, Repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.bench.edits.layers import fell_back, refusal_layer
+from coder.bench.edits.checks import Renamed
+from coder.bench.edits.layers import fell_back, misread, refusal_layer
 from coder.bench.edits.taskdef import Task
 from coder.bench.edits.wordings import plan_key
 from coder.edit.proposal import EditProposal, EditRequest
@@ -121,7 +122,7 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
             out.outcome, out.why = "wrong", f"refused but the file changed: {out.why}"
-        tag_layer(out)
+        tag_layer(out, task)
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -204,11 +205,14 @@ def _note_request(request: EditRequest | PlanRequest, out: Outcome) -> None:
         out.plan_key = plan_key({"mode": request.mode, "region": {"label": region.label} if region else None})
 
 
-def tag_layer(out: Outcome) -> None:
-    """Set a refused outcome's ``layer`` from its refusal code and whether its request resolved anything."""
+def tag_layer(out: Outcome, task: Task) -> None:
+    """Set a refused outcome's ``layer`` from its refusal code and what its request resolved (nothing, or
+    another action than the task's: a rename not planned as a rename)."""
     if out.outcome == "refused":
-        out.layer = refusal_layer(out.refusal_code, step_code=out.step_refusal_code,
-                                  fallback=fell_back(out.mode, out.mode_reason, _plan_kind(out)))
+        kind = _plan_kind(out)
+        expected = "rename" if isinstance(task.check, Renamed) and out.mode_requested != "region" else None
+        lost = fell_back(out.mode, out.mode_reason, kind) or (out.plan_key is not None and misread(expected, kind))
+        out.layer = refusal_layer(out.refusal_code, step_code=out.step_refusal_code, fallback=lost)
 
 
 def _plan_kind(out: Outcome) -> str | None:
