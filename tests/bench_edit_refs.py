@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bench_edit_refs_behaviour import BEHAVIOUR_HAND, bug_original
 from bench_edit_refs_grown import GROWN_HAND
 
 from coder.bench.edits.checks import Check, Exact, Renamed, SameAst, rename_names, replace_once
@@ -51,6 +52,8 @@ _HAND: dict[str, tuple[tuple[str, str], ...]] = {
 
 def correct_result(task: Task) -> str:
     """A correct result of ``task`` on its shipped file (the one the request names)."""
+    if (fixed := bug_original(task.file)) is not None:  # a bug put in by hand: the file it was put into
+        return source(fixed)
     return _result(task.name, source(task.file), task.check)
 
 
@@ -66,4 +69,4 @@ def _result(name: str, src: str, check: Check) -> str:
         return check.expected(src)
     if isinstance(check, Renamed):
         return rename_names(src, check.old, check.new)
-    return replace_once(src, {**_HAND, **GROWN_HAND}[name])
+    return replace_once(src, {**_HAND, **GROWN_HAND, **BEHAVIOUR_HAND}[name])

@@ -170,3 +170,57 @@ def plot_edits(runs: dict[str, list[Outcome]], path: Path, title: str) -> Path:
     bottom.set_xticklabels(ks, rotation=35, ha="right", fontsize=8)
     _save(fig, path)
     return path
+
+
+_LAYER_COLORS = {"reading": "tab:purple", "model": "tab:orange", "check": "tab:blue", "user command": "tab:gray",
+                 "other": "white"}
+
+
+def plot_edit_wordings(runs: dict[str, list[Outcome]], path: Path, title: str) -> Path:
+    """``coder bench --edits`` in several wordings: per run, one panel of stacked bars (correct/refused/wrong)
+    per kind with one bar per wording side by side; a last panel, per wording, the refusals by layer."""
+    from coder.bench.edits.report import kinds
+
+    names = list(runs)
+    ks = kinds(runs)
+    ws = sorted({r.wording for rows in runs.values() for r in rows})
+    width = 0.8 / max(1, len(ws))
+    fig, axes = plt.subplots(len(names) + 1, 1, figsize=(max(8.0, 0.25 * len(ks) * max(3, len(ws)) + 3),
+                                                        3.6 * (len(names) + 1)), squeeze=False)
+    for ax, name in zip(axes[:-1, 0], names, strict=True):
+        for j, w in enumerate(ws):
+            offs = [x - 0.4 + width * (j + 0.5) for x in range(len(ks))]
+            base = [0] * len(ks)
+            for outcome, colour in _OUTCOME_COLORS.items():
+                vals = [sum(1 for r in runs[name] if r.kind == k and r.wording == w and r.outcome == outcome)
+                        for k in ks]
+                ax.bar(offs, vals, width * 0.92, bottom=base, color=colour, hatch=_TOOL_HATCH[j % len(_TOOL_HATCH)],
+                       edgecolor="black", linewidth=0.4)
+                base = [b + v for b, v in zip(base, vals, strict=True)]
+        ax.set_title(f"{title} ({name})", fontsize=10)
+        ax.set_ylabel("tasks")
+        ax.set_xticks(list(range(len(ks))))
+        ax.set_xticklabels(ks, rotation=35, ha="right", fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        handles = [Patch(facecolor=c, edgecolor="black", label=o) for o, c in _OUTCOME_COLORS.items()]
+        handles += [Patch(facecolor="white", edgecolor="black", hatch=_TOOL_HATCH[j % len(_TOOL_HATCH)],
+                          label=f"wording {w}") for j, w in enumerate(ws)]
+        ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  title="outcome / wording", title_fontsize=8)
+    ax = axes[-1, 0]
+    labels = [f"{name} w{w}" for name in names for w in ws]
+    base = [0] * len(labels)
+    for layer, colour in _LAYER_COLORS.items():
+        vals = [sum(1 for r in runs[name] if r.wording == w and r.outcome == "refused" and r.layer == layer)
+                for name in names for w in ws]
+        ax.bar(range(len(labels)), vals, 0.6, bottom=base, color=colour, edgecolor="black", linewidth=0.4,
+               label=layer)
+        base = [b + v for b, v in zip(base, vals, strict=True)]
+    ax.set_title("refusals by the layer that refused them", fontsize=10)
+    ax.set_ylabel("refused pairs")
+    ax.set_xticks(list(range(len(labels))))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="layer", title_fontsize=8)
+    _save(fig, path)
+    return path

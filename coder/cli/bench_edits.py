@@ -15,6 +15,7 @@ from coder.errors import CoderError
 if TYPE_CHECKING:
     from coder.backends.runtime.server import ServerInfo
     from coder.bench.edits.run import Outcome
+    from coder.bench.edits.taskdef import Task
 
 T = TypeVar("T")
 
@@ -31,6 +32,18 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="edit modes to run, comma-separated (default auto)")
     g.add_argument("--tasks", metavar="NAMES", help="only tasks whose names start with these (comma-separated)")
     g.add_argument("--kinds", metavar="KINDS", help="only these kinds (rename,docstring,param,comment,...)")
+    g.add_argument("--wordings", metavar="all|0,1,2",
+                   help="which wordings of each task to send (default all: every (task, wording) pair); "
+                        "0 is the one with every name in backticks")
+    g.add_argument("--subset", metavar="cpu",
+                   help="a fixed set of (task, wording) pairs instead of --tasks/--kinds/--wordings "
+                        "(cpu: 10 pairs for a 2-core CPU)")
+    g.add_argument("--list", action="store_true", help="list the chosen tasks and their wordings; run nothing")
+    g.add_argument("--plans-only", action="store_true",
+                   help="print the plan coder builds for each chosen (task, wording) pair and the same-plan count; "
+                        "no server, no model request (auto's full/region pick uses its default costs)")
+    g.add_argument("--json", action="store_true",
+                   help="with --list: one JSON array of {id, kind, file, wordings, check}")
     g.add_argument("--no-guard", action="store_true",
                    help="apply changes the instruction does not explain (as --allow-unexplained)")
     g.add_argument("--aider", metavar="PYTHON",
@@ -73,24 +86,90 @@ def _shard(text: str | None, chosen: list[T]) -> list[T]:
     return chosen[int(k) - 1::int(n)]
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the selected tasks in each mode on one server; print the table, write JSON and a plot."""
-    from coder.bench.edits import report, tasks
-    from coder.bench.edits.run import run_task
+def _chosen(args: argparse.Namespace) -> list[tuple[Task, int]]:
+    """The (task, wording) pairs to run: ``--subset``, or ``--tasks``/``--kinds`` × ``--wordings``, then ``--shard``."""
+    from coder.bench.edits import tasks, wordings
 
+    if args.subset:
+        if args.tasks or args.kinds or args.wordings:
+            raise CoderError("--subset is a fixed set of (task, wording) pairs: leave out --tasks, --kinds, --wordings")
+        chosen = wordings.subset(tasks.TASKS, args.subset)
+    else:
+        chosen = wordings.pairs(tasks.select(args.tasks, args.kinds), wordings.parse_wordings(args.wordings))
+    chosen = _shard(args.shard, chosen)
+    if not chosen:
+        raise CoderError("no task matches --tasks/--kinds/--wordings (see coder/bench/edits/tasks.py)")
+    return chosen
+
+
+def list_tasks(args: argparse.Namespace) -> int:
+    """``--list``: the chosen tasks with their wordings (``--json``: one JSON array); nothing runs."""
+    import json
+
+    from coder.bench.edits.wordings import listing
+
+    chosen = _chosen(args)
+    picked = list(dict.fromkeys(t for t, _ in chosen))
+    if args.json:
+        rows = listing(picked)
+        for row in rows:  # only the chosen wordings, where --wordings or --subset narrowed them
+            row["wordings"] = [t.wordings[i] for t, i in chosen if t.name == row["id"]]
+        print(json.dumps(rows, indent=1))
+        return 0
+    for task in picked:
+        print(f"{task.name}  [{task.kind}]  {task.file}")
+        for t, i in chosen:
+            if t is task:
+                print(f"  {i}: {t.wordings[i]}")
+    return 0
+
+
+def plans_only(args: argparse.Namespace) -> int:
+    """``--plans-only``: each chosen pair's plan key, as the report compares them, and the same-plan count."""
+    from coder.bench.edits.run import Outcome, plan_of
+    from coder.bench.edits.wordings import same_plan
+
+    rows = []
+    for task, w in _chosen(args):
+        key = plan_of(task, w)
+        rows.append(Outcome(task.name, task.file, task.kind, "auto", "planned", "", wording=w, plan_key=key))
+        print(f"{task.name} ({w}): {key or 'refused before planning'}")
+    same = same_plan(rows)
+    print(f"the same plan in every wording: {same['same']} of {same['tasks']} tasks")
+    return 0
+
+
+def _serverless(args: argparse.Namespace) -> int | None:
+    """``--list``, ``--plans-only`` and ``--merge``, which need no server: their exit status (None: none given)."""
+    from coder.bench.edits import report
+
+    if args.list:
+        return list_tasks(args)
+    if args.plans_only:
+        return plans_only(args)
+    if args.json:
+        raise CoderError("--json goes with --list (a run always writes its JSON file)")
     if args.merge:
         merged, merged_doc = report.merge(args.merge)
         _publish(args, merged, merged_doc, str(merged_doc["target"]))
         return 0
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected (task, wording) pairs in each mode on one server; print the tables, write JSON and plots."""
+    from coder.bench.edits import report
+    from coder.bench.edits.run import run_task
+
+    if (status := _serverless(args)) is not None:
+        return status
     if args.profiles:
         raise CoderError("--edits measures one server: give --profile NAME or --attach URL")
     modes = [] if args.aider_only else _modes(args.mode)
     formats = _formats(args.aider_formats) if args.aider else []
     if args.aider_only and not args.aider:
         raise CoderError("--aider-only needs --aider PYTHON")
-    chosen = _shard(args.shard, tasks.select(args.tasks, args.kinds))
-    if not chosen:
-        raise CoderError("no task matches --tasks/--kinds (see coder/bench/edits/tasks.py)")
+    chosen = _chosen(args)
     server, stop = _server(args)
     err = Console(stderr=True)
     if not err.is_terminal:
@@ -101,16 +180,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         for mode in modes:
             rows = runs.setdefault(mode, [])
-            for i, task in enumerate(chosen, 1):
-                err.print(f"[{mode} {i}/{len(chosen)}] {task.name}: {task.instruction[:70]}", highlight=False)
-                rows.append(run_task(server, task, mode, guard=not args.no_guard))
-                err.print(f"  → {rows[-1].outcome}: {rows[-1].why[:100]}", highlight=False)
+            for i, (task, w) in enumerate(chosen, 1):
+                # markup off: "[auto 1/9]", "[!a]" and "[...]" are text here, not rich tags
+                err.print(f"[{mode} {i}/{len(chosen)}] {task.name} ({w}): {task.wordings[w][:70]}", highlight=False,
+                          markup=False)
+                rows.append(run_task(server, task, mode, wording=w, guard=not args.no_guard))
+                layer = f" [{rows[-1].layer}]" if rows[-1].layer else ""
+                err.print(f"  → {rows[-1].outcome}{layer}: {rows[-1].why[:100]}", highlight=False, markup=False)
+        aider_tasks = list(dict.fromkeys(t for t, _ in chosen))  # Aider gets wording 0 of each task
         for fmt in formats:
             from coder.bench.edits.aider import run_aider_batch
 
-            err.print(f"[aider-{fmt}] {len(chosen)} tasks in one Aider process", highlight=False)
+            err.print(f"[aider-{fmt}] {len(aider_tasks)} tasks in one Aider process", highlight=False)
             runs[f"aider-{fmt}"], aider_import_s[fmt] = run_aider_batch(
-                args.aider, server, chosen, fmt, site=args.aider_site, timeout=args.aider_timeout)
+                args.aider, server, aider_tasks, fmt, site=args.aider_site, timeout=args.aider_timeout)
             s = report.summary(runs[f"aider-{fmt}"])
             err.print(f"  → correct {s['correct']}, refused {s['refused']}, wrong {s['wrong']}; "
                       f"Aider's import {aider_import_s[fmt] or 0:.1f} s", highlight=False)
@@ -141,10 +224,16 @@ def _publish(args: argparse.Namespace, runs: dict[str, list[Outcome]], doc: dict
     for run_name, rows in runs.items():
         report.render(rows, f"{name} {run_name}", console)
     report.render_kinds(runs, console)
+    report.render_wordings(runs, console)
     console.print(f"\nresult: {path}", highlight=False)
     if not args.no_plots:
         png = plots.plot_edits(runs, path.with_suffix(".png"), f"edit correctness: {name}")
         console.print(f"plot: {png}", highlight=False)
+        ours = {n: rows for n, rows in runs.items() if not n.startswith("aider-")}
+        if ours:
+            png = plots.plot_edit_wordings(ours, path.with_name(path.stem + "-wordings.png"),
+                                           f"edit correctness per kind and wording: {name}")
+            console.print(f"plot: {png}", highlight=False)
 
 
 def _argv(args: argparse.Namespace, server: ServerInfo) -> list[str]:

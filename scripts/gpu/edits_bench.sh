@@ -6,7 +6,7 @@
 # Every step writes JSON + PNG + a log under $OUT/<step>/; they are kept in $G/edits for the `merge` step.
 #
 #   aider-setup            install .whl-aider/*.whl (61 wheels, no numpy/scipy) into $G/aider-site; time the import
-#   coder [MODES] [K/N]    coder bench --edits, every task (or shard K/N), in MODES (default auto)
+#   coder [MODES] [K/N]    coder bench --edits, every (task, wording) pair (or shard K/N), in MODES (default auto)
 #   aider FORMAT [K/N]     the Aider row in FORMAT (whole or diff): Aider 0.86.2 in one process, same server
 #   merge                  join every result of this machine's steps into one table, JSON and plot
 set -uo pipefail

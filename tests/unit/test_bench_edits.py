@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from bench_edit_refs import correct_result, correct_results
 
-from coder.bench.edits.behaviour import evaluate
-from coder.bench.edits.checks import Renamed, replace_once
+from coder.bench.edits.behaviour import Behaves, evaluate
+from coder.bench.edits.checks import Renamed, find_def, replace_once
 from coder.bench.edits.run import Outcome, make_repo, on_disk, settle
 from coder.bench.edits.tasks import TASKS, Task, select, source
 
@@ -104,18 +104,27 @@ def test_class_wide_checks_need_every_method() -> None:
         assert not task.check(src, replace_once(src, edits[:-1]))[0], name  # the last method left out
 
 
+def _named_rows(text: str, names: tuple[str, ...]) -> set[int]:
+    """The 1-based lines of the definitions ``names`` in ``text``."""
+    tree = ast.parse(text)
+    nodes = [find_def(tree, n) for n in names]
+    return {row for node in nodes if node is not None for row in range(node.lineno, (node.end_lineno or 0) + 1)}
+
+
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_check_fails_on_drift(task: Task) -> None:
     """The correct result plus one unrelated change (a statement, or a changed number) is wrong."""
     src = source(task.file)
     new = correct_result(task)
     assert not task.check(src, new + "\n_drift = 1\n")[0]
-    if task.kind in ("fix", "method", "default", "extract"):  # outside the named code, as below
+    if task.kind in ("fix", "bugfix", "method", "default", "extract"):  # outside the named code, as below
         assert not task.check(src, new.replace("\n", "\n_drift = 1\n", 1))[0]
     lines = new.splitlines(keepends=True)
-    # change the last `return X` of the file into `return X or None`: still parses, different code
+    # change the last `return X` of the file into `return X or None`: still parses, different code. A behaviour
+    # check allows any rewrite of the code it names that behaves, so for it the line is outside that code.
+    named = _named_rows(new, task.check.names) if isinstance(task.check, Behaves) else set()
     i = max(n for n, line in enumerate(lines) if line.strip().startswith("return ") and line.rstrip()[-1] not in
-            "([{,\\")
+            "([{,\\" and n + 1 not in named)
     lines[i] = lines[i].rstrip("\n") + " or None\n"
     drifted = "".join(lines)
     ast.parse(drifted)

@@ -5,7 +5,8 @@ a Python that imports it (a separate virtual environment, or with ``--aider-site
 ``pip install --target`` folder): :mod:`coder.bench.edits.aider_driver` runs there, imports
 Aider once and loops over the tasks in each edit format (``whole``: the model returns the
 whole file; ``diff``: search/replace blocks) against the same OpenAI-compatible endpoint, with
-no git, commits or lint. Each task's files are then checked on disk with the task's own check.
+no git, commits or lint, each task in its first wording (names in backticks: the one Aider's prompts
+suit best). Each task's files are then checked on disk with the task's own check.
 :func:`run_aider` (one Aider command line per edit) serves ``scripts/bench_latency.py``.
 """
 
@@ -97,7 +98,8 @@ def run_aider_batch(python: str, server: ServerInfo, tasks: list[Task], edit_for
 
 def _judge(task: Task, root: Path, original: dict[str, str], edit_format: str, job: JSONObject | None,
            tail: str) -> Outcome:
-    out = Outcome(task.name, task.file, task.kind, f"aider-{edit_format}", "refused", "", mode=edit_format)
+    out = Outcome(task.name, task.file, task.kind, f"aider-{edit_format}", "refused", "", mode=edit_format,
+                  instruction=task.instruction)
     if job is None:  # the batch stopped first (timeout, crash): not Aider's refusal, so not counted as one
         out.outcome = "skipped"
         out.why = f"aider did not run it: {tail.strip().splitlines()[-1] if tail.strip() else 'no output'}"

@@ -1,4 +1,4 @@
-"""The ``coder bench --edits`` report: a table, one JSON file and one PNG plot."""
+"""The ``coder bench --edits`` report: tables, one JSON file (a row per task and wording) and PNG plots."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from coder.bench.edits.layers import LAYERS
 from coder.bench.edits.run import OUTCOMES, Outcome, counts
+from coder.bench.edits.wordings import by_wording, same_plan
 from coder.errors import CoderError
 from coder.fsutil import atomic_write
 
@@ -50,29 +52,36 @@ def by_kind(rows: list[Outcome]) -> dict[str, dict[str, object]]:
     return out
 
 
+def by_layer(rows: list[Outcome]) -> dict[str, int]:
+    """The refusals by the layer that refused them (:mod:`coder.bench.edits.layers`)."""
+    refused = [r for r in rows if r.outcome == "refused"]
+    return {layer: sum(1 for r in refused if r.layer == layer) for layer in (*LAYERS, "other")}
+
+
 def summary(rows: list[Outcome]) -> dict[str, object]:
-    """Counts and medians of one run (one target, one mode), overall and per kind."""
+    """Counts and medians of one run (one target, one mode), overall, per kind, per wording and per layer."""
     ran = [r for r in rows if r.outcome != "skipped"]
     return {**counts(rows), "tasks": len(ran),
             "median_enter_to_diff_s": median([r.enter_to_diff_s for r in ran]),
             "p90_enter_to_diff_s": p90([r.enter_to_diff_s for r in ran]),
             "median_decode_tps": median([r.decode_tps for r in ran]),
             "median_acceptance_length": median([r.acceptance_length for r in ran]),
-            "by_kind": by_kind(rows)}
+            "by_kind": by_kind(rows), "by_wording": by_wording(rows), "refused_by_layer": by_layer(rows),
+            "same_plan": same_plan(rows)}
 
 
 def render(rows: list[Outcome], title: str, console: Console) -> None:
     """One row per task, then the totals."""
     table = Table(title=title, title_justify="left")
-    for col in ("task", "kind", "mode", "plan", "outcome", "scope", "Enter→diff s", "TTFT s", "tok/s", "acc len",
-                "why"):
+    for col in ("task", "w", "kind", "mode", "plan", "outcome", "layer", "scope", "Enter→diff s", "TTFT s", "tok/s",
+                "acc len", "why"):
         table.add_column(col, overflow="fold", justify="right" if col[0].isupper() or col in (
             "tok/s", "acc len") else "left")
     for r in rows:
         scope = f"flagged ({r.flagged_would_be})" if r.flagged else ""
         plan = (r.plan or "") + (f"; retried: {r.retried}" if r.retried else "")
-        table.add_row(r.task, r.kind, r.mode or r.mode_requested, plan[:40], f"[{_STYLE[r.outcome]}]{r.outcome}[/]",
-                      scope,
+        table.add_row(r.task, str(r.wording), r.kind, r.mode or r.mode_requested, plan[:40],
+                      f"[{_STYLE[r.outcome]}]{r.outcome}[/]", r.layer or "", scope,
                       _num(r.enter_to_diff_s, ".1f"), _num(r.ttft_s, ".2f"), _num(r.decode_tps, ".1f"),
                       _num(r.acceptance_length, ".2f"), r.why[:70])
     console.print(table)
@@ -82,6 +91,32 @@ def render(rows: list[Outcome], title: str, console: Console) -> None:
         f"({s['flagged_would_be_wrong']} would have been wrong); wrong edits committed: {s['committed_wrong']}; "
         f"median Enter→diff {_num(s['median_enter_to_diff_s'], '.1f')} s, "  # type: ignore[arg-type]
         f"p90 {_num(s['p90_enter_to_diff_s'], '.1f')} s", highlight=False)  # type: ignore[arg-type]
+    layers = by_layer(rows)
+    same = same_plan(rows)
+    console.print("refused by layer: " + ", ".join(f"{k} {v}" for k, v in layers.items() if v or k != "other")
+                  + f"; the same plan in every wording: {same['same']} of {same['tasks']} tasks", highlight=False)
+
+
+def render_wordings(runs: dict[str, list[Outcome]], console: Console) -> None:
+    """One row per (run, wording): correct / refused / wrong, the refusals by layer; then the same-plan count."""
+    table = Table(title="per wording: correct / refused / wrong, and where the refusals were lost",
+                  title_justify="left")
+    for col in ("run", "wording", "pairs", "correct", "refused", "wrong", *LAYERS, "other"):
+        table.add_column(col, justify="left" if col in ("run", "wording") else "right")
+    for name, rows in runs.items():
+        if name.startswith("aider-"):
+            continue
+        for w, c in by_wording(rows).items():
+            n = c["correct"] + c["refused"] + c["wrong"]
+            table.add_row(name, str(w), str(n), f"[green]{c['correct']}[/]", f"[yellow]{c['refused']}[/]",
+                          f"[bold red]{c['wrong']}[/]", *(str(c[f"refused: {layer}"]) for layer in (*LAYERS, "other")))
+    console.print(table)
+    for name, rows in runs.items():
+        if not name.startswith("aider-"):
+            same = same_plan(rows)
+            differs = ", ".join(same["differs"][:12])  # type: ignore[index]
+            console.print(f"{name}: the same plan in every wording for {same['same']} of {same['tasks']} tasks"
+                          + (f"; differs: {differs}" if differs else ""), highlight=False)
 
 
 def render_kinds(runs: dict[str, list[Outcome]], console: Console) -> None:

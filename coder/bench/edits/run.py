@@ -1,6 +1,6 @@
 """Run the edit tasks through coder's real edit path, as ``coder edit --yes`` does, one temp git repo each.
 
-Per task: copy the shipped files into a fresh git repository, build the request with
+Per (task, wording): copy the shipped files into a fresh git repository, build the request with
 :class:`~coder.edit.run.engine.EditEngine` (``--mode full|region|auto``), stream it, and apply the
 proposal the way ``--yes`` would: a refused reply, an unchanged file, or (with the scope
 guard on) a change the instruction does not explain is not written. Then every file on disk
@@ -10,7 +10,12 @@ The request is built the way ``coder edit`` builds it: region mode names the tas
 the planner (:mod:`coder.edit.run.plan_run`) turns a rename, move, deletion, new method or a long file's
 rewrite into a plan of regions, and anything else is one request. A cross-file task is planned over
 its files as the TUI plans its context files (:func:`coder.edit.run.plan_run.prepare_files`). A plan's
-proposal lists its files, its plan and what it retried; each is recorded as one line.
+proposal lists its files, its plan and what it retried; each is recorded as one line. Each row keeps
+the plan's key (:func:`coder.bench.edits.wordings.plan_key`) and, for a refusal, the layer that refused
+it (:func:`coder.bench.edits.layers.refusal_layer`).
+
+Tasks run in this process, one after another, as the ``coder edit`` path does in its own process:
+no interpreter start per edit.
 """
 
 from __future__ import annotations
@@ -26,7 +31,10 @@ from git import Actor, Repo
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.bench.edits.taskdef import Task, source
+from coder.bench.edits.checks import Renamed
+from coder.bench.edits.layers import fell_back, misread, refusal_layer
+from coder.bench.edits.taskdef import Task
+from coder.bench.edits.wordings import plan_key
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
@@ -69,6 +77,11 @@ class Outcome:
     diff: str | None = None
     reply: str | None = None
     step_replies: list[dict[str, object]] | None = None
+    wording: int = 0  # which of the task's wordings was sent
+    instruction: str = ""  # that wording
+    plan_key: str | None = None  # what "the same plan" compares (None: no plan was made)
+    layer: str | None = None  # a refusal's layer: reading | model | check | user command | other
+    step_refusal_code: str | None = None  # a plan refused for a region: that region's own code
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON form."""
@@ -78,9 +91,9 @@ class Outcome:
 def make_repo(root: Path, task: Task) -> tuple[Repo, Path]:
     """A fresh git repository in ``root`` holding the task's files, committed; the path of the one it names."""
     repo = Repo.init(root)
-    for rel in task.files:
+    for rel, text in task.originals().items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(source(rel), encoding="utf-8")
+        (root / rel).write_text(text, encoding="utf-8")
     repo.index.add(list(task.files))
     repo.index.commit("original", author=_AUTHOR, committer=_AUTHOR)
     return repo, root / task.file
@@ -91,10 +104,12 @@ def on_disk(root: Path, task: Task) -> dict[str, str]:
     return {rel: (root / rel).read_text(encoding="utf-8") if (root / rel).exists() else "" for rel in task.files}
 
 
-def run_task(server: ServerInfo, task: Task, mode: str, *, guard: bool = True,
+def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, guard: bool = True,
              on_stats: Callable[[RequestStats], None] | None = None) -> Outcome:
-    """Run ``task`` in ``mode`` against ``server``; the file is checked on disk afterwards."""
-    out = Outcome(task.name, task.file, task.kind, mode, "skipped", "")
+    """Run ``task`` in ``mode`` with its wording number ``wording`` against ``server``; the file is checked on
+    disk afterwards."""
+    out = Outcome(task.name, task.file, task.kind, mode, "skipped", "", wording=wording,
+                  instruction=task.wordings[wording])
     if mode == "region" and not task.has_region:
         out.why = "the edit spans the file: no region"
         return out
@@ -107,6 +122,7 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, guard: bool = True,
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
             out.outcome, out.why = "wrong", f"refused but the file changed: {out.why}"
+        tag_layer(out, task)
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -119,7 +135,13 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
     engine = EditEngine(backend, path.parent)
     started = time.perf_counter()
     try:
-        request = _prepare(engine, task, mode, path)
+        try:
+            request = _prepare(engine, task, mode, path, out.instruction or task.instruction)
+        except CoderError as exc:  # refused before any model request: the instruction was not read
+            out.outcome, out.why, out.refusal_code = "refused", f"coder refused the request: {exc}", \
+                "request_refused"
+            return
+        _note_request(request, out)
         proposal: EditProposal | PlanProposal | None = None
         events = engine.run(request) if isinstance(request, EditRequest) else run_events(engine, request)
         for event in events:
@@ -129,26 +151,73 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
             else:
                 proposal = event
     except CoderError as exc:
-        out.outcome, out.why = "refused", f"coder refused the request: {exc}"
+        out.outcome, out.why, out.refusal_code = "refused", f"coder refused the request: {exc}", "stream_error"
         return
     finally:
         engine.close()
     out.enter_to_diff_s = time.perf_counter() - started
     if proposal is None:
-        out.outcome, out.why = "refused", "no result"
+        out.outcome, out.why, out.refusal_code = "refused", "no result", "no_result"
         return
     settle(engine, proposal, task, out, guard=guard)
 
 
-def _prepare(engine: EditEngine, task: Task, mode: str, path: Path) -> EditRequest | PlanRequest:
-    """What ``coder edit`` sends for the task: the named region in region mode, else a plan where one applies."""
+def _prepare(engine: EditEngine, task: Task, mode: str, path: Path,
+             instruction: str | None = None) -> EditRequest | PlanRequest:
+    """What ``coder edit`` sends for the task in ``instruction`` (default: its first wording): the named
+    region in region mode, else a plan where one applies."""
+    text = instruction if instruction is not None else task.instruction
     if mode == "region":  # region mode names the region as `coder edit --symbol/--lines` would
         lines = task.lines if not task.symbol else None
-        return engine.prepare(path, task.instruction, mode=mode, symbol=task.symbol, lines=lines)
+        return engine.prepare(path, text, mode=mode, symbol=task.symbol, lines=lines)
     if task.cross_file:  # the task's files, as the TUI's context files
-        return prepare_files(engine, [path, *(engine.root / rel for rel, _ in task.also)], task.instruction,
-                             mode=mode)
-    return prepare(engine, path, task.instruction, mode=mode)
+        return prepare_files(engine, [path, *(engine.root / rel for rel, _ in task.also)], text, mode=mode)
+    return prepare(engine, path, text, mode=mode)
+
+
+def plan_of(task: Task, wording: int, *, ctx: int = 32768) -> str | None:
+    """The plan key coder builds for ``task`` in wording ``wording`` in auto mode, with no server and no model
+    request (auto's full/region pick uses its default costs); None when coder refuses the request."""
+    tmp = Path(tempfile.mkdtemp(prefix="coder-bench-plan-"))
+    try:
+        _, path = make_repo(tmp, task)
+        engine = EditEngine(None, tmp, ctx=ctx)
+        out = Outcome(task.name, task.file, task.kind, "auto", "skipped", "", wording=wording)
+        try:
+            _note_request(_prepare(engine, task, "auto", path, task.wordings[wording]), out)
+        except CoderError:
+            return None
+        finally:
+            engine.close()
+        return out.plan_key
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _note_request(request: EditRequest | PlanRequest, out: Outcome) -> None:
+    """The plan's key and mode as the request has them (the proposal's ``--json`` replaces the key later)."""
+    if isinstance(request, PlanRequest):
+        out.mode, out.mode_reason, out.plan = "plan", request.reason, request.plan.reason
+        out.plan_key = plan_key({"mode": "plan", "plan": request.plan.to_json()})
+    else:
+        region = request.region
+        out.mode, out.mode_reason = request.mode, request.mode_reason
+        out.plan_key = plan_key({"mode": request.mode, "region": {"label": region.label} if region else None})
+
+
+def tag_layer(out: Outcome, task: Task) -> None:
+    """Set a refused outcome's ``layer`` from its refusal code and what its request resolved (nothing, or
+    another action than the task's: a rename not planned as a rename)."""
+    if out.outcome == "refused":
+        kind = _plan_kind(out)
+        expected = "rename" if isinstance(task.check, Renamed) and out.mode_requested != "region" else None
+        lost = fell_back(out.mode, out.mode_reason, kind) or (out.plan_key is not None and misread(expected, kind))
+        out.layer = refusal_layer(out.refusal_code, step_code=out.step_refusal_code, fallback=lost)
+
+
+def _plan_kind(out: Outcome) -> str | None:
+    """The plan's kind, from its key (``windows: …``), for a plan; None for one request."""
+    return out.plan_key.split(":", 1)[0] if out.mode == "plan" and out.plan_key else None
 
 
 def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task, out: Outcome, *,
@@ -160,11 +229,14 @@ def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task
     original = on_disk(root, task)
     if not proposal.ok:
         out.outcome, out.why, out.refusal_code = "refused", proposal.refusal or "", proposal.refusal_code
+        if isinstance(proposal, PlanProposal):
+            step = next((s for s in proposal.steps if s.text is None and s.proposal is not None), None)
+            out.step_refusal_code = step.proposal.refusal_code if step is not None and step.proposal else None
         if proposal.refusal_code in EVIDENT:
             keep_evidence(proposal, out)
         return
     if not proposal.changed:
-        out.outcome, out.why = "refused", "the model made no changes"
+        out.outcome, out.why, out.refusal_code = "refused", "the model made no changes", "unchanged"
         return
     scope = proposal.scope
     if scope is not None and not scope.ok:
@@ -173,12 +245,12 @@ def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task
         out.flagged_would_be = "correct" if ok else "wrong"
         keep_evidence(proposal, out)
         if guard:
-            out.outcome, out.why = "refused", f"scope guard: {scope.refusal()}"
+            out.outcome, out.why, out.refusal_code = "refused", f"scope guard: {scope.refusal()}", "unexplained"
             return
     try:
         engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
     except CoderError as exc:
-        out.outcome, out.why = "refused", f"not applied: {exc}"
+        out.outcome, out.why, out.refusal_code = "refused", f"not applied: {exc}", "not_applied"
         return
     ok, why = task.judge(original, on_disk(root, task))
     out.outcome, out.why = ("correct" if ok else "wrong"), why
@@ -215,6 +287,7 @@ def _describe(value: object) -> str | None:
 
 def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
     s = p.stats
+    out.plan_key = plan_key(p.to_json())
     if isinstance(p, PlanProposal):
         out.mode, out.mode_reason = "plan", p.request.reason
         out.plan = p.request.plan.reason

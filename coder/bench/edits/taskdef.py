@@ -23,16 +23,25 @@ class Task:
 
     A cross-file task names its other files in ``also``, each with its own check; the request is
     made on ``file`` with the others as context, and every file is judged.
+
+    ``wordings`` are the same request written the ways users write it: the first spells every name
+    in backticks, the second in plain lowercase prose, the rest with another verb, word order or
+    preposition. One check judges them all, so it must judge the result, never the wording.
     """
 
     name: str
-    file: str  # a file under files/ (``shlex.py``; shipped as ``shlex.py.txt``)
+    file: str  # a file under files/ (``shlex.py``; shipped as ``shlex.py.txt``; ``bugs/…``: a copy with a bug put in)
     kind: str  # rename, docstring, param, comment, constant, hints, delete, move, callers, ...
-    instruction: str
+    wordings: tuple[str, ...]
     check: Check
     symbol: str | None = None  # the region for --mode region (None: the edit spans the file)
     lines: str | None = None  # or a line range for --mode region
     also: tuple[tuple[str, Check], ...] = ()  # the other files of a cross-file task, each checked
+
+    @property
+    def instruction(self) -> str:
+        """The first wording (every name in backticks): the one Aider and the older tests send."""
+        return self.wordings[0]
 
     @property
     def has_region(self) -> bool:
