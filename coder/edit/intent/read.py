@@ -1,0 +1,400 @@
+"""One reading of the instruction: its verb, its names resolved against the code, and its relation words.
+
+:func:`read_instruction` is the one entry: it turns an instruction and the files involved into a
+:class:`~coder.edit.intent.spec.ChangeSpec`. The grammar is tolerant, not anchored on the whole
+sentence: it finds the verb anywhere ("get rid of", "move ... so that it comes right after"),
+resolves every word that equals a symbol of the files (backticked or bare, any case), and reads
+the relation words around the names ("m of the class C", "from the class C", "after g",
+"at the end of the file"). When it finds no action, or a name could mean more than one symbol,
+the running model is asked once (:mod:`coder.edit.intent.model_read`), under a schema whose
+symbol fields are the real symbols. A reading that still finds nothing is an ordinary request.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from coder.edit.intent import words
+from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
+from coder.edit.intent.symbols import SymbolTable
+
+if TYPE_CHECKING:
+    from coder.edit.intent.model_read import Asker
+
+# --- tokens --------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"`(?P<tick>[^`]+)`|(?P<word>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?|(?P<p>[^\w\s])")
+_ARTICLES = frozenset({"the", "a", "an", "its", "this", "that", "new", "existing", "whole", "entire"})
+_KIND_WORDS = frozenset({"function", "func", "def", "method", "class", "helper", "functions", "methods"})
+_RELATIONS = frozenset({"to", "of", "from", "in", "into", "inside", "within", "on", "for", "after", "before",
+                        "below", "above", "under", "following", "follows", "precedes", "than", "at", "called",
+                        "named", "by", "with", "and", "or", "as"})
+# Plain English words that are also common function names: a bare one names a symbol only where a
+# name stands (after a kind word or a relation word, or as the verb's object before a colon).
+_ENGLISH = frozenset({
+    "add", "get", "set", "put", "make", "use", "run", "call", "read", "write", "open", "close", "check", "test",
+    "find", "join", "split", "format", "print", "sort", "copy", "update", "remove", "delete", "move", "rename",
+    "return", "load", "dump", "save", "start", "stop", "clear", "reset", "send", "handle", "fix", "change", "error",
+    "value", "values", "name", "names", "type", "types", "list", "dict", "line", "lines", "file", "files", "key",
+    "keys", "items", "item", "data", "result", "results", "self", "it", "is", "in", "to", "all", "each", "every",
+    "one", "new", "old", "first", "last", "next", "empty", "full", "count", "size", "length", "index", "main",
+    "help", "show", "parse", "quote", "wrap", "fill", "match", "filter", "escape", "token", "tokens", "push",
+    "pop", "task", "done", "insort", "warning", "info", "debug", "version", "path",
+})
+# a bare name that is one of these words needs a name position; these verbs make the next word one
+_VERBS = {
+    "rename": "rename", "renaming": "rename",
+    "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
+    "move": "move", "relocate": "move", "put": "move", "place": "move",
+    "extract": "extract", "document": "docstring", "annotate": "type_hints",
+    "fix": "fix", "repair": "fix", "correct": "fix", "debug": "fix",
+    "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
+    "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
+    "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
+}
+_GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
+_ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
+_ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
+_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?methods?\b"
+                         r"|\bgive\s+(?:the\s+class\s+)?`?\w+`?\s+an?\s+" + _ADJ
+                         + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?method\b", re.I)
+_ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
+                           r"(?:function|helper)\b", re.I)
+_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b[^.;!?]*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
+                        r"keyword\s+arg\w*)\b"
+                        r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
+                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b", re.I)
+_ADD_VERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
+                        "provide"})
+_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
+                      r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
+_HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
+_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ed|ing)?\b", re.I)
+_COMMENT = re.compile(r"\bcomments?\b", re.I)
+_FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
+                  re.I)
+_THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
+                         r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
+                         re.I)
+_AFTER = re.compile(r"\b(?:after|below|under|following|follows|behind)\b", re.I)
+_BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|in\s+front\s+of|preceding|precedes)\b", re.I)
+_END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
+                  re.I)
+_TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
+_AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
+_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
+                    r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
+                    r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
+                    r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
+                    re.I)
+_NEW_NAME = re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?"
+                       r"|`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Tok:
+    text: str  # the identifier (no backticks, no "()"), or the punctuation
+    start: int
+    code: bool  # backticked, called, dotted, snake_case, camelCase or dunder
+    word: bool  # an identifier, not punctuation
+
+
+def _tokens(instruction: str) -> list[_Tok]:
+    out = []
+    for m in _TOKEN.finditer(instruction):
+        if m.group("tick") is not None:
+            inner = m.group("tick").strip().removesuffix("()")
+            ident = re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", inner)
+            out.append(_Tok(inner, m.start(), True, bool(ident)))
+        elif m.group("word") is not None:
+            w = m.group("word")
+            out.append(_Tok(w, m.start(), bool(m.group("call")) or words.looks_like_code(w), True))
+        else:
+            out.append(_Tok(m.group("p"), m.start(), False, False))
+    return out
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+@dataclass
+class _Mention:
+    """A word that names a symbol: where it stands and what it could mean."""
+
+    index: int  # its token
+    word: str
+    hits: list[Symbol]
+    sure: bool  # code-looking or in a name position: not an English word by chance
+    before: str  # the relation word before it ("to", "after", "of"...), "" when none
+
+
+def _prev_word(toks: list[_Tok], i: int) -> tuple[str, int]:
+    """The nearest word before token ``i`` that is not an article or a kind word, and its index."""
+    j = i - 1
+    while j >= 0 and toks[j].word and (toks[j].text.lower() in _ARTICLES or toks[j].text.lower() in _KIND_WORDS):
+        j -= 1
+    if j < 0 or not toks[j].word:
+        return ("", j) if j < 0 else (toks[j].text, j)
+    return toks[j].text.lower(), j
+
+
+def _name_position(toks: list[_Tok], i: int) -> bool:
+    """Where a name stands: next to a kind word, after a relation word or a verb, or before a colon."""
+    prev = toks[i - 1].text.lower() if i > 0 else ""
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    if prev in _KIND_WORDS or nxt in _KIND_WORDS or nxt in ("'s", ":"):
+        return True
+    before, _ = _prev_word(toks, i)
+    return before in _RELATIONS or before in _VERBS or (before == "" and nxt in ("", ".", ":"))
+
+
+def _mentions(toks: list[_Tok], table: SymbolTable, *, everywhere: bool) -> list[_Mention]:
+    out = []
+    for i, t in enumerate(toks):
+        if not t.word:
+            continue
+        low = t.text.lower()
+        if low in words.NOT_NAMES and not t.code:
+            continue
+        hits = table.lookup(t.text)
+        if not hits and not t.code and _name_position(toks, i) and len(low) > 2:
+            hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
+        if not everywhere:  # one file's edit: its own symbols only
+            hits = [s for s in hits if s.rel == table.home]
+        if not hits:
+            continue
+        sure = t.code or low not in _ENGLISH or _name_position(toks, i)
+        # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
+        if i == 0 and low in (*_VERBS, "add", "give", "create", "write") and not t.code:
+            continue
+        out.append(_Mention(i, t.text, hits, sure, _prev_word(toks, i)[0]))
+    return out
+
+
+def _qualify(m: _Mention, mentions: list[_Mention], toks: list[_Tok], table: SymbolTable) -> list[Symbol]:
+    """``m``'s symbols, narrowed by a class named next to it ("m of the class C", "the method m from C", "C's m")."""
+    hits = m.hits
+    for other in mentions:
+        if other is m or not any(s.kind == "class" for s in other.hits):
+            continue
+        near = other.index - m.index
+        rel = other.before
+        owns = (0 < near <= 5 and rel in ("of", "from", "in", "inside", "within", "on")) or (
+            near < 0 and m.index - other.index <= 2 and any(t.text == "'s" or t.text == "'" for t in
+                                                             toks[other.index + 1:m.index]))
+        if not owns:
+            continue
+        for cls in (s for s in other.hits if s.kind == "class"):
+            member = table.member(cls, m.word)
+            if member is not None:
+                return [member]
+    return hits
+
+
+# --- the reading ---------------------------------------------------------------------------------
+
+def _lead(instruction: str, toks: list[_Tok], names: set[int]) -> tuple[str, int]:
+    """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
+    rid = _GET_RID.search(instruction)
+    for i, t in enumerate(toks):
+        if rid is not None and t.start >= rid.start():
+            return "delete", i
+        low = t.text.lower()
+        if not t.word or t.code or i in names:
+            continue
+        if low in _VERBS:
+            return _VERBS[low], i
+        if low in _ADD_VERBS:
+            return "add", i
+    return ("delete", len(toks)) if rid is not None else ("", -1)
+
+
+_ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
+    (re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
+    (_ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
+
+
+def _action(instruction: str, toks: list[_Tok], names: set[int]) -> Action:
+    found = next((action for pattern, action in _ADDS if pattern.search(instruction)), None)
+    if found is not None:
+        return found
+    if words.rename_pairs(instruction):
+        return "rename"
+    lead, at = _lead(instruction, toks, names)
+    if lead in ("delete", "move"):
+        return lead  # type: ignore[return-value]  # both are Actions
+    if _ADD_FUNCTION.search(instruction) and not (_HINTS.search(instruction) or _DOCSTRING.search(instruction)
+                                                  or _COMMENT.search(instruction)):
+        return "add_function"
+    # "Fix split: comments=True should keep comments": a fix of split, not a comment
+    object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in _ARTICLES), "")
+    leads_code = lead in ("fix", "change", "transform") and at == 0 and not re.match(
+        r"doc|comment|type|annotat|hint", object_word)
+    if not leads_code:
+        if _HINTS.search(instruction):
+            return "type_hints"
+        if _DOCSTRING.search(instruction):
+            return "docstring"
+        if _COMMENT.search(instruction):
+            return "comment"
+    if lead in ("fix", "change", "transform", "docstring", "type_hints"):
+        return lead  # type: ignore[return-value]
+    if _FIX.search(instruction):
+        return "fix"
+    return "change" if lead else "unknown"
+
+
+def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
+    if action in ("type_hints", "docstring", "comment"):
+        kinds: set[ChangeKind] = set()
+        if _HINTS.search(instruction):
+            kinds.add("annotations")
+        if re.search(r"\bdoc\s?-?strings?\b|\bdocument", instruction, re.I):
+            kinds.add("docstrings")
+        if _COMMENT.search(instruction):
+            kinds.add("comments")
+        return frozenset(kinds) or ALL_KINDS
+    return ALL_KINDS
+
+
+def _anchor(instruction: str, mentions: list[_Mention], toks: list[_Tok], chosen: dict[int, Symbol]) -> Anchor | None:
+    if _AFTER_IMPORTS.search(instruction):
+        return Anchor("after_imports")
+    for m in mentions:
+        if m.index not in chosen:
+            continue
+        rel_text = instruction[max(0, toks[m.index].start - 40):toks[m.index].start]
+        tail = re.split(r"[,;]|\band\b", rel_text)[-1]
+        after, before = _AFTER.search(tail), _BEFORE.search(tail)
+        if after or before:
+            last = max((x for x in (after, before) if x), key=lambda x: x.start())
+            where: Where = "after" if last is after else "before"
+            if last.group(0).lower() in ("above", "below", "under"):
+                where = "above" if where == "before" else "below"
+            return Anchor(where, chosen[m.index])
+    if _END.search(instruction):
+        return Anchor("end")
+    if _TOP.search(instruction):
+        return Anchor("top")
+    return None
+
+
+def _params(instruction: str) -> tuple[str, ...]:
+    out = []
+    for m in _PARAM.finditer(instruction):
+        p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
+        if p and p.split(":")[0].split("=")[0].strip().lower() not in words.NOT_NAMES | {"a", "an", "new"}:
+            out.append(re.sub(r"\s+", " ", p))
+    if not out:
+        ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
+        out += ticked
+    return tuple(dict.fromkeys(out))
+
+
+def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
+               params: tuple[str, ...]) -> tuple[str, ...]:
+    out = [new for _, new in renames]
+    if action in ("add_method", "add_function", "extract"):
+        for m in _NEW_NAME.finditer(instruction):
+            name = m.group(1) or m.group(2)
+            skip = words.NOT_NAMES | _ARTICLES | {"new", "helper", "method", "function"}
+            if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
+                out.append(name)
+    out += [p.split(":")[0].split("=")[0].strip() for p in params]
+    return tuple(dict.fromkeys(out))
+
+
+def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
+    named = words.code_names(instruction)
+    renamed = words.renamed_olds(instruction)
+    explicit = tuple(n.name for n in named if n.explicit and n.kind != "lines" and not n.creating)
+    missing = tuple(n for n in explicit if not table.lookup(n) and n not in created and n not in renamed
+                    and not words.is_new_name(instruction, n))
+    f = words.flags(instruction)
+    return Facts(
+        code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
+        ticked=words.ticked_words(instruction), gone=words.asked_gone(instruction),
+        delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
+        param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
+        extract_into=words.extract_into(instruction), **f)
+
+
+def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
+    """The deterministic reading: verb, names resolved against ``table``, relation words."""
+    toks = _tokens(instruction)
+    everywhere = bool(words.EVERYWHERE.search(instruction))
+    found = _mentions(toks, table, everywhere=everywhere)
+    action = _action(instruction, toks, {m.index for m in found if m.sure})
+    renames = words.rename_pairs(instruction)
+    params = _params(instruction) if action == "add_parameter" else ()
+    new_names = _new_names(instruction, action, table, renames, params)
+    creates = action in ("add_method", "add_function", "extract")
+    mentions = [m for m in found if not (creates and m.word in new_names)]
+    chosen: dict[int, Symbol] = {}
+    ambiguous: list[str] = []
+    doubtful: list[str] = []
+    for m in mentions:
+        hits = _qualify(m, mentions, toks, table)
+        if not m.sure:
+            doubtful.append(m.word)
+            continue
+        if len(hits) == 1:
+            chosen[m.index] = hits[0]
+        elif len({(s.rel, s.qualname) for s in hits}) > 1:
+            ambiguous.append(m.word)
+    # a class named only to qualify a member ("m of the class C") is not a target itself
+    members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
+    anchor = _anchor(instruction, mentions, toks, chosen)
+    owner: Symbol | None = None
+    if action == "add_method":
+        classes = [s for s in chosen.values() if s.kind == "class"]
+        owner = classes[0] if len(set(classes)) == 1 else None
+    targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
+               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
+               and s != owner]
+    if action in ("add_function",):
+        targets = [s for s in targets if s.name not in new_names]
+    if action in ("delete", "move") and not targets:
+        action = "change"  # "remove the print from div": div is where, not what
+    facts = _facts(instruction, table, set(new_names))
+    lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
+        instruction))
+    reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
+                    else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
+    if action in ("fix", "change", "unknown") and not targets and _THROUGHOUT.search(instruction):
+        action = "transform"
+    notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
+    return ChangeSpec(
+        instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
+        values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
+        reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar",
+        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + tuple(
+            f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
+            if not chosen), lines=lines, facts=facts)
+
+
+def needs_model(spec: ChangeSpec) -> bool:
+    """The grammar could not settle it: no action found, or a name could mean more than one symbol."""
+    return spec.action == "unknown" or bool(spec.ambiguous) or (
+        not spec.targets and any("plain word" in n for n in spec.notes) and spec.action in ("fix", "change"))
+
+
+def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
+                     ask: Asker | None = None) -> ChangeSpec:
+    """The change spec of ``instruction`` over ``files`` (relative path -> text), ``home`` being edited.
+
+    ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the
+    grammar finds no action or an ambiguous name. Never raises for wording; names are resolved against
+    the code, so a word that names nothing in the files is no target.
+    """
+    started = time.perf_counter()
+    table = SymbolTable.of(files, home)
+    spec = grammar_read(instruction, table)
+    if ask is not None and needs_model(spec):
+        from coder.edit.intent.model_read import model_read
+
+        spec = model_read(spec, table, ask)
+    return replace(spec, seconds=time.perf_counter() - started)
