@@ -49,13 +49,16 @@ _ENGLISH = frozenset({
 _VERBS = {
     "rename": "rename", "renaming": "rename",
     "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
-    "move": "move", "relocate": "move", "put": "move", "place": "move",
+    "move": "move", "relocate": "move",
     "extract": "extract", "document": "docstring", "annotate": "type_hints",
     "fix": "fix", "repair": "fix", "correct": "fix", "debug": "fix",
     "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
+_SUBJECT_VERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
+                            "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
+                            "never", "always", "gives", "accepts", "takes"})
 _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
@@ -148,7 +151,9 @@ def _name_position(toks: list[_Tok], i: int) -> bool:
     if prev in _KIND_WORDS or nxt in _KIND_WORDS or nxt in ("'s", ":"):
         return True
     before, _ = _prev_word(toks, i)
-    return before in _RELATIONS or before in _VERBS or (before == "" and nxt in ("", ".", ":"))
+    if before == "" and nxt in _SUBJECT_VERBS:  # "join needs a docstring", "parse crashes on #"
+        return True
+    return before in _RELATIONS or before in _VERBS or before in ("put", "place", "give") or (before == "" and nxt in ("", ".", ":"))
 
 
 def _mentions(toks: list[_Tok], table: SymbolTable, *, everywhere: bool) -> list[_Mention]:
@@ -207,6 +212,9 @@ def _lead(instruction: str, toks: list[_Tok], names: set[int]) -> tuple[str, int
             continue
         if low in _VERBS:
             return _VERBS[low], i
+        if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
+            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in _ARTICLES), -1)
+            return ("move" if nxt in names else "add"), i
         if low in _ADD_VERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
@@ -260,7 +268,13 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
     return ALL_KINDS
 
 
-def _anchor(instruction: str, mentions: list[_Mention], toks: list[_Tok], chosen: dict[int, Symbol]) -> Anchor | None:
+def _anchor(instruction: str, mentions: list[_Mention], toks: list[_Tok], chosen: dict[int, Symbol],
+            action: Action) -> Anchor | None:
+    """Where the change goes: after/before a symbol, the file's top or end, after the imports.
+
+    Above and below stay apart from before and after only for a comment or docstring (a comment
+    above f is outside f; for a move, "below g" is "after g").
+    """
     if _AFTER_IMPORTS.search(instruction):
         return Anchor("after_imports")
     for m in mentions:
@@ -272,7 +286,7 @@ def _anchor(instruction: str, mentions: list[_Mention], toks: list[_Tok], chosen
         if after or before:
             last = max((x for x in (after, before) if x), key=lambda x: x.start())
             where: Where = "after" if last is after else "before"
-            if last.group(0).lower() in ("above", "below", "under"):
+            if last.group(0).lower() in ("above", "below", "under") and action in ("comment", "docstring"):
                 where = "above" if where == "before" else "below"
             return Anchor(where, chosen[m.index])
     if _END.search(instruction):
@@ -347,7 +361,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
             ambiguous.append(m.word)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
-    anchor = _anchor(instruction, mentions, toks, chosen)
+    anchor = _anchor(instruction, mentions, toks, chosen, action)
     owner: Symbol | None = None
     if action == "add_method":
         classes = [s for s in chosen.values() if s.kind == "class"]

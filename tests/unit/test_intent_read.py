@@ -1,0 +1,120 @@
+"""One reading whatever the wording: the same spec (action, targets, anchor, reach) for each task's wordings.
+
+The files are stdlib modules shipped in coder/bench/edits/files/ (nobody here wrote them); the
+wordings are written the way people write issues: backticks, plain lowercase names, other verbs,
+word orders and prepositions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coder.edit.intent.describe import describe, read_line
+from coder.edit.intent.read import read_instruction
+
+FILES = Path(__file__).resolve().parents[2] / "coder" / "bench" / "edits" / "files"
+
+
+def _text(name: str) -> str:
+    return (FILES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+# (file, [wordings], (action, targets, anchor, reach))
+TASKS = [
+    ("shlex.py", ["Delete the method read_token from the class shlex", "Delete `shlex.read_token`",
+                  "get rid of read_token of the class shlex", "remove the read_token method from shlex",
+                  "Please delete method read_token in shlex."],
+     ("delete", ("shlex.read_token",), None, "symbol")),
+    ("shlex.py", ["Delete the function `_print_tokens`", "delete _print_tokens",
+                  "Get rid of the _print_tokens helper", "_print_tokens is unused, remove it"],
+     ("delete", ("_print_tokens",), None, "symbol")),
+    ("shlex.py", ["Move `quote` after `split`", "Move quote so that it comes right after split",
+                  "move the function quote to just below the function split", "Put quote right after split"],
+     ("move", ("quote",), ("after", "split"), "symbol")),
+    ("shlex.py", ["Move `join` before `split`", "move join so it is above split", "Move join to come before split"],
+     ("move", ("join",), ("before", "split"), "symbol")),
+    ("shlex.py", ["Add a docstring to `join`", "add a docstring to join", "Document the function join",
+                  "join needs a docstring", "Write a docstring for join()"],
+     ("docstring", ("join",), None, "symbol")),
+    ("shlex.py", ["Fix `split`: comments=True should keep comments", "Fix split: comments=True should keep comments",
+                  "fix the bug in split where comments=True drops comments"],
+     ("fix", ("split",), None, "symbol")),
+    ("shlex.py", ["Add type hints to every function in this file", "add type annotations throughout",
+                  "Annotate all functions with type hints"],
+     ("type_hints", (), None, "file")),
+    ("textwrap.py", ["Add a parameter `strict: bool = False` to `shorten` and document it in its docstring",
+                     "Add a parameter strict: bool = False to shorten and document it in its docstring",
+                     "shorten should take a new parameter strict: bool = False; document it in the docstring"],
+     ("add_parameter", ("shorten",), None, "symbol")),
+    ("textwrap.py", ["Add a `__repr__` method to the class `TextWrapper`", "Add a __repr__ method to the class TextWrapper",
+                     "add a method __repr__ to TextWrapper", "Give TextWrapper a __repr__ method"],
+     ("add_method", (), None, "symbol")),
+    ("textwrap.py", ["Add a docstring to `TextWrapper._split`", "add a docstring to _split of the class TextWrapper",
+                     "Add a docstring to the method _split from the class TextWrapper",
+                     "add a docstring to _split in TextWrapper"],
+     ("docstring", ("TextWrapper._split",), None, "symbol")),
+    ("sched.py", ["Add a comment above the method `scheduler.run`", "add a comment above run of the class scheduler",
+                  "Put a comment above the run method of scheduler"],
+     ("comment", ("scheduler.run",), ("above", "scheduler.run"), "symbol")),
+    ("netrc.py", ["Fix `_parse`: a quoted value may contain #", "Fix parse: a quoted value may contain #",
+                  "fix the _parse method so that a quoted value may contain #"],
+     ("fix", ("netrc._parse",), None, "symbol")),
+    ("shlex.py", ["Rename `quote` to `shell_quote` everywhere", "rename quote to shell_quote everywhere",
+                  "Rename the function quote to shell_quote across the repo"],
+     ("rename", ("quote",), None, "everywhere")),
+    ("shlex.py", ["Use f-strings throughout", "use f-strings throughout the whole file"],
+     ("transform", (), None, "file")),
+]
+
+
+@pytest.mark.parametrize(("rel", "wordings", "want"), TASKS, ids=[t[1][0][:40] for t in TASKS])
+def test_every_wording_reads_the_same(rel: str, wordings: list[str], want: tuple[object, ...]) -> None:
+    text = _text(rel)
+    for wording in wordings:
+        spec = read_instruction(wording, {rel: text}, home=rel)
+        anchor = None if spec.anchor is None else (spec.anchor.where, spec.anchor.symbol.qualname
+                                                   if spec.anchor.symbol else None)
+        got = (spec.action, tuple(s.qualname for s in spec.targets), anchor, spec.reach)
+        assert got == want, wording
+
+
+def test_the_delete_block_and_the_new_method_owner() -> None:
+    text = _text("shlex.py")
+    spec = read_instruction("Delete the function _print_tokens and the `if __name__` block at the end of the file",
+                            {"shlex.py": text}, home="shlex.py")
+    assert (spec.action, [s.qualname for s in spec.targets]) == ("delete", ["_print_tokens"])
+    tw = _text("textwrap.py")
+    spec = read_instruction("Give TextWrapper a __repr__ method", {"textwrap.py": tw}, home="textwrap.py")
+    assert spec.owner is not None and spec.owner.qualname == "TextWrapper"
+    assert spec.new_names == ("__repr__",)
+
+
+def test_kinds_allowed_follow_the_action() -> None:
+    tw = _text("textwrap.py")
+    hints = read_instruction("Add type hints to every function in this file", {"t.py": tw}, home="t.py")
+    assert hints.allows == {"annotations"} and not hints.targeted
+    param = read_instruction("Add a parameter strict: bool = False to shorten and document it in its docstring",
+                             {"t.py": tw}, home="t.py")
+    assert {"code", "docstrings"} <= param.allows and param.params == ("strict: bool = False",)
+    doc = read_instruction("add a docstring to dedent", {"t.py": tw}, home="t.py")
+    assert doc.allows == {"docstrings"}
+
+
+def test_english_words_that_are_symbols_are_not_taken_by_chance() -> None:
+    tw = _text("textwrap.py")  # defines wrap, fill, indent, dedent
+    spec = read_instruction("Wrap long lines in the docstring of dedent", {"t.py": tw}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["dedent"]
+    spec = read_instruction("Add a docstring to fill", {"t.py": tw}, home="t.py")
+    assert spec.ambiguous == ("fill",)  # the function fill and the method TextWrapper.fill
+    assert spec.targeted  # an ambiguous name never becomes a whole-file rewrite
+
+
+def test_spec_in_words() -> None:
+    text = _text("shlex.py")
+    spec = read_instruction("get rid of read_token of the class shlex", {"shlex.py": text}, home="shlex.py")
+    assert describe(spec, "cut mechanically") == "delete method shlex.read_token (cut mechanically)"
+    assert read_line(spec).startswith("read: delete method shlex.read_token")
+    move = read_instruction("Move quote so that it comes right after split", {"shlex.py": text}, home="shlex.py")
+    assert describe(move) == "move function quote after function split"
