@@ -153,7 +153,8 @@ def _name_position(toks: list[_Tok], i: int) -> bool:
     before, _ = _prev_word(toks, i)
     if before == "" and nxt in _SUBJECT_VERBS:  # "join needs a docstring", "parse crashes on #"
         return True
-    return before in _RELATIONS or before in _VERBS or before in ("put", "place", "give") or (before == "" and nxt in ("", ".", ":"))
+    return (before in _RELATIONS or before in _VERBS or before in ("put", "place", "give")
+            or (before == "" and nxt in ("", ".", ":")))
 
 
 def _mentions(toks: list[_Tok], table: SymbolTable, *, everywhere: bool) -> list[_Mention]:
