@@ -14,8 +14,7 @@ from coder.textsafe import visible
 if TYPE_CHECKING:
     from coder.edit.proposal import ApplyResult, EditProposal
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
 
 
 def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Namespace,

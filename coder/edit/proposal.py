@@ -11,6 +11,7 @@ from pathlib import Path
 from coder.edit.apply.files import FileSnapshot, diff_stat
 from coder.edit.checks.explained import Scope
 from coder.edit.checks.user_commands import CheckRun
+from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan.auto import Prediction
 from coder.edit.run.budget import Budget
 from coder.edit.run.prompt import EditPrompt
@@ -40,6 +41,7 @@ class EditRequest:
     # one region of a plan: the code rules of the result check wait for the whole plan's splice (a method a
     # neighbouring region renames is not set until then)
     in_plan: bool = False
+    spec: ChangeSpec | None = None  # the instruction read once: every check of the reply takes it
 
     @property
     def messages(self) -> list[dict[str, str]]:

@@ -33,8 +33,7 @@ if TYPE_CHECKING:
     from coder.edit.checks.user_commands import UserCommand
     from coder.edit.proposal import EditProposal
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
     from coder.kchoice import KChoice
 
 Emit = Callable[[ev.Event], None]

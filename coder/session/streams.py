@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from coder.edit.apply.gitops import UndoResult
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
     from coder.edit.run.engine import EditEngine
-    from coder.edit.run.plan_result import PlanProposal
-    from coder.edit.run.plan_result import PlanRequest
+    from coder.edit.run.plan_result import PlanProposal, PlanRequest
 
 CHAT_SYSTEM = ("You are a concise coding assistant working in the user's repository. Answer the question; "
                "show code in fenced blocks with a language tag.")
@@ -38,14 +37,14 @@ def chat_messages(root: Path, conversation: Conversation, question: str) -> list
 
 def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
     """The function or class of ``rel`` the instruction names (region mode), else None."""
-    from coder.edit.source.regions import mentioned_symbol as find
+    from coder.edit.intent.read import target_of
 
     try:
         text = (root / rel).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    region = find(rel, text, instruction)
-    return region.name if region is not None and region.name else None
+    symbol = target_of(rel, text, instruction)
+    return symbol.qualname if symbol is not None else None
 
 
 def undo_text(result: UndoResult) -> str:

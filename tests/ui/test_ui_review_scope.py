@@ -16,10 +16,10 @@ from coder import config, conversations
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.tasks import source
 from coder.edit.apply.files import unified_diff
-from coder.edit.checks.explained import check_scope
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.review.diff_view import DiffView
+from tests.spec_of import check_scope
 
 pytestmark = pytest.mark.asyncio
 

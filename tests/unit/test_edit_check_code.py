@@ -16,13 +16,13 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
-from coder.edit.checks.result import check_result
+from coder.edit.checks.code_rules import broken_calls, unset_self_reads
 from coder.edit.proposal import EditRequest
 from coder.edit.run import plan_run
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
 from coder.testing.replies import ScriptedModel
+from tests.spec_of import check_result, extracted_uncalled
 
 GRAPHLIB = source("graphlib.py")
 GETOPT = source("getopt.py")

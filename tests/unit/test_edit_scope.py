@@ -17,9 +17,11 @@ from coder.bench.edits.checks import rename_names
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.apply.files import unified_diff
-from coder.edit.checks.explained import check_scope, rename_pairs, renamed_only, value_pairs
+from coder.edit.checks.subs import renamed_only
+from coder.edit.intent.words import rename_pairs, value_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.regions import find_symbol, line_range, split
+from tests.spec_of import check_scope
 
 SHLEX = source("shlex.py")
 RENAME = "Rename the method `read_token` to `next_token` everywhere in this file."

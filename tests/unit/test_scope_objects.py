@@ -11,8 +11,8 @@ from __future__ import annotations
 from bench_edit_refs import correct_result, correct_results
 
 from coder.bench.edits.tasks import TASKS, source
-from coder.edit.checks.explained import check_scope
-from coder.edit.checks.shapes import asked_gone
+from coder.edit.intent.words import asked_gone
+from tests.spec_of import check_scope
 
 BY_NAME = {t.name: t for t in TASKS}
 

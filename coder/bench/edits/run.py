@@ -29,8 +29,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.taskdef import Task, source
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
-from coder.edit.run.plan_result import PlanProposal, apply_plan
-from coder.edit.run.plan_result import PlanRequest
+from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
 from coder.edit.run.plan_run import prepare, prepare_files, run_events
 from coder.errors import CoderError
 from coder.telemetry.stats import RequestStats

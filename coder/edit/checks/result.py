@@ -16,11 +16,15 @@ import ast
 import threading
 from collections import Counter
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from pyflakes import checker, messages
 
 from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
 from coder.edit.checks.reply import EditRefused, syntax_error
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
 
 # not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
 # "delete the function split" is done without touching ``__all__``
@@ -55,14 +59,14 @@ def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple
 
 
 def check_result(path: Path | str, new: str, *, old: str | None = None,
-                 instruction: str | None = None) -> EditRefused | None:
+                 spec: ChangeSpec | None = None) -> EditRefused | None:
     """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
 
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
     that parsed must still parse and must gain no undefined name; a new or changed method must
     not read an attribute its class never sets, no call may stop fitting its callee, and an
-    extraction into a new function (``instruction``) must call it (:mod:`coder.edit.checks.code_rules`);
-    other files pass. Without an ``instruction`` (one region of a plan, judged again whole after
+    extraction into a new function (``spec``) must call it (:mod:`coder.edit.checks.code_rules`);
+    other files pass. Without a ``spec`` (one region of a plan, judged again whole after
     the splice) those code rules wait.
     """
     if PurePath(path).suffix.lower() not in PYTHON:
@@ -76,11 +80,11 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
-        if instruction is None:
+        if spec is None:
             return None
         if (unset := unset_self_reads(old, new)) is not None:
             return EditRefused("unset_attribute", unset)
-        if (uncalled := extracted_uncalled(old, new, instruction)) is not None:
+        if (uncalled := extracted_uncalled(old, new, spec)) is not None:
             return EditRefused("extract_uncalled", uncalled)
         if (broken := broken_calls(old, new)) is not None:
             return EditRefused("call_mismatch", broken)

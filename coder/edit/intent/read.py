@@ -15,50 +15,27 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder.edit.intent import words
+from coder.edit.intent.names import (
+    ARTICLES,
+    VERBS,
+    Mention,
+    Tok,
+    qualify,
+    tokens,
+)
+from coder.edit.intent.names import (
+    mentions as find_mentions,
+)
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
 from coder.edit.intent.symbols import SymbolTable
 
 if TYPE_CHECKING:
     from coder.edit.intent.model_read import Asker
 
-# --- tokens --------------------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"`(?P<tick>[^`]+)`|(?P<word>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?|(?P<p>[^\w\s])")
-_ARTICLES = frozenset({"the", "a", "an", "its", "this", "that", "new", "existing", "whole", "entire"})
-_KIND_WORDS = frozenset({"function", "func", "def", "method", "class", "helper", "functions", "methods"})
-_RELATIONS = frozenset({"to", "of", "from", "in", "into", "inside", "within", "on", "for", "after", "before",
-                        "below", "above", "under", "following", "follows", "precedes", "than", "at", "called",
-                        "named", "by", "with", "and", "or", "as"})
-# Plain English words that are also common function names: a bare one names a symbol only where a
-# name stands (after a kind word or a relation word, or as the verb's object before a colon).
-_ENGLISH = frozenset({
-    "add", "get", "set", "put", "make", "use", "run", "call", "read", "write", "open", "close", "check", "test",
-    "find", "join", "split", "format", "print", "sort", "copy", "update", "remove", "delete", "move", "rename",
-    "return", "load", "dump", "save", "start", "stop", "clear", "reset", "send", "handle", "fix", "change", "error",
-    "value", "values", "name", "names", "type", "types", "list", "dict", "line", "lines", "file", "files", "key",
-    "keys", "items", "item", "data", "result", "results", "self", "it", "is", "in", "to", "all", "each", "every",
-    "one", "new", "old", "first", "last", "next", "empty", "full", "count", "size", "length", "index", "main",
-    "help", "show", "parse", "quote", "wrap", "fill", "match", "filter", "escape", "token", "tokens", "push",
-    "pop", "task", "done", "insort", "warning", "info", "debug", "version", "path",
-})
-# a bare name that is one of these words needs a name position; these verbs make the next word one
-_VERBS = {
-    "rename": "rename", "renaming": "rename",
-    "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
-    "move": "move", "relocate": "move",
-    "extract": "extract", "document": "docstring", "annotate": "type_hints",
-    "fix": "fix", "repair": "fix", "correct": "fix", "debug": "fix",
-    "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
-    "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
-    "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
-}
-_SUBJECT_VERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
-                            "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
-                            "never", "always", "gives", "accepts", "takes"})
 _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
@@ -71,7 +48,7 @@ _ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b[^.;!?]*?\b(?:pa
                         r"keyword\s+arg\w*)\b"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b", re.I)
-_ADD_VERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
+_ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
@@ -94,115 +71,13 @@ _PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argum
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
                     r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
                     re.I)
-_NEW_NAME = re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?"
-                       r"|`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I)
-
-
-@dataclass(frozen=True)
-class _Tok:
-    text: str  # the identifier (no backticks, no "()"), or the punctuation
-    start: int
-    code: bool  # backticked, called, dotted, snake_case, camelCase or dunder
-    word: bool  # an identifier, not punctuation
-
-
-def _tokens(instruction: str) -> list[_Tok]:
-    out = []
-    for m in _TOKEN.finditer(instruction):
-        if m.group("tick") is not None:
-            inner = m.group("tick").strip().removesuffix("()")
-            ident = re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", inner)
-            out.append(_Tok(inner, m.start(), True, bool(ident)))
-        elif m.group("word") is not None:
-            w = m.group("word")
-            out.append(_Tok(w, m.start(), bool(m.group("call")) or words.looks_like_code(w), True))
-        else:
-            out.append(_Tok(m.group("p"), m.start(), False, False))
-    return out
-
-
-# --- names ---------------------------------------------------------------------------------------
-
-@dataclass
-class _Mention:
-    """A word that names a symbol: where it stands and what it could mean."""
-
-    index: int  # its token
-    word: str
-    hits: list[Symbol]
-    sure: bool  # code-looking or in a name position: not an English word by chance
-    before: str  # the relation word before it ("to", "after", "of"...), "" when none
-
-
-def _prev_word(toks: list[_Tok], i: int) -> tuple[str, int]:
-    """The nearest word before token ``i`` that is not an article or a kind word, and its index."""
-    j = i - 1
-    while j >= 0 and toks[j].word and (toks[j].text.lower() in _ARTICLES or toks[j].text.lower() in _KIND_WORDS):
-        j -= 1
-    if j < 0 or not toks[j].word:
-        return ("", j) if j < 0 else (toks[j].text, j)
-    return toks[j].text.lower(), j
-
-
-def _name_position(toks: list[_Tok], i: int) -> bool:
-    """Where a name stands: next to a kind word, after a relation word or a verb, or before a colon."""
-    prev = toks[i - 1].text.lower() if i > 0 else ""
-    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
-    if prev in _KIND_WORDS or nxt in _KIND_WORDS or nxt in ("'s", ":"):
-        return True
-    before, _ = _prev_word(toks, i)
-    if before == "" and nxt in _SUBJECT_VERBS:  # "join needs a docstring", "parse crashes on #"
-        return True
-    return (before in _RELATIONS or before in _VERBS or before in ("put", "place", "give")
-            or (before == "" and nxt in ("", ".", ":")))
-
-
-def _mentions(toks: list[_Tok], table: SymbolTable, *, everywhere: bool) -> list[_Mention]:
-    out = []
-    for i, t in enumerate(toks):
-        if not t.word:
-            continue
-        low = t.text.lower()
-        if low in words.NOT_NAMES and not t.code:
-            continue
-        hits = table.lookup(t.text)
-        if not hits and not t.code and _name_position(toks, i) and len(low) > 2:
-            hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
-        if not everywhere:  # one file's edit: its own symbols only
-            hits = [s for s in hits if s.rel == table.home]
-        if not hits:
-            continue
-        sure = t.code or low not in _ENGLISH or _name_position(toks, i)
-        # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
-        if i == 0 and low in (*_VERBS, "add", "give", "create", "write") and not t.code:
-            continue
-        out.append(_Mention(i, t.text, hits, sure, _prev_word(toks, i)[0]))
-    return out
-
-
-def _qualify(m: _Mention, mentions: list[_Mention], toks: list[_Tok], table: SymbolTable) -> list[Symbol]:
-    """``m``'s symbols, narrowed by a class named next to it ("m of the class C", "the method m from C", "C's m")."""
-    hits = m.hits
-    for other in mentions:
-        if other is m or not any(s.kind == "class" for s in other.hits):
-            continue
-        near = other.index - m.index
-        rel = other.before
-        owns = (0 < near <= 5 and rel in ("of", "from", "in", "inside", "within", "on")) or (
-            near < 0 and m.index - other.index <= 2 and any(t.text == "'s" or t.text == "'" for t in
-                                                             toks[other.index + 1:m.index]))
-        if not owns:
-            continue
-        for cls in (s for s in other.hits if s.kind == "class"):
-            member = table.member(cls, m.word)
-            if member is not None:
-                return [member]
-    return hits
+_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?", re.I),
+              re.compile(r"`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I))
 
 
 # --- the reading ---------------------------------------------------------------------------------
 
-def _lead(instruction: str, toks: list[_Tok], names: set[int]) -> tuple[str, int]:
+def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
     """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
     rid = _GET_RID.search(instruction)
     for i, t in enumerate(toks):
@@ -211,12 +86,12 @@ def _lead(instruction: str, toks: list[_Tok], names: set[int]) -> tuple[str, int
         low = t.text.lower()
         if not t.word or t.code or i in names:
             continue
-        if low in _VERBS:
-            return _VERBS[low], i
+        if low in VERBS:
+            return VERBS[low], i
         if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
-            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in _ARTICLES), -1)
+            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES), -1)
             return ("move" if nxt in names else "add"), i
-        if low in _ADD_VERBS:
+        if low in _ADDVERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
 
@@ -226,7 +101,7 @@ _ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (_ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
-def _action(instruction: str, toks: list[_Tok], names: set[int]) -> Action:
+def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     found = next((action for pattern, action in _ADDS if pattern.search(instruction)), None)
     if found is not None:
         return found
@@ -239,7 +114,7 @@ def _action(instruction: str, toks: list[_Tok], names: set[int]) -> Action:
                                                   or _COMMENT.search(instruction)):
         return "add_function"
     # "Fix split: comments=True should keep comments": a fix of split, not a comment
-    object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in _ARTICLES), "")
+    object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in ARTICLES), "")
     leads_code = lead in ("fix", "change", "transform") and at == 0 and not re.match(
         r"doc|comment|type|annotat|hint", object_word)
     if not leads_code:
@@ -269,7 +144,7 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
     return ALL_KINDS
 
 
-def _anchor(instruction: str, mentions: list[_Mention], toks: list[_Tok], chosen: dict[int, Symbol],
+def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
             action: Action) -> Anchor | None:
     """Where the change goes: after/before a symbol, the file's top or end, after the imports.
 
@@ -313,9 +188,9 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
                params: tuple[str, ...]) -> tuple[str, ...]:
     out = [new for _, new in renames]
     if action in ("add_method", "add_function", "extract"):
-        for m in _NEW_NAME.finditer(instruction):
-            name = m.group(1) or m.group(2)
-            skip = words.NOT_NAMES | _ARTICLES | {"new", "helper", "method", "function"}
+        for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
+            name = m.group(1)
+            skip = words.NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
@@ -325,9 +200,11 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
 def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
-    explicit = tuple(n.name for n in named if n.explicit and n.kind != "lines" and not n.creating)
-    missing = tuple(n for n in explicit if not table.lookup(n) and n not in created and n not in renamed
-                    and not words.is_new_name(instruction, n))
+    sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
+    explicit = tuple(n.name for n in sure)
+    missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
+                    if not table.lookup(n.name) and n.name not in created and n.name not in renamed
+                    and not words.is_new_name(instruction, n.name))
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
@@ -339,9 +216,9 @@ def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
 
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     """The deterministic reading: verb, names resolved against ``table``, relation words."""
-    toks = _tokens(instruction)
+    toks = tokens(instruction)
     everywhere = bool(words.EVERYWHERE.search(instruction))
-    found = _mentions(toks, table, everywhere=everywhere)
+    found = find_mentions(toks, table, everywhere=everywhere)
     action = _action(instruction, toks, {m.index for m in found if m.sure})
     renames = words.rename_pairs(instruction)
     params = _params(instruction) if action == "add_parameter" else ()
@@ -352,7 +229,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     ambiguous: list[str] = []
     doubtful: list[str] = []
     for m in mentions:
-        hits = _qualify(m, mentions, toks, table)
+        hits = qualify(m, mentions, toks, table)
         if not m.sure:
             doubtful.append(m.word)
             continue
@@ -372,9 +249,13 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
                and s != owner]
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
+    facts = _facts(instruction, table, set(new_names))
+    if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
+            s.name in facts.gone or s.qualname in facts.gone for s in targets):
+        # "remove the comment above div": div is where the removal happens, not what goes
+        action = "comment" if _COMMENT.search(instruction) else "change"
     if action in ("delete", "move") and not targets:
         action = "change"  # "remove the print from div": div is where, not what
-    facts = _facts(instruction, table, set(new_names))
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
@@ -413,3 +294,10 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
 
         spec = model_read(spec, table, ask)
     return replace(spec, seconds=time.perf_counter() - started)
+
+
+def target_of(rel: str, text: str, instruction: str) -> Symbol | None:
+    """The one symbol of ``rel`` the instruction is about, if exactly one (region mode, the warm-up)."""
+    spec = read_instruction(instruction, {rel: text}, home=rel)
+    mine = [s for s in spec.targets if s.rel == rel]
+    return mine[0] if len(mine) == 1 else None

@@ -198,7 +198,8 @@ _DELETE_DEF = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
 _MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)? out|move[sd]?)\b", re.I)
-_NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)|helper(?:\s+function)?|function)"
+_NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
+                           r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
                            r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.

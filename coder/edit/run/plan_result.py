@@ -195,9 +195,10 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         request = plan_request(engine, prepared, rel)
         stats = RequestStats(finish_reason="stop")
         # the whole spliced file, as for any proposal: it parses and gains no undefined name
-        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction)) is not None:
+        spec = prepared.plan.spec or engine.read(snap, prepared.instruction)
+        if (broken := check_result(rel, new, old=snap.text, spec=spec)) is not None:
             return PlanProposal(prepared, [], results, broken.code, f"{rel}: {broken.reason}")
-        scope = check_scope(snap.text, new, prepared.instruction, rel=rel)
+        scope = check_scope(snap.text, new, spec, rel=rel)
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))
     elapsed = sum(r.proposal.stats.elapsed for r in results if r.proposal is not None)
     plan = PlanProposal(prepared, files, results, stats=RequestStats(elapsed=elapsed, finish_reason="stop"))
