@@ -23,6 +23,10 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     from coder.edit.apply.files import diff_stat, display_diff
 
     err = sys.stderr
+    if prepared.plan.spec is not None:
+        from coder.edit.intent.describe import read_line
+
+        print(f"coder: {visible(read_line(prepared.plan.spec, prepared.plan.how))}", file=err)
     print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
     for step in prepared.plan.steps:
         print(f"coder:   {step.rel} {step.label}: {step.why} ({step.done_by(prepared.plan.kind)})", file=err)

@@ -48,6 +48,20 @@ class EditRequest:
         """The chat messages sent."""
         return self.prompt.messages
 
+    @property
+    def how(self) -> str:
+        """How the request carries the change out: ``region function join`` or ``full rewrite``."""
+        return f"region {self.region.label}" if self.mode == "region" and self.region else f"{self.mode} rewrite"
+
+    @property
+    def read(self) -> str:
+        """What coder understood, in words, with how: ``docstrings function join (region function join)``."""
+        if self.spec is None:
+            return ""
+        from coder.edit.intent.describe import describe
+
+        return describe(self.spec, self.how)
+
 
 @dataclass
 class EditProposal:
@@ -121,6 +135,8 @@ class EditProposal:
             "refusal": self.refusal,
             "mode": self.mode,
             "mode_reason": self.request.mode_reason,
+            "read": self.request.read,
+            "read_by": self.request.spec.read_by if self.request.spec is not None else None,
             "request_class": self.request_class,
             "region": asdict(region) if region else None,
             "k": self.k,

@@ -119,3 +119,36 @@ def test_spec_in_words() -> None:
     assert read_line(spec).startswith("read: delete method shlex.read_token")
     move = read_instruction("Move quote so that it comes right after split", {"shlex.py": text}, home="shlex.py")
     assert describe(move) == "move function quote after function split"
+
+
+def _plan_json(rel: str, instruction: str) -> dict[str, object]:
+    from tests.spec_of import derive
+
+    plan = derive(rel, _text(rel), instruction)
+    assert plan is not None, instruction
+    return plan.to_json()
+
+
+def test_the_plan_shows_what_was_read_in_every_wording() -> None:
+    for wording in ("Move `quote` after `split`", "Move quote so that it comes right after split",
+                    "Put quote right after split"):
+        got = _plan_json("shlex.py", wording)
+        assert (got["read"], got["read_by"]) == ("move function quote after function split "
+                                                 "(cut and pasted mechanically)", "grammar")
+    got = _plan_json("shlex.py", "Delete the function _print_tokens and the `if __name__` block at the end of the file")
+    assert got["read"] == "delete function _print_tokens (cut mechanically)"
+    steps = got["steps"]
+    assert isinstance(steps, list) and [s["label"] for s in steps] == ["function _print_tokens and the __main__ block"]
+    got = _plan_json("textwrap.py", "Give TextWrapper a __repr__ method")
+    assert got["read"] == "add a method __repr__ to class TextWrapper (1 region(s) to the model)"
+
+
+def test_windows_only_for_a_change_that_targets_no_symbol() -> None:
+    from tests.spec_of import windows
+
+    tw = _text("textwrap.py")  # 491 lines
+    plan = windows("textwrap.py", tw, "Add type hints to every function in this file")
+    assert plan is not None and plan.kind == "windows" and len(plan.steps) > 2
+    assert all("Change type annotations only" in s.note and "reply with it unchanged" in s.note for s in plan.steps)
+    assert windows("textwrap.py", tw, "add a docstring to shorten") is None
+    assert windows("textwrap.py", tw, "Add a docstring to fill") is None  # ambiguous: never windows

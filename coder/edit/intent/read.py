@@ -256,6 +256,10 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         action = "comment" if _COMMENT.search(instruction) else "change"
     if action in ("delete", "move") and not targets:
         action = "change"  # "remove the print from div": div is where, not what
+    if action == "move" and anchor is not None and targets:
+        facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
+    if action in ("delete", "rename", "fix", "type_hints"):
+        anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets

@@ -81,20 +81,24 @@ class Plan:
     spec: ChangeSpec | None = None  # the instruction as read (shown in the notes and ``--json``)
 
     @property
+    def how(self) -> str:
+        """How the plan carries the change out, in words: ``cut mechanically``, ``2 region(s) to the model``."""
+        asks = f"{self.requests} region(s) to the model"
+        if self.kind == "rename":
+            return RENAMED_BY_SCOPE if self.requests == 0 else asks
+        if self.kind in ("delete", "move"):
+            done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
+            return f"{done}, {asks}" if self.requests else done
+        return asks
+
+    @property
     def read(self) -> str:
         """The spec in words with how the plan carries it out: ``delete method C.m (cut mechanically)``."""
         if self.spec is None:
             return ""
         from coder.edit.intent.describe import describe
 
-        how = {"delete": "cut mechanically", "move": "cut and pasted mechanically"}.get(self.kind, "")
-        if self.kind == "rename":
-            how = RENAMED_BY_SCOPE if self.requests == 0 else f"{self.requests} region(s) to the model"
-        if self.requests and self.kind in ("delete", "move"):
-            how += f", {self.requests} region(s) to the model"
-        if self.kind in ("add_param", "add_method", "windows"):
-            how = f"{self.requests} region(s) to the model"
-        return describe(self.spec, how)
+        return describe(self.spec, self.how)
 
     @property
     def files(self) -> list[str]:
