@@ -19,7 +19,7 @@ from coder.edit.apply.files import unified_diff
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.review.diff_view import DiffView
-from tests.spec_of import check_scope
+from spec_of import check_scope
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,7 +14,7 @@ from cli_helpers import make_repo
 from coder.bench.edits.tasks import source
 from coder.edit.checks.result import gained_undefined, undefined_names
 from coder.edit.run.engine import EditEngine
-from tests.spec_of import check_result
+from spec_of import check_result
 
 SHLEX = source("shlex.py")
 SPLIT_BODY = "    lex = shlex(s, posix=posix)\n"

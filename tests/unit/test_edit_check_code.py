@@ -22,7 +22,7 @@ from coder.edit.run import plan_run
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
 from coder.testing.replies import ScriptedModel
-from tests.spec_of import check_result, extracted_uncalled
+from spec_of import check_result, extracted_uncalled
 
 GRAPHLIB = source("graphlib.py")
 GETOPT = source("getopt.py")

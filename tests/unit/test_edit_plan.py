@@ -31,7 +31,7 @@ from coder.edit.source.splice import (
     use_span,
 )
 from coder.testing.replies import ScriptedModel, renaming_reply
-from tests import spec_of
+import spec_of
 
 DATA = Path(__file__).parents[1] / "data"
 SHLEX = (DATA / "real_edits" / "shlex.py.txt").read_text()

@@ -21,7 +21,7 @@ from coder.edit.checks.subs import renamed_only
 from coder.edit.intent.words import rename_pairs, value_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.regions import find_symbol, line_range, split
-from tests.spec_of import check_scope
+from spec_of import check_scope
 
 SHLEX = source("shlex.py")
 RENAME = "Rename the method `read_token` to `next_token` everywhere in this file."

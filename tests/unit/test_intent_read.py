@@ -122,7 +122,7 @@ def test_spec_in_words() -> None:
 
 
 def _plan_json(rel: str, instruction: str) -> dict[str, object]:
-    from tests.spec_of import derive
+    from spec_of import derive
 
     plan = derive(rel, _text(rel), instruction)
     assert plan is not None, instruction
@@ -144,7 +144,7 @@ def test_the_plan_shows_what_was_read_in_every_wording() -> None:
 
 
 def test_windows_only_for_a_change_that_targets_no_symbol() -> None:
-    from tests.spec_of import windows
+    from spec_of import windows
 
     tw = _text("textwrap.py")  # 491 lines
     plan = windows("textwrap.py", tw, "Add type hints to every function in this file")

@@ -16,7 +16,7 @@ from cli_helpers import make_repo
 
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
-from tests.spec_of import check_scope
+from spec_of import check_scope
 
 CALC = '''"""Arithmetic helpers."""
 

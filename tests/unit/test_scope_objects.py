@@ -12,7 +12,7 @@ from bench_edit_refs import correct_result, correct_results
 
 from coder.bench.edits.tasks import TASKS, source
 from coder.edit.intent.words import asked_gone
-from tests.spec_of import check_scope
+from spec_of import check_scope
 
 BY_NAME = {t.name: t for t in TASKS}
 
