@@ -147,6 +147,10 @@ class PlanProposal:
         """What the review says about the plan: its shape, and every retry and why."""
         plan = self.request.plan
         lines = [f"plan: {plan.reason}"]
+        if plan.spec is not None:  # what coder understood, before what it did
+            from coder.edit.intent.describe import read_line
+
+            lines.append(f"plan: {read_line(plan.spec, plan.how)}")
         if plan.kind == "rename":  # which regions were renamed by the scope analysis, which by the model
             lines += [f"plan: {s.step.rel} {s.step.label}: {s.step.done_by(plan.kind)}" for s in self.steps]
         lines += [f"plan: {s.step.rel} {s.step.label}: retried once ({s.retried})"
