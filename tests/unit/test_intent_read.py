@@ -152,3 +152,21 @@ def test_windows_only_for_a_change_that_targets_no_symbol() -> None:
     assert all("Change type annotations only" in s.note and "reply with it unchanged" in s.note for s in plan.steps)
     assert windows("textwrap.py", tw, "add a docstring to shorten") is None
     assert windows("textwrap.py", tw, "Add a docstring to fill") is None  # ambiguous: never windows
+
+
+def test_a_reach_everywhere_resolves_names_in_the_repositorys_tracked_files(tmp_path: Path) -> None:
+    from cli_helpers import make_repo
+
+    from coder.edit.intent.symbols import tracked_python
+    from coder.edit.run.engine import EditEngine
+
+    root = tmp_path / "repo"
+    make_repo(root, {"app.py": "from lib import fetch_all\n\nprint(fetch_all())\n",
+                     "lib.py": "def fetch_all():\n    return []\n", "notes.txt": "fetch_all\n"})
+    assert sorted(tracked_python(root)) == ["app.py", "lib.py"]
+    engine = EditEngine(None, root)
+    snap, _ = engine.check_target(root / "app.py")
+    spec = engine.read(snap, "rename fetch_all to load_all everywhere")
+    assert spec.reach == "everywhere" and [(s.rel, s.qualname) for s in spec.targets] == [("lib.py", "fetch_all")]
+    here = engine.read(snap, "add a docstring to fetch_all")  # one file's edit: lib.py's symbols are not its own
+    assert here.targets == ()
