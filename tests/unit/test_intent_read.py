@@ -126,7 +126,8 @@ def _plan_json(rel: str, instruction: str) -> dict[str, object]:
 
     plan = derive(rel, _text(rel), instruction)
     assert plan is not None, instruction
-    return plan.to_json()
+    out: dict[str, object] = plan.to_json()
+    return out
 
 
 def test_the_plan_shows_what_was_read_in_every_wording() -> None:
