@@ -21,17 +21,17 @@ from coder.edit.run.engine import EditEngine
 from coder.testing.replay import HttpRecording, ReplayServer
 
 DATA = Path(__file__).parents[1] / "data" / "intent"
-TEXTWRAP = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "textwrap.py.txt").read_text()
+QUEUE = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "queue.py.txt").read_text()
 
 
 def test_the_engine_asks_once_under_an_enum_of_the_real_symbols(tmp_path: Path) -> None:
-    recording = HttpRecording.load(DATA / "read_fill.json")
+    recording = HttpRecording.load(DATA / "read_put.json")
     root = tmp_path / "repo"
-    make_repo(root, {"textwrap.py": TEXTWRAP})
+    make_repo(root, {"queue.py": QUEUE})
     with ReplayServer(recording) as server:
         engine = EditEngine(BackendHandle(recording.server_info(server.url)), root)
-        snap, _ = engine.check_target(root / "textwrap.py")
-        spec = engine.read(snap, "Add a docstring to fill")
+        snap, _ = engine.check_target(root / "queue.py")
+        spec = engine.read(snap, "Add a docstring to put")
         sent = server.chat_requests
     assert len(sent) == 1
     body = sent[0]
@@ -39,37 +39,37 @@ def test_the_engine_asks_once_under_an_enum_of_the_real_symbols(tmp_path: Path) 
     fmt = body["response_format"]
     assert isinstance(fmt, dict) and fmt["type"] == "json_schema"
     target_enum = fmt["json_schema"]["schema"]["properties"]["target"]["enum"]
-    assert target_enum == ["TextWrapper.fill", "fill", "none"]  # only what "fill" could mean, and none
-    reply = json.loads((DATA / "read_fill.reply.txt").read_text())
-    # the grammar had the action (a docstring); the model settled which fill
+    assert target_enum == ["Queue.put", "_PySimpleQueue.put", "none"]  # only what "put" could mean, and none
+    reply = json.loads((DATA / "read_put.reply.txt").read_text())
+    # the grammar had the action (a docstring); the model settled which put
     assert (spec.action, [s.qualname for s in spec.targets], spec.read_by) == ("docstring", [reply["target"]],
                                                                                 "model")
     assert spec.allows == {"docstrings"} and spec.ambiguous == ()
     assert read_line(spec).startswith("read by the model in ")
-    assert read_line(spec).endswith(": docstrings method TextWrapper.fill")
+    assert read_line(spec).endswith(f": docstrings method {reply['target']}")
 
 
 def test_an_unusable_reply_keeps_the_grammars_reading() -> None:
-    table = SymbolTable.of({"textwrap.py": TEXTWRAP}, "textwrap.py")
-    spec = grammar_read("Add a docstring to fill", table)
-    assert spec.ambiguous == ("fill",)
+    table = SymbolTable.of({"queue.py": QUEUE}, "queue.py")
+    spec = grammar_read("Add a docstring to put", table)
+    assert spec.ambiguous == ("put",)
     kept = model_read(spec, table, lambda messages, schema, n: '{"action": "docstring", "target": "nowhere"}')
-    assert kept.read_by == "grammar" and kept.ambiguous == ("fill",) and "not usable" in kept.notes[-1]
+    assert kept.read_by == "grammar" and kept.ambiguous == ("put",) and "not usable" in kept.notes[-1]
     failed = model_read(spec, table, lambda messages, schema, n: (_ for _ in ()).throw(OSError("down")))
     assert failed.read_by == "grammar" and "could not be asked" in failed.notes[-1]
 
 
 def test_the_schema_names_only_real_symbols_and_parse_holds_to_it() -> None:
-    table = SymbolTable.of({"textwrap.py": TEXTWRAP}, "textwrap.py")
-    symbols = table.lookup("fill")
+    table = SymbolTable.of({"queue.py": QUEUE}, "queue.py")
+    symbols = table.lookup("put")
     got = schema(symbols)
     assert got["required"] == ["action", "target"]
-    assert parse('{"action": "fix", "target": "fill"}', symbols) == ("fix", symbols[1])
-    assert parse('{"action": "fix", "target": "shorten"}', symbols) is None  # not a candidate
-    assert parse('{"action": "dance", "target": "fill"}', symbols) is None
+    assert parse('{"action": "fix", "target": "Queue.put"}', symbols) == ("fix", symbols[0])
+    assert parse('{"action": "fix", "target": "put_nowait"}', symbols) is None  # not a candidate
+    assert parse('{"action": "dance", "target": "Queue.put"}', symbols) is None
     assert parse("not json", symbols) is None
 
 
 def test_no_server_no_model_reading() -> None:
-    spec = read_instruction("Add a docstring to fill", {"textwrap.py": TEXTWRAP}, home="textwrap.py")
-    assert spec.read_by == "grammar" and spec.ambiguous == ("fill",)
+    spec = read_instruction("Add a docstring to put", {"queue.py": QUEUE}, home="queue.py")
+    assert spec.read_by == "grammar" and spec.ambiguous == ("put",)

@@ -108,7 +108,12 @@ def test_english_words_that_are_symbols_are_not_taken_by_chance() -> None:
     spec = read_instruction("Wrap long lines in the docstring of dedent", {"t.py": tw}, home="t.py")
     assert [s.qualname for s in spec.targets] == ["dedent"]
     spec = read_instruction("Add a docstring to fill", {"t.py": tw}, home="t.py")
-    assert spec.ambiguous == ("fill",)  # the function fill and the method TextWrapper.fill
+    assert [s.qualname for s in spec.targets] == ["fill"]  # the module's own fill, not TextWrapper.fill
+    spec = read_instruction("add a docstring to the fill method", {"t.py": tw}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["TextWrapper.fill"]
+    queue = _text("queue.py")
+    spec = read_instruction("Add a docstring to put", {"queue.py": queue}, home="queue.py")
+    assert spec.ambiguous == ("put",)  # Queue.put and _PySimpleQueue.put
     assert spec.targeted  # an ambiguous name never becomes a whole-file rewrite
 
 
@@ -152,7 +157,9 @@ def test_windows_only_for_a_change_that_targets_no_symbol() -> None:
     assert plan is not None and plan.kind == "windows" and len(plan.steps) > 2
     assert all("Change type annotations only" in s.note and "reply with it unchanged" in s.note for s in plan.steps)
     assert windows("textwrap.py", tw, "add a docstring to shorten") is None
-    assert windows("textwrap.py", tw, "Add a docstring to fill") is None  # ambiguous: never windows
+    queue = _text("queue.py")  # 326 lines
+    assert windows("queue.py", queue, "Add a docstring to put") is None  # ambiguous: never windows
+    assert windows("queue.py", queue, "Add docstrings everywhere") is not None
 
 
 def test_a_reach_everywhere_resolves_names_in_the_repositorys_tracked_files(tmp_path: Path) -> None:

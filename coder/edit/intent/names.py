@@ -154,6 +154,27 @@ def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolT
             member = table.member(cls, m.word)
             if member is not None:
                 return [member]
-    return hits
+    kind = kind_hint(toks, m.index)
+    if kind is not None and any(s.kind == kind for s in hits):
+        hits = [s for s in hits if s.kind == kind]
+    # a bare name that is exactly a top-level symbol means it ("fill": the function, not TextWrapper.fill)
+    exact = [s for s in hits if s.qualname == m.word]
+    return exact or hits
+
+
+_KIND_OF = {"function": "function", "functions": "function", "func": "function", "def": "function",
+            "method": "method", "methods": "method", "class": "class", "classes": "class"}
+
+
+def kind_hint(toks: list[Tok], i: int) -> str | None:
+    """The kind word that governs name ``i``: "the functions `wrap` and `fill`", "the `run` method"."""
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    if nxt in _KIND_OF:
+        return _KIND_OF[nxt]
+    j = i - 1
+    while j >= 0 and (toks[j].text in (",", "and", "or") or toks[j].text.lower() in ARTICLES or (
+            toks[j].code and toks[j].word)):
+        j -= 1
+    return _KIND_OF.get(toks[j].text.lower()) if j >= 0 else None
 
 

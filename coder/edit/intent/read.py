@@ -235,8 +235,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
             continue
         if len(hits) == 1:
             chosen[m.index] = hits[0]
-        elif len({(s.rel, s.qualname) for s in hits}) > 1:
-            ambiguous.append(m.word)
+        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in {a for a, _ in renames}:
+            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = _anchor(instruction, mentions, toks, chosen, action)
