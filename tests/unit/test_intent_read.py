@@ -142,7 +142,7 @@ def test_the_plan_shows_what_was_read_in_every_wording() -> None:
         assert (got["read"], got["read_by"]) == ("move function quote after function split "
                                                  "(cut and pasted mechanically)", "grammar")
     got = _plan_json("shlex.py", "Delete the function _print_tokens and the `if __name__` block at the end of the file")
-    assert got["read"] == "delete function _print_tokens (cut mechanically)"
+    assert got["read"] == "delete function _print_tokens and the __main__ block (cut mechanically)"
     steps = got["steps"]
     assert isinstance(steps, list) and [s["label"] for s in steps] == ["function _print_tokens and the __main__ block"]
     got = _plan_json("textwrap.py", "Give TextWrapper a __repr__ method")
@@ -178,3 +178,23 @@ def test_a_reach_everywhere_resolves_names_in_the_repositorys_tracked_files(tmp_
     assert spec.reach == "everywhere" and [(s.rel, s.qualname) for s in spec.targets] == [("lib.py", "fetch_all")]
     here = engine.read(snap, "add a docstring to fetch_all")  # one file's edit: lib.py's symbols are not its own
     assert here.targets == ()
+
+
+def test_every_mechanical_plan_of_the_bench_is_judged_correct_by_its_own_check() -> None:
+    """The suite's tasks the reading turns into cut-and-paste plans (no model request), judged by the bench."""
+    from coder.bench.edits.tasks import TASKS, source
+    from coder.edit.plan.derive import derive
+    from coder.edit.source.splice import Replacement, splice
+
+    done = []
+    for task in TASKS:
+        text = source(task.file)
+        plan = derive(task.file, text, read_instruction(task.instruction, {task.file: text}, home=task.file))
+        if plan is None or any(s.how != "mechanical" for s in plan.steps):
+            continue
+        new = splice(text, [Replacement(s.start, s.end, s.text or "") for s in plan.steps])
+        ok, why = task.judge({task.file: text}, {task.file: new})
+        assert ok, f"{task.name}: {why}"
+        done.append(task.name)
+    # "so that it comes right before/after" and "the `if __name__` block" were windows before the one reading
+    assert sorted(done) == ["getopt-delete-main", "getopt-move", "glob-move", "graphlib-delete", "shlex-delete"]

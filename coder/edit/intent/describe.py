@@ -20,10 +20,13 @@ def _name(s: Symbol) -> str:
 def describe(spec: ChangeSpec, how: str = "") -> str:
     """``delete method C.m (cut mechanically)``: the action, its targets and anchor, its reach, and ``how``."""
     parts = [_VERB[spec.action]]
+    main = spec.action == "delete" and {"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked}
     if spec.renames:
         parts.append(", ".join(f"{a} -> {b}" for a, b in spec.renames))
     elif spec.targets:
-        parts.append(", ".join(_name(s) for s in spec.targets))
+        parts.append(", ".join(_name(s) for s in spec.targets) + (" and the __main__ block" if main else ""))
+    elif main:
+        parts.append("the __main__ block")
     if spec.params:
         parts.append("(" + ", ".join(spec.params) + ")")
     elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
@@ -38,7 +41,7 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
         parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
     if spec.reach in ("everywhere", "callers"):
         parts.append("everywhere" if spec.reach == "everywhere" else "and its callers")
-    elif not spec.targeted and spec.action not in ("unknown",):
+    elif not spec.targeted and spec.action not in ("unknown",) and not main:
         parts.append("in the whole file")
     only = spec.only
     if (only is not None and spec.action not in ("docstring", "comment", "type_hints")) or (

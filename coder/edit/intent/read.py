@@ -60,8 +60,8 @@ _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?
 _THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
                          r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
                          re.I)
-_AFTER = re.compile(r"\b(?:after|below|under|following|follows|behind)\b", re.I)
-_BEFORE = re.compile(r"\b(?:before|above|ahead\s+of|in\s+front\s+of|preceding|precedes)\b", re.I)
+_AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
+_BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
 _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
                   re.I)
 _TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
@@ -102,7 +102,9 @@ _ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
-    found = next((action for pattern, action in _ADDS if pattern.search(instruction)), None)
+    # "add type hints to every parameter of f" annotates: the parameters are not what is added
+    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction))
+                  and not (action == "add_parameter" and _HINTS.search(m.group(0)))), None)
     if found is not None:
         return found
     if words.rename_pairs(instruction):
@@ -154,17 +156,12 @@ def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: 
     if _AFTER_IMPORTS.search(instruction):
         return Anchor("after_imports")
     for m in mentions:
-        if m.index not in chosen:
-            continue
-        rel_text = instruction[max(0, toks[m.index].start - 40):toks[m.index].start]
-        tail = re.split(r"[,;]|\band\b", rel_text)[-1]
-        after, before = _AFTER.search(tail), _BEFORE.search(tail)
-        if after or before:
-            last = max((x for x in (after, before) if x), key=lambda x: x.start())
-            where: Where = "after" if last is after else "before"
-            if last.group(0).lower() in ("above", "below", "under") and action in ("comment", "docstring"):
-                where = "above" if where == "before" else "below"
-            return Anchor(where, chosen[m.index])
+        if m.index not in chosen or m.before not in _AFTER_WORDS | _BEFORE_WORDS:
+            continue  # "a comment above each loop in f": f is where, the loop is what it is above
+        where: Where = "after" if m.before in _AFTER_WORDS else "before"
+        if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
+            where = "above" if where == "before" else "below"
+        return Anchor(where, chosen[m.index])
     if _END.search(instruction):
         return Anchor("end")
     if _TOP.search(instruction):
@@ -254,7 +251,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
-    if action in ("delete", "move") and not targets:
+    main_block = bool({"__main__", "__name__"} & {*facts.code_words, *facts.ticked})
+    if action in ("delete", "move") and not targets and not (action == "delete" and main_block):
         action = "change"  # "remove the print from div": div is where, not what
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)

@@ -227,13 +227,17 @@ def _deleted(spec: ChangeSpec, rel: str) -> Symbol | None:
 def _delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
     from coder.edit.source.splice import cut
 
-    target = _deleted(spec, rel)
-    if target is None or (found := _region_of(symbols, target.qualname)) is None:
-        return None
-    qual, start, end, label = found
-    spans = [(start, end, label)]
     main = {"__main__", "__name__"} & (set(spec.facts.code_words) | set(spec.facts.ticked))
-    if main and (block := main_block(text)) is not None:
+    block = main_block(text) if main and spec.action == "delete" else None
+    target = _deleted(spec, rel)
+    if target is not None and (found := _region_of(symbols, target.qualname)) is not None:
+        qual, start, end, label = found
+        spans = [(start, end, label)]
+    elif block is not None and not spec.targets:  # "delete the if __name__ block": the block alone
+        qual, label, spans = "", "the __main__ block", []
+    else:
+        return None
+    if block is not None:
         spans.append((*block, "the __main__ block"))
     cuts: list[tuple[int, int, str]] = []
     for a, b, what in sorted(spans):
@@ -252,7 +256,7 @@ def _delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
     bare = qual.rsplit(".", 1)[-1]
     cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
     # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
-    for use in regions_using(rel, text, {bare}, f"uses {bare}"):
+    for use in regions_using(rel, text, {bare}, f"uses {bare}") if bare else []:
         if not cut_rows.intersection(range(use.start, use.end + 1)):
             steps.append(replace(use, note=f"{bare} is being deleted from {rel}: remove it from this region "
                                            "(or drop the use), and change nothing else."))
