@@ -17,16 +17,22 @@ def _name(s: Symbol) -> str:
     return f"{kind} {s.qualname}"
 
 
+def _what(spec: ChangeSpec, main: bool) -> str:
+    """The objects: the renames, else the targets (and the ``__main__`` block a deletion takes too)."""
+    if spec.renames:
+        return ", ".join(f"{a} -> {b}" for a, b in spec.renames)
+    block = "the __main__ block" if main else ""
+    if spec.targets:
+        return ", ".join(_name(s) for s in spec.targets) + (f" and {block}" if block else "")
+    return block
+
+
 def describe(spec: ChangeSpec, how: str = "") -> str:
     """``delete method C.m (cut mechanically)``: the action, its targets and anchor, its reach, and ``how``."""
+    main = spec.action == "delete" and bool({"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked})
     parts = [_VERB[spec.action]]
-    main = spec.action == "delete" and {"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked}
-    if spec.renames:
-        parts.append(", ".join(f"{a} -> {b}" for a, b in spec.renames))
-    elif spec.targets:
-        parts.append(", ".join(_name(s) for s in spec.targets) + (" and the __main__ block" if main else ""))
-    elif main:
-        parts.append("the __main__ block")
+    if what := _what(spec, main):
+        parts.append(what)
     if spec.params:
         parts.append("(" + ", ".join(spec.params) + ")")
     elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
