@@ -67,6 +67,25 @@ TASKS = [
      ("rename", ("quote",), None, "everywhere")),
     ("shlex.py", ["Use f-strings throughout", "use f-strings throughout the whole file"],
      ("transform", (), None, "file")),
+    ("getopt.py", ["Extract the code in `getopt` and `gnu_getopt` that turns `longopts` into a list into a new "
+                   "function `_longopts_list`, and call it from both.",
+                   "extract the longopts-to-list code of getopt and gnu_getopt into a new function _longopts_list",
+                   "Pull the code that turns longopts into a list out of getopt and gnu_getopt into a helper "
+                   "function called _longopts_list"],
+     ("extract", ("getopt", "gnu_getopt"), None, "symbol")),
+    ("glob.py", ["Add type hints to `_join`: dirname and basename are str and it returns str.",
+                 "add type hints to _join", "Annotate _join with type hints"],
+     ("type_hints", ("_join",), None, "symbol")),
+    ("sched.py", ["Add a docstring to the class `scheduler` saying what it does.", "document the scheduler class",
+                  "scheduler needs a class docstring"],
+     ("docstring", ("scheduler",), None, "symbol")),
+    ("graphlib.py", ["Delete the method `TopologicalSorter.__bool__`.", "remove __bool__ from TopologicalSorter",
+                     "get rid of the __bool__ method of the class TopologicalSorter",
+                     "TopologicalSorter.__bool__ is not needed, delete it"],
+     ("delete", ("TopologicalSorter.__bool__",), None, "symbol")),
+    ("queue.py", ["In `Queue.__init__`, change the default of `maxsize` from 0 to 1000.",
+                  "change the default maxsize in Queue.__init__ from 0 to 1000"],
+     ("change", ("Queue.__init__",), None, "symbol")),
 ]
 
 
@@ -79,6 +98,17 @@ def test_every_wording_reads_the_same(rel: str, wordings: list[str], want: tuple
                                                    if spec.anchor.symbol else None)
         got = (spec.action, tuple(s.qualname for s in spec.targets), anchor, spec.reach)
         assert got == want, wording
+
+
+def test_the_extraction_and_the_value_are_read_whatever_the_wording() -> None:
+    getopt = _text("getopt.py")
+    for wording in TASKS[14][1]:
+        spec = read_instruction(wording, {"getopt.py": getopt}, home="getopt.py")
+        assert spec.facts.extract_into == "_longopts_list", wording
+    queue = _text("queue.py")
+    spec = read_instruction("Queue's __init__ should default maxsize to 1000 instead of 0", {"q.py": queue},
+                            home="q.py")
+    assert [s.qualname for s in spec.targets] == ["Queue.__init__"] and "code" in spec.allows
 
 
 def test_the_delete_block_and_the_new_method_owner() -> None:

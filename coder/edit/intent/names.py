@@ -146,7 +146,7 @@ def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolT
         near = other.index - m.index
         rel = other.before
         owns = (0 < near <= 5 and rel in ("of", "from", "in", "inside", "within", "on")) or (
-            near < 0 and m.index - other.index <= 2 and any(t.text == "'s" or t.text == "'" for t in
+            near < 0 and m.index - other.index <= 3 and any(t.text == "'s" or t.text == "'" for t in
                                                              toks[other.index + 1:m.index]))
         if not owns:
             continue

@@ -197,7 +197,8 @@ _DELETE_DEF = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
                          re.I)
 _MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)? out|move[sd]?)\b", re.I)
+_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
+                      r"|\binto\s+(?:an?\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
 _NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
                            r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
                            r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
