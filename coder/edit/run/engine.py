@@ -155,11 +155,13 @@ class EditEngine:
         the grammar finds no action or an ambiguous name, and only when a server is up.
         """
         ask = self._ask_reading if self.server is not None else None
-        spec = read_instruction(instruction, {snap.rel: snap.text}, home=snap.rel, ask=ask)
-        if spec.reach == "everywhere" and self.repo is not None and snap.rel.endswith((".py", ".pyi")):
+        files = {snap.rel: snap.text}
+        first = read_instruction(instruction, files, home=snap.rel)  # the grammar alone: which files to read
+        if first.reach == "everywhere" and self.repo is not None and snap.rel.endswith((".py", ".pyi")):
             files = {**tracked_python(self.root, exclude=[snap.rel]), snap.rel: snap.text}
-            spec = read_instruction(instruction, files, home=snap.rel, ask=ask)
-        return spec
+        elif ask is None:
+            return first
+        return read_instruction(instruction, files, home=snap.rel, ask=ask)  # the model asked once at most
 
     def _ask_reading(self, messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
         """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
