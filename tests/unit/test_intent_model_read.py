@@ -73,3 +73,16 @@ def test_the_schema_names_only_real_symbols_and_parse_holds_to_it() -> None:
 def test_no_server_no_model_reading() -> None:
     spec = read_instruction("Add a docstring to put", {"queue.py": QUEUE}, home="queue.py")
     assert spec.read_by == "grammar" and spec.ambiguous == ("put",)
+
+
+def test_a_plain_word_that_is_also_a_symbol_is_left_to_the_model_with_only_its_symbols() -> None:
+    from coder.edit.intent.model_read import candidates
+    from coder.edit.intent.read import needs_model
+
+    textwrap = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "textwrap.py.txt").read_text()
+    spec = read_instruction("Make the output fill the terminal width", {"t.py": textwrap}, home="t.py")
+    assert spec.targets == () and spec.facts.doubtful == ("fill",) and needs_model(spec)
+    table = SymbolTable.of({"t.py": textwrap}, "t.py")
+    assert [s.qualname for s in candidates(spec, table)] == ["TextWrapper.fill", "fill"]
+    plain = read_instruction("Add type hints to every function in this file", {"t.py": textwrap}, home="t.py")
+    assert not needs_model(plain)  # the grammar settled it: no request

@@ -35,8 +35,8 @@ Asker = Callable[[list[Message], dict[str, object], int], str]
 
 
 def candidates(spec: ChangeSpec, table: SymbolTable) -> list[Symbol]:
-    """The symbols the model may pick from: those the ambiguous words could mean, else the home file's."""
-    picked = [s for w in spec.ambiguous for s in table.lookup(w) if s.rel == table.home]
+    """The symbols the model may pick from: those the ambiguous or doubtful words could mean, else the home file's."""
+    picked = [s for w in (*spec.ambiguous, *spec.facts.doubtful) for s in table.lookup(w) if s.rel == table.home]
     if not picked:
         picked = table.in_file()
     return list(dict.fromkeys(picked))[:MAX_SYMBOLS]

@@ -208,7 +208,27 @@ def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
         ticked=words.ticked_words(instruction), gone=words.asked_gone(instruction),
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
-        extract_into=words.extract_into(instruction), **f)
+        extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
+        keeps_names=f["keeps_names"], module_doc=f["module_doc"], shrinks=f["shrinks"], callers=f["callers"],
+        everywhere=f["everywhere"])
+
+
+def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
+             ) -> tuple[dict[int, Symbol], list[str], list[str]]:
+    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt)."""
+    chosen: dict[int, Symbol] = {}
+    ambiguous: list[str] = []
+    doubtful: list[str] = []
+    olds = {a for a, _ in renames}
+    for m in mentions:
+        hits = qualify(m, mentions, toks, table)
+        if not m.sure:
+            doubtful.append(m.word)
+        elif len(hits) == 1:
+            chosen[m.index] = hits[0]
+        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
+            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+    return chosen, ambiguous, doubtful
 
 
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
@@ -222,18 +242,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = [m for m in found if not (creates and m.word in new_names)]
-    chosen: dict[int, Symbol] = {}
-    ambiguous: list[str] = []
-    doubtful: list[str] = []
-    for m in mentions:
-        hits = qualify(m, mentions, toks, table)
-        if not m.sure:
-            doubtful.append(m.word)
-            continue
-        if len(hits) == 1:
-            chosen[m.index] = hits[0]
-        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in {a for a, _ in renames}:
-            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+    chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = _anchor(instruction, mentions, toks, chosen, action)
@@ -265,6 +274,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     if action in ("fix", "change", "unknown") and not targets and _THROUGHOUT.search(instruction):
         action = "transform"
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
+    if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
+        facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
     return ChangeSpec(
         instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
         values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
@@ -277,7 +288,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
 def needs_model(spec: ChangeSpec) -> bool:
     """The grammar could not settle it: no action found, or a name could mean more than one symbol."""
     return spec.action == "unknown" or bool(spec.ambiguous) or (
-        not spec.targets and any("plain word" in n for n in spec.notes) and spec.action in ("fix", "change"))
+        not spec.targets and bool(spec.facts.doubtful) and spec.action in ("fix", "change"))
 
 
 def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,

@@ -73,6 +73,7 @@ class Facts:
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
     callers: bool = False  # the callers or call sites are to change too
     everywhere: bool = False  # every file that uses the names
+    doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
 
 
 @dataclass(frozen=True)
