@@ -29,7 +29,7 @@ from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, check_result
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
 from coder.edit.intent.model_read import Message
-from coder.edit.intent.read import read_instruction
+from coder.edit.intent.read import needs_model, read_instruction
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.intent.symbols import tracked_python
 from coder.edit.plan import auto
@@ -159,8 +159,8 @@ class EditEngine:
         first = read_instruction(instruction, files, home=snap.rel)  # the grammar alone: which files to read
         if first.reach == "everywhere" and self.repo is not None and snap.rel.endswith((".py", ".pyi")):
             files = {**tracked_python(self.root, exclude=[snap.rel]), snap.rel: snap.text}
-        elif ask is None:
-            return first
+        elif ask is None or not needs_model(first):
+            return first  # settled by the grammar: the file is not parsed again
         return read_instruction(instruction, files, home=snap.rel, ask=ask)  # the model asked once at most
 
     def _ask_reading(self, messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
