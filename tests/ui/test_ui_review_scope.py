@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from spec_of import check_scope
 from textual.widgets import Static
 from ui_support import make_repo
 
@@ -19,7 +20,6 @@ from coder.edit.apply.files import unified_diff
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.review.diff_view import DiffView
-from spec_of import check_scope
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import find_target
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit.plan.auto import Candidate, CostModel, Target, choose
 from coder.edit.run.engine import EditEngine
-from spec_of import find_target
 
 FIXER_BASE = (Path(__file__).parents[1] / "data" / "edit" / "fixer_base.py.txt").read_text()
 ADD = "Add a method `should_skip` to class `BaseFix` that returns False for every node."

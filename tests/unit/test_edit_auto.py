@@ -6,11 +6,11 @@ import shlex
 from pathlib import Path
 
 import pytest
+from spec_of import find_target
 
 from coder.edit.intent.words import code_names as named_in
 from coder.edit.plan.auto import CostModel, Target, decide
 from coder.errors import CoderError
-from spec_of import find_target
 
 SHLEX = Path(shlex.__file__).read_text()  # a real 350-line stdlib module
 INTERVALS = (Path(__file__).parents[1] / "data" / "edit" / "recorded" / "intervals.py.txt").read_text()

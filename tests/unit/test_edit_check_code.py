@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from bench_edit_refs import correct_results
 from cli_helpers import make_repo
+from spec_of import check_result, extracted_uncalled
 
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
@@ -22,7 +23,6 @@ from coder.edit.run import plan_run
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
 from coder.testing.replies import ScriptedModel
-from spec_of import check_result, extracted_uncalled
 
 GRAPHLIB = source("graphlib.py")
 GETOPT = source("getopt.py")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import git
 import pytest
+import spec_of
 from cli_helpers import make_repo
 
 from coder.edit.apply import gitops
@@ -31,7 +32,6 @@ from coder.edit.source.splice import (
     use_span,
 )
 from coder.testing.replies import ScriptedModel, renaming_reply
-import spec_of
 
 DATA = Path(__file__).parents[1] / "data"
 SHLEX = (DATA / "real_edits" / "shlex.py.txt").read_text()

@@ -52,8 +52,9 @@ def test_json_shows_the_plan_and_one_undo_reverts_it(shlex_repo: Path, capsys: p
     assert [s["how"] for s in doc["steps"]] == ["mechanical"] and doc["retried"] == []
     assert "no model request" in captured.err
     # what coder understood, before the diff: in --json and on stderr
-    assert (doc["read"], doc["read_by"]) == ("delete function _print_tokens and the __main__ block (cut mechanically)", "grammar")
-    assert "coder: plan: read: delete function _print_tokens and the __main__ block (cut mechanically)\n" in captured.err
+    read = "delete function _print_tokens and the __main__ block (cut mechanically)"
+    assert (doc["read"], doc["read_by"]) == (read, "grammar")
+    assert f"coder: plan: read: {read}\n" in captured.err
     assert "_print_tokens" not in (shlex_repo / "shlex.py").read_text()
     repo = git.Repo(shlex_repo)
     assert repo.head.commit.parents[0].hexsha == head and doc["commit"] == repo.head.commit.hexsha

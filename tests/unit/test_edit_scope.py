@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from bench_edit_refs import correct_result
 from cli_helpers import make_repo
+from spec_of import check_scope
 
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.run import Outcome, settle
@@ -21,7 +22,6 @@ from coder.edit.checks.subs import renamed_only
 from coder.edit.intent.words import rename_pairs, value_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.regions import find_symbol, line_range, split
-from spec_of import check_scope
 
 SHLEX = source("shlex.py")
 RENAME = "Rename the method `read_token` to `next_token` everywhere in this file."

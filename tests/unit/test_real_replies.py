@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import check_scope
 
 from coder.edit.checks.reply import parse_fenced
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
-from spec_of import check_scope
 
 DATA = Path(__file__).parents[1] / "data" / "real_edits"
 CASES = sorted(p.stem for p in DATA.glob("*.json"))

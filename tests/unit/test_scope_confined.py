@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
+from spec_of import check_scope
 
 from coder.edit.intent.words import confined_to
-from spec_of import check_scope
 
 INSTRUCTION = "In the function getline only, rename the local variable `lines` to `file_lines`."
 SOURCE = Path(linecache.__file__).read_text()  # the standard library's own file

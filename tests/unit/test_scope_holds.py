@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import check_scope
 
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
-from spec_of import check_scope
 
 CALC = '''"""Arithmetic helpers."""
 

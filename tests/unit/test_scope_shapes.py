@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import pytest
 from bench_edit_refs import correct_result
+from spec_of import check_scope
 
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.checks.shapes import one_block_moved
 from coder.edit.source.regions import Region, find_symbol, line_range
-from spec_of import check_scope
 
 BY_NAME = {t.name: t for t in TASKS}
 
