@@ -154,7 +154,7 @@ def _scratch(case: Case, tag: str) -> tuple[Path, str]:
 
 def _region_symbol(engine: EditEngine, path: Path, instruction: str) -> str | None:
     snap = engine.check_target(path)[0]
-    target = auto.find_target(snap.rel, snap.text, instruction)
+    target = auto.find_target(snap.rel, snap.text, engine.read(snap, instruction))
     return target.region.label.split(" ", 1)[1] if target.region and target.region.name else None
 
 

@@ -212,6 +212,10 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         why = "--no-git" if args.no_git else "not a git repository"
         _say(f"{why}: the edit will be written without a commit", err)
     k = request.k.k if request.k.k is not None else "launch"
+    if request.spec is not None:
+        from coder.edit.intent.describe import read_line
+
+        _say(f"{request.snapshot.rel}: {read_line(request.spec, request.how)}", err)
     _say(f"{request.snapshot.rel}: {request.mode_reason}; k={k} "
          f"[{request.request_class}, {request.k.via}]: {request.k.reason}; "
          f"prompt ~{request.budget.prompt_tokens} tok ({request.token_source})", err)

@@ -23,6 +23,12 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     from coder.edit.apply.files import diff_stat, display_diff
 
     err = sys.stderr
+    read = ""
+    if prepared.plan.spec is not None:
+        from coder.edit.intent.describe import read_line
+
+        read = f"plan: {read_line(prepared.plan.spec, prepared.plan.how)}"
+        print(f"coder: {visible(read)}", file=err)
     print(f"coder: {', '.join(prepared.plan.files)}: {prepared.reason}", file=err)
     for step in prepared.plan.steps:
         print(f"coder:   {step.rel} {step.label}: {step.why} ({step.done_by(prepared.plan.kind)})", file=err)
@@ -31,7 +37,7 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
     if proposal.checks_not_run:  # an untrusted repository's test/lint commands (coder.trust)
         print(visible(f"coder: {proposal.checks_not_run}"), file=err)
     kind = prepared.plan.kind
-    said = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps}  # printed just above
+    said = {f"plan: {s.rel} {s.label}: {s.done_by(kind)}" for s in prepared.plan.steps} | {read}  # printed above
     for line in proposal.review_lines()[1:]:
         if line not in said:
             print(f"coder: {line}", file=err)

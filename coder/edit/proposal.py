@@ -41,14 +41,27 @@ class EditRequest:
     # one region of a plan: the code rules of the result check wait for the whole plan's splice (a method a
     # neighbouring region renames is not set until then)
     in_plan: bool = False
-    # the instruction's reading: the result check holds the reply to it (new signatures, placement)
-    change_spec: ChangeSpec | None = None
+    spec: ChangeSpec | None = None  # the instruction read once: every check of the reply takes it
     retry_note: str = ""  # a retry's: what the first reply got wrong (in the prompt; the instruction stays the user's)
 
     @property
     def messages(self) -> list[dict[str, str]]:
         """The chat messages sent."""
         return self.prompt.messages
+
+    @property
+    def how(self) -> str:
+        """How the request carries the change out: ``region function join`` or ``full rewrite``."""
+        return f"region {self.region.label}" if self.mode == "region" and self.region else f"{self.mode} rewrite"
+
+    @property
+    def read(self) -> str:
+        """What coder understood, in words, with how: ``docstrings function join (region function join)``."""
+        if self.spec is None:
+            return ""
+        from coder.edit.intent.describe import describe
+
+        return describe(self.spec, self.how)
 
 
 @dataclass
@@ -126,6 +139,8 @@ class EditProposal:
             "refusal": self.refusal,
             "mode": self.mode,
             "mode_reason": self.request.mode_reason,
+            "read": self.request.read,
+            "read_by": self.request.spec.read_by if self.request.spec is not None else None,
             "request_class": self.request_class,
             "region": asdict(region) if region else None,
             "k": self.k,

@@ -37,14 +37,14 @@ def chat_messages(root: Path, conversation: Conversation, question: str) -> list
 
 def mentioned_symbol(root: Path, rel: str, instruction: str) -> str | None:
     """The function or class of ``rel`` the instruction names (region mode), else None."""
-    from coder.edit.source.regions import mentioned_symbol as find
+    from coder.edit.intent.read import target_of
 
     try:
         text = (root / rel).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    region = find(rel, text, instruction)
-    return region.name if region is not None and region.name else None
+    symbol = target_of(rel, text, instruction)
+    return symbol.qualname if symbol is not None else None
 
 
 def undo_text(result: UndoResult) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from spec_of import check_scope
 from textual.widgets import Static
 from ui_support import make_repo
 
@@ -16,7 +17,6 @@ from coder import config, conversations
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.tasks import source
 from coder.edit.apply.files import unified_diff
-from coder.edit.checks.explained import check_scope
 from coder.ui.app import CoderApp
 from coder.ui.screens.review import ReviewScreen
 from coder.ui.widgets.review.diff_view import DiffView

@@ -329,3 +329,129 @@ def test_every_declared_dependency_is_imported() -> None:
     assert unused == set(DECLARED_UNUSED), (
         f"declared in pyproject.toml but not imported by coder/: {sorted(unused - set(DECLARED_UNUSED))}; "
         f"no longer unused (take them off DECLARED_UNUSED): {sorted(set(DECLARED_UNUSED) - unused)}")
+
+
+# --- coder/edit: one reading of the instruction --------------------------------------------------
+
+EDIT = CODER / "edit"
+_RE_METHODS = frozenset({"search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split"})
+# Functions outside intent/ that may take the instruction's text, and why: they hand it to the reading
+# (coder.edit.intent), or they put it, unread, into a prompt or a commit message.
+INSTRUCTION_TAKERS = {
+    ("apply/gitops.py", "commit_edit"): "the commit message quotes it",
+    ("run/engine.py", "read"): "hands it to intent.read_instruction",
+    ("run/engine.py", "prepare"): "reads it through EditEngine.read, then builds the prompt",
+    ("run/plan_run.py", "plan_for"): "reads it through EditEngine.read",
+    ("run/plan_run.py", "prepare"): "passes it to plan_for / EditEngine.prepare",
+    ("run/plan_run.py", "prepare_files"): "reads it through EditEngine.read",
+    ("run/plan_step.py", "step_instruction"): "joins it with a step's note for the prompt",
+    ("run/plan_step.py", "region_request"): "passes it to EditEngine.prepare",
+    ("run/prompt.py", "build_messages"): "the prompt quotes it",
+    ("run/prompt.py", "region_prompt"): "the prompt quotes it",
+    ("run/warmup/context.py", "instruction_typed"): "passes it to _prefixes",
+    ("run/warmup/context.py", "_prefixes"): "passes it to _named_region",
+    ("run/warmup/context.py", "_named_region"): "hands it to intent.read_instruction / target_of",
+}
+
+
+def _about_instruction(node: ast.AST) -> bool:
+    """``instruction``, ``request.instruction``, ``plan.instruction``...: the instruction's text itself."""
+    return (isinstance(node, ast.Name) and "instruction" in node.id) or (
+        isinstance(node, ast.Attribute) and node.attr == "instruction")
+
+
+# the commit message and the prompts quote the text: they may reflow it (``" ".join(instruction.split())``)
+QUOTERS = frozenset({"commit_edit", "build_messages", "region_prompt", "step_instruction"})
+
+
+def _walk_outside(tree: ast.AST, skip: frozenset[str]) -> list[ast.AST]:
+    """Every node of ``tree`` but those inside the functions named in ``skip``."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in skip:
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def instruction_reads(tree: ast.AST, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Where code reads the instruction's text itself: patterns, string methods, ``in``, slicing."""
+    found = []
+    for node in _walk_outside(tree, skip):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _RE_METHODS and any(_about_instruction(n) for a in node.args for n in ast.walk(a)):
+                found.append(f"line {line}: a pattern is matched against the instruction")
+            elif _about_instruction(node.func.value) and node.func.attr != "strip":
+                found.append(f"line {line}: instruction.{node.func.attr}()")
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops) and any(
+                _about_instruction(n) for n in node.comparators):
+            found.append(f"line {line}: a word is looked up in the instruction")
+        elif isinstance(node, ast.Subscript) and _about_instruction(node.value):
+            found.append(f"line {line}: the instruction is sliced")
+    return found
+
+
+def instruction_takers(tree: ast.AST) -> set[str]:
+    """Functions with a parameter named ``instruction`` (the text, not a count of its tokens)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = node.args
+            if any(x.arg == "instruction" for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]):
+                out.add(node.name)
+    return out
+
+
+def test_the_instruction_rule_finds_a_planted_reading() -> None:
+    planted = ast.parse("def f(instruction):\n    if _X.search(instruction) or 'x' in request.instruction:\n"
+                        "        return instruction.lower() + instruction[:3]\n")
+    assert len(instruction_reads(planted)) == 4
+    assert instruction_reads(planted, frozenset({"f"})) == []
+    assert instruction_takers(planted) == {"f"}
+    assert instruction_reads(ast.parse("def g(spec):\n    return spec.renames\n")) == []
+
+
+def test_only_intent_reads_the_instruction() -> None:
+    """Outside coder/edit/intent/, nothing matches patterns or words against the instruction's text."""
+    seen, takers = 0, set()
+    for path in sorted(EDIT.rglob("*.py")):
+        rel = path.relative_to(EDIT).as_posix()
+        if rel.startswith("intent/"):
+            continue
+        tree = ast.parse(path.read_text())
+        seen += 1
+        reads = instruction_reads(tree, QUOTERS)
+        assert reads == [], f"coder/edit/{rel} reads the instruction: {reads}"
+        takers |= {(rel, name) for name in instruction_takers(tree)}
+    assert seen > 20
+    assert takers <= set(INSTRUCTION_TAKERS), f"new functions take the instruction: {takers - set(INSTRUCTION_TAKERS)}"
+
+
+def edit_package_graph() -> dict[str, set[str]]:
+    """coder/edit's packages (intent, source, plan, run, checks, apply) -> the packages they import."""
+    packages = {p.name for p in EDIT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    graph: dict[str, set[str]] = {name: set() for name in packages}
+    for path in EDIT.rglob("*.py"):
+        src = path.relative_to(EDIT).parts[0]
+        if src not in packages:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else [
+                a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                parts = name.split(".")
+                if parts[:2] == ["coder", "edit"] and len(parts) > 2 and parts[2] in packages and parts[2] != src:
+                    graph[src].add(parts[2])
+    return graph
+
+
+def test_edit_packages_import_each_other_without_a_cycle() -> None:
+    graph = edit_package_graph()
+    assert {"intent", "source", "plan", "run", "checks", "apply"} <= set(graph)
+    assert find_cycle(graph) is None, f"coder/edit package cycle: {' -> '.join(find_cycle(graph) or [])}"
+    # the reading comes first: it knows the code's symbols (source), nothing downstream of it
+    assert graph["intent"] <= {"source"}

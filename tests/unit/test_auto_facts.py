@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import find_target
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
-from coder.edit.plan.auto import Candidate, CostModel, Target, choose, find_target
+from coder.edit.plan.auto import Candidate, CostModel, Target, choose
 from coder.edit.run.engine import EditEngine
 
 FIXER_BASE = (Path(__file__).parents[1] / "data" / "edit" / "fixer_base.py.txt").read_text()

@@ -165,9 +165,9 @@ def test_plan_keys_of_real_requests_tell_a_region_from_windows(tmp_path: Path) -
         out = Outcome(task.name, task.file, task.kind, "auto", "skipped", "", wording=i)
         _note_request(_prepare(engine, task, "auto", path, wording), out)
         engine.close()
-        keys.append(out.plan_key)
-    assert keys[0] == "region: function Queue._init"
-    assert keys[1] is not None and keys[1].startswith("windows: queue.py lines 1-")
+        keys.append((out.plan_key, out.plan_kind))
+    assert keys[0] == ("read: docstrings method Queue._init (region function Queue._init)", None)
+    assert keys[1][0] is not None and keys[1][0].endswith("region(s) to the model)") and keys[1][1] == "windows"
 
 
 def _row(task: str, w: int, outcome: str, key: str | None, layer: str | None = None) -> Outcome:
@@ -289,7 +289,8 @@ def test_a_rename_read_as_a_region_edit_is_lost_in_the_reading() -> None:
                   plan_key="region: function long_has_args", wording=2)
     tag_layer(out, task)
     assert out.layer == "reading"
-    out.plan_key, out.mode, out.layer = "rename: getopt.py function long_has_args", "plan", None
+    out.plan_key, out.mode, out.layer = "read: rename long_has_args -> long_option_info (renamed mechanically)", "plan", None
+    out.plan_kind = "rename"
     tag_layer(out, task)
     assert out.layer == "check"
 
@@ -329,7 +330,7 @@ def test_plans_only_prints_each_pairs_plan_without_a_server(capsys: pytest.Captu
 
     assert main(["bench", "--edits", "--plans-only", "--tasks", "graphlib-delete", "--wordings", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "graphlib-delete (0): delete: graphlib.py function TopologicalSorter.__bool__"
+    assert out[0] == "graphlib-delete (0): read: delete method TopologicalSorter.__bool__ (cut mechanically)"
     assert out[-1] == "the same plan in every wording: 0 of 0 tasks"  # one wording: nothing to compare
     assert main(["bench", "--edits", "--plans-only", "--tasks", "getopt-rename,graphlib-delete"]) == 0
     out = capsys.readouterr().out.splitlines()

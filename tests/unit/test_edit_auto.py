@@ -6,8 +6,10 @@ import shlex
 from pathlib import Path
 
 import pytest
+from spec_of import find_target
 
-from coder.edit.plan.auto import CostModel, Target, decide, find_target, named_in
+from coder.edit.intent.words import code_names as named_in
+from coder.edit.plan.auto import CostModel, Target, decide
 from coder.errors import CoderError
 
 SHLEX = Path(shlex.__file__).read_text()  # a real 350-line stdlib module

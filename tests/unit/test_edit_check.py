@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import check_result
 
 from coder.bench.edits.tasks import source
-from coder.edit.checks.result import check_result, gained_undefined, undefined_names
+from coder.edit.checks.result import gained_undefined, undefined_names
 from coder.edit.run.engine import EditEngine
 
 SHLEX = source("shlex.py")

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from bench_edit_refs import correct_results
 from cli_helpers import make_repo
+from spec_of import check_result, extracted_uncalled
 
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
-from coder.edit.checks.result import check_result
+from coder.edit.checks.code_rules import broken_calls, unset_self_reads
 from coder.edit.proposal import EditRequest
 from coder.edit.run import plan_run
 from coder.edit.run.engine import EditEngine

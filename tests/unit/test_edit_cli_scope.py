@@ -51,6 +51,8 @@ def test_json_lists_them(shapes_repo: Path, capsys: pytest.CaptureFixture[str]) 
     doc = json.loads(capsys.readouterr().out)
     assert code == 2 and doc["applied"] is False and doc["ok"] is False
     assert doc["refusal_code"] == "undefined" and "os (line 18)" in doc["refusal"]
+    # what coder understood, before the diff (plain lowercase names, resolved against the file)
+    assert (doc["read"], doc["read_by"]) == ("docstrings function area, function home (full rewrite)", "grammar")
     assert (shapes_repo / "shapes.py").read_text() == SHAPES
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import git
 import pytest
+import spec_of
 from cli_helpers import make_repo
 
 from coder.edit.apply import gitops
-from coder.edit.plan import derive as plan
 from coder.edit.proposal import EditRequest
 from coder.edit.run import plan_result, plan_run
 from coder.edit.run.engine import EditEngine
@@ -84,7 +84,7 @@ def test_a_rename_retry_is_narrowed_to_whole_statements_that_use_the_name() -> N
 
 
 def test_rename_plan_covers_every_use_in_a_long_file() -> None:
-    p = plan.derive("textwrap.py", TEXTWRAP, "rename `_munge_whitespace` to `_normalize_whitespace`")
+    p = spec_of.derive("textwrap.py", TEXTWRAP, "rename `_munge_whitespace` to `_normalize_whitespace`")
     assert p is not None and p.kind == "rename"
     assert [s.label for s in p.steps] == ["method TextWrapper._munge_whitespace", "method TextWrapper._split_chunks"]
     uses = units.name_rows(TEXTWRAP, {"_munge_whitespace"})
@@ -169,7 +169,7 @@ def test_move_is_mechanical_and_moves_only_that_def(tmp_path: Path) -> None:
 
 def test_a_new_method_goes_to_the_class_named_not_the_one_that_has_it(tmp_path: Path) -> None:
     """xdrlib's Unpacker has ``done``; asked to add ``done`` to Packer, the plan edits Packer only."""
-    p = plan.derive("xdrlib.py", XDRLIB, "add a method `done` to class Packer that returns None")
+    p = spec_of.derive("xdrlib.py", XDRLIB, "add a method `done` to class Packer that returns None")
     assert p is not None and p.kind == "add_method"
     packer = next(u for u in units.units(XDRLIB) if u.symbol == "Packer")
     (step,) = p.steps
@@ -177,7 +177,7 @@ def test_a_new_method_goes_to_the_class_named_not_the_one_that_has_it(tmp_path: 
 
 
 def test_windows_cover_a_long_file_at_top_level_boundaries(tmp_path: Path) -> None:
-    p = plan.windows("textwrap.py", TEXTWRAP, "add type hints")
+    p = spec_of.windows("textwrap.py", TEXTWRAP, "add type hints")
     assert p is not None and len(p.steps) >= 4
     assert p.steps[0].start == 1 and p.steps[-1].end == len(TEXTWRAP.splitlines())
     assert all(a.end + 1 == b.start for a, b in zip(p.steps, p.steps[1:], strict=False))
@@ -270,7 +270,7 @@ def test_a_docstring_hint_or_comment_on_a_method_is_no_new_method(instruction: s
     import queue  # the standard library's own file
 
     text = Path(queue.__file__).read_text()
-    derived = plan.derive("queue.py", text, instruction)
+    derived = spec_of.derive("queue.py", text, instruction)
     assert derived is None or derived.kind != "add_method", derived
 
 
@@ -278,5 +278,6 @@ def test_a_new_method_is_still_a_new_method() -> None:
     import queue
 
     text = Path(queue.__file__).read_text()
-    derived = plan.derive("queue.py", text, "Add a method `clear(self)` to the class `Queue` that removes every item.")
+    derived = spec_of.derive(
+        "queue.py", text, "Add a method `clear(self)` to the class `Queue` that removes every item.")
     assert derived is not None and derived.kind == "add_method"

@@ -54,6 +54,10 @@ def test_json_shows_the_plan_and_one_undo_reverts_it(shlex_repo: Path, capsys: p
     assert {k: doc["steps"][0][k] for k in ("request_class", "k", "ttft", "decode_tps", "acceptance_length")} == \
         dict.fromkeys(("request_class", "k", "ttft", "decode_tps", "acceptance_length"))
     assert "no model request" in captured.err
+    # what coder understood, before the diff: in --json and on stderr
+    read = "delete function _print_tokens and the __main__ block (cut mechanically)"
+    assert (doc["read"], doc["read_by"]) == (read, "grammar")
+    assert f"coder: plan: read: {read}\n" in captured.err
     assert "_print_tokens" not in (shlex_repo / "shlex.py").read_text()
     repo = git.Repo(shlex_repo)
     assert repo.head.commit.parents[0].hexsha == head and doc["commit"] == repo.head.commit.hexsha
@@ -79,3 +83,17 @@ def test_an_unambiguous_rename_says_it_was_renamed_by_scope_analysis(
     assert {s["done_by"] for s in doc["steps"]} == {"renamed mechanically (scope analysis)"}
     assert "(renamed mechanically (scope analysis))" in captured.err
     assert (shlex_repo / "shlex.py").read_text() == rename_tokens(SHLEX, [("read_token", "next_token")])
+
+
+@pytest.mark.parametrize("wording", [
+    "Delete the function _print_tokens and the `if __name__` block at the end of the file",
+    "get rid of `_print_tokens` and its __main__ block",
+])
+def test_other_wordings_get_the_same_mechanical_plan(shlex_repo: Path, capsys: pytest.CaptureFixture[str],
+                                                     wording: str) -> None:
+    assert _run(["edit", "shlex.py", "-m", wording, "--yes", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["plan"]["kind"] == "delete" and doc["plan"]["requests"] == 0
+    assert doc["read"] == "delete function _print_tokens and the __main__ block (cut mechanically)"
+    text = (shlex_repo / "shlex.py").read_text()
+    assert "_print_tokens" not in text and "__main__" not in text

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from coder.backends.runtime.handle import LaunchK
+from coder.edit.intent.read import target_of
 from coder.edit.run.budget import plan_budget
 from coder.edit.run.engine import EditEngine
-from coder.edit.source.regions import find_symbol, line_range, mentioned_symbol, python_symbols, split
+from coder.edit.source.regions import find_symbol, line_range, python_symbols, split
 from coder.errors import CoderError
 from coder.samples import JAVASCRIPT, LARGE, SMALL, sample_names, sample_path
 from coder.tokens import TokenCounter, estimate
@@ -98,12 +99,16 @@ def test_other_languages_use_tree_sitter_or_say_unsupported() -> None:
             find_symbol(JAVASCRIPT, topics, "constructor")
 
 
-def test_mentioned_symbol_needs_code_looking_words() -> None:
+def test_the_one_symbol_an_instruction_is_about() -> None:
     text = sample_path(SMALL).read_text()
-    assert mentioned_symbol("c.py", text, "make `TTLCache.get` log misses") is not None
-    assert mentioned_symbol("c.py", text, "rename get_or_compute() to compute") is not None
-    # Plain English "get" or "put" must not pick a method.
-    assert mentioned_symbol("c.py", text, "put a docstring on every method and get rid of pop") is None
+    picked = target_of("c.py", text, "make `TTLCache.get` log misses")
+    assert picked is not None and picked.qualname == "TTLCache.get"
+    picked = target_of("c.py", text, "rename get_or_compute() to compute")
+    assert picked is not None and picked.name == "get_or_compute"
+    # Plain English "get" or "put" must not pick a method; "pop" where a name stands does.
+    assert target_of("c.py", text, "put a docstring on every method and get the details right") is None
+    picked = target_of("c.py", text, "get rid of pop")
+    assert picked is not None and picked.name == "pop"
 
 
 # conftest's tmp_repo commits the two shipped samples for every test of this module that asks for it
@@ -124,10 +129,13 @@ def test_auto_picks_region_when_named_and_full_otherwise(sample_repo: Path) -> N
     assert "auto: region is faster" in req.mode_reason
     req = engine.prepare(sample_repo / LARGE, "add a module-level __all__", mode="auto")
     assert req.mode == "full" and "no region" in req.mode_reason
-    # With live stats saying region decoding is 100x slower, full wins even for a named symbol.
+    # With live stats saying region decoding is 100x slower, full wins for a named symbol of a short file;
+    # in a long file (313 lines) the named symbol stays a region: a long rewrite asked about one symbol drifts.
     slow_region = EditEngine(None, sample_repo, ctx=32768, mode_tps={"region": 0.1, "full": 100.0})
-    req = slow_region.prepare(sample_repo / LARGE, "speed up `IntervalSet.__and__`", mode="auto")
+    req = slow_region.prepare(sample_repo / SMALL, "speed up `TTLCache.get`", mode="auto")
     assert req.mode == "full" and "auto: full is faster" in req.mode_reason
+    req = slow_region.prepare(sample_repo / LARGE, "speed up `IntervalSet.__and__`", mode="auto")
+    assert req.mode == "region" and "in a long file" in req.mode_reason
 
 
 def test_region_prompt_holds_region_and_context_only(sample_repo: Path) -> None:

@@ -13,12 +13,14 @@ import pytest
 from bench_edit_refs import correct_result
 from bench_edit_refs_behaviour import scope_cases
 from cli_helpers import make_repo
+from spec_of import check_scope
 
 from coder.bench.edits.checks import rename_names
 from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.apply.files import unified_diff
-from coder.edit.checks.explained import check_scope, rename_pairs, renamed_only, value_pairs
+from coder.edit.checks.subs import renamed_only
+from coder.edit.intent.words import rename_pairs, value_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.regions import find_symbol, line_range, split
 

@@ -18,6 +18,7 @@ from spec_helpers import region_reply, symbol
 from coder.bench.edits.tasks import source
 from coder.edit.checks.placement import misplaced
 from coder.edit.checks.result import check_result
+from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import Action, Anchor, ChangeSpec, Where
 from coder.edit.run.engine import EditEngine
 
@@ -42,17 +43,17 @@ def _spec(action: Action, where: Where, qualname: str | None = None, text: str =
 
 @pytest.mark.parametrize("instruction", ABOVE)
 def test_a_comment_asked_above_a_method_that_went_inside_is_refused(instruction: str) -> None:
-    spec = _spec("comment", "above", "scheduler.empty", instruction=instruction,
-                 targets=(symbol("sched.py", SCHED, "scheduler.empty"),))
+    spec = read_instruction(instruction, {"sched.py": SCHED}, home="sched.py")  # the user's words, read as coder does
+    assert spec.anchor == Anchor("above", symbol("sched.py", SCHED, "scheduler.empty")), spec.anchor
     inside = SCHED.replace('        """Check whether the queue is empty."""\n',
                            '        """Check whether the queue is empty."""\n' + "    " + COMMENT, 1)
     assert misplaced(SCHED, inside, spec) == ("the change was asked above scheduler.empty, but it is at line 100 "
                                               "('# the lock: another thread may be adding events')")
-    refused = check_result("sched.py", inside, old=SCHED, instruction=instruction, spec=spec)
+    refused = check_result("sched.py", inside, old=SCHED, spec=spec)
     assert refused is not None and refused.code == "placement"
     above = SCHED.replace(EMPTY, COMMENT + EMPTY, 1)
     assert misplaced(SCHED, above, spec) is None
-    assert check_result("sched.py", above, old=SCHED, instruction=instruction, spec=spec) is None
+    assert check_result("sched.py", above, old=SCHED, spec=spec) is None
     both = above.replace("        with self._lock:\n            return not", "        " + COMMENT.strip()
                          + "\n        with self._lock:\n            return not", 1)
     assert "one is also at line 101" in (misplaced(SCHED, both, spec) or "")  # asked once, written twice
@@ -62,9 +63,7 @@ def test_the_engine_refuses_the_region_reply_with_the_comment_inside_and_retries
         tmp_path: Path) -> None:
     make_repo(tmp_path / "r", {"sched.py": SCHED})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
-    spec = _spec("comment", "above", "scheduler.empty", instruction=ABOVE[1])
-    request = engine.prepare(tmp_path / "r" / "sched.py", ABOVE[1], mode="region", symbol="scheduler.empty",
-                             spec=spec)
+    request = engine.prepare(tmp_path / "r" / "sched.py", ABOVE[1], mode="region", symbol="scheduler.empty")
     body = request.prompt.target
     inside = body.replace('"""\n', '"""\n    ' + COMMENT, 1)
     first = engine.evaluate(request, region_reply(request, inside), finish_reason="stop")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import check_scope
 
-from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import parse_fenced
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
@@ -70,7 +70,7 @@ def test_cases_are_recorded() -> None:
 
 def test_the_other_cpus_drift_reads_s_and_v_before_assigning_them() -> None:
     """The reply recorded on an AMD EPYC (AVX-512, native) adds no docstring but the same two lines."""
-    from coder.edit.checks.result import check_result
+    from spec_of import check_result
 
     original = (DATA / "colorsys.py.txt").read_text()
     reply = (DATA / "colorsys_drift.reply-epyc-avx512.txt").read_text()

@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
+from spec_of import check_scope
 
-from coder.edit.checks.explained import check_scope
-from coder.edit.checks.subs import confined_to
+from coder.edit.intent.words import confined_to
 
 INSTRUCTION = "In the function getline only, rename the local variable `lines` to `file_lines`."
 SOURCE = Path(linecache.__file__).read_text()  # the standard library's own file

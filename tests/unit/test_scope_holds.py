@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import make_repo
+from spec_of import check_scope
 
-from coder.edit.checks.explained import check_scope
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
 
@@ -67,7 +67,7 @@ def test_wrapping_a_function_in_a_class_keeps_its_name_defined() -> None:
 
 
 def test_the_deletion_verbs_ask_only_for_their_object() -> None:
-    from coder.edit.checks.shapes import asked_gone  # new with the fix: imported here so the rest runs before it
+    from coder.edit.intent.words import asked_gone  # new with the fix: imported here so the rest runs before it
 
     assert {"div", "mul"} <= asked_gone("delete `div` and `mul`")
     assert "div" not in asked_gone("remove the print from div")

@@ -9,10 +9,10 @@ Each rule that explains them is held to its letter: the near misses beside each 
 from __future__ import annotations
 
 from bench_edit_refs import correct_result, correct_results
+from spec_of import check_scope
 
 from coder.bench.edits.tasks import TASKS, source
-from coder.edit.checks.explained import check_scope
-from coder.edit.checks.shapes import asked_gone
+from coder.edit.intent.words import asked_gone
 
 BY_NAME = {t.name: t for t in TASKS}
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 import pytest
 from bench_edit_refs import correct_result
 from bench_edit_refs_behaviour import scope_cases
+from spec_of import check_scope
 
 from coder.bench.edits.tasks import TASKS, Task, source
-from coder.edit.checks.explained import check_scope
 from coder.edit.checks.shapes import one_block_moved
 from coder.edit.source.regions import Region, find_symbol, line_range
 

@@ -74,7 +74,7 @@ def test_the_refused_method_really_breaks_the_described_call_and_the_accepted_on
     fixed.enter(10, 1, print)
     assert fixed.pending() == 1
     assert unasked_parameters(SCHED, right, _spec(WORDINGS[0])) is None
-    assert check_result("sched.py", right, old=SCHED, instruction=WORDINGS[0], spec=_spec(WORDINGS[0])) is None
+    assert check_result("sched.py", right, old=SCHED, spec=_spec(WORDINGS[0])) is None
 
 
 def test_a_parameter_the_spec_names_or_the_body_reads_is_kept() -> None:
@@ -153,9 +153,8 @@ def test_param_names_reads_each_entry_as_written() -> None:
 def test_the_engine_refuses_the_region_reply_and_its_retry_request_says_why(tmp_path: Path) -> None:
     make_repo(tmp_path / "r", {"sched.py": SCHED})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
-    spec = _spec(WORDINGS[1])
-    request = engine.prepare(tmp_path / "r" / "sched.py", WORDINGS[1], mode="region", symbol="scheduler", spec=spec)
-    assert request.change_spec is spec
+    request = engine.prepare(tmp_path / "r" / "sched.py", WORDINGS[1], mode="region", symbol="scheduler")
+    assert request.spec is not None and request.spec.action == "add_method"  # the user's words, read by the grammar
     target = request.prompt.target
     wrong = target.replace(EMPTY, f"{EMPTY}\n    def pending(self, year):\n        return len(self._queue)\n")
     first = engine.evaluate(request, region_reply(request, wrong), finish_reason="stop")
@@ -171,8 +170,6 @@ def test_the_engine_refuses_the_region_reply_and_its_retry_request_says_why(tmp_
     assert engine.retry_request(second) is None  # accepted
     refused_again = engine.evaluate(again, region_reply(again, wrong), finish_reason="stop")
     assert engine.retry_request(refused_again) is None  # a retry is never retried
-    no_spec = engine.prepare(tmp_path / "r" / "sched.py", WORDINGS[1], mode="region", symbol="scheduler")
-    assert engine.evaluate(no_spec, region_reply(no_spec, wrong), finish_reason="stop").ok  # today's behaviour
 
 
 def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tmp_path: Path) -> None:
@@ -182,15 +179,13 @@ def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tm
     from coder.testing.replies import ScriptedModel
 
     graphlib = source("graphlib.py")
-    instruction = "give TopologicalSorter a node_count method that returns how many nodes it holds"
-    spec = ChangeSpec(instruction, "add_method", new_names=("node_count",),
-                      owner=symbol("graphlib.py", graphlib, "TopologicalSorter"))
     make_repo(tmp_path / "r", {"graphlib.py": graphlib})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
     prepared = plan_run.prepare(engine, engine.root / "graphlib.py",
-                                "Add a method `node_count(self)` to the class `TopologicalSorter` that returns how "
-                                "many nodes it holds.", spec=spec)
-    assert isinstance(prepared, PlanRequest) and prepared.change_spec is spec
+                                "give TopologicalSorter a node_count method that returns how many nodes it holds")
+    assert isinstance(prepared, PlanRequest) and prepared.spec is not None  # read by the grammar, no server
+    assert prepared.spec.action == "add_method" and prepared.spec.new_names[:1] == ("node_count",)
+    assert prepared.spec.owner is not None and prepared.spec.owner.qualname == "TopologicalSorter"
     signatures = iter(["node_count(self, year)", "node_count(self)"])
 
     def add_count(request: EditRequest) -> str:  # the region, then the new method: first wrong, then right

@@ -80,6 +80,7 @@ class Outcome:
     wording: int = 0  # which of the task's wordings was sent
     instruction: str = ""  # that wording
     plan_key: str | None = None  # what "the same plan" compares (None: no plan was made)
+    plan_kind: str | None = None  # a plan's kind (rename, windows, ...); None for one request
     layer: str | None = None  # a refusal's layer: reading | model | check | user command | other
     step_refusal_code: str | None = None  # a plan refused for a region: that region's own code
 
@@ -198,11 +199,12 @@ def _note_request(request: EditRequest | PlanRequest, out: Outcome) -> None:
     """The plan's key and mode as the request has them (the proposal's ``--json`` replaces the key later)."""
     if isinstance(request, PlanRequest):
         out.mode, out.mode_reason, out.plan = "plan", request.reason, request.plan.reason
-        out.plan_key = plan_key({"mode": "plan", "plan": request.plan.to_json()})
+        out.plan_key, out.plan_kind = plan_key({"mode": "plan", "plan": request.plan.to_json()}), request.plan.kind
     else:
         region = request.region
         out.mode, out.mode_reason = request.mode, request.mode_reason
-        out.plan_key = plan_key({"mode": request.mode, "region": {"label": region.label} if region else None})
+        out.plan_key = plan_key({"mode": request.mode, "read": request.read,
+                                 "region": {"label": region.label} if region else None})
 
 
 def tag_layer(out: Outcome, task: Task) -> None:
@@ -216,8 +218,8 @@ def tag_layer(out: Outcome, task: Task) -> None:
 
 
 def _plan_kind(out: Outcome) -> str | None:
-    """The plan's kind, from its key (``windows: …``), for a plan; None for one request."""
-    return out.plan_key.split(":", 1)[0] if out.mode == "plan" and out.plan_key else None
+    """The plan's kind (``windows``, ``rename``...) for a plan; None for one request."""
+    return out.plan_kind if out.mode == "plan" else None
 
 
 def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task, out: Outcome, *,
@@ -290,7 +292,7 @@ def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
     out.plan_key = plan_key(p.to_json())
     if isinstance(p, PlanProposal):
         out.mode, out.mode_reason = "plan", p.request.reason
-        out.plan = p.request.plan.reason
+        out.plan, out.plan_kind = p.request.plan.reason, p.request.plan.kind
         out.retried = "; ".join(f"{r.step.rel} {r.step.label}: {r.retried}" for r in p.retries) or None
     else:
         out.mode, out.mode_reason = p.mode, p.request.mode_reason

@@ -18,19 +18,17 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from coder.edit.intent.spec import ChangeSpec
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 # what ``object`` gives every instance: ``self.__class__`` is always there
 _OBJECT = frozenset(dir(object))
 # a class that computes its attributes: nothing can be said about a name it does not set
 _DYNAMIC = frozenset({"__getattr__", "__getattribute__", "__slots__"})
-_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)? out|move[sd]?)\b", re.IGNORECASE)
-_NEW_FUNCTION = re.compile(r"\bnew\s+(?:helper\s+)?(?:function|helper|method)\s+`?([A-Za-z_]\w*)", re.IGNORECASE)
-_TICKED = re.compile(r"`([A-Za-z_][\w.]*)")
 
 
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
@@ -145,25 +143,12 @@ def _calls(node: ast.AST, name: str) -> bool:
                for n in ast.walk(node))
 
 
-def extracted_uncalled(old: str, new: str, instruction: str) -> str | None:
-    """Why ``new`` does not do the extraction ``instruction`` asks for (None: it does, or none is asked)."""
-    if not _EXTRACT.search(instruction) or (found := _NEW_FUNCTION.search(instruction)) is None:
+def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why ``new`` does not do the extraction ``spec`` asks for (None: it does, or none is asked)."""
+    # the grammar's "into a new function X", else an extract action's first new name ("pull ... out into a helper X")
+    target = spec.facts.extract_into or (spec.new_names[0] if spec.action == "extract" and spec.new_names else None)
+    if target is None:
         return None
-    return uncalled(old, new, found.group(1), list(dict.fromkeys(_TICKED.findall(instruction))))
-
-
-def spec_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
-    """:func:`extracted_uncalled` read from the spec: an ``extract`` into ``new_names[0]``, called from its targets."""
-    if spec.action != "extract" or not spec.new_names:
-        return None
-    return uncalled(old, new, spec.new_names[0], [s.name for s in spec.targets])
-
-
-def uncalled(old: str, new: str, target: str, callers: list[str]) -> str | None:
-    """Why the new function ``target`` is not what an extraction leaves: defined, and called from each of ``callers``.
-
-    Only callers that exist before and after count; when none does, a call from anywhere outside ``target`` will do.
-    """
     try:
         tree = ast.parse(new)
         before, after = _functions(ast.parse(old)), _functions(tree)
@@ -174,7 +159,8 @@ def uncalled(old: str, new: str, target: str, callers: list[str]) -> str | None:
     defined = after.get(target)
     if defined is None:
         return f"the new function {target} is not defined"
-    named = [n for n in dict.fromkeys(callers) if n != target and n in before and n in after]
+    spelled = [t.name for t in spec.targets] + [w.rsplit(".", 1)[-1] for w in spec.facts.ticked]
+    named = [n for n in dict.fromkeys(spelled) if n != target and n in before and n in after]
     for name in named:
         if not _calls(after[name], target):
             return f"{name} does not call the new function {target}"

@@ -37,19 +37,20 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from coder.edit.checks import shapes as scope_shapes
-from coder.edit.checks.kinds import HINTS, invariant_for
-from coder.edit.checks.subs import confinement, handles_value, mentions_value, rename_pairs, renamed_only, value_pairs
+from coder.edit.checks.kinds import invariant_for
+from coder.edit.checks.subs import confinement, mentions_value, renamed_only
 from coder.edit.source.regions import Region, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
 
-_MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
-                         r"(?:the|this)\s+(?:module|file)\b", re.I)
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
-_BACKTICKED = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -177,15 +178,14 @@ def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
         return []
 
 
-def _named(instruction: str, defs: list[tuple[str, Region]]) -> list[str]:
-    """What the instruction names as code; failing that, its plain words this file defines ("docstring to get")."""
-    from coder.edit.plan.auto import named_in  # the instruction reader auto mode uses
-
-    names = [n.name for n in named_in(instruction) if n.kind != "lines"]
-    if names:
-        return names
-    defined = {q.rsplit(".", 1)[-1] for q, _ in defs}
-    return [w for w in dict.fromkeys(_WORD.findall(instruction)) if w in defined]
+def _named(spec: ChangeSpec, defs: list[tuple[str, Region]]) -> list[str]:
+    """The symbols the spec is about (its targets and anchor), and the names it spells as code."""
+    names = [t.qualname for t in spec.targets]
+    if spec.anchor is not None and spec.anchor.symbol is not None:
+        names.append(spec.anchor.symbol.qualname)
+    if spec.owner is not None:
+        names.append(spec.owner.qualname)
+    return list(dict.fromkeys(names + list(spec.facts.code_words)))
 
 
 def _symbol_regions(defs: list[tuple[str, Region]], names: list[str]) -> list[Region]:
@@ -220,51 +220,57 @@ def _mentions(lines: list[str], lo: int, hi: int, words: set[str]) -> bool:
     return any(words.intersection(_WORD.findall(line)) for line in lines[max(0, lo):max(0, hi)])
 
 
-def check_scope(old: str, new: str, instruction: str, *, rel: str, region: Region | None = None) -> Scope:
-    """Classify every change from ``old`` to ``new`` as explained by ``instruction`` or not.
+def check_scope(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region | None = None) -> Scope:
+    """Classify every change from ``old`` to ``new`` as explained by the change ``spec`` or not.
 
     ``region`` is the region a region-mode request replaced (None for a whole-file rewrite).
-    New names the instruction asks for in backticks (`flags=0`) must appear in ``new``.
+    New names the instruction asks for in backticks (`flags=0`), or as a new parameter, must
+    appear in ``new``.
     """
-    scope = _classify(old, new, instruction, rel=rel, region=region)
-    missing = _missing_names(old, new, instruction)
+    scope = _classify(old, new, spec, rel=rel, region=region)
+    missing = _missing_names(old, new, spec)
     return dataclasses.replace(scope, missing=missing) if missing else scope
 
 
-def _missing_names(old: str, new: str, instruction: str) -> tuple[str, ...]:
-    """Identifiers inside `backticks` of the instruction that ``old`` lacks and ``new`` does not use either."""
-    asked = {w for span in _BACKTICKED.findall(instruction) for w in _WORD.findall(span)}
+def _missing_names(old: str, new: str, spec: ChangeSpec) -> tuple[str, ...]:
+    """Names the spec asks for (in backticks, or as a new parameter) that ``old`` lacks and ``new`` does not use."""
+    names = {p.split(":")[0].split("=")[0].strip() for p in spec.params}
+    # a parameter's annotation and default ("strict: bool = False") need not appear: bool may be implied
+    spelled = {w for p in spec.params for w in _WORD.findall(p)} - names
+    asked = (set(spec.facts.ticked) - spelled) | names
     had, has = set(_WORD.findall(old)), set(_WORD.findall(new))
     return tuple(sorted(w for w in asked - had if w not in has))
 
 
-def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region | None) -> Scope:
+def _classify(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region | None) -> Scope:
     old_lines, new_lines = old.splitlines(), new.splitlines()
     spans = _line_changes(old_lines, new_lines)
-    pairs = rename_pairs(instruction)
+    pairs = list(spec.renames)
     if region is not None:
         kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
-        inside = confinement(_defs(rel, old), instruction)  # "in the function X only": the rename stays in X
+        inside = confinement(_defs(rel, old), spec)  # "in the function X only": the rename stays in X
         changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs) and inside(s), "only the rename",
                            old_lines, new_lines) for s in spans]
         left = [c for c in _not_renamed(rel, new, pairs, spans) if inside((c.old_start - 1, c.old_end, 0, 0))]
         return Scope(rel, "rename", basis, tuple(changes + left))
     else:
-        found = _by_symbols(old, old_lines, new_lines, spans, instruction, rel)
+        found = _by_symbols(old, old_lines, new_lines, spans, spec, rel)
+        if found is None and spec.only is not None:  # "type hints everywhere": the kinds hold everywhere
+            found = (f"the whole file, {' and '.join(sorted(spec.only))}", [(True, "the whole file")] * len(spans))
         if found is None:
             return Scope(rel, "unscoped", "the instruction names no symbol, line range or rename",
                          tuple(_change(s, False, "", old_lines, new_lines) for s in spans))
         kind, basis, verdicts = "symbols", found[0], found[1]
-    subs = pairs + value_pairs(instruction)
-    invariant = None if subs or _deletes_defs(old, instruction, rel) else invariant_for(instruction, rel)
+    subs = pairs + list(spec.values)
+    invariant = None if subs or _deletes_defs(old, spec, rel) else invariant_for(spec, rel)
     if subs:  # "from 0.11 to 0.114", or a rename inside a region: nothing but those substitutions
         what = ", ".join(f"{a} -> {b}" for a, b in subs)
         basis += f", only {what}"
         off = (False, f"changes code (only {what} asked)")
         # "... from [] to None, and handle None": inside the named functions, code that checks for None
-        handled = [b for a, b in subs if (a, b) not in pairs] if handles_value(instruction) else []
+        handled = [b for a, b in subs if (a, b) not in pairs] if spec.facts.handles else []
         verdicts = [v if _is_rename(s, old_lines, new_lines, subs) or _handles(s, v, new_lines, handled) else off
                     for s, v in zip(spans, verdicts, strict=True)]
     elif invariant is not None:
@@ -272,7 +278,7 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
         keeps = invariant.keeps(old_lines, new_lines, spans)
         verdicts = [(ok and kept, why if kept else f"changes code ({invariant.label} asked)")
                     for (ok, why), kept in zip(verdicts, keeps, strict=True)]
-    shaped = scope_shapes.find(old, new, instruction, spans, python=PurePath(rel).suffix.lower() in (".py", ".pyi"),
+    shaped = scope_shapes.find(old, new, spec, spans, python=PurePath(rel).suffix.lower() in (".py", ".pyi"),
                                renamed={a for a, _ in pairs}, rel=rel)
     verdicts = [(False, bad) if bad else v for v, bad in zip(verdicts, shaped.spans, strict=True)]
     notes = [Change(_old_line(row, spans), _old_line(row, spans), row, row, False, why, note)
@@ -284,12 +290,12 @@ def _classify(old: str, new: str, instruction: str, *, rel: str, region: Region 
 Span = tuple[int, int, int, int]
 
 
-def _deletes_defs(old: str, instruction: str, rel: str) -> bool:
-    """The instruction asks to delete code this file defines ("delete `f` and the comment above it").
+def _deletes_defs(old: str, spec: ChangeSpec, rel: str) -> bool:
+    """The spec asks to delete code this file defines ("delete `f` and the comment above it").
 
     Such a request changes code, so the word "comment" in it does not hold it to comments only.
     """
-    asked = scope_shapes.asked_gone(instruction)
+    asked = scope_shapes.asked_gone(spec)
     return any(scope_shapes.asked_for(q, asked) for q, _ in _defs(rel, old))
 
 
@@ -324,17 +330,17 @@ def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], re
     return [(inside(*s), why) for s in spans]
 
 
-def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], instruction: str,
+def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], spec: ChangeSpec,
                 rel: str) -> tuple[str, list[tuple[bool, str]]] | None:
     """Whole-file rewrite: changes inside or near the symbols named (None: nothing is named)."""
     defs = _defs(rel, old)
-    names = _named(instruction, defs)
-    head = _module_head(old) if _MODULE_DOC.search(instruction) else -1
+    names = _named(spec, defs)
+    head = _module_head(old) if spec.facts.module_doc else -1
     if not names and head < 0:
         return None
     regions = _symbol_regions(defs, names)
     words = {n.rsplit(".", 1)[-1] for n in names}
-    hints = bool(HINTS.search(instruction))
+    hints = "annotations" in spec.allows and spec.only is not None
     out = []
     for i1, i2, j1, j2 in spans:
         inside = any(r.start <= i1 + 1 and i2 <= r.end for r in regions) or (head >= 0 and i2 <= head)

@@ -1,4 +1,4 @@
-"""What an instruction that asks only for comments, docstrings or type hints may change.
+"""What a change spec that allows only comments, docstrings or type hints may change.
 
 "Add a comment above the loop" explains a new comment line, never a changed condition on
 the next line, even inside the named function. For such instructions each change must
@@ -15,10 +15,11 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
-_COMMENT = re.compile(r"\bcomments?\b", re.I)
-_DOCSTRING = re.compile(r"\bdoc\s?strings?\b", re.I)
-HINTS = re.compile(r"\btype\s+hints?\b|\bannotat|\btyping\b", re.I)
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+
 _TRAILING = re.compile(r"\s+#.*")
 MAX_CHANGES = 60  # beyond this many changes, judge the whole proposal once instead of each change
 
@@ -86,14 +87,13 @@ class Invariant:
         return out
 
 
-def invariant_for(instruction: str, rel: str) -> Invariant | None:
-    """The invariant an instruction implies (None: it may change code)."""
-    if PurePath(rel).suffix.lower() not in (".py", ".pyi"):
+def invariant_for(spec: ChangeSpec, rel: str) -> Invariant | None:
+    """The invariant the spec implies (None: it may change code): exactly the kinds it allows."""
+    only = spec.only
+    if PurePath(rel).suffix.lower() not in (".py", ".pyi") or only is None:
         return None
-    docstrings, hints = bool(_DOCSTRING.search(instruction)), bool(HINTS.search(instruction))
+    docstrings, hints = "docstrings" in only, "annotations" in only
     if docstrings or hints:
         what = " and ".join(w for w, on in (("docstrings", docstrings), ("type hints", hints)) if on)
         return Invariant(f"only {what}", docstrings, hints)
-    if _COMMENT.search(instruction):
-        return Invariant("only comments", False, False)
-    return None
+    return Invariant("only comments", False, False)

@@ -10,8 +10,12 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coder.textsafe import first_surrogate
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
 
 
 class EditRefused(Exception):
@@ -169,11 +173,12 @@ def check_reply(
     region_kind: str | None = None,
     region_name: str | None = None,
     stopped_at_fence: bool = False,
-    instruction: str = "",
+    spec: ChangeSpec | None = None,
 ) -> str:
     """Validate ``reply`` and return the complete new file text; raise :class:`EditRefused`.
 
-    ``target`` is the original whole file (``before``/``after`` empty) or the region.
+    ``target`` is the original whole file (``before``/``after`` empty) or the region; ``spec`` the
+    change asked for (the names it may introduce, whether it may remove code).
     """
     if finish_reason == "length" and not stopped_at_fence:
         raise EditRefused("length", "the reply hit the token limit (finish_reason=length): it is truncated")
@@ -201,20 +206,14 @@ def check_reply(
     body = _match_ending(body, target)
     new_text = before + body + after
     if python and region_kind is not None:
-        _check_single_region(body, region_kind, region_name, instruction)
+        _check_single_region(body, region_kind, region_name, spec)
     if python and syntax_error(original) is None and (error := syntax_error(new_text)) is not None:
         raise EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
-    _check_not_shrunk(body, target, instruction)
+    _check_not_shrunk(body, target, spec)
     return new_text
 
 
-# Instruction words that make a much shorter reply plausible, matched from a word's start ("cut" is not
-# inside "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
-_SHRINK_WORDS = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
-                           r"|\bcut(?:s|ting)?\b", re.I)
-
-
-def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.5, least: int = 10) -> None:
+def _check_not_shrunk(body: str, target: str, spec: ChangeSpec | None, keep: float = 0.5, least: int = 10) -> None:
     """Refuse a reply that silently loses most of the code (a lazy or confused model).
 
     Applies when the original has at least ``least`` code lines, the reply keeps under
@@ -223,7 +222,7 @@ def _check_not_shrunk(body: str, target: str, instruction: str, keep: float = 0.
     old_n, new_n = len(_code_lines(target)), len(_code_lines(body))
     if old_n < least or new_n >= keep * old_n:
         return
-    if _SHRINK_WORDS.search(instruction):
+    if spec is not None and (spec.facts.shrinks or spec.action in ("delete", "extract", "move")):
         return
     raise EditRefused("shrunk", f"the reply has {new_n} code lines where the original has {old_n}, "
                       "and the instruction does not ask to remove code")
@@ -247,7 +246,7 @@ def _check_no_context_copy(body: str, target: str, before: str, after: str, n: i
         raise EditRefused("context_repeated", "the region reply repeats the lines shown after the region")
 
 
-def _check_single_region(body: str, kind: str, name: str | None, instruction: str) -> None:
+def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpec | None) -> None:
     """A symbol reply must be exactly one def/class of that symbol.
 
     A different name is accepted only when the instruction mentions it (a rename);
@@ -267,9 +266,17 @@ def _check_single_region(body: str, kind: str, name: str | None, instruction: st
     if got_kind != kind:
         raise EditRefused("not_single_region", f"the reply is a {got_kind}, the region was a {kind}")
     got = defs[0].name
-    if name and got != name and got not in instruction:
+    if name and got != name and got not in _spelled(spec):
         raise EditRefused("wrong_region", f"the reply is {got_kind} {got}, not {name} (the region asked for); "
                           "a rename must be in the instruction")
+
+
+def _spelled(spec: ChangeSpec | None) -> set[str]:
+    """The names a spec may give a region: its new names, renames and the names it spells as code."""
+    if spec is None:
+        return set()
+    names = set(spec.new_names) | {b for _, b in spec.renames} | set(spec.facts.ticked)
+    return names | {w.rsplit(".", 1)[-1] for w in spec.facts.code_words}
 
 
 def _describe(node: ast.stmt) -> str:

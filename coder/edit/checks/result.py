@@ -16,14 +16,17 @@ import ast
 import threading
 from collections import Counter
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from pyflakes import checker, messages
 
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, spec_uncalled, unset_self_reads
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
 from coder.edit.checks.signature import signature_hint, unasked_parameters
-from coder.edit.intent.spec import ChangeSpec
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
 
 # not UndefinedExport: a name left in ``__all__`` after its deletion breaks only ``import *``, and
 # "delete the function split" is done without touching ``__all__``
@@ -58,16 +61,16 @@ def gained_undefined(old: str, new: str, filename: str = "<edit>") -> list[tuple
 
 
 def check_result(path: Path | str, new: str, *, old: str | None = None,
-                 instruction: str | None = None, spec: ChangeSpec | None = None) -> EditRefused | None:
+                 spec: ChangeSpec | None = None) -> EditRefused | None:
     """Why the proposal ``new`` for ``path`` must not be applied (None: it may).
 
     ``old`` is the file's current text (read from ``path`` when not given). A Python file
     that parsed must still parse and must gain no undefined name; a new or changed method must
     not read an attribute its class never sets, no call may stop fitting its callee, and an
-    extraction into a new function (``instruction``) must call it (:mod:`coder.edit.checks.code_rules`);
-    other files pass. Without an ``instruction`` (one region of a plan, judged again whole after
-    the splice) those code rules wait. With a ``spec`` (the instruction's reading), no def may gain a
-    parameter it does not ask for and a change it places must be there (:func:`spec_problem`).
+    extraction into a new function (``spec``) must call it (:mod:`coder.edit.checks.code_rules`);
+    no def may gain a parameter the spec does not ask for, and a change it places must be there
+    (:func:`spec_problem`). Other files pass. Without a ``spec`` (one region of a plan, judged again
+    whole after the splice) those rules wait.
     """
     if PurePath(path).suffix.lower() not in PYTHON:
         return None
@@ -80,15 +83,13 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
-        if spec is not None and (wrong := spec_problem(old, new, spec)) is not None:
-            return wrong
-        if instruction is None:
+        if spec is None:
             return None
+        if (wrong := spec_problem(old, new, spec)) is not None:
+            return wrong
         if (unset := unset_self_reads(old, new)) is not None:
             return EditRefused("unset_attribute", unset)
-        # the spec's reading when there is one: the instruction's own pattern misses most wordings
-        uncalled = spec_uncalled(old, new, spec) if spec is not None else extracted_uncalled(old, new, instruction)
-        if uncalled is not None:
+        if (uncalled := extracted_uncalled(old, new, spec)) is not None:
             return EditRefused("extract_uncalled", uncalled)
         if (broken := broken_calls(old, new)) is not None:
             return EditRefused("call_mismatch", broken)

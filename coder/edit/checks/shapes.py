@@ -27,41 +27,18 @@ that does not parse: other checks refuse those.
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from coder.edit.checks.result import gained_undefined
 from coder.edit.source.regions import python_symbols
 
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+
 Span = tuple[int, int, int, int]
 
-# "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
-_MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
-                   r"assignment|definition|block)\b", re.I)
-# Verbs that make the names they take as object go away; the object runs to a preposition that names
-# where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
-# A dot between identifier characters is part of a qualified name (`Sorter.__bool__`), not a full stop.
-# "above", "after", "for"... name where the deletion happens too ("remove the comment above div": div stays).
-_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin)\w*"
-                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because|above|"
-                        r"below|before|after|around|near|at|on|for)\b)(?:[^.;:!?\n]|\.(?=[A-Za-z_])))*)", re.I)
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-# a file the instruction names (``to the end of tomllib/_re.py``): a move to or from it crosses files
-_FILE = re.compile(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
-# "refactor div to raise", "convert f to a lambda", "wrap f in a class": the name stays defined,
-# perhaps elsewhere or bound another way; a def of that name that vanishes altogether is not asked for
-_TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
-# a move that comes with other work ("move X into a new helper") is not a pure move
-_MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
-                             r"replac|convert|wrap)\w*", re.I)
-_ADD_PARAM = re.compile(r"\badd\w*\s+(?:an?\s+)?(?:(?:new|optional|keyword|extra)\s+)*"
-                        r"(?:param(?:eter)?|arg(?:ument)?)\s+`?([A-Za-z_]\w*)", re.I)
-_TO_TARGET = re.compile(r"\bto\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
-_USE_IT = re.compile(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
-_DELETE_DEF = re.compile(r"\b(?:delete|remove)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
-                         re.I)
-_WORD = re.compile(r"[A-Za-z_]\w*")
 # the ``why`` of every change these rules flag starts with one of these (scope.py keeps such reasons)
 WHYS = ("deletes ", "not one move", "outside ", "never uses ", "uses ", "has no parameter ", "does not delete ")
 
@@ -80,24 +57,24 @@ class Findings:
             self.spans[k] = why
 
 
-def find(old: str, new: str, instruction: str, spans: list[Span], *, python: bool,
+def find(old: str, new: str, spec: ChangeSpec, spans: list[Span], *, python: bool,
          renamed: set[str], rel: str = "") -> Findings:
-    """What the instruction's shape rules out among ``spans`` (old→new line changes) of the file ``rel``."""
+    """What the spec's shape rules out among ``spans`` (old→new line changes) of the file ``rel``."""
     out = Findings([None] * len(spans))
     old_lines, new_lines = old.splitlines(), new.splitlines()
     trees = _parse_both(old, new) if python else None
-    if _MOVE.search(instruction) and not _MORE_THAN_MOVE.search(instruction):
-        if trees is not None and _other_files(instruction, rel):
-            _moves_across((old, new), trees, instruction, spans, old_lines, new_lines, out)
+    if spec.facts.moves:
+        if trees is not None and _other_files(spec, rel):
+            _moves_across((old, new), trees, spec, spans, old_lines, new_lines, out)
         else:
             _moves(old_lines, new_lines, spans, out)
     if trees is None:
         return out
     old_tree, new_tree = trees
-    _lost_defs(old, new, instruction, spans, renamed, out)
-    _param(old_tree, new_tree, instruction, spans, old_lines, new_lines, out)
+    _lost_defs(old, new, spec, spans, renamed, out)
+    _param(old_tree, new_tree, spec, spans, old_lines, new_lines, out)
     _undefined(old, new, spans, out)
-    _not_deleted(old, new, instruction, out)
+    _not_deleted(old, new, spec, out)
     return out
 
 
@@ -114,15 +91,16 @@ def _blank_only(span: Span, old: list[str], new: list[str]) -> bool:
 
 # --- definitions that disappear ----------------------------------------------------------------
 
-def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed: set[str], out: Findings) -> None:
-    asked = asked_gone(instruction)
+def _lost_defs(old: str, new: str, spec: ChangeSpec, spans: list[Span], renamed: set[str], out: Findings) -> None:
+    asked = asked_gone(spec)
     kept = {q for q, _ in python_symbols(new)}
     # a transformed def may move (``wrap f in class C``: f becomes C.f) or turn into an assignment
-    still = {q.rsplit(".", 1)[-1] for q in kept} | _module_bound(new) if _TRANSFORMS.search(instruction) else set()
+    still = {q.rsplit(".", 1)[-1] for q in kept} | _module_bound(new) if spec.facts.keeps_names else set()
     olds = python_symbols(old)
     lost = [(q, r) for q, r in olds if q not in kept]
     # a helper nested in a function the instruction names is that function's business ("simplify parse")
-    named_fns = {q for q, r in olds if r.kind == "function" and r.name in _WORD.findall(instruction)}
+    named = {t.name for t in spec.targets} | {w.rsplit(".", 1)[-1] for w in spec.facts.code_words}
+    named_fns = {q for q, r in olds if r.kind == "function" and r.name in named}
     for q, r in lost:
         if (any(q.startswith(p + ".") for p, _ in lost) or asked_for(q, asked)
                 or q.rsplit(".", 1)[-1] in renamed | still):
@@ -134,13 +112,17 @@ def _lost_defs(old: str, new: str, instruction: str, spans: list[Span], renamed:
                 out.flag(k, f"deletes {q} (the instruction does not ask to)")
 
 
-def asked_gone(instruction: str) -> set[str]:
-    """The names an instruction asks to make go away: the objects of delete, remove, merge, rename, move...
+def asked_gone(spec: ChangeSpec) -> set[str]:
+    """The names the spec asks to make go away: the objects of delete, remove, merge, rename, move...
 
     "refactor `div` to raise ValueError" asks for none; "remove the print from div" for none either
-    (div is where the removal happens); "delete f and g" for f and g.
+    (div is where the removal happens); "delete f and g" for f and g. A delete or move the reading
+    resolved adds its targets ("get rid of read_token of the class shlex": shlex.read_token).
     """
-    return {w for m in _ASKS_GONE.finditer(instruction) for w in _QUALIFIED.findall(m.group("obj"))}
+    gone = set(spec.facts.gone)
+    if spec.action in ("delete", "move", "rename", "extract"):
+        gone |= {t.qualname for t in spec.targets}
+    return gone
 
 
 def asked_for(qual: str, asked: set[str]) -> bool:
@@ -213,10 +195,10 @@ def _parse_both(old: str, new: str) -> tuple[ast.Module, ast.Module] | None:
         return None
 
 
-def _other_files(instruction: str, rel: str) -> list[str]:
-    """Files the instruction names besides ``rel`` (compared as path suffixes: ``_re.py``, ``pkg/_re.py``)."""
+def _other_files(spec: ChangeSpec, rel: str) -> list[str]:
+    """Files the spec names besides ``rel`` (compared as path suffixes: ``_re.py``, ``pkg/_re.py``)."""
     here = rel.replace("\\", "/")
-    return [f for f in dict.fromkeys(_FILE.findall(instruction))
+    return [f for f in spec.facts.files
             if not (here == f or here.endswith("/" + f) or f.endswith("/" + here))]
 
 
@@ -232,7 +214,7 @@ def _import_lines(tree: ast.Module) -> tuple[set[int], set[tuple[str, int, str, 
     return lines, binds
 
 
-def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], instruction: str,
+def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], spec: ChangeSpec,
                   spans: list[Span], old: list[str], new: list[str], out: Findings) -> None:
     """A move to or from another file: here a named def only leaves or arrives, and imports change for it.
 
@@ -240,7 +222,7 @@ def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], 
     the imports bind nothing new but the defs that left (``from ._re import f``) or names the arriving
     defs use, and lose nothing.
     """
-    asked = asked_gone(instruction)
+    asked = asked_gone(spec)
     olds, news = ({q: (r.start, r.end) for q, r in python_symbols(text)} for text in texts)
     left = {q: r for q, r in olds.items() if q not in news and asked_for(q, asked)}
     came = {q: r for q, r in news.items() if q not in olds and asked_for(q, asked)}
@@ -275,14 +257,6 @@ def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], 
 
 # --- "add a parameter P to F" ----------------------------------------------------------------------
 
-def _param_request(instruction: str) -> tuple[str, str] | None:
-    m = _ADD_PARAM.search(instruction)
-    if m is None:
-        return None
-    t = _TO_TARGET.search(instruction, m.end())
-    return (m.group(1), t.group(1).rsplit(".", 1)[-1]) if t else None
-
-
 def _fn_lines(tree: ast.Module, name: str) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef], set[int]]:
     """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover."""
     fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
@@ -301,9 +275,9 @@ def _fn_lines(tree: ast.Module, name: str) -> tuple[list[ast.FunctionDef | ast.A
     return fns, lines
 
 
-def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: list[Span], old: list[str],
+def _param(old_tree: ast.Module, new_tree: ast.Module, spec: ChangeSpec, spans: list[Span], old: list[str],
            new: list[str], out: Findings) -> None:
-    req = _param_request(instruction)
+    req = spec.facts.param
     if req is None:
         return
     param, name = req
@@ -315,7 +289,7 @@ def _param(old_tree: ast.Module, new_tree: ast.Module, instruction: str, spans: 
         inside = all(n in old_ok for n in range(i1 + 1, i2 + 1)) and all(n in new_ok for n in range(j1 + 1, j2 + 1))
         if not inside and not _blank_only((i1, i2, j1, j2), old, new):
             out.flag(k, f"outside {name} and the statements calling it")
-    if not _USE_IT.search(instruction):
+    if not spec.facts.uses_new:
         return
     for f in fns:
         a = f.args
@@ -342,8 +316,10 @@ def _undefined(old: str, new: str, spans: list[Span], out: Findings) -> None:
             out.notes.append((row, why, "undefined"))
 
 
-def _not_deleted(old: str, new: str, instruction: str, out: Findings) -> None:
-    names = {m.group(1) for m in _DELETE_DEF.finditer(instruction)}
+def _not_deleted(old: str, new: str, spec: ChangeSpec, out: Findings) -> None:
+    names = set(spec.facts.delete_defs)
+    if spec.action == "delete":
+        names |= {t.qualname for t in spec.targets}
 
     def hits(text: str) -> list[tuple[str, int]]:
         return [(q, r.start) for q, r in python_symbols(text) if q in names or q.rsplit(".", 1)[-1] in names]

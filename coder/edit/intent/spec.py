@@ -49,6 +49,34 @@ class Anchor:
 
 
 @dataclass(frozen=True)
+class Facts:
+    """What the checks need from the wording beyond the action, the targets and the anchor.
+
+    Each is read once, by :mod:`coder.edit.intent.words`; the checks take them from here.
+    """
+
+    code_words: tuple[str, ...] = ()  # names spelled as code (backticks, calls, kind words), resolved or not
+    explicit: tuple[str, ...] = ()  # of those, the ones that must exist (a kind word or a call, not created)
+    missing: tuple[str, ...] = ()  # explicit names the files do not define (an error, not a guess)
+    ticked: tuple[str, ...] = ()  # identifiers inside backticks: a new name asked for must appear
+    gone: frozenset[str] = frozenset()  # objects of delete/remove/rename/move/merge...: they may vanish
+    delete_defs: frozenset[str] = frozenset()  # "delete the function F": F must be gone
+    confined: str | None = None  # "in the function X only": the change stays in X
+    handles: bool = False  # "... and handle None": code that checks for a new value is asked for
+    uses_new: bool = False  # "and use it", "pass it on": a new parameter must be used
+    param: tuple[str, str] | None = None  # (parameter, function) of "add a parameter P to F"
+    moves: bool = False  # a pure move: one contiguous block moves, nothing else changes
+    keeps_names: bool = False  # convert/turn/wrap/refactor/rewrite: the name stays bound, perhaps elsewhere
+    files: tuple[str, ...] = ()  # file paths the instruction names
+    module_doc: bool = False  # a module docstring is asked for
+    shrinks: bool = False  # words that make a much shorter reply plausible (remove, simplify...)
+    extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
+    callers: bool = False  # the callers or call sites are to change too
+    everywhere: bool = False  # every file that uses the names
+    doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
+
+
+@dataclass(frozen=True)
 class ChangeSpec:
     """What the instruction asks, resolved against the files' symbols."""
 
@@ -67,8 +95,15 @@ class ChangeSpec:
     ambiguous: tuple[str, ...] = ()  # words that could name more than one symbol
     seconds: float = 0.0  # how long the reading took (a model reading's request included)
     notes: tuple[str, ...] = field(default=())  # what the reading could not settle, said plainly
+    lines: tuple[tuple[int, int], ...] = ()  # line ranges the instruction names ("lines 10-40")
+    facts: Facts = field(default_factory=Facts)  # the wording's details the checks hold the change to
 
     @property
     def targeted(self) -> bool:
         """Whether the change is about named symbols (a region plan), not the whole file (windows)."""
-        return bool(self.targets) or self.owner is not None
+        return bool(self.targets) or self.owner is not None or bool(self.lines) or bool(self.ambiguous)
+
+    @property
+    def only(self) -> frozenset[ChangeKind] | None:
+        """The kinds the change is held to when it may not change code (None: code may change)."""
+        return None if "code" in self.allows else self.allows

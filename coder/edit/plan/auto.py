@@ -1,4 +1,4 @@
-"""``--mode auto``: find what the instruction names, then pick the mode with the shorter predicted wall time.
+"""``--mode auto``: find the region the change spec targets, then pick the mode with the shorter predicted wall time.
 
 Predicted time of a mode = uncached prompt tokens × measured prefill cost (s/token,
 from server timings) + expected output tokens ÷ expected decode tok/s for its request
@@ -6,106 +6,25 @@ class. A region is only a candidate when it holds the change: the instruction na
 ("the function split", "parse_binding()", "class Foo", "method Foo.bar", "lines 10-40")
 and, for a rename, the old name appears nowhere else in the file.
 
-Instructions are English, so they are scanned with patterns; the file is parsed with
-the real parser (:mod:`coder.edit.source.regions`).
+The instruction is read once, into a :class:`~coder.edit.intent.spec.ChangeSpec`
+(:mod:`coder.edit.intent.read`); the file is parsed with the real parser
+(:mod:`coder.edit.source.regions`).
 """
 
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from coder.edit.source.regions import Region, class_tail, line_range, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
-# "function split", "the method Foo.bar", "class `Foo`", "def load"
-_KIND_WORD = re.compile(r"\b(function|func|def|method|class)\s+`?([A-Za-z_][\w.]*)`?(\(\))?")
-_CALL = re.compile(r"`?\b([A-Za-z_][\w.]*)\(\)`?")
-_TICKED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
-_LINES = re.compile(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
-_CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(])")
-# Words right before a name that mean the symbol is new: not finding it is then expected.
-_CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
-                     r"|\bnew\s+)$", re.I)
-_RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
-_DELETE = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)",
-                     re.I)
-# Plain words that follow a kind word without naming anything ("the class that parses").
-_NOT_NAMES = frozenset({
-    "that", "which", "who", "to", "in", "of", "and", "or", "the", "a", "an", "with", "for", "it", "its", "is",
-    "so", "this", "these", "those", "above", "below", "here", "there", "body", "name", "names", "definition",
-    "definitions", "signature", "call", "calls", "docstring", "itself", "at", "on", "by", "from", "as", "be",
-    "should", "must", "can", "will", "then", "when", "where", "whose", "variable", "variables", "parameter",
-    "parameters", "argument", "arguments", "attribute", "field", "local", "constant", "module", "file", "import",
-})
-_RENAME = re.compile(r"\brenam(e|es|ed|ing)\b", re.I)
-# "to class A", "in the class `A`", "into the A class": where a name the instruction creates belongs
-_OWNER = re.compile(r"\b(?:to|in|into|inside|within|on|for)\s+(?:the\s+)?"
-                    r"(?:class\s+`?([A-Za-z_][\w.]*)`?|`?([A-Za-z_][\w.]*)`?\s+class\b)", re.I)
-_KINDS = {"function": "function", "func": "function", "def": "function", "method": "function",
-          "class": "class"}
-
-
-@dataclass(frozen=True)
-class Named:
-    """A symbol or line range the instruction names."""
-
-    name: str  # "split", "Foo.bar", "10-40"
-    kind: str | None  # "function" | "class" | "lines" | None (a bare code-looking word)
-    explicit: bool  # named as code (kind word, call, backticks): a miss is an error
-    creating: bool = False  # preceded by "add"/"new"/...: the symbol may not exist yet
-
-
-def named_in(instruction: str) -> list[Named]:
-    """Everything ``instruction`` names, most explicit first, without duplicates."""
-    out: dict[str, Named] = {}
-
-    def add(item: Named) -> None:
-        if item.name not in out:
-            out[item.name] = item
-
-    for m in _LINES.finditer(instruction):
-        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(3))
-        add(Named(f"{a}-{b}", "lines", True))
-    for m in _RENAME_OLD.finditer(instruction):
-        if m.group(1).lower() not in _NOT_NAMES:
-            add(Named(m.group(1).rstrip("."), None, True))
-    taken = _kind_words(instruction, add)
-    # "parse_binding()" must exist; a backticked name may be a variable ("rename `lines`").
-    for pattern, sure in ((_CALL, True), (_TICKED, False)):
-        for m in pattern.finditer(instruction):
-            if any(a <= m.start() < b for a, b in taken):
-                continue
-            before = instruction[max(0, m.start() - 24):m.start()]
-            add(Named(m.group(1).rstrip("."), None, sure, bool(_CREATE.search(before))))
-    for m in _CODE_WORD.finditer(instruction):
-        word = m.group(1).rstrip(".")
-        if _looks_like_code(word):
-            add(Named(word, None, False))
-    return list(out.values())
-
-
-def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[int, int]]:
-    """Names after "function", "method", "class", "def"; returns the spans they cover."""
-    taken: list[tuple[int, int]] = []
-    for m in _KIND_WORD.finditer(instruction):
-        before = instruction[max(0, m.start() - 24):m.start()]
-        name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
-        # "the function split" names split; "the class that parses" names nothing.
-        if name.lower() in _NOT_NAMES:
-            continue
-        add(Named(name, kind, True, bool(_CREATE.search(before))))
-        taken.append(m.span())
-    return taken
-
-
-def _looks_like_code(word: str) -> bool:
-    """snake_case, camelCase, dotted or dunder: never a plain English word."""
-    return "_" in word.strip("_") or "." in word or word.startswith("__") or any(c.isupper() for c in word[1:])
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
 
 
 @dataclass(frozen=True)
@@ -125,101 +44,69 @@ def _symbols(rel: str, text: str) -> list[tuple[str, Region]] | None:
         return None  # no parser for it, or it does not parse: only line ranges can be named
 
 
-def _matches(found: list[tuple[str, Region]], item: Named) -> list[tuple[str, Region]]:
-    hits = [(q, r) for q, r in found if q == item.name or q.endswith("." + item.name)]
-    if item.kind in ("function", "class"):
-        hits = [(q, r) for q, r in hits if r.kind == item.kind or (item.kind == "function" and r.kind
-                                                                     in ("function", "method"))]
-    exact = [(q, r) for q, r in hits if q == item.name]
-    return exact or hits
+def find_target(rel: str, text: str, spec: ChangeSpec) -> Target:
+    """The region the spec targets; raises a one-line CoderError for a missing or ambiguous name."""
+    if spec.facts.missing:
+        raise CoderError(f"{rel}: the instruction names {spec.facts.missing[0]}, which {rel} does not define")
+    found = _symbols(rel, text)
+    if spec.ambiguous:
+        name = spec.ambiguous[0]
+        hits = [r for q, r in (found or []) if q.lower() == name.lower() or q.lower().endswith("." + name.lower())]
+        where = ", ".join(f"{r.label} (line {r.start})" for r in hits[:5])
+        raise CoderError(f"{rel}: the instruction names {name!r}, which is ambiguous: {where}; "
+                         "qualify it (e.g. method Class.name) or give lines A-B")
+    if found is None and not spec.lines:
+        return Target(None, "no region: the file has no symbols coder can parse")
+    owned = _owned_target(spec, found or [])
+    return owned or _named_target(rel, text, spec, found or [])
 
 
-def find_target(rel: str, text: str, instruction: str) -> Target:
-    """The region the instruction names; raises a one-line CoderError for a missing or ambiguous name."""
-    named = named_in(instruction)
-    found = _symbols(rel, text) if named else None
-    return _owned_target(instruction, named, found) or _named_target(rel, text, instruction, named, found)
-
-
-def _named_target(rel: str, text: str, instruction: str, named: list[Named],
-                  found: list[tuple[str, Region]] | None) -> Target:
-    """The region of the symbols and line ranges ``named``: one of them, or lines spanning them all."""
-    if not named:
-        return Target(None, "no region: no function, class or line range named in the instruction")
-    regions: list[tuple[Named, Region]] = []
-    # a rename or a deletion changes every use too: its name is not a region unless all uses are inside
-    renamed = {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
-    changed_everywhere = renamed | {m.group(1).rstrip(".") for m in _DELETE.finditer(instruction)}
-    for item in named:
-        if item.kind == "lines":
-            regions.append((item, line_range(text, item.name)))
-            continue
-        if found is None:
-            continue
-        hits = _matches(found, item)
-        if len(hits) > 1 and item.name in renamed:
-            return Target(None, f"no region: the rename touches {len(hits)} definitions named {item.name}")
-        if len(hits) > 1:
-            where = ", ".join(f"{r.label} (line {r.start})" for _, r in hits[:5])
-            raise CoderError(f"{rel}: the instruction names {item.name!r}, which is ambiguous: {where}; "
-                             "qualify it (e.g. method Class.name) or give lines A-B")
-        if hits:
-            regions.append((item, hits[0][1]))
-        elif (item.explicit and not item.creating and not _is_rename_target(instruction, item.name)
-              and item.name not in renamed):  # renaming a variable: not a symbol, not missing
-            what = f"{item.kind} {item.name}" if item.kind else item.name
-            raise CoderError(f"{rel}: the instruction names {what}, which {rel} does not define")
+def _named_target(rel: str, text: str, spec: ChangeSpec, found: list[tuple[str, Region]]) -> Target:
+    """The region of the symbols and line ranges the spec targets: one of them, or lines spanning them all."""
+    by_name = dict(found)
+    regions = [line_range(text, f"{a}-{b}") for a, b in spec.lines]
+    regions += [by_name[s.qualname] for s in spec.targets if s.rel == rel and s.qualname in by_name]
     if not regions:
-        return Target(None, "no region: the names in the instruction are not symbols of this file")
+        if spec.facts.code_words or spec.renames:
+            return Target(None, "no region: the names in the instruction are not symbols of this file")
+        return Target(None, "no region: no function, class or line range named in the instruction")
+    olds = {a for a, _ in spec.renames}
+    if olds:
+        many = [name for name in olds if sum(1 for q, _ in found if q.rsplit(".", 1)[-1] == name) > 1]
+        if many:
+            n = sum(1 for q, _ in found if q.rsplit(".", 1)[-1] == many[0])
+            return Target(None, f"no region: the rename touches {n} definitions named {many[0]}")
     picked = _merge(regions)
-    names = ", ".join(r.label for _, r in regions)
-    renamed_regions = [r for item, r in regions if item.name in changed_everywhere]
-    if renamed_regions:
-        outside = _uses_outside(rel, text, renamed_regions)
+    names = ", ".join(r.label for r in dict.fromkeys(regions))
+    # a rename or a deletion changes every use too: its name is not a region unless all uses are inside
+    everywhere = [r for r in regions if r.name in olds or (spec.action == "delete" and r.kind is not None)]
+    if everywhere:
+        outside = _uses_outside(rel, text, everywhere)
         if outside:
-            what = "rename" if any(item.name in renamed for item, _ in regions) else "deletion"
+            what = "rename" if olds else "deletion"
             return Target(None, f"no region: the {what} also touches line(s) {outside} outside {names}")
     return Target(picked, f"{picked.label} (named in the instruction: {names})")
 
 
-def _owned_target(instruction: str, named: list[Named], found: list[tuple[str, Region]] | None) -> Target | None:
+def _owned_target(spec: ChangeSpec, found: list[tuple[str, Region]]) -> Target | None:
     """"Add a method foo to class A": foo belongs to A, whatever else in the file is called foo.
 
     The target is A's own foo when it has one, else the end of A (its last def), where a new
-    method goes. None when the instruction creates nothing inside a class of this file.
+    method goes. None when the spec creates nothing inside a class of this file.
     """
-    owner = _owner(instruction, found)
-    if owner is None or found is None:
+    owner = spec.owner
+    if owner is None or not any(q == owner.qualname for q, _ in found):
         return None
-    new = [n.name for n in named if n.creating and n.kind != "class" and n.name not in (owner, owner.rsplit(".")[-1])]
-    if not new:
-        return None
-    regions = [next((r for q, r in found if q == f"{owner}.{name}"), None) or class_tail(found, owner)
-               for name in new]
-    picked = _merge([(Named(name, None, True), r) for name, r in zip(new, regions, strict=True)])
-    return Target(picked, f"{picked.label} (the instruction adds {', '.join(new)} to class {owner})")
+    new = [n for n in spec.new_names if n != owner.name] or [""]
+    regions = [next((r for q, r in found if q == f"{owner.qualname}.{name}"), None)
+               or class_tail(found, owner.qualname) for name in new]
+    picked = _merge(regions)
+    what = ", ".join(n for n in new if n) or "a method"
+    return Target(picked, f"{picked.label} (the instruction adds {what} to class {owner.qualname})")
 
 
-def _owner(instruction: str, found: list[tuple[str, Region]] | None) -> str | None:
-    """The qualified name of the one class the instruction puts something in ("to class A"), if it has one."""
-    if found is None:
-        return None
-    for m in _OWNER.finditer(instruction):
-        name = (m.group(1) or m.group(2)).rstrip(".")
-        classes = [q for q, r in found if r.kind == "class" and (q == name or q.endswith("." + name))]
-        if len(classes) == 1:
-            return classes[0]
-    return None
-
-
-def _is_rename_target(instruction: str, name: str) -> bool:
-    """``name`` is the new name of a rename ("rename a to b"): it cannot exist yet."""
-    return bool(re.search(rf"\b(to|into|as)\s+`?{re.escape(name)}\b", instruction)) and bool(
-        _RENAME.search(instruction))
-
-
-def _merge(regions: list[tuple[Named, Region]]) -> Region:
-    spans = {(r.start, r.end): r for _, r in regions}
+def _merge(regions: list[Region]) -> Region:
+    spans = {(r.start, r.end): r for r in regions}
     if len(spans) == 1:
         return next(iter(spans.values()))
     start, end = min(a for a, _ in spans), max(b for _, b in spans)

@@ -1,10 +1,10 @@
 """Plan an edit as the regions a small model gets right, or as an exact mechanical change.
 
 A model asked to rewrite a long file for a rename, a move or a deletion drifts; asked to
-rewrite one function, it is usually right. So coder reads the instruction's names
-(:func:`coder.edit.plan.auto.named_in`, :func:`coder.edit.checks.subs.rename_pairs`) and their
-uses in the file (Python's tokenizer and :mod:`ast`), and derives the regions the change
-must touch:
+rewrite one function, it is usually right. So coder takes the change spec (the instruction
+read once, its names resolved against the code: :mod:`coder.edit.intent.read`) and the
+names' uses in the file (Python's tokenizer and :mod:`ast`), and derives the regions the
+change must touch:
 
 - **rename**: each function or method that uses an old name, and the module- or class-level
   statements that do (grouped into blocks); each region's reply is checked against the
@@ -13,7 +13,8 @@ must touch:
 - **move** a named def or class before/after another, or to the end: cut and pasted mechanically;
 - **add a parameter**: the function, and its callers when the instruction asks for them;
 - **add a method**: the class, or (for a long class) its last method with the new one after it;
-- **windows**: a whole-file rewrite of a long file, in windows at top-level boundaries.
+- **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
+  top-level boundaries, each told the kind of change allowed.
 
 Plain data and pure functions: nothing here reads files or talks to a server.
 """
@@ -22,40 +23,21 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from coder.edit.checks.subs import rename_pairs
-from coder.edit.plan.auto import named_in
 from coder.edit.source.regions import Region, python_symbols
 from coder.edit.source.units import leaves, name_rows, next_leaf, units
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec, Symbol
 
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
 RENAMED_BY_SCOPE = "renamed mechanically (scope analysis)"
 ASKED_MODEL = "asked the model"
-
-_EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
-                         r"all (uses|usages|callers|call sites|references))\b", re.I)
-_NAME = r"`?([A-Za-z_][\w.]*)`?(?:\(\))?"
-_KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
-_DELETE_ONLY = re.compile(
-    r"^\s*(?:delete|remove|drop)\s+" + _KIND + _NAME + r"(?:\s+(?:function|method|class))?"
-    r"(?P<main>\s*(?:,|and)\s*(?:also\s+)?(?:its|the)\s+`?(?:if\s+)?__main__`?\s+(?:block|section|guard|code))?"
-    r"(?:\s+from\s+(?:this|the)\s+(?:file|module))?\s*\.?\s*$", re.I)
-_MOVE = re.compile(
-    r"^\s*move\s+" + _KIND + _NAME + r"\s+(?:so\s+it\s+is\s+|to\s+(?:just\s+|right\s+)?)?"
-    r"(?:(?P<where>after|below|before|above)\s+" + _KIND + r"`?(?P<anchor>[A-Za-z_][\w.]*)`?(?:\(\))?"
-    r"|(?:to\s+)?the\s+(?P<end>end|bottom|top)\s+of\s+the\s+(?:file|module))\s*\.?\s*$", re.I)
-_ADD_PARAM = re.compile(r"\badd\b.*\b(?:parameter|argument|param|arg|kwarg)s?\b", re.I)
-_CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
-# "add a method X to A", not "add a docstring to the method X": the method is what is added
-_ADD_METHOD = re.compile(r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|static\s+|class\s+|private\s+|helper\s+)?"
-                         r"method\b", re.I)
-_METHOD_NAME = re.compile(r"\bmethod\s+`?([A-Za-z_]\w*)`?")
-_TO_CLASS = re.compile(r"\b(?:to|in|on|into|for)\s+(?:the\s+)?(?:class\s+)?`?([A-Za-z_]\w*)`?", re.I)
 
 
 @dataclass(frozen=True)
@@ -96,6 +78,27 @@ class Plan:
     renames: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = field(default=())
     adds: tuple[str, str] | None = None  # add_method: (the class, the new method's name or "")
+    spec: ChangeSpec | None = None  # the instruction as read (shown in the notes and ``--json``)
+
+    @property
+    def how(self) -> str:
+        """How the plan carries the change out, in words: ``cut mechanically``, ``2 region(s) to the model``."""
+        asks = f"{self.requests} region(s) to the model"
+        if self.kind == "rename":
+            return RENAMED_BY_SCOPE if self.requests == 0 else asks
+        if self.kind in ("delete", "move"):
+            done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
+            return f"{done}, {asks}" if self.requests else done
+        return asks
+
+    @property
+    def read(self) -> str:
+        """The spec in words with how the plan carries it out: ``delete method C.m (cut mechanically)``."""
+        if self.spec is None:
+            return ""
+        from coder.edit.intent.describe import describe
+
+        return describe(self.spec, self.how)
 
     @property
     def files(self) -> list[str]:
@@ -110,14 +113,10 @@ class Plan:
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form."""
         return {"kind": self.kind, "reason": self.reason, "requests": self.requests, "files": self.files,
-                "notes": list(self.notes),
+                "notes": list(self.notes), "read": self.read,
+                "read_by": self.spec.read_by if self.spec is not None else None,
                 "steps": [{"path": s.rel, "lines": [s.start, s.end], "label": s.label, "why": s.why,
                            "how": s.how, "done_by": s.done_by(self.kind)} for s in self.steps]}
-
-
-def wants_everywhere(instruction: str) -> bool:
-    """The instruction asks for the change in every file ("rename X to Y everywhere")."""
-    return bool(_EVERYWHERE.search(instruction))
 
 
 def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
@@ -141,8 +140,8 @@ def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
 
 # --- deriving a plan ------------------------------------------------------------------------------
 
-def derive(rel: str, text: str, instruction: str) -> Plan | None:
-    """The plan for ``instruction`` on one Python file; None when no plan applies (an ordinary request)."""
+def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
+    """The plan for ``spec`` on one Python file; None when no plan applies (an ordinary request)."""
     if not rel.endswith((".py", ".pyi")):
         return None
     try:
@@ -150,9 +149,9 @@ def derive(rel: str, text: str, instruction: str) -> Plan | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for derive_one in (_delete, _move, _rename, _add_method, _add_param):
-        plan = derive_one(rel, text, instruction, dict(symbols))
+        plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
-            return plan
+            return replace(plan, spec=spec)
     return None
 
 
@@ -186,13 +185,13 @@ def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step
     return steps
 
 
-def _rename(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
-    pairs = rename_pairs(instruction)
+def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
+    pairs = list(spec.renames)
     if not pairs:
         return None
     steps = rename_steps(rel, text, pairs)
     what = ", ".join(f"{a} -> {b}" for a, b in pairs)
-    return Plan("rename", instruction, tuple(steps), f"rename {what}: {len(steps)} region(s) use the old name",
+    return Plan("rename", spec.instruction, tuple(steps), f"rename {what}: {len(steps)} region(s) use the old name",
                 tuple(pairs))
 
 
@@ -213,15 +212,32 @@ def main_block(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+def _own(spec: ChangeSpec, rel: str) -> list[Symbol]:
+    return [s for s in spec.targets if s.rel == rel]
+
+
+def _deleted(spec: ChangeSpec, rel: str) -> Symbol | None:
+    """The one def the spec deletes, when deleting it is all it asks (None: the model has more to do)."""
+    mine = _own(spec, rel)
+    if spec.action != "delete" or len(mine) != 1 or len(spec.targets) != 1:
+        return None
+    return mine[0]
+
+
+def _delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
     from coder.edit.source.splice import cut
 
-    m = _DELETE_ONLY.match(instruction)
-    if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:
+    main = {"__main__", "__name__"} & (set(spec.facts.code_words) | set(spec.facts.ticked))
+    block = main_block(text) if main and spec.action == "delete" else None
+    target = _deleted(spec, rel)
+    if target is not None and (found := _region_of(symbols, target.qualname)) is not None:
+        qual, start, end, label = found
+        spans = [(start, end, label)]
+    elif block is not None and not spec.targets:  # "delete the if __name__ block": the block alone
+        qual, label, spans = "", "the __main__ block", []
+    else:
         return None
-    qual, start, end, label = found
-    spans = [(start, end, label)]
-    if m.group("main") and (block := main_block(text)) is not None:
+    if block is not None:
         spans.append((*block, "the __main__ block"))
     cuts: list[tuple[int, int, str]] = []
     for a, b, what in sorted(spans):
@@ -240,39 +256,40 @@ def _delete(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -
     bare = qual.rsplit(".", 1)[-1]
     cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
     # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
-    for use in regions_using(rel, text, {bare}, f"uses {bare}"):
+    for use in regions_using(rel, text, {bare}, f"uses {bare}") if bare else []:
         if not cut_rows.intersection(range(use.start, use.end + 1)):
             steps.append(replace(use, note=f"{bare} is being deleted from {rel}: remove it from this region "
                                            "(or drop the use), and change nothing else."))
     steps.sort(key=lambda s: s.start)
     asks = sum(1 for s in steps if s.how == "model")
     how = f"{asks} region(s) that use it go to the model" if asks else "no model request"
-    return Plan("delete", instruction, tuple(steps), f"delete {label}: cut mechanically, {how}")
+    return Plan("delete", spec.instruction, tuple(steps), f"delete {label}: cut mechanically, {how}")
 
 
-def _move(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
+def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
     from coder.edit.source.splice import blank_run_after, block_bounds, line_span
 
-    m = _MOVE.match(instruction)
-    if m is None or (found := _region_of(symbols, m.group(1).rstrip("."))) is None:
+    mine, anchor_at = _own(spec, rel), spec.anchor
+    if (spec.action != "move" or len(mine) != 1 or len(spec.targets) != 1 or anchor_at is None
+            or not spec.facts.moves or (found := _region_of(symbols, mine[0].qualname)) is None):
         return None
     qual, start, end, label = found
     a, b = block_bounds(text, start, end)
     body = line_span(text, a, end)  # the def with its attached comments, without the blank lines after
     gap = "\n" * blank_run_after(text, end)
     total = len(text.splitlines())
-    if m.group("end"):
-        at = 1 if m.group("end").lower() == "top" else total + 1
-        if at == 1:
+    if anchor_at.symbol is None:
+        if anchor_at.where != "end":
             return None  # above the imports is never what "top" means: let the model place it
+        at = total + 1
         paste = Step(rel, at, at - 1, "end of the file", "move target", "mechanical",
                      text=("" if text.endswith("\n") else "\n") + gap + body)
     else:
-        anchor = _region_of(symbols, m.group("anchor"))
+        anchor = _region_of(symbols, anchor_at.symbol.qualname)
         if anchor is None or anchor[0] == qual:
             return None
         _, y_start, y_end, _ = anchor
-        if m.group("where").lower() in ("after", "below"):
+        if anchor_at.where in ("after", "below"):
             paste = Step(rel, y_end + 1, y_end, f"after {anchor[3]}", "move target", "mechanical", text=gap + body)
         else:
             y_start, _ = block_bounds(text, y_start, y_end)
@@ -281,7 +298,7 @@ def _move(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> 
         if a <= paste.start <= b + 1:
             return None  # already there, or inside itself
     cut_step = Step(rel, a, b, label, "moved away", "mechanical", text="")
-    return Plan("move", instruction, tuple(sorted((cut_step, paste), key=lambda s: (s.start, s.end))),
+    return Plan("move", spec.instruction, tuple(sorted((cut_step, paste), key=lambda s: (s.start, s.end))),
                 f"move {label}: cut and pasted mechanically, no model request")
 
 
@@ -292,16 +309,16 @@ def _called(text: str, name: str, *, method: bool) -> set[int]:
             if t.type == tokenize.NAME and t.string == name and nxt.string == "(" and (prev.string == ".") == method}
 
 
-def _add_param(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
-    if not _ADD_PARAM.search(instruction):
+def _add_param(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
+    if spec.action != "add_parameter":
         return None
-    found = {r for n in named_in(instruction) if (r := _region_of(symbols, n.name)) is not None
+    found = {r for s in _own(spec, rel) if (r := _region_of(symbols, s.qualname)) is not None
              and r[3].startswith(("function", "method"))}
     if len(found) != 1:
         return None
     qual, start, end, label = found.pop()
     steps = [Step(rel, start, end, label, "gains the parameter", symbol=qual)]
-    if _CALLERS.search(instruction):
+    if spec.facts.callers:
         bare = qual.rsplit(".", 1)[-1]
         rows = _called(text, bare, method='.' in qual) - set(range(start, end + 1))
         for u in leaves(units(text)):
@@ -311,19 +328,14 @@ def _add_param(rel: str, text: str, instruction: str, symbols: dict[str, Region]
                                   note=f"This region calls {bare}: update its call(s) of {bare} as the "
                                        f"instruction says, and change nothing else."))
     steps.sort(key=lambda s: s.start)
-    return Plan("add_param", instruction, tuple(steps), f"{label} gains a parameter: {len(steps)} region(s)")
+    return Plan("add_param", spec.instruction, tuple(steps), f"{label} gains a parameter: {len(steps)} region(s)")
 
 
-def _add_method(rel: str, text: str, instruction: str, symbols: dict[str, Region]) -> Plan | None:
-    if not _ADD_METHOD.search(instruction):
+def _add_method(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
+    owner = spec.owner
+    if spec.action != "add_method" or owner is None or owner.rel != rel or owner.qualname not in symbols:
         return None
-    classes = [m.group(1) for m in _TO_CLASS.finditer(instruction)
-               if (r := _region_of(symbols, m.group(1))) is not None and r[3].startswith("class")]
-    dotted = [n.name.split(".")[0] for n in named_in(instruction) if "." in n.name]
-    classes += [c for c in dotted if (r := _region_of(symbols, c)) is not None and r[3].startswith("class")]
-    if len(set(classes)) != 1:
-        return None
-    qual, start, end, label = _region_of(symbols, classes[0]) or ("", 0, 0, "")
+    qual, start, end, label = _region_of(symbols, owner.qualname) or ("", 0, 0, "")
     if end - start + 1 <= SHORT_CLASS_LINES:
         step = Step(rel, start, end, label, "gains the method", symbol=qual)
     else:
@@ -337,15 +349,21 @@ def _add_method(rel: str, text: str, instruction: str, symbols: dict[str, Region
                         note=f"The region shown is {last.label}, the last method of {label}: keep it exactly as "
                              f"it is and write the new method right after it, at the same indentation, "
                              f"inside {label}.")
-    named = _METHOD_NAME.search(instruction)
-    return Plan("add_method", instruction, (step,), f"{label} gains a method: 1 region ({step.label})",
-                adds=(qual, named.group(1) if named else ""))
+    return Plan("add_method", spec.instruction, (step,), f"{label} gains a method: 1 region ({step.label})",
+                adds=(qual, spec.new_names[0] if spec.new_names else ""))
 
 
-def windows(rel: str, text: str, instruction: str) -> Plan | None:
-    """A whole-file rewrite of a long Python file as windows cut at top-level boundaries."""
+_KIND_WORDS = {"annotations": "type annotations", "docstrings": "docstrings", "comments": "comments"}
+
+
+def windows(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
+    """A whole-file change of a long Python file as windows cut at top-level boundaries.
+
+    Only when the spec targets no symbol: a targeted instruction is a region plan, never windows
+    (a window without the target, sent "fix X", invents a change).
+    """
     lines = text.splitlines()
-    if len(lines) <= WINDOW_MIN_LINES or not rel.endswith((".py", ".pyi")):
+    if spec.targeted or len(lines) <= WINDOW_MIN_LINES or not rel.endswith((".py", ".pyi")):
         return None
     try:
         found = units(text)
@@ -367,9 +385,13 @@ def windows(rel: str, text: str, instruction: str) -> Plan | None:
     wins.append((begin, len(lines)))
     if len(wins) < 2:
         return None
+    only = spec.only
+    kinds = " and ".join(_KIND_WORDS[k] for k in sorted(only) if k in _KIND_WORDS) if only else ""
+    allowed = f" Change {kinds} only: every other line stays exactly as it is." if kinds else ""
     steps = tuple(Step(rel, a, b, f"lines {a}-{b}", f"window {i} of {len(wins)}",
                        note=f"This is part {i} of {len(wins)} of {rel} (lines {a}-{b}). Apply the instruction "
-                            "to this part only; copy it unchanged if nothing in it needs to change.")
+                            f"to this part only.{allowed} If nothing in this part needs to change, reply with it "
+                            "unchanged.")
                   for i, (a, b) in enumerate(wins, 1))
-    return Plan("windows", instruction, steps, f"{rel} has {len(lines)} lines: the rewrite goes in "
-                f"{len(steps)} windows at top-level boundaries")
+    return Plan("windows", spec.instruction, steps, f"{rel} has {len(lines)} lines: the rewrite goes in "
+                f"{len(steps)} windows at top-level boundaries", spec=spec)

@@ -28,7 +28,10 @@ from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, RETRIED, check_result, retry_note
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
+from coder.edit.intent.model_read import Message
+from coder.edit.intent.read import needs_model, read_instruction
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.intent.symbols import tracked_python
 from coder.edit.plan import auto
 from coder.edit.proposal import (
     ApplyResult,
@@ -52,6 +55,7 @@ from coder.tokens import TokenCounter
 # Expected decode tok/s per request class when no live statistics are given. Only the ratio matters for
 # ``auto``: rewrites of a whole file copy more, so drafts are accepted more often than in a region.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
+LONG_FILE_LINES = 200  # a targeted change of a longer file is a region, never a whole-file rewrite
 
 
 def locate_root(start: Path, use_git: bool = True) -> tuple[Path, Repo | None]:
@@ -141,6 +145,35 @@ class EditEngine:
             region = line_range(snap.text, lines)
         return snap, region
 
+    # -- reading the instruction ------------------------------------------------
+
+    def read(self, snap: FileSnapshot, instruction: str) -> ChangeSpec:
+        """The change spec of ``instruction`` for ``snap``: its names resolved against the file's symbols.
+
+        A reach beyond the file ("everywhere") resolves against the repository's tracked Python
+        files too. The running model is asked once (:mod:`coder.edit.intent.model_read`) only when
+        the grammar finds no action or an ambiguous name, and only when a server is up.
+        """
+        ask = self._ask_reading if self.server is not None else None
+        files = {snap.rel: snap.text}
+        first = read_instruction(instruction, files, home=snap.rel)  # the grammar alone: which files to read
+        if first.reach == "everywhere" and self.repo is not None and snap.rel.endswith((".py", ".pyi")):
+            files = {**tracked_python(self.root, exclude=[snap.rel]), snap.rel: snap.text}
+        elif ask is None or not needs_model(first):
+            return first  # settled by the grammar: the file is not parsed again
+        return read_instruction(instruction, files, home=snap.rel, ask=ask)  # the model asked once at most
+
+    def _ask_reading(self, messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
+        """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
+        from coder.backends.runtime.request import run_request
+
+        choice = KChoice(None, "fresh", "reading the instruction: no k change", "launch")
+        outcome = run_request(self.backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
+                              extra_body={"response_format": {"type": "json_schema",
+                                                              "json_schema": {"name": "change", "schema": schema}}},
+                              metrics=False, learn=False)
+        return outcome.text
+
     # -- request building -----------------------------------------------------
 
     def context_size(self) -> int:
@@ -161,14 +194,9 @@ class EditEngine:
     ) -> EditRequest:
         """Build the request for ``instruction`` on ``path``: mode, prompt, budget and k decision.
 
-        Reads the file and counts tokens but changes nothing; bad input raises CoderError.
-        ``spec`` (the instruction's reading) goes with the request: the result check holds the reply to it.
+        ``spec`` is the instruction already read (:meth:`read`); read here when not given. Reads
+        the file and counts tokens but changes nothing; bad input raises CoderError.
         """
-        request = self._prepare(path, instruction, mode, symbol, lines)
-        return replace(request, change_spec=spec) if spec is not None else request
-
-    def _prepare(self, path: Path | str, instruction: str, mode: str, symbol: str | None,
-                 lines: str | None) -> EditRequest:
         if mode not in MODES:
             raise CoderError(f"unknown mode {mode!r} (choose full, region or auto)")
         if not require_utf8(instruction, "the instruction").strip():
@@ -180,13 +208,15 @@ class EditEngine:
             raise CoderError("--symbol/--lines select a region: use --mode region or --mode auto")
         if mode == "region" and region is None:
             raise CoderError("region mode needs --symbol NAME or --lines A-B")
-
+        if spec is None or spec.instruction != instruction:
+            spec = self.read(snap, instruction)
         if mode == "auto":
-            return self._auto(snap, instruction, region)
-        return self._build(snap, instruction, mode, region, f"{mode} mode requested")
+            return self._auto(snap, spec, region)
+        return self._build(snap, spec, mode, region, f"{mode} mode requested")
 
-    def _build(self, snap: FileSnapshot, instruction: str, mode: str, region: Region | None,
+    def _build(self, snap: FileSnapshot, spec: ChangeSpec, mode: str, region: Region | None,
                reason: str, *, with_k: bool = True) -> EditRequest:
+        instruction = spec.instruction
         if mode == "region" and region is not None:
             prompt, parts = region_prompt(snap.rel, snap.text, region, instruction,
                                           repo_context=self.repo_context)
@@ -207,26 +237,32 @@ class EditEngine:
         return EditRequest(
             snapshot=snap, instruction=instruction, mode=mode, request_class=request_class,
             mode_reason=reason, region=region, before=before, after=after, prompt=prompt,
-            budget=budget, k=choice, token_source=self.counter.source,
+            budget=budget, k=choice, token_source=self.counter.source, spec=spec,
         )
 
-    def _auto(self, snap: FileSnapshot, instruction: str, region: Region | None) -> EditRequest:
-        """Build both candidate requests, predict their wall times (:mod:`coder.edit.plan.auto`), keep the faster."""
+    def _auto(self, snap: FileSnapshot, spec: ChangeSpec, region: Region | None) -> EditRequest:
+        """Build both candidate requests, predict their wall times (:mod:`coder.edit.plan.auto`), keep the faster.
+
+        A targeted spec on a long file is a region whatever the prediction: a whole-file rewrite
+        of a long file, asked about one symbol, drifts.
+        """
         target = (auto.Target(region, f"{region.label} (given)") if region is not None
-                  else auto.find_target(snap.rel, snap.text, instruction))
+                  else auto.find_target(snap.rel, snap.text, spec))
         full: EditRequest | None = None
         try:
-            full = self._build(snap, instruction, "full", None, "", with_k=False)
+            full = self._build(snap, spec, "full", None, "", with_k=False)
         except CoderError:
             if target.region is None:
                 raise  # the whole file cannot fit and no region is named: say so
-        part = (self._build(snap, instruction, "region", target.region, "", with_k=False)
+        part = (self._build(snap, spec, "region", target.region, "", with_k=False)
                 if target.region is not None else None)
         mode, reason, predictions = auto.choose(_candidate(full), _candidate(part), target, self.cost,
                                                 self.prompt_cache.cached_tokens)
+        if mode == "full" and part is not None and spec.targeted and len(snap.text.splitlines()) > LONG_FILE_LINES:
+            mode, reason = "region", f"auto: region, the instruction targets {target.why} in a long file; {reason}"
         chosen = full if mode == "full" else part
         assert chosen is not None
-        request = self._build(snap, instruction, mode, chosen.region, reason)
+        request = self._build(snap, spec, mode, chosen.region, reason)
         return replace(request, predictions=predictions)
 
     # -- streaming ------------------------------------------------------------
@@ -288,10 +324,13 @@ class EditEngine:
         if (request.mode != "region" or request.in_plan or request.retry_note or request.region is None
                 or proposal.refusal_code not in RETRIED):
             return None
-        note = retry_note(proposal.refusal_code or "", proposal.refusal or "", request.change_spec)
-        again = self._build(request.snapshot, f"{request.instruction.strip()} {note}", "region", request.region,
-                            f"{request.mode_reason}; asked once more")
-        return replace(again, instruction=request.instruction, change_spec=request.change_spec, retry_note=note)
+        snap = request.snapshot
+        spec = request.spec or read_instruction(request.instruction, {snap.rel: snap.text}, home=snap.rel)
+        note = retry_note(proposal.refusal_code or "", proposal.refusal or "", spec)
+        # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
+        asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
+        again = self._build(snap, asked, "region", request.region, f"{request.mode_reason}; asked once more")
+        return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
@@ -313,6 +352,8 @@ class EditEngine:
     def _evaluate(self, request: EditRequest, reply: str, stats: RequestStats,
                   stopped: EditRefused | None) -> EditProposal:
         snap = request.snapshot
+        # a request built elsewhere (a replay, a test) is read here, without the model
+        spec = request.spec or read_instruction(request.instruction, {snap.rel: snap.text}, home=snap.rel)
         try:
             if stopped is None:  # a replayed or complete reply gets the same guard as a live stream
                 guard = DriftGuard(snap.text, drift=self.drift_guard and request.mode == "full")
@@ -325,14 +366,14 @@ class EditEngine:
                 reply, stats.finish_reason, fence=request.prompt.fence, target=request.prompt.target,
                 before=request.before, after=request.after, python=snap.rel.endswith((".py", ".pyi")),
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
-                stopped_at_fence=stats.stopped_at_fence, instruction=request.instruction,
+                stopped_at_fence=stats.stopped_at_fence, spec=spec,
             )
-            instruction, spec = (None, None) if request.in_plan else (request.instruction, request.change_spec)
-            if (broken := check_result(snap.rel, new, old=snap.text, instruction=instruction, spec=spec)) is not None:
+            if (broken := check_result(snap.rel, new, old=snap.text,
+                                       spec=None if request.in_plan else spec)) is not None:
                 raise broken  # the whole new file: it parses, gains no undefined name, breaks no code rule
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
-        scope = check_scope(snap.text, new, request.instruction, rel=snap.rel,
+        scope = check_scope(snap.text, new, spec, rel=snap.rel,
                             region=request.region if request.mode == "region" else None)
         proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
         if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session

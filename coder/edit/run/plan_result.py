@@ -43,7 +43,11 @@ class PlanRequest:
     requests: dict[int, EditRequest]  # step index -> its region request
     reason: str
     predicted: Prediction | None = None
-    change_spec: ChangeSpec | None = None  # the instruction's reading: each step and each file is held to it
+
+    @property
+    def spec(self) -> ChangeSpec | None:
+        """The instruction's reading: each step and each file is held to it."""
+        return self.plan.spec
 
     @property
     def instruction(self) -> str:
@@ -164,6 +168,10 @@ class PlanProposal:
         """What the review says about the plan: its shape, and every retry and why."""
         plan = self.request.plan
         lines = [f"plan: {plan.reason}"]
+        if plan.spec is not None:  # what coder understood, before what it did
+            from coder.edit.intent.describe import read_line
+
+            lines.append(f"plan: {read_line(plan.spec, plan.how)}")
         if plan.kind == "rename":  # which regions were renamed by the scope analysis, which by the model
             lines += [f"plan: {s.step.rel} {s.step.label}: {s.step.done_by(plan.kind)}" for s in self.steps]
         lines += [f"plan: {s.step.rel} {s.step.label}: retried once ({s.retried})"
@@ -177,6 +185,8 @@ class PlanProposal:
         first = self.files[0].to_json() if len(self.files) == 1 else {}
         return {**first, "path": self.rel, "ok": self.ok, "refusal_code": self.refusal_code,
                 "refusal": self.refusal, "mode": "plan", "mode_reason": self.request.reason,
+                "read": self.request.plan.read,
+                "read_by": spec.read_by if (spec := self.request.plan.spec) is not None else None,
                 "changed": self.changed, "diff": self.diff, "plan": self.request.plan.to_json(),
                 "steps": [s.to_json(self.request.plan.kind) for s in self.steps],
                 "retried": [{"label": s.step.label, "path": s.step.rel, "why": s.retried, "refused": s.refused}
@@ -213,10 +223,10 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         request = plan_request(engine, prepared, rel)
         stats = RequestStats(finish_reason="stop")
         # the whole spliced file, as for any proposal: it parses and gains no undefined name
-        if (broken := check_result(rel, new, old=snap.text, instruction=prepared.instruction,
-                                   spec=prepared.change_spec)) is not None:
+        spec = prepared.spec or engine.read(snap, prepared.instruction)
+        if (broken := check_result(rel, new, old=snap.text, spec=spec)) is not None:
             return PlanProposal(prepared, [], results, broken.code, f"{rel}: {broken.reason}")
-        scope = check_scope(snap.text, new, prepared.instruction, rel=rel)
+        scope = check_scope(snap.text, new, spec, rel=rel)
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))
     elapsed = sum(r.proposal.stats.elapsed for r in results if r.proposal is not None)
     plan = PlanProposal(prepared, files, results, stats=RequestStats(elapsed=elapsed, finish_reason="stop"))

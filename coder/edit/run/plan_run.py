@@ -47,14 +47,16 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     and methods), across files when a rename is asked for everywhere; full (or auto when it
     picks full) splits a long Python file into windows. region never plans: it names its region.
     ``scope_rename=False`` asks the model for every rename region even when the scope analysis
-    finds the rename unambiguous (:func:`coder.edit.run.plan_step.mechanized`). ``spec``, the
-    instruction's reading, goes with the plan or the request (the result check holds replies to it).
+    finds the rename unambiguous (:func:`coder.edit.run.plan_step.mechanized`). ``spec`` is the
+    instruction already read (read here when not given); it goes with the plan or the request.
     """
     if mode == "region":
         return None
     snap, _ = engine.check_target(path)
-    plan = planning.derive(snap.rel, snap.text, instruction) if mode == "auto" else None
-    wants_all = planning.wants_everywhere(instruction) if everywhere is None else everywhere
+    if spec is None or spec.instruction != instruction:
+        spec = engine.read(snap, instruction)
+    plan = planning.derive(snap.rel, snap.text, spec) if mode == "auto" else None
+    wants_all = spec.reach == "everywhere" if everywhere is None else everywhere
     if plan is not None and plan.kind == "rename" and wants_all:
         plan = _across_files(engine, plan, snap)
     if plan is None:
@@ -64,11 +66,12 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
                 if request.mode != "full":
                     return request
             except CoderError:
-                pass  # the whole file cannot fit, or a name is ambiguous: windows may still do
-        plan = planning.windows(snap.rel, snap.text, instruction)
+                if spec.targeted:
+                    raise  # a missing or ambiguous name: never a whole-file rewrite in windows
+        plan = planning.windows(snap.rel, snap.text, spec)
         if plan is None:
             return None
-    return _prepared(engine, plan, snap, mode, scope_rename=scope_rename, spec=spec)
+    return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
 
 
 def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
@@ -91,13 +94,12 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
         except (CoderError, SyntaxError, ValueError):
             continue  # not a target coder may edit, or not Python it can parse
     files = len({s.rel for s in steps})
-    return planning.Plan(plan.kind, plan.instruction, tuple(steps),
-                         f"{plan.reason.split(':')[0]}: {len(steps)} region(s) in {files} file(s)", plan.renames,
-                         plan.notes)
+    return replace(plan, steps=tuple(steps),
+                   reason=f"{plan.reason.split(':')[0]}: {len(steps)} region(s) in {files} file(s)")
 
 
 def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str, *,
-              scope_rename: bool = True, spec: ChangeSpec | None = None) -> PlanRequest:
+              scope_rename: bool = True) -> PlanRequest:
     snapshots = {first.rel: first}
     for step in plan.steps:
         if step.rel not in snapshots:
@@ -108,7 +110,7 @@ def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode
     for i, step in enumerate(plan.steps):
         if step.how == "model":
             requests[i] = region_request(engine, snapshots[step.rel].path, step,
-                                         step_instruction(plan.instruction, step))
+                                         step_instruction(plan.instruction, step), spec=plan.spec)
     predicted = None
     if requests:
         predicted = engine.cost.predict_requests("plan", [
@@ -119,21 +121,25 @@ def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode
     if predicted is not None:
         reason += f"; predicted {predicted.describe()}"
     if mode == "auto" and plan.kind != "windows" and predicted is not None and len(snapshots) == 1:
-        full = _full_prediction(engine, first)
+        full = _full_prediction(engine, first, plan)
         if full is not None:
             reason += f" vs {full.describe()}"
             if len(first.text.splitlines()) <= SHORT_FILE_LINES and full.total < predicted.total:
-                raise _PreferFull(reason)
-    return PlanRequest(plan, snapshots, requests, reason, predicted, spec)
+                raise _PreferFull(reason, plan.spec)
+    return PlanRequest(plan, snapshots, requests, reason, predicted)
 
 
 class _PreferFull(Exception):
     """auto: a short file's full rewrite is predicted faster than the plan (caught by :func:`prepare`)."""
 
+    def __init__(self, reason: str, spec: ChangeSpec | None = None) -> None:
+        super().__init__(reason)
+        self.spec = spec
 
-def _full_prediction(engine: EditEngine, snap: FileSnapshot) -> Prediction | None:
+
+def _full_prediction(engine: EditEngine, snap: FileSnapshot, plan: planning.Plan) -> Prediction | None:
     try:
-        full = engine.prepare(snap.path, "predict", mode="full")
+        full = engine.prepare(snap.path, plan.instruction, mode="full", spec=plan.spec)
     except CoderError:
         return None
     cached = engine.prompt_cache.cached_tokens(prompt_text(full.messages), full.budget.prompt_tokens)
@@ -153,7 +159,7 @@ def prepare(engine: EditEngine, path: Path | str, instruction: str, *, mode: str
         planned = plan_for(engine, path, instruction, mode=mode, everywhere=everywhere, scope_rename=scope_rename,
                            spec=spec)
     except _PreferFull as prefer:
-        request = engine.prepare(path, instruction, mode="full", spec=spec)
+        request = engine.prepare(path, instruction, mode="full", spec=prefer.spec)
         return replace(request, mode_reason=f"auto: full is faster for a short file; {prefer}")
     return planned if planned is not None else engine.prepare(path, instruction, mode=mode, spec=spec)
 
@@ -168,16 +174,15 @@ def prepare_files(engine: EditEngine, paths: list[Path], instruction: str, *,
         plans: list[planning.Plan] = []
         for path in paths:
             snap, _ = engine.check_target(path)
-            one = planning.derive(snap.rel, snap.text, instruction)
+            one = planning.derive(snap.rel, snap.text, engine.read(snap, instruction))
             if one is None or (plans and one.kind != plans[0].kind):
                 break
             plans.append(one)
         else:
             first = plans[0]
             steps = tuple(s for p in plans for s in p.steps)
-            merged = planning.Plan(first.kind, instruction, steps,
-                                   f"{first.kind}: {len(steps)} region(s) in {len(plans)} files",
-                                   first.renames, tuple(n for p in plans for n in p.notes))
+            merged = replace(first, steps=steps, reason=f"{first.kind}: {len(steps)} region(s) in {len(plans)} files",
+                             notes=tuple(n for p in plans for n in p.notes))
             return _prepared(engine, merged, engine.check_target(paths[0])[0], "context files")
     return prepare(engine, paths[0], instruction, mode=mode)
 

@@ -36,6 +36,7 @@ from coder.edit.source.splice import (
 from coder.errors import CoderError
 
 if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
     from coder.edit.run.engine import EditEngine
 
 Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
@@ -48,12 +49,18 @@ def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> 
 
 
 def region_request(engine: EditEngine, path: Path, step: planning.Step, instruction: str,
-                   lines: tuple[int, int] | None = None) -> EditRequest:
-    """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`."""
+                   lines: tuple[int, int] | None = None, spec: ChangeSpec | None = None) -> EditRequest:
+    """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`.
+
+    ``spec`` is the plan's reading: a step asked in the user's words (plus its note) keeps it, so the
+    instruction is not read again per region; a step with its own ask (a rename's lines) is read anew.
+    """
+    step_spec = replace(spec, instruction=instruction) if spec is not None and not step.ask else None
     if lines is None and step.symbol is not None:
-        return replace(engine.prepare(path, instruction, mode="region", symbol=step.symbol), in_plan=True)
+        return replace(engine.prepare(path, instruction, mode="region", symbol=step.symbol, spec=step_spec),
+                       in_plan=True)
     a, b = lines or (step.start, step.end)
-    return replace(engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}"), in_plan=True)
+    return replace(engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}", spec=step_spec), in_plan=True)
 
 
 def renamed_files(prepared: PlanRequest) -> dict[str, str]:
@@ -99,7 +106,7 @@ def _region_only(proposal: EditProposal) -> str:
 def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
            step: planning.Step) -> tuple[str | None, str, str]:
     """(why the reply cannot be used, or None; the region text to use; what a retry is told to do about it)."""
-    plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.change_spec
+    plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.spec
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
     text = _region_only(proposal)
@@ -156,7 +163,7 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
     asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
     again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
-                           None if (a, b) == (step.start, step.end) else (a, b))
+                           None if (a, b) == (step.start, step.end) else (a, b), plan.spec)
     second = ask(again)
     full = renamed.get(step.rel)
     narrowed = replace(step, start=a, end=b)

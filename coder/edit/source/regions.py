@@ -214,32 +214,3 @@ def find_symbol(path: str, text: str, name: str) -> Region:
     else:
         found = tree_sitter_symbols(path, text)
     return _pick(path, name, found)
-
-
-def mentioned_symbol(path: str, text: str, instruction: str) -> Region | None:
-    """The one symbol the instruction names (bare or qualified), if exactly one; for ``auto``."""
-    try:
-        if PurePath(path).suffix.lower() in (".py", ".pyi"):
-            found = python_symbols(text)
-        else:
-            found = tree_sitter_symbols(path, text)
-    except (SyntaxError, CoderError):
-        return None
-    words = {w for w in map(_code_word, instruction.split()) if w}
-    hits = {(r.start, r.end): r for q, r in found if q in words or q.rsplit(".", 1)[-1] in words}
-    return next(iter(hits.values())) if len(hits) == 1 else None
-
-
-def _code_word(word: str) -> str | None:
-    """``word`` if it looks like code (`x`, x(), a.b, snake_case, camelCase), else None.
-
-    Plain English words are skipped so "add a docstring" never targets a function ``add``.
-    """
-    ticked = word.startswith("`") or word.rstrip(".,;:!?").endswith("`")
-    core = word.strip("`'\"[]{}:,;!?")
-    called = core.endswith("()")
-    core = core.removesuffix("()").strip(".")
-    if not core or not core.replace("_", "a").replace(".", "a").isalnum():
-        return None
-    looks_code = ticked or called or "." in core or "_" in core or any(c.isupper() for c in core[1:])
-    return core if looks_code else None

@@ -129,12 +129,14 @@ class ContextWarmer:
 
 def _named_region(rel: str, text: str, instruction: str, mode: str) -> Region | None:
     """The region an edit of ``rel`` would use for ``instruction`` in ``mode`` (auto or region)."""
+    from coder.edit.intent.read import read_instruction, target_of
     from coder.edit.plan import auto
-    from coder.edit.source import regions
+    from coder.edit.source.regions import find_symbol
 
     if mode == "region":  # the session's /mode region: the symbol the message mentions
-        return regions.mentioned_symbol(rel, text, instruction)
+        symbol = target_of(rel, text, instruction)
+        return find_symbol(rel, text, symbol.qualname) if symbol is not None else None
     try:
-        return auto.find_target(rel, text, instruction).region
+        return auto.find_target(rel, text, read_instruction(instruction, {rel: text}, home=rel)).region
     except CoderError:  # a missing or ambiguous name: the edit itself says so
         return None

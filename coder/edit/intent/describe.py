@@ -1,0 +1,66 @@
+"""The change spec in words, for the plan notes, ``--json`` and the TUI: what coder understood, before the diff."""
+
+from __future__ import annotations
+
+from coder.edit.intent.spec import ChangeSpec, Symbol
+
+_VERB = {
+    "rename": "rename", "delete": "delete", "move": "move", "add_parameter": "add a parameter",
+    "add_method": "add a method", "add_function": "add a function", "extract": "extract",
+    "docstring": "docstrings", "comment": "comments", "type_hints": "type hints", "fix": "fix",
+    "change": "change", "transform": "change the whole file", "unknown": "an ordinary request",
+}
+
+
+def _name(s: Symbol) -> str:
+    kind = "class" if s.kind == "class" else s.kind
+    return f"{kind} {s.qualname}"
+
+
+def _what(spec: ChangeSpec, main: bool) -> str:
+    """The objects: the renames, else the targets (and the ``__main__`` block a deletion takes too)."""
+    if spec.renames:
+        return ", ".join(f"{a} -> {b}" for a, b in spec.renames)
+    block = "the __main__ block" if main else ""
+    if spec.targets:
+        return ", ".join(_name(s) for s in spec.targets) + (f" and {block}" if block else "")
+    return block
+
+
+def describe(spec: ChangeSpec, how: str = "") -> str:
+    """``delete method C.m (cut mechanically)``: the action, its targets and anchor, its reach, and ``how``."""
+    main = spec.action == "delete" and bool({"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked})
+    parts = [_VERB[spec.action]]
+    if what := _what(spec, main):
+        parts.append(what)
+    if spec.params:
+        parts.append("(" + ", ".join(spec.params) + ")")
+    elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
+        parts.append(("into " if spec.action == "extract" else "") + ", ".join(spec.new_names))
+    if spec.owner is not None:
+        parts.append(f"to class {spec.owner.qualname}")
+    if spec.anchor is not None:
+        where = spec.anchor.where.replace("_", " ")
+        parts.append(f"{where} {_name(spec.anchor.symbol)}" if spec.anchor.symbol else
+                     {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
+    if spec.lines:
+        parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
+    if spec.reach in ("everywhere", "callers"):
+        parts.append("everywhere" if spec.reach == "everywhere" else "and its callers")
+    elif not spec.targeted and spec.action not in ("unknown", "transform") and not main:
+        parts.append("in the whole file")
+    only = spec.only
+    if (only is not None and spec.action not in ("docstring", "comment", "type_hints")) or (
+            only is not None and len(only) > 1):
+        parts.append("(" + " and ".join(sorted(only)) + " only)")
+    if spec.ambiguous:
+        parts.append(f"({', '.join(spec.ambiguous)} ambiguous)")
+    text = " ".join(parts)
+    return f"{text} ({how})" if how else text
+
+
+def read_line(spec: ChangeSpec, how: str = "") -> str:
+    """The plan note: ``read: ...``, or ``read by the model in 0.8s: ...``."""
+    if spec.read_by == "model":
+        return f"read by the model in {spec.seconds:.1f}s: {describe(spec, how)}"
+    return f"read: {describe(spec, how)}"

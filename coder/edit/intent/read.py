@@ -1,0 +1,320 @@
+"""One reading of the instruction: its verb, its names resolved against the code, and its relation words.
+
+:func:`read_instruction` is the one entry: it turns an instruction and the files involved into a
+:class:`~coder.edit.intent.spec.ChangeSpec`. The grammar is tolerant, not anchored on the whole
+sentence: it finds the verb anywhere ("get rid of", "move ... so that it comes right after"),
+resolves every word that equals a symbol of the files (backticked or bare, any case), and reads
+the relation words around the names ("m of the class C", "from the class C", "after g",
+"at the end of the file"). When it finds no action, or a name could mean more than one symbol,
+the running model is asked once (:mod:`coder.edit.intent.model_read`), under a schema whose
+symbol fields are the real symbols. A reading that still finds nothing is an ordinary request.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from coder.edit.intent import words
+from coder.edit.intent.names import (
+    ARTICLES,
+    VERBS,
+    Mention,
+    Tok,
+    qualify,
+    tokens,
+)
+from coder.edit.intent.names import (
+    mentions as find_mentions,
+)
+from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
+from coder.edit.intent.symbols import SymbolTable
+
+if TYPE_CHECKING:
+    from coder.edit.intent.model_read import Asker
+
+_GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
+_ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
+_ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
+_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?methods?\b"
+                         r"|\bgive\s+(?:the\s+class\s+)?`?\w+`?\s+an?\s+" + _ADJ
+                         + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?method\b", re.I)
+_ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
+                           r"(?:function|helper)\b", re.I)
+_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b[^.;!?]*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
+                        r"keyword\s+arg\w*)\b"
+                        r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
+                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b", re.I)
+_ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
+                        "provide"})
+_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
+                      r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
+_HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
+_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ed|ing)?\b", re.I)
+_COMMENT = re.compile(r"\bcomments?\b", re.I)
+_FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
+                  re.I)
+_THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
+                         r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
+                         re.I)
+_AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
+_BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
+_END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
+                  re.I)
+# "a comment on top of f" is above f, "on top of the file" is the file's top
+_ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
+_TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
+_AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
+_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
+                    r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
+                    r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
+                    r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
+                    re.I)
+_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?", re.I),
+              re.compile(r"`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I))
+
+
+# --- the reading ---------------------------------------------------------------------------------
+
+def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
+    """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
+    rid = _GET_RID.search(instruction)
+    for i, t in enumerate(toks):
+        if rid is not None and t.start >= rid.start():
+            return "delete", i
+        low = t.text.lower()
+        if not t.word or t.code or i in names:
+            continue
+        if low in VERBS:
+            return VERBS[low], i
+        if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
+            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES), -1)
+            return ("move" if nxt in names else "add"), i
+        if low in _ADDVERBS:
+            return "add", i
+    return ("delete", len(toks)) if rid is not None else ("", -1)
+
+
+_ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
+    (re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
+    (_ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
+
+
+def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
+    # "add type hints to every parameter of f" annotates: the parameters are not what is added
+    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction))
+                  and not (action == "add_parameter" and _HINTS.search(m.group(0)))), None)
+    if found is not None:
+        return found
+    if words.rename_pairs(instruction):
+        return "rename"
+    lead, at = _lead(instruction, toks, names)
+    if lead in ("delete", "move"):
+        return lead  # type: ignore[return-value]  # both are Actions
+    if _ADD_FUNCTION.search(instruction) and not (_HINTS.search(instruction) or _DOCSTRING.search(instruction)
+                                                  or _COMMENT.search(instruction)):
+        return "add_function"
+    # "Fix split: comments=True should keep comments": a fix of split, not a comment
+    object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in ARTICLES), "")
+    leads_code = lead in ("fix", "change", "transform") and at == 0 and not re.match(
+        r"doc|comment|type|annotat|hint", object_word)
+    if not leads_code:
+        if _HINTS.search(instruction):
+            return "type_hints"
+        if _DOCSTRING.search(instruction):
+            return "docstring"
+        if _COMMENT.search(instruction):
+            return "comment"
+    if lead in ("fix", "change", "transform", "docstring", "type_hints"):
+        return lead  # type: ignore[return-value]
+    if _FIX.search(instruction):
+        return "fix"
+    return "change" if lead else "unknown"
+
+
+def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
+    if action in ("type_hints", "docstring", "comment"):
+        kinds: set[ChangeKind] = set()
+        if _HINTS.search(instruction):
+            kinds.add("annotations")
+        if re.search(r"\bdoc\s?-?strings?\b|\bdocument", instruction, re.I):
+            kinds.add("docstrings")
+        if _COMMENT.search(instruction):
+            kinds.add("comments")
+        return frozenset(kinds) or ALL_KINDS
+    return ALL_KINDS
+
+
+def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
+            action: Action) -> Anchor | None:
+    """Where the change goes: after/before a symbol, the file's top or end, after the imports.
+
+    Above and below stay apart from before and after only for a comment or docstring (a comment
+    above f is outside f; for a move, "below g" is "after g").
+    """
+    if _AFTER_IMPORTS.search(instruction):
+        return Anchor("after_imports")
+    for m in mentions:
+        if m.index not in chosen or m.before not in _AFTER_WORDS | _BEFORE_WORDS:
+            continue  # "a comment above each loop in f": f is where, the loop is what it is above
+        where: Where = "after" if m.before in _AFTER_WORDS else "before"
+        if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
+            where = "above" if where == "before" else "below"
+        return Anchor(where, chosen[m.index])
+    if chosen and action in ("comment", "docstring") and _ON_TOP_OF.search(instruction):
+        return Anchor("above", max(chosen.values(), key=lambda s: s.qualname.count(".")))  # C.m over C
+    if _END.search(instruction):
+        return Anchor("end")
+    if _TOP.search(instruction):
+        return Anchor("top")
+    return None
+
+
+def _params(instruction: str) -> tuple[str, ...]:
+    out = []
+    for m in _PARAM.finditer(instruction):
+        p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
+        if p and p.split(":")[0].split("=")[0].strip().lower() not in words.NOT_NAMES | {"a", "an", "new"}:
+            out.append(re.sub(r"\s+", " ", p))
+    if not out:
+        ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
+        out += ticked
+    return tuple(dict.fromkeys(out))
+
+
+def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
+               params: tuple[str, ...]) -> tuple[str, ...]:
+    out = [new for _, new in renames]
+    if action in ("add_method", "add_function", "extract"):
+        for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
+            name = m.group(1)
+            skip = words.NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
+            if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
+                out.append(name)
+    out += [p.split(":")[0].split("=")[0].strip() for p in params]
+    return tuple(dict.fromkeys(out))
+
+
+def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
+    named = words.code_names(instruction)
+    renamed = words.renamed_olds(instruction)
+    sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
+    explicit = tuple(n.name for n in sure)
+    missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
+                    if not table.lookup(n.name) and n.name not in created and n.name not in renamed
+                    and not words.is_new_name(instruction, n.name))
+    f = words.flags(instruction)
+    return Facts(
+        code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
+        ticked=words.ticked_words(instruction), gone=words.asked_gone(instruction),
+        delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
+        param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
+        extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
+        keeps_names=f["keeps_names"], module_doc=f["module_doc"], shrinks=f["shrinks"], callers=f["callers"],
+        everywhere=f["everywhere"])
+
+
+def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
+             ) -> tuple[dict[int, Symbol], list[str], list[str]]:
+    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt)."""
+    chosen: dict[int, Symbol] = {}
+    ambiguous: list[str] = []
+    doubtful: list[str] = []
+    olds = {a for a, _ in renames}
+    for m in mentions:
+        hits = qualify(m, mentions, toks, table)
+        if not m.sure:
+            doubtful.append(m.word)
+        elif len(hits) == 1:
+            chosen[m.index] = hits[0]
+        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
+            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+    return chosen, ambiguous, doubtful
+
+
+def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
+    """The deterministic reading: verb, names resolved against ``table``, relation words."""
+    toks = tokens(instruction)
+    everywhere = bool(words.EVERYWHERE.search(instruction))
+    found = find_mentions(toks, table, everywhere=everywhere)
+    action = _action(instruction, toks, {m.index for m in found if m.sure})
+    renames = words.rename_pairs(instruction)
+    params = _params(instruction) if action == "add_parameter" else ()
+    new_names = _new_names(instruction, action, table, renames, params)
+    creates = action in ("add_method", "add_function", "extract")
+    mentions = [m for m in found if not (creates and m.word in new_names)]
+    chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
+    # a class named only to qualify a member ("m of the class C") is not a target itself
+    members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
+    anchor = _anchor(instruction, mentions, toks, chosen, action)
+    owner: Symbol | None = None
+    if action == "add_method":
+        classes = [s for s in chosen.values() if s.kind == "class"]
+        owner = classes[0] if len(set(classes)) == 1 else None
+    targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
+               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
+               and s != owner]
+    if action in ("add_function",):
+        targets = [s for s in targets if s.name not in new_names]
+    facts = _facts(instruction, table, set(new_names))
+    if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
+            s.name in facts.gone or s.qualname in facts.gone for s in targets):
+        # "remove the comment above div": div is where the removal happens, not what goes
+        action = "comment" if _COMMENT.search(instruction) else "change"
+    main_block = bool({"__main__", "__name__"} & {*facts.code_words, *facts.ticked})
+    if action in ("delete", "move") and not targets and not (action == "delete" and main_block):
+        action = "change"  # "remove the print from div": div is where, not what
+    if action == "move" and anchor is not None and targets:
+        facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
+    if action in ("delete", "rename", "fix", "type_hints"):
+        anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
+    lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
+        instruction))
+    reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
+                    else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
+    if action in ("fix", "change", "unknown") and not targets and _THROUGHOUT.search(instruction):
+        action = "transform"
+    notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
+    if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
+        facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
+    return ChangeSpec(
+        instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
+        values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
+        reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar",
+        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + tuple(
+            f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
+            if not chosen), lines=lines, facts=facts)
+
+
+def needs_model(spec: ChangeSpec) -> bool:
+    """The grammar could not settle it: no action found, or a name could mean more than one symbol."""
+    return spec.action == "unknown" or bool(spec.ambiguous) or (
+        not spec.targets and bool(spec.facts.doubtful) and spec.action in ("fix", "change"))
+
+
+def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
+                     ask: Asker | None = None) -> ChangeSpec:
+    """The change spec of ``instruction`` over ``files`` (relative path -> text), ``home`` being edited.
+
+    ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the
+    grammar finds no action or an ambiguous name. Never raises for wording; names are resolved against
+    the code, so a word that names nothing in the files is no target.
+    """
+    started = time.perf_counter()
+    table = SymbolTable.of(files, home)
+    spec = grammar_read(instruction, table)
+    if ask is not None and needs_model(spec):
+        from coder.edit.intent.model_read import model_read
+
+        spec = model_read(spec, table, ask)
+    return replace(spec, seconds=time.perf_counter() - started)
+
+
+def target_of(rel: str, text: str, instruction: str) -> Symbol | None:
+    """The one symbol of ``rel`` the instruction is about, if exactly one (region mode, the warm-up)."""
+    spec = read_instruction(instruction, {rel: text}, home=rel)
+    mine = [s for s in spec.targets if s.rel == rel]
+    return mine[0] if len(mine) == 1 else None

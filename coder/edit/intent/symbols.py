@@ -1,0 +1,103 @@
+"""The symbol table an instruction's words are resolved against: every def and class of the files involved.
+
+Python files are read with :mod:`ast` (through :func:`coder.edit.source.regions.python_symbols`);
+other languages with tree-sitter when its grammar is installed. A file that does not parse
+contributes nothing: its names cannot be resolved, so an instruction about it stays an
+ordinary request. For a reach beyond one file (a rename everywhere), :func:`tracked_python`
+gives the repository's tracked Python files.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Literal
+
+from coder.edit.intent.spec import Symbol
+from coder.edit.source.regions import python_symbols, tree_sitter_symbols
+from coder.errors import CoderError
+
+PYTHON = (".py", ".pyi")
+
+
+def file_symbols(rel: str, text: str) -> list[Symbol]:
+    """Every def and class of one file, methods told apart from functions (nothing when it does not parse)."""
+    try:
+        found = python_symbols(text) if PurePath(rel).suffix.lower() in PYTHON else tree_sitter_symbols(rel, text)
+    except (SyntaxError, ValueError, RecursionError, CoderError):
+        return []
+    classes = {q for q, r in found if r.kind == "class"}
+    out = []
+    for qual, region in found:
+        owner = qual.rpartition(".")[0]
+        kind: Literal["function", "method", "class"] = (
+            "class" if region.kind == "class" else "method" if owner in classes else "function")
+        out.append(Symbol(rel, qual, kind, region.start, region.end))
+    return out
+
+
+@dataclass(frozen=True)
+class SymbolTable:
+    """The symbols of the files involved, ``home`` (the file being edited) first."""
+
+    home: str
+    symbols: tuple[Symbol, ...]
+
+    @classmethod
+    def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
+        """The table of ``files`` (relative path -> text); ``home``'s symbols come first."""
+        order = [home, *sorted(r for r in files if r != home)] if home in files else sorted(files)
+        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])))
+
+    def lookup(self, word: str) -> list[Symbol]:
+        """The symbols ``word`` names: its qualified name or its last parts, whatever the case.
+
+        An exact-case match wins over a case-insensitive one, and the home file over the others,
+        so ``Queue`` and ``queue`` stay apart when both are defined.
+        """
+        word = word.strip("`").removesuffix("()").strip(".")
+        if not word:
+            return []
+        for exact in (True, False):
+            key = word if exact else word.lower()
+            hits = [s for s in self.symbols if _names(s.qualname, key, exact=exact)]
+            if hits:
+                home = [s for s in hits if s.rel == self.home]
+                return home or hits
+        return []
+
+    def member(self, owner: Symbol, word: str) -> Symbol | None:
+        """``owner``'s own member named ``word`` (any case), if it has one."""
+        want = f"{owner.qualname}.{word.strip('`').removesuffix('()')}".lower()
+        return next((s for s in self.symbols if s.rel == owner.rel and s.qualname.lower() == want), None)
+
+    def in_file(self, rel: str | None = None) -> list[Symbol]:
+        """The symbols of ``rel`` (the home file by default)."""
+        rel = rel or self.home
+        return [s for s in self.symbols if s.rel == rel]
+
+
+def _names(qualname: str, key: str, *, exact: bool) -> bool:
+    q = qualname if exact else qualname.lower()
+    return q == key or q.endswith("." + key)
+
+
+def tracked_python(root: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
+    """The repository's tracked Python files (relative path -> text), for a reach beyond one file."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", "*.py", "*.pyi"],
+                             capture_output=True, check=True, timeout=20).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    skip = set(exclude)
+    files = {}
+    for rel in filter(None, out.split("\0")):
+        if rel in skip:
+            continue
+        try:
+            files[rel] = (root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # unreadable or not UTF-8: its names are not resolved
+    return files

@@ -1,0 +1,260 @@
+"""The wording's details the checks hold a change to, read once (their only home in ``coder/edit``).
+
+The action, targets and anchor come from :mod:`coder.edit.intent.read`; this module reads the
+rest: the names spelled as code (backticks, calls, kind words), the substitutions (``rename X
+to Y``, ``from 70 to 80``), the objects of "delete"/"remove"/"move", and the small clauses that
+change what a check allows ("and use it", "in the function X only", "and handle None").
+Instructions are English, so they are scanned with patterns; the code is never read here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_IDENT = r"`?([A-Za-z_][\w.]*)`?"
+
+# --- names spelled as code ---------------------------------------------------------------------
+
+# "function split", "the method Foo.bar", "class `Foo`", "def load"
+_KIND_WORD = re.compile(r"\b(function|func|def|method|class)\s+`?([A-Za-z_][\w.]*)`?(\(\))?")
+_CALL = re.compile(r"`?\b([A-Za-z_][\w.]*)\(\)`?")
+_TICKED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+_BACKTICKED = re.compile(r"`([^`]+)`")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+LINES = re.compile(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
+_CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(])")
+# Words right before a name that mean the symbol is new: not finding it is then expected.
+_CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
+                     r"|\bnew\s+)$", re.I)
+_RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
+# Plain words that follow a kind word without naming anything ("the class that parses").
+NOT_NAMES = frozenset({
+    "that", "which", "who", "to", "in", "of", "and", "or", "the", "a", "an", "with", "for", "it", "its", "is",
+    "so", "this", "these", "those", "above", "below", "here", "there", "body", "name", "names", "definition",
+    "definitions", "signature", "call", "calls", "docstring", "itself", "at", "on", "by", "from", "as", "be",
+    "should", "must", "can", "will", "then", "when", "where", "whose", "variable", "variables", "parameter",
+    "parameters", "argument", "arguments", "attribute", "field", "local", "constant", "module", "file", "import",
+})
+
+
+@dataclass(frozen=True)
+class Named:
+    """A name or line range the instruction spells as code."""
+
+    name: str  # "split", "Foo.bar", "10-40"
+    kind: str | None  # "function" | "class" | "lines" | None (a bare code-looking word)
+    explicit: bool  # named as code (kind word, call): a miss is an error
+    creating: bool = False  # preceded by "add"/"new"/...: the symbol may not exist yet
+
+
+_KINDS = {"function": "function", "func": "function", "def": "function", "method": "function", "class": "class"}
+
+
+def code_names(instruction: str) -> list[Named]:
+    """Everything ``instruction`` spells as code, most explicit first, without duplicates."""
+    out: dict[str, Named] = {}
+
+    def add(item: Named) -> None:
+        if item.name not in out:
+            out[item.name] = item
+
+    for m in LINES.finditer(instruction):
+        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(3))
+        add(Named(f"{a}-{b}", "lines", True))
+    for m in _RENAME_OLD.finditer(instruction):
+        if m.group(1).lower() not in NOT_NAMES:
+            add(Named(m.group(1).rstrip("."), None, True))
+    taken = _kind_words(instruction, add)
+    # "parse_binding()" must exist; a backticked name may be a variable ("rename `lines`").
+    for pattern, sure in ((_CALL, True), (_TICKED, False)):
+        for m in pattern.finditer(instruction):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            before = instruction[max(0, m.start() - 24):m.start()]
+            add(Named(m.group(1).rstrip("."), None, sure, bool(_CREATE.search(before))))
+    for m in _CODE_WORD.finditer(instruction):
+        word = m.group(1).rstrip(".")
+        if looks_like_code(word):
+            add(Named(word, None, False))
+    return list(out.values())
+
+
+def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[int, int]]:
+    """Names after "function", "method", "class", "def"; returns the spans they cover."""
+    taken: list[tuple[int, int]] = []
+    for m in _KIND_WORD.finditer(instruction):
+        before = instruction[max(0, m.start() - 24):m.start()]
+        name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
+        if name.lower() in NOT_NAMES:  # "the class that parses" names nothing
+            continue
+        add(Named(name, kind, True, bool(_CREATE.search(before))))
+        taken.append(m.span())
+    return taken
+
+
+def looks_like_code(word: str) -> bool:
+    """snake_case, camelCase, dotted or dunder: never a plain English word."""
+    return "_" in word.strip("_") or "." in word or word.startswith("__") or any(c.isupper() for c in word[1:])
+
+
+def ticked_words(instruction: str) -> tuple[str, ...]:
+    """The identifiers inside `backticks` (``strict`` and ``bool`` of `strict: bool = False`)."""
+    return tuple(dict.fromkeys(w for span in _BACKTICKED.findall(instruction) for w in _WORD.findall(span)))
+
+
+def renamed_olds(instruction: str) -> set[str]:
+    """The names after "rename" (the old names, as written)."""
+    return {m.group(1).rstrip(".") for m in _RENAME_OLD.finditer(instruction)}
+
+
+def is_new_name(instruction: str, name: str) -> bool:
+    """``name`` is the new name of a rename ("rename a to b"): it cannot exist yet."""
+    return bool(re.search(rf"\b(to|into|as)\s+`?{re.escape(name)}\b", instruction)) and bool(
+        re.search(r"\brenam(e|es|ed|ing)\b", instruction, re.I))
+
+
+# --- substitutions -------------------------------------------------------------------------------
+
+_RENAME_PAIR = re.compile(
+    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:module|module-level|local|instance|class|global)\s+)?"
+    r"(?:(?:function|method|class|variable|attribute|parameter|argument|constant|field|name)\s+)?" + _IDENT
+    # "the method `m` of `C` to `n`": the owner is named, not renamed
+    + r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?"
+    r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
+_AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
+_ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
+_LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
+_FROM_TO = re.compile(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
+_HANDLE = re.compile(r"\bhandl(?:e|es|ing)\b", re.I)
+
+
+def rename_pairs(instruction: str) -> list[tuple[str, str]]:
+    """The (old, new) identifier pairs of a rename instruction; dotted names keep their last part."""
+    pairs: list[tuple[str, str]] = []
+    found = list(_RENAME_PAIR.finditer(instruction))
+    if found:
+        found += list(_AND_PAIR.finditer(instruction, found[0].end()))
+    found += list(_ARROW_PAIR.finditer(instruction))
+    for m in found:
+        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
+        if old != new and (old, new) not in pairs:
+            pairs.append((old, new))
+    return pairs
+
+
+def value_pairs(instruction: str) -> list[tuple[str, str]]:
+    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`)."""
+    out = []
+    for m in _FROM_TO.finditer(instruction):
+        a, b = (g[1:-1] if g.startswith("`") else g for g in (m.group(1), m.group(2)))
+        if a != b:
+            out.append((a, b))
+    return out
+
+
+# "in the function `getline` only", "only in `getline`", "the local variable x in getline": one function
+_CONFINED = (
+    re.compile(r"\bin\s+(?:the\s+)?(?:function|method)\s+" + _IDENT + r"\s+only\b", re.I),
+    re.compile(r"\bin\s+" + _IDENT + r"\s+only\b", re.I),
+    re.compile(r"\bonly\s+in\s+(?:the\s+)?(?:function|method\s+)?" + _IDENT, re.I),
+    re.compile(r"\blocal\s+(?:variable|name|parameter)\s+`?\w+`?\s+(?:of|in)\s+(?:the\s+)?(?:function|method)?\s*"
+               + _IDENT, re.I),
+)
+
+
+def confined_to(instruction: str) -> str | None:
+    """The one function or method an instruction confines its change to ("in the function X only"), else None."""
+    for pattern in _CONFINED:
+        if m := pattern.search(instruction):
+            return m.group(1).rstrip(".")
+    return None
+
+
+# --- the shape of the request ----------------------------------------------------------------------
+
+# "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
+_MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
+                   r"assignment|definition|block)\b", re.I)
+# Verbs that make the names they take as object go away; the object runs to a preposition that names
+# where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
+# A dot between identifier characters is part of a qualified name (`Sorter.__bool__`), not a full stop.
+_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin|get rid of)\w*"
+                        r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because|above|"
+                        r"below|before|after|around|near|at|on|for)\b)(?:[^.;:!?\n]|\.(?=[A-Za-z_])))*)", re.I)
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_FILE = re.compile(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
+_TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
+_MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
+                             r"replac|convert|wrap)\w*", re.I)
+_ADD_PARAM = re.compile(r"\b(?:add\w*|give\w*|accept\w*|introduc\w*)\s+(?:an?\s+|the\s+)?"
+                        r"(?:(?:new|optional|keyword|extra|boolean|bool)\s+)*"
+                        r"(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword argument)\s+`?([A-Za-z_]\w*)", re.I)
+_TO_TARGET = re.compile(r"\b(?:to|of|for)\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
+_USE_IT = re.compile(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
+_DELETE_DEF = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
+                         re.I)
+_MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
+                         r"(?:the|this)\s+(?:module|file)\b", re.I)
+_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
+                      r"|\binto\s+(?:an?\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
+_NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
+                           r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
+                           r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
+# Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
+# "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
+_SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
+                     r"|\bcut(?:s|ting)?\b|\bget rid of\b", re.I)
+EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
+                        r"all (uses|usages|callers|call sites|references))\b", re.I)
+CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
+
+
+def asked_gone(instruction: str) -> frozenset[str]:
+    """The names an instruction asks to make go away: the objects of delete, remove, merge, rename, move...
+
+    "refactor `div` to raise ValueError" asks for none; "remove the print from div" for none either
+    (div is where the removal happens); "delete f and g" for f and g.
+    """
+    return frozenset(w for m in _ASKS_GONE.finditer(instruction) for w in _QUALIFIED.findall(m.group("obj")))
+
+
+def param_request(instruction: str) -> tuple[str, str] | None:
+    """(parameter, function) of "add a parameter P to F", when both are spelled."""
+    m = _ADD_PARAM.search(instruction)
+    if m is None:
+        return None
+    t = _TO_TARGET.search(instruction, m.end())
+    return (m.group(1), t.group(1).rsplit(".", 1)[-1]) if t else None
+
+
+def extract_into(instruction: str) -> str | None:
+    """F of "extract ... into a new function F" (None when no extraction into a named function is asked)."""
+    if not _EXTRACT.search(instruction):
+        return None
+    found = _NEW_FUNCTION.search(instruction)
+    return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
+
+
+def is_move(instruction: str) -> bool:
+    """A pure move: "move X below Y", not "move X into a new helper"."""
+    return bool(_MOVE.search(instruction)) and not _MORE_THAN_MOVE.search(instruction)
+
+
+def named_files(instruction: str) -> tuple[str, ...]:
+    """File paths the instruction names (``tomllib/_re.py``)."""
+    return tuple(dict.fromkeys(_FILE.findall(instruction)))
+
+
+def delete_defs(instruction: str) -> frozenset[str]:
+    """F of "delete the function F" (a kind word spelled): F must be gone."""
+    return frozenset(m.group(1) for m in _DELETE_DEF.finditer(instruction))
+
+
+def flags(instruction: str) -> dict[str, bool]:
+    """The yes/no details: handles, uses_new, keeps_names, module_doc, shrinks, callers, everywhere."""
+    return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
+            "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
+            "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),
+            "everywhere": bool(EVERYWHERE.search(instruction))}

@@ -1,0 +1,88 @@
+"""The model's reading, replayed from a real 0.5B reply (recorded by tests/server/test_intent_server.py).
+
+Everything on coder's side is real: the grammar that finds the ambiguity, the engine's request through
+the one request runner, the JSON schema with the file's real symbols as an enum. Only the server is
+the replay test double, answering what the real llama-server answered.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import make_repo
+
+from coder.backends.runtime.handle import BackendHandle
+from coder.edit.intent.describe import read_line
+from coder.edit.intent.model_read import MAX_TOKENS, model_read, parse, schema
+from coder.edit.intent.read import grammar_read, read_instruction
+from coder.edit.intent.symbols import SymbolTable
+from coder.edit.run.engine import EditEngine
+from coder.testing.replay import HttpRecording, ReplayServer
+
+DATA = Path(__file__).parents[1] / "data" / "intent"
+QUEUE = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "queue.py.txt").read_text()
+
+
+def test_the_engine_asks_once_under_an_enum_of_the_real_symbols(tmp_path: Path) -> None:
+    recording = HttpRecording.load(DATA / "read_put.json")
+    root = tmp_path / "repo"
+    make_repo(root, {"queue.py": QUEUE})
+    with ReplayServer(recording) as server:
+        engine = EditEngine(BackendHandle(recording.server_info(server.url)), root)
+        snap, _ = engine.check_target(root / "queue.py")
+        spec = engine.read(snap, "Add a docstring to put")
+        sent = server.chat_requests
+    assert len(sent) == 1
+    body = sent[0]
+    assert isinstance(body, dict) and body["max_tokens"] == MAX_TOKENS and body["temperature"] == 0.0
+    fmt = body["response_format"]
+    assert isinstance(fmt, dict) and fmt["type"] == "json_schema"
+    target_enum = fmt["json_schema"]["schema"]["properties"]["target"]["enum"]
+    assert target_enum == ["Queue.put", "_PySimpleQueue.put", "none"]  # only what "put" could mean, and none
+    reply = json.loads((DATA / "read_put.reply.txt").read_text())
+    # the grammar had the action (a docstring); the model settled which put
+    assert (spec.action, [s.qualname for s in spec.targets], spec.read_by) == ("docstring", [reply["target"]],
+                                                                                "model")
+    assert spec.allows == {"docstrings"} and spec.ambiguous == ()
+    assert read_line(spec).startswith("read by the model in ")
+    assert read_line(spec).endswith(f": docstrings method {reply['target']}")
+
+
+def test_an_unusable_reply_keeps_the_grammars_reading() -> None:
+    table = SymbolTable.of({"queue.py": QUEUE}, "queue.py")
+    spec = grammar_read("Add a docstring to put", table)
+    assert spec.ambiguous == ("put",)
+    kept = model_read(spec, table, lambda messages, schema, n: '{"action": "docstring", "target": "nowhere"}')
+    assert kept.read_by == "grammar" and kept.ambiguous == ("put",) and "not usable" in kept.notes[-1]
+    failed = model_read(spec, table, lambda messages, schema, n: (_ for _ in ()).throw(OSError("down")))
+    assert failed.read_by == "grammar" and "could not be asked" in failed.notes[-1]
+
+
+def test_the_schema_names_only_real_symbols_and_parse_holds_to_it() -> None:
+    table = SymbolTable.of({"queue.py": QUEUE}, "queue.py")
+    symbols = table.lookup("put")
+    got = schema(symbols)
+    assert got["required"] == ["action", "target"]
+    assert parse('{"action": "fix", "target": "Queue.put"}', symbols) == ("fix", symbols[0])
+    assert parse('{"action": "fix", "target": "put_nowait"}', symbols) is None  # not a candidate
+    assert parse('{"action": "dance", "target": "Queue.put"}', symbols) is None
+    assert parse("not json", symbols) is None
+
+
+def test_no_server_no_model_reading() -> None:
+    spec = read_instruction("Add a docstring to put", {"queue.py": QUEUE}, home="queue.py")
+    assert spec.read_by == "grammar" and spec.ambiguous == ("put",)
+
+
+def test_a_plain_word_that_is_also_a_symbol_is_left_to_the_model_with_only_its_symbols() -> None:
+    from coder.edit.intent.model_read import candidates
+    from coder.edit.intent.read import needs_model
+
+    textwrap = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "textwrap.py.txt").read_text()
+    spec = read_instruction("Make the output fill the terminal width", {"t.py": textwrap}, home="t.py")
+    assert spec.targets == () and spec.facts.doubtful == ("fill",) and needs_model(spec)
+    table = SymbolTable.of({"t.py": textwrap}, "t.py")
+    assert [s.qualname for s in candidates(spec, table)] == ["TextWrapper.fill", "fill"]
+    plain = read_instruction("Add type hints to every function in this file", {"t.py": textwrap}, home="t.py")
+    assert not needs_model(plain)  # the grammar settled it: no request

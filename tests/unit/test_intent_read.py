@@ -1,0 +1,230 @@
+"""One reading whatever the wording: the same spec (action, targets, anchor, reach) for each task's wordings.
+
+The files are stdlib modules shipped in coder/bench/edits/files/ (nobody here wrote them); the
+wordings are written the way people write issues: backticks, plain lowercase names, other verbs,
+word orders and prepositions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coder.edit.intent.describe import describe, read_line
+from coder.edit.intent.read import read_instruction
+
+FILES = Path(__file__).resolve().parents[2] / "coder" / "bench" / "edits" / "files"
+
+
+def _text(name: str) -> str:
+    return (FILES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+# (file, [wordings], (action, targets, anchor, reach))
+TASKS = [
+    ("shlex.py", ["Delete the method read_token from the class shlex", "Delete `shlex.read_token`",
+                  "get rid of read_token of the class shlex", "remove the read_token method from shlex",
+                  "Please delete method read_token in shlex."],
+     ("delete", ("shlex.read_token",), None, "symbol")),
+    ("shlex.py", ["Delete the function `_print_tokens`", "delete _print_tokens",
+                  "Get rid of the _print_tokens helper", "_print_tokens is unused, remove it"],
+     ("delete", ("_print_tokens",), None, "symbol")),
+    ("shlex.py", ["Move `quote` after `split`", "Move quote so that it comes right after split",
+                  "move the function quote to just below the function split", "Put quote right after split"],
+     ("move", ("quote",), ("after", "split"), "symbol")),
+    ("shlex.py", ["Move `join` before `split`", "move join so it is above split", "Move join to come before split"],
+     ("move", ("join",), ("before", "split"), "symbol")),
+    ("shlex.py", ["Add a docstring to `join`", "add a docstring to join", "Document the function join",
+                  "join needs a docstring", "Write a docstring for join()"],
+     ("docstring", ("join",), None, "symbol")),
+    ("shlex.py", ["Fix `split`: comments=True should keep comments", "Fix split: comments=True should keep comments",
+                  "fix the bug in split where comments=True drops comments"],
+     ("fix", ("split",), None, "symbol")),
+    ("shlex.py", ["Add type hints to every function in this file", "add type annotations throughout",
+                  "Annotate all functions with type hints"],
+     ("type_hints", (), None, "file")),
+    ("textwrap.py", ["Add a parameter `strict: bool = False` to `shorten` and document it in its docstring",
+                     "Add a parameter strict: bool = False to shorten and document it in its docstring",
+                     "shorten should take a new parameter strict: bool = False; document it in the docstring"],
+     ("add_parameter", ("shorten",), None, "symbol")),
+    ("textwrap.py", ["Add a `__repr__` method to the class `TextWrapper`",
+                     "Add a __repr__ method to the class TextWrapper",
+                     "add a method __repr__ to TextWrapper", "Give TextWrapper a __repr__ method"],
+     ("add_method", (), None, "symbol")),
+    ("textwrap.py", ["Add a docstring to `TextWrapper._split`", "add a docstring to _split of the class TextWrapper",
+                     "Add a docstring to the method _split from the class TextWrapper",
+                     "add a docstring to _split in TextWrapper"],
+     ("docstring", ("TextWrapper._split",), None, "symbol")),
+    ("sched.py", ["Add a comment above the method `scheduler.run`", "add a comment above run of the class scheduler",
+                  "Put a comment above the run method of scheduler"],
+     ("comment", ("scheduler.run",), ("above", "scheduler.run"), "symbol")),
+    ("netrc.py", ["Fix `_parse`: a quoted value may contain #", "Fix parse: a quoted value may contain #",
+                  "fix the _parse method so that a quoted value may contain #"],
+     ("fix", ("netrc._parse",), None, "symbol")),
+    ("shlex.py", ["Rename `quote` to `shell_quote` everywhere", "rename quote to shell_quote everywhere",
+                  "Rename the function quote to shell_quote across the repo"],
+     ("rename", ("quote",), None, "everywhere")),
+    ("shlex.py", ["Use f-strings throughout", "use f-strings throughout the whole file"],
+     ("transform", (), None, "file")),
+    ("getopt.py", ["Extract the code in `getopt` and `gnu_getopt` that turns `longopts` into a list into a new "
+                   "function `_longopts_list`, and call it from both.",
+                   "extract the longopts-to-list code of getopt and gnu_getopt into a new function _longopts_list",
+                   "Pull the code that turns longopts into a list out of getopt and gnu_getopt into a helper "
+                   "function called _longopts_list"],
+     ("extract", ("getopt", "gnu_getopt"), None, "symbol")),
+    ("glob.py", ["Add type hints to `_join`: dirname and basename are str and it returns str.",
+                 "add type hints to _join", "Annotate _join with type hints"],
+     ("type_hints", ("_join",), None, "symbol")),
+    ("sched.py", ["Add a docstring to the class `scheduler` saying what it does.", "document the scheduler class",
+                  "scheduler needs a class docstring"],
+     ("docstring", ("scheduler",), None, "symbol")),
+    ("graphlib.py", ["Delete the method `TopologicalSorter.__bool__`.", "remove __bool__ from TopologicalSorter",
+                     "get rid of the __bool__ method of the class TopologicalSorter",
+                     "TopologicalSorter.__bool__ is not needed, delete it"],
+     ("delete", ("TopologicalSorter.__bool__",), None, "symbol")),
+    ("queue.py", ["In `Queue.__init__`, change the default of `maxsize` from 0 to 1000.",
+                  "change the default maxsize in Queue.__init__ from 0 to 1000"],
+     ("change", ("Queue.__init__",), None, "symbol")),
+]
+
+
+@pytest.mark.parametrize(("rel", "wordings", "want"), TASKS, ids=[t[1][0][:40] for t in TASKS])
+def test_every_wording_reads_the_same(rel: str, wordings: list[str], want: tuple[object, ...]) -> None:
+    text = _text(rel)
+    for wording in wordings:
+        spec = read_instruction(wording, {rel: text}, home=rel)
+        anchor = None if spec.anchor is None else (spec.anchor.where, spec.anchor.symbol.qualname
+                                                   if spec.anchor.symbol else None)
+        got = (spec.action, tuple(s.qualname for s in spec.targets), anchor, spec.reach)
+        assert got == want, wording
+
+
+def test_the_extraction_and_the_value_are_read_whatever_the_wording() -> None:
+    getopt = _text("getopt.py")
+    for wording in TASKS[14][1]:
+        spec = read_instruction(wording, {"getopt.py": getopt}, home="getopt.py")
+        assert spec.facts.extract_into == "_longopts_list", wording
+    queue = _text("queue.py")
+    spec = read_instruction("Queue's __init__ should default maxsize to 1000 instead of 0", {"q.py": queue},
+                            home="q.py")
+    assert [s.qualname for s in spec.targets] == ["Queue.__init__"] and "code" in spec.allows
+
+
+def test_the_delete_block_and_the_new_method_owner() -> None:
+    text = _text("shlex.py")
+    spec = read_instruction("Delete the function _print_tokens and the `if __name__` block at the end of the file",
+                            {"shlex.py": text}, home="shlex.py")
+    assert (spec.action, [s.qualname for s in spec.targets]) == ("delete", ["_print_tokens"])
+    tw = _text("textwrap.py")
+    spec = read_instruction("Give TextWrapper a __repr__ method", {"textwrap.py": tw}, home="textwrap.py")
+    assert spec.owner is not None and spec.owner.qualname == "TextWrapper"
+    assert spec.new_names == ("__repr__",)
+
+
+def test_kinds_allowed_follow_the_action() -> None:
+    tw = _text("textwrap.py")
+    hints = read_instruction("Add type hints to every function in this file", {"t.py": tw}, home="t.py")
+    assert hints.allows == {"annotations"} and not hints.targeted
+    param = read_instruction("Add a parameter strict: bool = False to shorten and document it in its docstring",
+                             {"t.py": tw}, home="t.py")
+    assert {"code", "docstrings"} <= param.allows and param.params == ("strict: bool = False",)
+    doc = read_instruction("add a docstring to dedent", {"t.py": tw}, home="t.py")
+    assert doc.allows == {"docstrings"}
+
+
+def test_english_words_that_are_symbols_are_not_taken_by_chance() -> None:
+    tw = _text("textwrap.py")  # defines wrap, fill, indent, dedent
+    spec = read_instruction("Wrap long lines in the docstring of dedent", {"t.py": tw}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["dedent"]
+    spec = read_instruction("Add a docstring to fill", {"t.py": tw}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["fill"]  # the module's own fill, not TextWrapper.fill
+    spec = read_instruction("add a docstring to the fill method", {"t.py": tw}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["TextWrapper.fill"]
+    queue = _text("queue.py")
+    spec = read_instruction("Add a docstring to put", {"queue.py": queue}, home="queue.py")
+    assert spec.ambiguous == ("put",)  # Queue.put and _PySimpleQueue.put
+    assert spec.targeted  # an ambiguous name never becomes a whole-file rewrite
+
+
+def test_spec_in_words() -> None:
+    text = _text("shlex.py")
+    spec = read_instruction("get rid of read_token of the class shlex", {"shlex.py": text}, home="shlex.py")
+    assert describe(spec, "cut mechanically") == "delete method shlex.read_token (cut mechanically)"
+    assert read_line(spec).startswith("read: delete method shlex.read_token")
+    move = read_instruction("Move quote so that it comes right after split", {"shlex.py": text}, home="shlex.py")
+    assert describe(move) == "move function quote after function split"
+
+
+def _plan_json(rel: str, instruction: str) -> dict[str, object]:
+    from spec_of import derive
+
+    plan = derive(rel, _text(rel), instruction)
+    assert plan is not None, instruction
+    out: dict[str, object] = plan.to_json()
+    return out
+
+
+def test_the_plan_shows_what_was_read_in_every_wording() -> None:
+    for wording in ("Move `quote` after `split`", "Move quote so that it comes right after split",
+                    "Put quote right after split"):
+        got = _plan_json("shlex.py", wording)
+        assert (got["read"], got["read_by"]) == ("move function quote after function split "
+                                                 "(cut and pasted mechanically)", "grammar")
+    got = _plan_json("shlex.py", "Delete the function _print_tokens and the `if __name__` block at the end of the file")
+    assert got["read"] == "delete function _print_tokens and the __main__ block (cut mechanically)"
+    steps = got["steps"]
+    assert isinstance(steps, list) and [s["label"] for s in steps] == ["function _print_tokens and the __main__ block"]
+    got = _plan_json("textwrap.py", "Give TextWrapper a __repr__ method")
+    assert got["read"] == "add a method __repr__ to class TextWrapper (1 region(s) to the model)"
+
+
+def test_windows_only_for_a_change_that_targets_no_symbol() -> None:
+    from spec_of import windows
+
+    tw = _text("textwrap.py")  # 491 lines
+    plan = windows("textwrap.py", tw, "Add type hints to every function in this file")
+    assert plan is not None and plan.kind == "windows" and len(plan.steps) > 2
+    assert all("Change type annotations only" in s.note and "reply with it unchanged" in s.note for s in plan.steps)
+    assert windows("textwrap.py", tw, "add a docstring to shorten") is None
+    queue = _text("queue.py")  # 326 lines
+    assert windows("queue.py", queue, "Add a docstring to put") is None  # ambiguous: never windows
+    assert windows("queue.py", queue, "Add docstrings everywhere") is not None
+
+
+def test_a_reach_everywhere_resolves_names_in_the_repositorys_tracked_files(tmp_path: Path) -> None:
+    from cli_helpers import make_repo
+
+    from coder.edit.intent.symbols import tracked_python
+    from coder.edit.run.engine import EditEngine
+
+    root = tmp_path / "repo"
+    make_repo(root, {"app.py": "from lib import fetch_all\n\nprint(fetch_all())\n",
+                     "lib.py": "def fetch_all():\n    return []\n", "notes.txt": "fetch_all\n"})
+    assert sorted(tracked_python(root)) == ["app.py", "lib.py"]
+    engine = EditEngine(None, root)
+    snap, _ = engine.check_target(root / "app.py")
+    spec = engine.read(snap, "rename fetch_all to load_all everywhere")
+    assert spec.reach == "everywhere" and [(s.rel, s.qualname) for s in spec.targets] == [("lib.py", "fetch_all")]
+    here = engine.read(snap, "add a docstring to fetch_all")  # one file's edit: lib.py's symbols are not its own
+    assert here.targets == ()
+
+
+def test_every_mechanical_plan_of_the_bench_is_judged_correct_by_its_own_check() -> None:
+    """The suite's tasks the reading turns into cut-and-paste plans (no model request), judged by the bench."""
+    from coder.bench.edits.tasks import TASKS, source
+    from coder.edit.plan.derive import derive
+    from coder.edit.source.splice import Replacement, splice
+
+    done = []
+    for task in TASKS:
+        text = source(task.file)
+        plan = derive(task.file, text, read_instruction(task.instruction, {task.file: text}, home=task.file))
+        if plan is None or any(s.how != "mechanical" for s in plan.steps):
+            continue
+        new = splice(text, [Replacement(s.start, s.end, s.text or "") for s in plan.steps])
+        ok, why = task.judge({task.file: text}, {task.file: new})
+        assert ok, f"{task.name}: {why}"
+        done.append(task.name)
+    # "so that it comes right before/after" and "the `if __name__` block" were windows before the one reading
+    assert sorted(done) == ["getopt-delete-main", "getopt-move", "glob-move", "graphlib-delete", "shlex-delete"]
