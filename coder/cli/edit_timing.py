@@ -1,0 +1,45 @@
+"""``coder edit``'s own timings: the recorder it starts, its ``--json`` result and its ``--timings`` lines.
+
+The phases are opened from here and from :mod:`coder.cli.edit` (the caller's side of the edit
+engine); what they mean is :mod:`coder.telemetry.timings`'s business.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Any, TextIO
+
+from coder.telemetry import timings
+
+# what every `coder edit` needs, imported up front inside the "imports" phase (not later, inside
+# whichever phase first touches them); the --attach probe's engine detection loads with its phase
+EDIT_PATH = ("coder.edit.engine", "coder.edit.plan_run", "coder.backends.runtime.handle",
+             "coder.backends.runtime.manager", "coder.config", "coder.kpolicy", "coder.edit.usercheck",
+             "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat")
+
+
+def begin() -> timings.Timings:
+    """Start the process's recorder at coder's first line and import the edit path within "imports"."""
+    from coder import STARTED
+
+    recorder = timings.start(STARTED, "imports")
+    for module in EDIT_PATH:
+        importlib.import_module(module)
+    recorder.leave("imports")
+    return recorder
+
+
+def print_json(result: dict[str, Any]) -> None:
+    """Print the ``--json`` result, with ``timings``: the split up to now (see :mod:`coder.telemetry.timings`)."""
+    if timings.RECORDER is not None:
+        result["timings"] = timings.RECORDER.report()
+    print(json.dumps(result, indent=2))
+
+
+def print_timings(err: TextIO = sys.stderr) -> None:
+    """``coder edit --timings``: the phases and the round trips, two ``coder:`` lines on ``err``."""
+    if timings.RECORDER is not None:
+        for line in timings.describe(timings.RECORDER.report()):
+            print(f"coder: {line}", file=err)
