@@ -13,11 +13,13 @@ from typing import Any, TextIO
 
 from coder.telemetry import timings
 
-# what every `coder edit` needs, imported up front inside the "imports" phase (not later, inside
-# whichever phase first touches them); the --attach probe's engine detection loads with its phase
+# what every `coder edit` needs, imported up front inside the "imports" phase, not later inside whichever
+# phase first touches it (httpx and httpcore load with the first client, pyflakes with the checks):
+# the split then says what the probe, the plan and the checks cost, not what their imports did
 EDIT_PATH = ("coder.edit.engine", "coder.edit.plan_run", "coder.backends.runtime.handle",
              "coder.backends.runtime.manager", "coder.config", "coder.kpolicy", "coder.edit.usercheck",
-             "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat")
+             "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat", "httpx", "httpcore",
+             "coder.edit.check", "coder.edit.scope", "pyflakes.checker")
 
 
 def begin() -> timings.Timings:
