@@ -245,6 +245,8 @@ class MainScreen(Screen[None]):
         batch = message.event.batch
         self.transcript.append(batch.text)
         self.spec.update_live(batch.live)
+        if batch.shown is not None:  # on screen after this refresh: the feed may send the next batch
+            self.call_after_refresh(batch.shown)
         probe = self.capp.lag_probe
         if probe is not None:
             probe.appended(batch)
