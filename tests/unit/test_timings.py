@@ -159,3 +159,22 @@ def test_a_real_process_splits_its_whole_wall_time(greet_repo: Path, tmp_path: P
     assert [t["path"] for t in report["round_trips"] if t["phase"] == "request"] == ["/v1/chat/completions"]
     assert sum(phases.values()) == pytest.approx(report["wall_s"], abs=0.002)
     assert 0 < report["wall_s"] <= took
+
+
+def test_only_a_whole_process_freezes_what_the_edit_path_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interpreter's teardown walked every imported object (0.2-0.4 s); a test's process is left alone."""
+    import gc
+
+    import coder.cli
+    from coder.cli.edit_timing import begin
+
+    gc.unfreeze()
+    try:
+        begin()
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+        monkeypatch.setattr(coder.cli, "WHOLE_PROCESS", True)
+        begin()
+        assert gc.get_freeze_count() > 10_000 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+        timings.stop()
