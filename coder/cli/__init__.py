@@ -9,5 +9,6 @@ from typing import TypeAlias
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 # True when coder.cli.main.main runs: the command owns the whole process (no test calls it in-process),
-# so what it imports lives until the exit (coder.cli.edit_timing freezes it for the collector)
+# so what it imports lives until the exit: coder edit (coder.cli.edit_timing) and the TUI (at its first
+# request) freeze it for the collector
 WHOLE_PROCESS = False

@@ -4,9 +4,9 @@ The worker hands every :class:`~coder.telemetry.stats.Chunk` to a :class:`LiveFe
 the request's :class:`~coder.telemetry.stats.RequestStats` (every figure comes from
 :mod:`coder.telemetry.figures`), an instantaneous tok/s window for the sparkline, and a text
 buffer. A :class:`Batch` goes to the UI as soon as the UI has shown the one before and ``gap``
-has passed, and at the latest ``interval`` after the last one while the UI is still busy: a
-streamed token waits for the screen about one redraw, not a fixed frame, and a 5,000 tok/s flood
-still costs the UI at most ~50 appends per second, not 5,000. No Textual here.
+has passed (under ~3,000 tok/s), else ``interval`` after the last one: a streamed token waits for
+the screen about one redraw, not a fixed frame, and a 5,000 tok/s flood still costs the UI ~25
+appends per second, not 5,000. No Textual here.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ FRAME = 0.04  # the longest buffered text waits while the UI is still busy with 
 # once the UI has shown the last batch, the next may go this soon (50 fps at most): a fixed 40 ms frame
 # was most of the TUI's display lag (p95 69 ms at 1,000 tok/s), and appends stay few at 5,000 tok/s
 SHOWN_GAP = 0.02
+# ...while a batch would hold fewer events than this (under ~3,000 tok/s): a flood keeps its 40 ms frames,
+# where each extra append costs CPU per token and the lag target is twice as loose
+SHOWN_GAP_EVENTS = 64
 
 
 @dataclass(frozen=True)
@@ -120,11 +123,11 @@ class Coalescer:
 
     def due(self, now: float, caught_up: bool = False) -> bool:
         """The first chunk goes out at once (TTFT is visible); then a batch ``gap`` after the last one
-        once the UI has ``caught_up`` (shown it), else ``interval`` after it."""
+        once the UI has ``caught_up`` (shown it) and the batch is small, else ``interval`` after it."""
         if not self._parts:
             return False
         since = now - self._last_flush
-        return since >= self.interval or (caught_up and since >= self.gap)
+        return since >= self.interval or (caught_up and since >= self.gap and self._count < SHOWN_GAP_EVENTS)
 
     def take(self, live: LiveStats, now: float) -> Batch | None:
         """Everything buffered as one batch (None when empty)."""
