@@ -10,7 +10,7 @@ import gc
 import importlib
 import json
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from coder.telemetry import timings
 
@@ -45,7 +45,7 @@ def begin() -> timings.Timings:
     return recorder
 
 
-def print_json(result: dict[str, Any]) -> None:
+def print_json(result: dict[str, object]) -> None:
     """Print the ``--json`` result, with ``timings``: the split up to now (see :mod:`coder.telemetry.timings`)."""
     if timings.RECORDER is not None:
         result["timings"] = timings.RECORDER.report()

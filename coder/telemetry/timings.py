@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 # the phases in the order a command meets them; "other" is what no phase covered
 PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "request", "stats", "checks", "git",
@@ -54,6 +54,25 @@ def process_started() -> tuple[float, str] | None:
         if kernel - 2 * tick <= spawned <= kernel + 2 * tick:
             return spawned, "spawn time from the parent"
     return kernel, "process start time (/proc, 10 ms ticks)"
+
+
+class RoundTripJSON(TypedDict):
+    """One round trip in a report."""
+
+    method: str
+    path: str
+    phase: str
+    ms: float
+
+
+class Report(TypedDict):
+    """The split of a command's wall time (``coder edit --json``'s ``timings``)."""
+
+    wall_s: float
+    outside_request_s: float
+    phases: dict[str, float]
+    since: str
+    round_trips: list[RoundTripJSON]
 
 
 @dataclass
@@ -125,7 +144,7 @@ class Timings:
         self.trips.append(trip)
         return trip
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> Report:
         """The split up to now: phases (python and ``other`` included) summing to ``wall_s``, and round trips."""
         self._charge(clock())
         now = self._mark
@@ -154,15 +173,13 @@ def phase_of(path: str) -> str:
     return "probe"
 
 
-def describe(report: dict[str, Any]) -> list[str]:
+def describe(report: Report) -> list[str]:
     """``coder edit --timings``: the phases on one line, the round trips on another."""
     phases = report["phases"]
-    assert isinstance(phases, dict)
     parts = " + ".join(f"{name} {seconds:.3f}" for name, seconds in phases.items() if seconds >= 0.0005)
     lines = [f"timings: wall {report['wall_s']:.3f} s = {parts}; outside the request "
              f"{report['outside_request_s']:.3f} s (from the {report['since']})"]
     trips = report["round_trips"]
-    assert isinstance(trips, list)
     counts: dict[tuple[str, str], list[float]] = {}
     for trip in trips:
         counts.setdefault((trip["phase"], f"{trip['method']} {trip['path']}"), []).append(trip["ms"])
