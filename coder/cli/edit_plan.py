@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from coder.cli.edit_timing import print_json
 from coder.errors import CoderError
+from coder.telemetry import timings
 from coder.textsafe import visible
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def run_plan_edit(engine: EditEngine, prepared: PlanRequest, args: argparse.Name
             print(f"coder: {line}", file=err)
     if not proposal.ok:
         if args.json:
-            print(json.dumps(result, indent=2))
+            print_json(result)
         print(f"coder: error: edit refused: {proposal.refusal}; {proposal.rel} untouched", file=err)
         return 2
     scope = proposal.scope
@@ -68,7 +69,7 @@ def finish(applied: ApplyResult | None, note: str, args: argparse.Namespace, res
     result["snapshot_commit"] = applied.snapshot if applied else None
     result["note"] = note
     if args.json:
-        print(json.dumps(result, indent=2))
+        print_json(result)
     print(visible(f"coder: {note}"), file=err)
     return 0
 
@@ -82,7 +83,8 @@ def _maybe_apply(engine: EditEngine, proposal: PlanProposal, args: argparse.Name
     if args.dry_run:
         return None, "dry run: nothing written"
     if args.yes or (not args.json and confirm()):
-        applied = apply_plan(engine, proposal)
+        with timings.phase("git"):
+            applied = apply_plan(engine, proposal)
         return applied, "; ".join(["applied", *applied.notes])
     return None, "not applied (pass --yes to apply without asking)"
 
@@ -93,7 +95,8 @@ def _stream(engine: EditEngine, prepared: PlanRequest, err: TextIO) -> PlanPropo
     from coder.edit.run.plan_run import run_events
 
     proposal = None
-    with StreamLine(err) as line:
+    # a plan's requests run on worker threads: the caller's wait for them is the request
+    with timings.phase(timings.REQUEST), StreamLine(err) as line:
         for event in run_events(engine, prepared):
             if isinstance(event, PlanProposal):
                 proposal = event
@@ -130,7 +133,7 @@ def refused_unexplained(proposal: EditProposal | PlanProposal, args: argparse.Na
     if lines and args.yes and not args.allow_unexplained and not args.dry_run:
         result["note"] = "not applied under --yes: changes the instruction does not explain"
         if args.json:
-            print(json.dumps(result, indent=2))
+            print_json(result)
         print(visible(f"coder: error: not applied under --yes: {'; '.join(lines)}; {proposal.rel} untouched "
                       "(review it without --yes, or pass --allow-unexplained)"), file=err)
         return True

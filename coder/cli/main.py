@@ -88,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Output into a closed pipe (``coder backend status | head -1``) ends quietly with 141,
     as a shell's own tools do, never with a BrokenPipeError traceback.
     """
+    import coder
+
+    coder.WHOLE_PROCESS = True
     try:
         code = _main(argv)
         sys.stdout.flush()  # a buffered write to a closed pipe fails here, inside the handler

@@ -3,12 +3,15 @@
 The worker hands every :class:`~coder.telemetry.stats.Chunk` to a :class:`LiveFeed`: it keeps
 the request's :class:`~coder.telemetry.stats.RequestStats` (every figure comes from
 :mod:`coder.telemetry.figures`), an instantaneous tok/s window for the sparkline, and a text
-buffer. A :class:`Batch` goes to the UI at most once per ``interval`` (one frame), so a
-5,000 tok/s flood costs the UI ~25 appends per second, not 5,000. No Textual here.
+buffer. A :class:`Batch` goes to the UI as soon as the UI has shown the one before and ``gap``
+has passed (under ~3,000 tok/s), else ``interval`` after the last one: a streamed token waits for
+the screen about one redraw, not a fixed frame, and a 5,000 tok/s flood still costs the UI ~25
+appends per second, not 5,000. No Textual here.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from collections.abc import Callable
@@ -20,7 +23,13 @@ from coder.telemetry.stats import Chunk, RequestStats
 if TYPE_CHECKING:
     from coder.telemetry.metrics import SpecDelta
 
-FRAME = 0.04  # seconds between UI updates while streaming (25 fps)
+FRAME = 0.04  # the longest buffered text waits while the UI is still busy with the last batch (25 fps)
+# once the UI has shown the last batch, the next may go this soon (50 fps at most): a fixed 40 ms frame
+# was most of the TUI's display lag (p95 69 ms at 1,000 tok/s), and appends stay few at 5,000 tok/s
+SHOWN_GAP = 0.02
+# ...while a batch would hold fewer events than this (under ~3,000 tok/s): a flood keeps its 40 ms frames,
+# where each extra append costs CPU per token and the lag target is twice as loose
+SHOWN_GAP_EVENTS = 64
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ class Batch:
     first_arrival: float  # time.monotonic() when its oldest chunk reached the worker
     chunks: int
     live: LiveStats
+    # the UI calls this once the batch is on screen (after the refresh that shows it): the next may go
+    shown: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -96,6 +107,7 @@ class Coalescer:
     """Buffers chunks; :meth:`due` says when a frame's worth should go to the UI."""
 
     interval: float = FRAME
+    gap: float = SHOWN_GAP
     _parts: list[str] = field(default_factory=list)
     _first: float | None = None
     _last_flush: float = float("-inf")
@@ -109,9 +121,13 @@ class Coalescer:
         self._parts.append(text)
         self._count += count
 
-    def due(self, now: float) -> bool:
-        """The first chunk goes out at once (TTFT is visible), then at most one batch per frame."""
-        return bool(self._parts) and now - self._last_flush >= self.interval
+    def due(self, now: float, caught_up: bool = False) -> bool:
+        """The first chunk goes out at once (TTFT is visible); then a batch ``gap`` after the last one
+        once the UI has ``caught_up`` (shown it) and the batch is small, else ``interval`` after it."""
+        if not self._parts:
+            return False
+        since = now - self._last_flush
+        return since >= self.interval or (caught_up and since >= self.gap and self._count < SHOWN_GAP_EVENTS)
 
     def take(self, live: LiveStats, now: float) -> Batch | None:
         """Everything buffered as one batch (None when empty)."""
@@ -132,13 +148,18 @@ class LiveFeed:
     ``post`` receives at most one :class:`Batch` per ``interval`` (plus the final flush).
     """
 
-    def __init__(self, post: Callable[[Batch], None], *, interval: float = FRAME,
+    def __init__(self, post: Callable[[Batch], None], *, interval: float = FRAME, gap: float = SHOWN_GAP,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.post = post
         self.clock = clock
         self.stats = RequestStats()
         self.window = RateWindow()
-        self.buffer = Coalescer(interval)
+        self.buffer = Coalescer(interval, gap)
+        self._posted = -1  # seq of the last batch posted (worker thread)
+        self._shown = -1  # seq of the last batch the UI showed (set from the UI thread: one int store)
+
+    def _was_shown(self, seq: int) -> None:
+        self._shown = max(self._shown, seq)
 
     def live(self) -> LiveStats:
         """A snapshot of the live figures (safe to hand to another thread)."""
@@ -150,13 +171,15 @@ class LiveFeed:
         self.stats.add(chunk)
         self.window.add(chunk.elapsed, self.stats.tokens)
         self.buffer.add(chunk.text, now, chunk.count)
-        if self.buffer.due(now):
-            batch = self.buffer.take(self.live(), now)
-            if batch is not None:
-                self.post(batch)
+        if self.buffer.due(now, caught_up=self._shown >= self._posted):
+            self._send(self.buffer.take(self.live(), now))
 
     def flush(self) -> None:
         """Post whatever is still buffered."""
-        batch = self.buffer.take(self.live(), self.clock())
+        self._send(self.buffer.take(self.live(), self.clock()))
+
+    def _send(self, batch: Batch | None) -> None:
         if batch is not None:
+            batch.shown = functools.partial(self._was_shown, batch.seq)
+            self._posted = batch.seq
             self.post(batch)

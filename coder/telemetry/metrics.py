@@ -8,6 +8,7 @@ conditional rate is ``per_pos[i] / per_pos[i-1]``; never multiply survivals agai
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from coder.telemetry import figures
@@ -131,36 +132,64 @@ def _strip(name: str) -> tuple[str | None, str]:
     return None, name
 
 
+# one sample line as the engines write it: name, optional plain labels, a value (no escapes, no timestamp)
+_SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*)\})? (\S+)')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"\\]*)"')
+
+
+def _plain_samples(text: str) -> list[tuple[str, dict[str, str], float]]:
+    """(name, labels, value) of every sample; ValueError on any line beyond the plain form the engines write."""
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        match = _SAMPLE.fullmatch(line)
+        if match is None:
+            raise ValueError(f"not a plain sample line: {line[:80]!r}")
+        name, labels, value = match.groups()
+        out.append((name, dict(_LABEL.findall(labels)) if labels else {}, float(value)))
+    return out
+
+
+def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
+    """Every sample of an exposition page: read directly (~0.1 s of prometheus_client's import saved per
+    process), by the reference parser when a line uses more of the format (escapes, timestamps)."""
+    try:
+        return _plain_samples(text)
+    except ValueError:
+        from prometheus_client.parser import text_string_to_metric_families
+
+        return [(s.name, dict(s.labels), s.value) for family in text_string_to_metric_families(text)
+                for s in family.samples]
+
+
 def parse_metrics(text: str) -> SpecStats:
     """Parse exposition text (any of the three engines) into a :class:`SpecStats`."""
-    from prometheus_client.parser import text_string_to_metric_families  # deferred: not needed to paint the TUI
-
     values: dict[str, float] = {}
     per_pos: dict[str, dict[int, float]] = {"accepted_per_pos": {}, "drafted_per_pos": {}}
     gauges: dict[str, float] = {}
     engine: str | None = None
     seen_spec = False
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            eng, base = _strip(sample.name)
-            if eng is None:
-                continue
-            engine = engine or eng
-            if base.endswith("_created"):
-                continue
-            base = base.removesuffix("_total")
-            if base.startswith("spec_"):
-                seen_spec = True
-            if base in _PER_POS:
-                pos = sample.labels.get("position", sample.labels.get("pos"))
-                if pos is not None:
-                    bucket = per_pos[_PER_POS[base]]
-                    bucket[int(pos)] = bucket.get(int(pos), 0.0) + sample.value
-            elif base in _COUNTERS:
-                key = _COUNTERS[base]
-                values[key] = values.get(key, 0.0) + sample.value  # sum over engines/labels
-            elif base in _GAUGES:
-                gauges[_GAUGES[base]] = sample.value
+    for name, labels, value in _samples(text):
+        eng, base = _strip(name)
+        if eng is None:
+            continue
+        engine = engine or eng
+        if base.endswith("_created"):
+            continue
+        base = base.removesuffix("_total")
+        if base.startswith("spec_"):
+            seen_spec = True
+        if base in _PER_POS:
+            pos = labels.get("position", labels.get("pos"))
+            if pos is not None:
+                bucket = per_pos[_PER_POS[base]]
+                bucket[int(pos)] = bucket.get(int(pos), 0.0) + value
+        elif base in _COUNTERS:
+            key = _COUNTERS[base]
+            values[key] = values.get(key, 0.0) + value  # sum over engines/labels
+        elif base in _GAUGES:
+            gauges[_GAUGES[base]] = value
 
     def dense(bucket: dict[int, float]) -> tuple[float, ...]:
         return tuple(bucket.get(i, 0.0) for i in range(max(bucket) + 1)) if bucket else ()

@@ -145,9 +145,11 @@ async def stream_once(repo: Path, recording_path: Path, rate: float, seconds: fl
         from coder.testing.replay import HttpRecording
     except ImportError:  # trees before the testing package (e.g. 315d46b)
         from coder.session.replay import HttpRecording  # type: ignore[no-redef]
+    import coder
     from coder.ui.app import CoderApp
     from coder.ui.widgets.conversation.prompt import PromptInput
 
+    coder.WHOLE_PROCESS = True  # this process is the app's, as under the coder command (its collector settings)
     base = HttpRecording.load(recording_path)
     chunks = sum(1 for _, data in base.chats[0].events if '"content"' in data)
     repeat = max(1, -(-int(rate * seconds) // max(1, chunks)))

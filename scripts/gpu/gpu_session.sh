@@ -9,6 +9,7 @@
 #   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
 #   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
+#   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
 #   status         build and model state
 set -uo pipefail
@@ -25,6 +26,21 @@ build_state() {
   if [ -x "$BIN" ]; then echo "build: done ($(du -h "$BIN" | cut -f1))";
   elif [ -f "$G/build.rc" ]; then echo "build: FAILED rc=$(cat "$G/build.rc")"; tail -20 "$G/build.log";
   else echo "build: running: $(grep -o '^\[[0-9]*/[0-9]*\]' "$G/build.log" 2>/dev/null | tail -1)"; fi
+}
+
+gpu_profile() {  # the qwen-gpu profile in $CODER_HOME's config (e2e, split)
+  mkdir -p "$CODER_HOME"
+  mkdir -p "$CODER_HOME/config"
+  cat > "$CODER_HOME/config/config.toml" <<EOF
+default_profile = "qwen-gpu"
+[profiles.qwen-gpu]
+model = "$MODEL"
+binary = "$BIN"
+spec_type = "prediction,ngram-mod"
+k = 8
+ngl = 99
+ctx = 16384
+EOF
 }
 
 case "${1:-status}" in
@@ -70,20 +86,18 @@ steps)
     | tee "$OUT/copy_steps.log" | grep -v "^  "
   ;;
 e2e)
-  mkdir -p "$CODER_HOME"
-  mkdir -p "$CODER_HOME/config"
-  cat > "$CODER_HOME/config/config.toml" <<EOF
-default_profile = "qwen-gpu"
-[profiles.qwen-gpu]
-model = "$MODEL"
-binary = "$BIN"
-spec_type = "prediction,ngram-mod"
-k = 8
-ngl = 99
-ctx = 16384
-EOF
+  gpu_profile
   $PY scripts/bench_e2e.py --profile qwen-gpu --cases linecache,textwrap --json "$OUT/e2e.json" 2>&1 \
     | tee "$OUT/e2e.log"
+  ;;
+split)
+  gpu_profile
+  # the wheels went in with --no-compile: without bytecode every import compiles its source first
+  $PY -m compileall -q -j 0 "$G/site" coder >/dev/null 2>&1
+  $PY -m coder backend start qwen-gpu >"$OUT/split_start.log" 2>&1 || { tail -5 "$OUT/split_start.log"; exit 1; }
+  $PY scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" --out "$OUT/edit_split.json" 2>&1 \
+    | tee "$OUT/edit_split.log"
+  $PY -m coder backend stop qwen-gpu >/dev/null 2>&1
   ;;
 edits)
   $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \

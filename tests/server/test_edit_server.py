@@ -219,3 +219,34 @@ def test_cli_uses_the_tui_k_policy_per_class(demo_server: Any, repo: Path, monke
     if demo_server.draft_cap:  # coder's own build: a per-request cap, no restart
         assert full["k_via"] == region["k_via"] == "cap"
     assert full["k_source"] == region["k_source"] == "default"
+
+
+def test_timings_count_the_round_trips_a_real_server_saw(demo_server: Any, repo: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`coder edit --json` splits its wall time; its round trips are the requests the real server got.
+
+    The recording proxy in front of llama-server sees every request (the attach probe's included):
+    coder's list must name the same ones, one chat completion among them, and the phases must be
+    non-negative and sum to the wall time.
+    """
+    from coder.testing.record import RecordingProxy
+
+    monkeypatch.chdir(repo)
+    parser = argparse.ArgumentParser(prog="coder")
+    edit_cli.register(parser.add_subparsers(dest="command"))
+    with RecordingProxy(str(demo_server.url), demo_server.api_key) as proxy:
+        args = parser.parse_args(["edit", "hello.py", "-m", "add a docstring to add", "--mode", "region",
+                                  "--symbol", "add", "--attach", proxy.url, "--dry-run", "--json"])
+        args.func(args)
+        proxy.wait_idle()
+        served = [(e.method, e.path) for e in proxy.recording.exchanges]
+    report = json.loads(capsys.readouterr().out)["timings"]
+    trips = report["round_trips"]
+    assert sorted((t["method"], t["path"]) for t in trips) == sorted(served)
+    assert [t["path"] for t in trips if t["phase"] == "request"] == ["/v1/chat/completions"]
+    assert {t["phase"] for t in trips if t["path"] == "/tokenize"} == {"tokenizer"}
+    assert all(t["phase"] == "probe" for t in trips if t["path"] in ("/props", "/metrics", "/slots"))
+    phases = report["phases"]
+    assert all(v >= 0 for v in phases.values()) and phases["request"] > 0
+    assert sum(phases.values()) == pytest.approx(report["wall_s"], abs=0.002)

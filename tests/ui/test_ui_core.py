@@ -3,6 +3,7 @@ commands."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -57,6 +58,46 @@ def test_feed_slow_stream_posts_every_token() -> None:
         clock.now = i * 0.1
         feed.push(Chunk("x", clock.now))
     assert len(batches) == 5
+
+
+def test_feed_sends_sooner_once_the_ui_showed_the_last_batch() -> None:
+    """A UI that keeps up gets a batch every ``gap`` (20 ms); one still busy, every ``interval`` (40 ms)."""
+    for shows, expected_gap in ((True, 0.02), (False, 0.04)):
+        clock = FakeClock()
+        batches: list[Batch] = []
+
+        def post(batch: Batch, shows: bool = shows, batches: list[Batch] = batches) -> None:
+            batches.append(batch)
+            if shows and batch.shown is not None:
+                batch.shown()  # as the screen does after the refresh that shows it
+
+        feed = LiveFeed(post, interval=0.04, gap=0.02, clock=clock)
+        for i in range(200):  # 1,000 tok/s for 0.2 s
+            clock.now = i * 0.001
+            feed.push(Chunk("x", clock.now))
+        feed.flush()
+        assert sum(b.chunks for b in batches) == 200
+        middle = batches[1:-1]  # not the first (at once) nor the final flush
+        gaps = [b.first_arrival - a.first_arrival for a, b in itertools.pairwise(middle)]
+        assert gaps and all(g == pytest.approx(expected_gap, abs=0.0015) for g in gaps), (shows, gaps)
+
+
+def test_a_batch_shown_late_does_not_release_the_next_early() -> None:
+    clock = FakeClock()
+    batches: list[Batch] = []
+    feed = LiveFeed(batches.append, interval=0.04, gap=0.02, clock=clock)
+    feed.push(Chunk("a", 0.0))  # the first goes at once
+    clock.now = 0.001
+    feed.push(Chunk("b", clock.now))  # buffered: nothing shown yet
+    clock.now = 0.025
+    feed.push(Chunk("c", clock.now))
+    assert len(batches) == 1  # 25 ms, the UI has not shown batch 0: wait for the 40 ms frame
+    shown = batches[0].shown
+    assert shown is not None
+    shown()
+    clock.now = 0.026
+    feed.push(Chunk("d", clock.now))
+    assert [b.text for b in batches] == ["a", "bcd"]
 
 
 def test_live_figures_come_from_the_one_definitions_module() -> None:
@@ -180,3 +221,42 @@ def test_run_tui_refuses_outside_git(tmp_path: Path) -> None:
     with pytest.raises(CoderError, match="no such file"):
         run_tui(argparse.Namespace(path=str(tmp_path / "nope"), resume=False, profile=None, attach=None,
                                    api_key=None))
+
+
+def test_the_tui_freezes_its_startup_heap_only_in_its_own_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full collection mid-stream walked every startup object (0.1-0.2 s of frozen screen); a test's
+    process keeps its collector as it is."""
+    import gc
+
+    import coder
+    from coder.ui.screens.main import _freeze_startup_heap
+
+    gc.unfreeze()
+    try:
+        _freeze_startup_heap()
+        assert gc.get_freeze_count() == 0
+        monkeypatch.setattr(coder, "WHOLE_PROCESS", True)
+        _freeze_startup_heap()
+        frozen = gc.get_freeze_count()
+        assert frozen > 10_000
+        _freeze_startup_heap()  # once per process: later requests freeze nothing more
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_flood_keeps_its_frames_even_when_the_ui_keeps_up() -> None:
+    """At 5,000 tok/s a batch 20 ms after the last holds ~100 events: it waits for the 40 ms frame."""
+    clock = FakeClock()
+    batches: list[Batch] = []
+
+    def post(batch: Batch) -> None:
+        batches.append(batch)
+        if batch.shown is not None:
+            batch.shown()
+
+    feed = LiveFeed(post, interval=0.04, gap=0.02, clock=clock)
+    for i in range(1000):  # 5,000 tok/s for 0.2 s
+        clock.now = i * 0.0002
+        feed.push(Chunk("x", clock.now))
+    assert 5 <= len(batches) <= 7

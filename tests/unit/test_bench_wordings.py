@@ -289,8 +289,8 @@ def test_a_rename_read_as_a_region_edit_is_lost_in_the_reading() -> None:
                   plan_key="region: function long_has_args", wording=2)
     tag_layer(out, task)
     assert out.layer == "reading"
-    out.plan_key, out.mode, out.layer = "read: rename long_has_args -> long_option_info (renamed mechanically)", "plan", None
-    out.plan_kind = "rename"
+    out.plan_key = "read: rename long_has_args -> long_option_info (renamed mechanically)"
+    out.mode, out.plan_kind, out.layer = "plan", "rename", None
     tag_layer(out, task)
     assert out.layer == "check"
 

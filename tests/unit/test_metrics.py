@@ -77,3 +77,46 @@ def test_sglang_gauges() -> None:
     stats = parse_metrics(text)
     assert stats.engine == "sglang" and stats.accept_length_gauge == pytest.approx(3.21)
     assert stats.accept_rate_gauge == pytest.approx(0.45)
+
+
+def _real_pages() -> list[tuple[str, str]]:
+    """Every real /metrics page in the test data: recorded llama-server replies, a llama.cpp and a vLLM page."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    pages = [("llamacpp_real_metrics.txt", (data / "engines" / "llamacpp_real_metrics.txt").read_text())]
+    pages += [(p.name, p.read_text()) for p in sorted((data / "engines" / "real_vllm_0.26.0").glob("*metrics*"))]
+    for rec in sorted((data / "ui").glob("*.json")):
+        for exchange in json.loads(rec.read_text()).get("exchanges", []):
+            if exchange.get("path") == "/metrics" and exchange.get("text"):
+                pages.append((rec.name, exchange["text"]))
+                break
+    return pages
+
+
+PAGES = _real_pages()
+
+
+@pytest.mark.parametrize("text", [text for _, text in PAGES], ids=[name for name, _ in PAGES])
+def test_the_direct_reader_reads_real_pages_as_the_reference_parser(text: str) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from coder.telemetry.metrics import _plain_samples
+
+    def read_as_coder(samples: list[tuple[str, dict[str, str], float]]) -> list[tuple[str, dict[str, str], float]]:
+        # the reference names a counter's sample ..._total even where the page did not: coder drops the suffix
+        return [(name.removesuffix("_total"), labels, value) for name, labels, value in samples]
+
+    reference = [(s.name, dict(s.labels), s.value) for family in text_string_to_metric_families(text)
+                 for s in family.samples]
+    assert reference and read_as_coder(_plain_samples(text)) == read_as_coder(reference)
+
+
+def test_a_line_beyond_the_plain_form_goes_to_the_reference_parser() -> None:
+    from coder.telemetry.metrics import _plain_samples
+
+    text = 'llamacpp:tokens_predicted_total{note="a \\"quoted\\" word"} 7\n'
+    with pytest.raises(ValueError, match="not a plain sample"):
+        _plain_samples(text)
+    assert parse_metrics(text).generated == 7  # read all the same, by prometheus_client

@@ -29,9 +29,17 @@ def make_client(base_url: str, *, headers: dict[str, str] | None = None, timeout
     """An ``httpx.Client`` for ``base_url``; TLS verification on for https, no TLS setup for http."""
     import httpx  # deferred: ~0.1-0.2 s of import the TUI's first paint does not need
 
+    from coder.telemetry import timings
+
     verify: ssl.SSLContext | bool = _tls() if base_url.startswith("https:") else False
     limits = httpx.Limits(max_keepalive_connections=keepalive) if keepalive is not None else httpx.Limits()
-    return httpx.Client(base_url=base_url, headers=headers, timeout=timeout, verify=verify, limits=limits)
+    transport = None
+    if timings.RECORDER is not None:  # a command that reports its timings: every round trip is one of them
+        from coder.backends.runtime.timed_http import TimedTransport
+
+        transport = TimedTransport(httpx.HTTPTransport(verify=verify, limits=limits))
+    return httpx.Client(base_url=base_url, headers=headers, timeout=timeout, verify=verify, limits=limits,
+                        transport=transport)
 
 
 def read_capped(response: httpx.Response, limit: int) -> bytes:

@@ -260,6 +260,7 @@ class ServerAPI:
         slot may still be releasing, so with ``wait_for`` wait briefly for ``generated`` to move.
         """
         deadline = time.monotonic() + (0.2 if final_seen else 1.5)
+        pause = 0.005  # the counters usually move within milliseconds: look again soon, then less often
         while True:
             try:
                 snap = self.metrics()
@@ -269,7 +270,8 @@ class ServerAPI:
                 return None
             if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
                 return snap
-            time.sleep(0.05)
+            time.sleep(pause)
+            pause = min(0.05, pause * 2)
 
     def slots(self) -> list[Slot]:
         """The ``/slots`` list (llama.cpp); every entry must be an object."""

@@ -1,0 +1,180 @@
+"""``coder edit``'s wall-time split: exclusive phases that sum to the wall time, and every round trip counted.
+
+The recorder is checked on a hand-driven clock; the CLI on the ReplayServer **test double** of a
+llama-server (a recorded real edit), in process for the round trips and as a real process for the
+interpreter's start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_edit_cli
+from ui_support import SCENARIOS, load, make_repo, replay
+
+from coder.cli import edit as edit_cli
+from coder.jsontypes import JSONValue
+from coder.telemetry import timings
+from coder.testing.replay import ReplayServer, send_body
+
+
+class SlotsReplay(ReplayServer):
+    """**Test double**: the recording, plus the ``/slots`` of a speculating server (``--attach`` asks for it)."""
+
+    def _other(self, handler: BaseHTTPRequestHandler, method: str, path: str, body: JSONValue) -> None:
+        if path == "/slots":
+            send_body(handler, 200, "application/json", json.dumps([{"id": 0, "n_ctx": 4096, "speculative": True}]))
+        else:
+            super()._other(handler, method, path, body)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(timings, "clock", fake)
+    monkeypatch.setattr(timings, "process_started", lambda: (99.5, "test"))
+    return fake
+
+
+def test_phases_are_exclusive_and_sum_to_the_wall(clock: Clock) -> None:
+    rec = timings.Timings(started=clock.now, _stack=["imports"])
+    clock.now += 0.2
+    rec.leave("imports")
+    clock.now += 0.05  # in no phase: "other"
+    with rec.phase("stats"):
+        clock.now += 0.1
+        with rec.phase("request"):
+            clock.now += 1.0
+        clock.now += 0.3
+    rec.move(0.25, "stats", "checks")
+    report = rec.report()
+    phases = report["phases"]
+    assert phases == {"python": 0.5, "imports": 0.2, "request": 1.0, "stats": 0.15, "checks": 0.25, "other": 0.05}
+    assert report["wall_s"] == 2.15 and sum(phases.values()) == pytest.approx(2.15)
+    assert report["outside_request_s"] == pytest.approx(1.15)
+
+
+def test_a_phase_left_open_inside_another_ends_with_it(clock: Clock) -> None:
+    rec = timings.Timings(started=clock.now)
+    with rec.phase("stats"):
+        rec.enter("request")  # a stream never closed
+        clock.now += 1.0
+    clock.now += 1.0
+    phases = rec.report()["phases"]
+    assert phases["request"] == 1.0 and phases["other"] == 1.0
+
+
+def test_other_threads_are_not_timed(clock: Clock) -> None:
+    rec = timings.Timings(started=clock.now)
+    seen: list[str] = []
+
+    def work() -> None:
+        with rec.phase("probe"):
+            clock.now += 5.0
+        seen.append(rec.round_trip("GET", "/metrics").phase)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    report = rec.report()
+    assert "probe" not in report["phases"] and seen == ["(thread)"]
+    assert report["phases"]["other"] == 5.0
+
+
+def test_spawn_time_is_used_only_when_the_kernel_agrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel, how = timings.process_started() or (0.0, "")
+    assert "/proc" in how
+    monkeypatch.setenv("CODER_SPAWNED_AT", str(kernel + 0.001))
+    assert timings.process_started() == (kernel + 0.001, "spawn time from the parent")
+    monkeypatch.setenv("CODER_SPAWNED_AT", str(kernel - 60))  # inherited from some other process
+    assert timings.process_started() == (kernel, how)
+
+
+@pytest.fixture
+def greet_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    root = make_repo(tmp_path, *SCENARIOS["edit_greet"].files)
+    monkeypatch.chdir(root)
+    yield root
+
+
+def _greet_argv(*extra: str) -> list[str]:
+    scenario = SCENARIOS["edit_greet"]
+    return ["edit", scenario.file or "", "-m", scenario.instruction, "--mode", "full", "--dry-run", *extra]
+
+
+def test_json_timings_count_every_round_trip(greet_repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with replay("edit_greet") as (server, info):
+        monkeypatch.setattr(edit_cli, "_find_server", lambda args: info)
+        assert run_edit_cli(_greet_argv("--json", "--timings")) == 0
+        sent = [(method, path) for method, path, _ in server.requests]
+    out, err = capsys.readouterr()
+    report = json.loads(out)["timings"]
+    trips = [(t["method"], t["path"]) for t in report["round_trips"]]
+    assert sorted(trips) == sorted(sent)  # every request the server saw, and no other
+    assert trips.count(("POST", "/v1/chat/completions")) == 1
+    by_phase = {t["phase"] for t in report["round_trips"] if t["path"] == "/tokenize"}
+    assert by_phase == {"tokenizer"}
+    phases = report["phases"]
+    assert {"imports", "config", "probe", "plan", "request", "stats", "checks", "other"} <= set(phases)
+    assert all(v >= 0 for v in phases.values())
+    assert sum(phases.values()) == pytest.approx(report["wall_s"], abs=0.002)
+    assert "coder: timings: wall" in err and f"round trips: {len(sent)}" in err
+    assert timings.RECORDER is None  # the command's recorder ends with it
+
+
+def test_a_real_process_splits_its_whole_wall_time(greet_repo: Path, tmp_path: Path) -> None:
+    """Spawned as a user would: the interpreter's start is a phase, and the split ends at the exit."""
+    with SlotsReplay(load("edit_greet")) as server:
+        env = {**os.environ, "CODER_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path(__file__).parents[2])}
+        env.pop("CODER_API_KEY", None)
+        env["CODER_SPAWNED_AT"] = str(timings.clock())
+        started = timings.clock()
+        proc = subprocess.run([sys.executable, "-m", "coder", *_greet_argv("--json"), "--attach", server.url],
+                              cwd=greet_repo, env=env, capture_output=True, text=True, timeout=120)
+        took = timings.clock() - started
+    doc = json.loads(proc.stdout)
+    report = doc["timings"]
+    assert doc["ok"] and report["since"] == "spawn time from the parent", proc.stderr
+    phases = report["phases"]
+    assert all(phases[name] > 0 for name in ("python", "imports", "config", "probe", "plan", "request", "checks"))
+    assert [t["path"] for t in report["round_trips"] if t["phase"] == "request"] == ["/v1/chat/completions"]
+    assert sum(phases.values()) == pytest.approx(report["wall_s"], abs=0.002)
+    assert 0 < report["wall_s"] <= took
+
+
+def test_only_a_whole_process_freezes_what_the_edit_path_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interpreter's teardown walked every imported object (0.2-0.4 s); a test's process is left alone."""
+    import gc
+
+    import coder
+    from coder.cli.edit_timing import begin
+
+    gc.unfreeze()
+    try:
+        begin()
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+        monkeypatch.setattr(coder, "WHOLE_PROCESS", True)
+        begin()
+        assert gc.get_freeze_count() > 10_000 and gc.isenabled()
+    finally:
+        gc.unfreeze()
+        timings.stop()
