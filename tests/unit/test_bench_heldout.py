@@ -24,6 +24,11 @@ SOLUTIONS: dict[str, Edits] = {
                          "        # 'method-wrapper' style names with spaces cannot be attribute names\n"
                          "        if ' ' in typename:\n"),),
     "quopri-hints": (("def unhex(s):", "def unhex(s: bytes) -> int:"),),
+    "quopri-param": (("def quote(c):", "def quote(c, lowercase=False):"),
+                     ("    return ESCAPE + bytes((HEX[c//16], HEX[c%16]))",
+                      "    digits = HEX.lower() if lowercase else HEX\n"
+                      "    return ESCAPE + bytes((digits[c//16], digits[c%16]))")),
+    "tabnanny-docstring": (("class Whitespace:\n", 'class Whitespace:\n    """Leading whitespace, normalised."""\n'),),
     "quopri-docstring": (("def encodestring(s, quotetabs=False, header=False):\n",
                           'def encodestring(s, quotetabs=False, header=False):\n    """Encode bytes s."""\n'),),
     "quopri-comment": (("decode underscore as space (per RFC 1522).\"\"\"\n",
@@ -96,6 +101,9 @@ WRONG: dict[str, tuple[Edits, ...]] = {
     "reprlib-delete": ((("    def repr_array(self, x, level):", "    def repr_deque(self, x, level):\n        pass\n\n"
                          "    def repr_array(self, x, level):"),),),
     "quopri-hints": ((("def unhex(s):", "def unhex(s: bytes):"),),),  # no return type
+    "quopri-param": ((("def quote(c):", "def quote(c, lowercase=False):"),
+                      ("HEX[c//16], HEX[c%16]", "HEX.lower()[c//16], HEX.lower()[c%16]")),),  # always lower
+    "tabnanny-docstring": ((("    S, T = ' \\t'\n", "    S, T = ' \\t'\n    \"\"\"Leading whitespace.\"\"\"\n"),),),
     "string-method": ((("        self.template = template\n",
                         "        self.template = template\n\n    def __repr__(self):\n"
                         "        return f'Template({self.template})'\n"),),),

@@ -121,6 +121,13 @@ QUOPRI: tuple[Task, ...] = (
           "put a comment at the start of decode's body noting that the line-by-line loop is just a fallback for "
           "when binascii.a2b_qp is missing"),
          Comment("decode"), symbol="decode"),
+    Task("quopri-param", "heldout/quopri.py", "param",
+         ("let quote take a lowercase=False flag that makes it emit lowercase hex (=ff instead of =FF)",
+          "quote(): optional lowercase argument, default False; when it's true the two hex digits come out in "
+          "lower case"),
+         Behaves(("quote",), (("m.quote(b'\\xff')", "b'=FF'"), ("m.quote(b'\\xff', lowercase=True)", "b'=ff'"),
+                              ("m.quote(b'\\n', lowercase=True)", "b'=0a'"), ("m.quote(b'=')", "b'=3D'"))),
+         symbol="quote"),
 )
 
 STRING: tuple[Task, ...] = (
@@ -193,6 +200,15 @@ TABNANNY: tuple[Task, ...] = (
          ("rename format_witnesses to describe_witnesses",
           "format_witnesses -> describe_witnesses, both calls in process_tokens too"),
          Renamed("format_witnesses", "describe_witnesses")),
+    Task("tabnanny-rename-method", "heldout/tabnanny.py", "rename",
+         ("rename the less method of Whitespace to less_than and update the call in process_tokens",
+          "Whitespace.less -> less_than"),
+         Renamed("less", "less_than")),
+    Task("tabnanny-docstring", "heldout/tabnanny.py", "docstring",
+         ("Whitespace has a big comment block describing its members, turn it into a proper class docstring",
+          "add a docstring to the Whitespace class saying what it represents (the leading whitespace of a line, "
+          "normalised)"),
+         Docstring("Whitespace"), symbol="Whitespace"),
     Task("tabnanny-method", "heldout/tabnanny.py", "method",
          ("add an is_mixed method to Whitespace that returns True when the leading whitespace has both tabs and "
           "spaces",
@@ -201,7 +217,8 @@ TABNANNY: tuple[Task, ...] = (
                                             ("m.Whitespace('  \\tx = 1').is_mixed()", "True"),
                                             ("m.Whitespace('    ').is_mixed()", "False"),
                                             ("m.Whitespace('\\t\\t').is_mixed()", "False"),
-                                            ("m.Whitespace('').is_mixed()", "False"))),
+                                            ("m.Whitespace('').is_mixed()", "False"),
+                                            ("m.Whitespace('\\tx = 1').is_mixed()", "False"))),
          symbol="Whitespace"),
     Task("tabnanny-comment", "heldout/tabnanny.py", "comment",
          ("add a comment above if not indents[-1].less(thisguy): in process_tokens explaining that a new indent "
