@@ -201,3 +201,10 @@ def test_list_json_set_heldout(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(r["wordings"] == [BY_NAME[r["id"]].wordings[1]] for r in rows)
     assert main(["bench", "--edits", "--list", "--json"]) == 0  # the default is still the suite
     assert "heldout/" not in capsys.readouterr().out
+
+
+def test_the_cpu_subset_is_the_suites(capsys: pytest.CaptureFixture[str]) -> None:
+    from coder.cli.main import main
+
+    assert main(["bench", "--edits", "--list", "--set", "heldout", "--subset", "cpu"]) != 0
+    assert "--subset is a fixed set" in capsys.readouterr().err
