@@ -20,6 +20,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 EDIT_MODES = ("full", "region", "auto")
+TASK_SETS = ("suite", "heldout")  # --set: names of task_sets()
+
+
+def task_sets() -> dict[str, tuple[Task, ...]]:
+    """The named task sets of ``--set``: the suite, written beside coder's instruction reader, and the held-out
+    set, written without reading it (issue 34's "tasks nobody here wrote")."""
+    from coder.bench.edits import tasks, tasks_heldout
+
+    return {"suite": tasks.TASKS, "heldout": tasks_heldout.HELDOUT}
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -30,6 +39,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                         "through coder's edit path, as `coder edit --yes` does")
     g.add_argument("--mode", default="auto", metavar="full,region,auto",
                    help="edit modes to run, comma-separated (default auto)")
+    g.add_argument("--set", default="suite", choices=TASK_SETS,
+                   help="which tasks: the suite (default) or the held-out set, written apart from coder's reading")
     g.add_argument("--tasks", metavar="NAMES", help="only tasks whose names start with these (comma-separated)")
     g.add_argument("--kinds", metavar="KINDS", help="only these kinds (rename,docstring,param,comment,...)")
     g.add_argument("--wordings", metavar="all|0,1,2",
@@ -90,12 +101,14 @@ def _chosen(args: argparse.Namespace) -> list[tuple[Task, int]]:
     """The (task, wording) pairs to run: ``--subset``, or ``--tasks``/``--kinds`` × ``--wordings``, then ``--shard``."""
     from coder.bench.edits import tasks, wordings
 
+    pool = task_sets()[args.set]
     if args.subset:
-        if args.tasks or args.kinds or args.wordings:
-            raise CoderError("--subset is a fixed set of (task, wording) pairs: leave out --tasks, --kinds, --wordings")
-        chosen = wordings.subset(tasks.TASKS, args.subset)
+        if args.tasks or args.kinds or args.wordings or args.set != "suite":
+            raise CoderError("--subset is a fixed set of (task, wording) pairs of the suite: leave out --tasks, "
+                             "--kinds, --wordings, --set")
+        chosen = wordings.subset(pool, args.subset)
     else:
-        chosen = wordings.pairs(tasks.select(args.tasks, args.kinds), wordings.parse_wordings(args.wordings))
+        chosen = wordings.pairs(tasks.select(args.tasks, args.kinds, pool), wordings.parse_wordings(args.wordings))
     chosen = _shard(args.shard, chosen)
     if not chosen:
         raise CoderError("no task matches --tasks/--kinds/--wordings (see coder/bench/edits/tasks.py)")
@@ -207,6 +220,7 @@ def run(args: argparse.Namespace) -> int:
                                                   "spec_type": server.spec_type, "k": server.k},
                        guard=not args.no_guard, argv=_argv(args, server))
     doc["interrupted"] = interrupted
+    doc["set"] = args.set
     if aider_import_s:
         doc["aider_import_s"] = aider_import_s  # apart from the per-task times
     _publish(args, runs, doc, name)

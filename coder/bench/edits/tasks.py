@@ -206,9 +206,9 @@ FIRST: tuple[Task, ...] = (
 TASKS: tuple[Task, ...] = FIRST + GROWN + BUGS + ADDED
 
 
-def select(names: str | None = None, kinds: str | None = None) -> list[Task]:
-    """Tasks by comma-separated name prefixes and/or kinds (all when both are None)."""
-    out = list(TASKS)
+def select(names: str | None = None, kinds: str | None = None, pool: tuple[Task, ...] = TASKS) -> list[Task]:
+    """Tasks of ``pool`` (default the suite) by comma-separated name prefixes and/or kinds (all when both are None)."""
+    out = list(pool)
     if names:
         wanted = [n.strip() for n in names.split(",") if n.strip()]
         out = [t for t in out if any(t.name.startswith(w) for w in wanted)]
