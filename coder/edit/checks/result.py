@@ -99,7 +99,13 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
 
 
 def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
-    """Why ``new`` does not do what ``spec`` reads: a parameter nobody asked for, or a change out of place."""
+    """Why ``new`` does not do what ``spec`` reads: no code changed for a change of code, a parameter nobody
+    asked for, or a change out of place."""
+    if spec.action in _CODE_ACTIONS and old != new and _same_code(old, new):
+        # seen on the CPU: a bug fix sent to a long file's windows came back with one blank line gone, and
+        # that diff was applied as the fix; a fix that changes no statement fixes nothing
+        return EditRefused("no_code_change", "the instruction asks to change code, but the reply changes only "
+                                             "blank lines, comments or layout")
     if (unasked := unasked_parameters(old, new, spec)) is not None:
         return EditRefused("signature", unasked)
     if (where := misplaced(old, new, spec)) is not None:
@@ -109,7 +115,19 @@ def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
 
 # what the one retry is told to do, per refusal code of the result check (a code not here is not retried:
 # a reply that does not parse or drops names is asked again by no rule, the model's next try is no better)
+_CODE_ACTIONS = frozenset({"fix", "change"})  # actions that are done only when a statement changes
+
+
+def _same_code(old: str, new: str) -> bool:
+    """True when both texts parse to the same syntax tree (they differ in layout or comments only)."""
+    try:
+        return ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+
+
 _HINTS = {
+    "no_code_change": "Change the code that the instruction is about.",
     "extract_uncalled": "Call the new function where the extracted code was.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
