@@ -34,7 +34,8 @@ def test_a_fix_that_only_drops_a_blank_line_is_refused_and_retried_with_the_reas
 def test_a_comment_only_reply_to_a_fix_is_refused_and_the_real_fix_passes() -> None:
     spec = _spec()
     commented = BUGGY.replace('    """Helper to reindent a multi-line statement."""\n',
-                              '    """Helper to reindent a multi-line statement."""\n    # indent continuation lines\n', 1)
+                              '    """Helper to reindent a multi-line statement."""\n'
+                              '    # indent continuation lines\n', 1)
     refused = check_result("timeit.py", commented, old=BUGGY, spec=spec)
     assert refused is not None and refused.code == "no_code_change"
     assert check_result("timeit.py", FIXED, old=BUGGY, spec=spec) is None
