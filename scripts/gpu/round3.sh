@@ -15,7 +15,7 @@
 #   scripts/gpu/round3.sh all      the three, in that order (default)
 #
 # Writes to $OUT (7 files): floor.{txt,json}, argmax.{txt,json}, quant.{txt,json}, round3.log.
-# PY, GPU_STATE, R3_DEPTHS, R3_GEN, R3_REPS, R3_MAX_TOKENS, R3_KINDS, R3_FILES, R3_NGL, R3_FORMATS override
+# PY, GPU_STATE, R3_DEPTHS, R3_GEN, R3_REPS, R3_MAX_TOKENS, R3_KINDS, R3_FILES, R3_NGL, R3_FORMATS, R3_TIMEOUT_SCALE override
 # the defaults (a smoke run on another machine: small depths and replies, -ngl 0).
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
@@ -28,12 +28,13 @@ MODEL="$G/model.gguf"
 LOG="$OUT/round3.log"
 FILES=${R3_FILES:-$($PY -c 'import textwrap,linecache;print(textwrap.__file__, linecache.__file__)')}
 DEPTHS=${R3_DEPTHS:-1024,2048,4096}
-GEN=${R3_GEN:-256}
+GEN=${R3_GEN:-512}
 REPS=${R3_REPS:-10}
 MAXTOK=${R3_MAX_TOKENS:-1100}
 KINDS=${R3_KINDS:-rename,region}
 NGL=${R3_NGL:-99}
 FORMATS=${R3_FORMATS:-Q8_0,F16}
+TS=${R3_TIMEOUT_SCALE:-1}  # a slower machine (the CPU smoke run) scales every timeout
 for b in llama-server llama-bench llama-quantize; do
   [ -x "$BIN/$b" ] || { echo "no $b in $BIN (gpu_session.sh setup builds it; then wait)"; exit 1; }
 done
@@ -43,17 +44,17 @@ tables() { grep -v '^  [a-z].*tok/s  AL' "$1" | grep -v '^config '; }
 
 floor() {
   echo "== floor $(date -u +%T)" | tee -a "$LOG"
-  timeout 200 $PY scripts/gpu/step_floor.py --binary "$BIN/llama-server" --bench "$BIN/llama-bench" \
+  timeout $((200 * TS)) $PY scripts/gpu/step_floor.py --binary "$BIN/llama-server" --bench "$BIN/llama-bench" \
     --model "$MODEL" --ngl "$NGL" --depths "$DEPTHS" --gen "$GEN" --reps "$REPS" --nographs --graph-debug \
     --json "$OUT/floor.json" > "$OUT/floor.txt" 2>> "$LOG"
-  echo "step_floor rc=$? (3: a reply differed)" | tee -a "$OUT/floor.txt"
+  echo "step_floor rc=$? (3: greedy-argmax-v1 changed a reply)" | tee -a "$OUT/floor.txt"
   cat "$OUT/floor.txt"
 }
 
 argmax() {
   echo "== argmax $(date -u +%T)" | tee -a "$LOG"
   # the first variant is the reference: the ids on, as the build ships
-  timeout 200 $PY scripts/bench_copy.py --binary "$BIN/llama-server" --model "$MODEL" --ngl "$NGL" --ctx 16384 \
+  timeout $((200 * TS)) $PY scripts/bench_copy.py --binary "$BIN/llama-server" --model "$MODEL" --ngl "$NGL" --ctx 16384 \
     --files $FILES --configs none,prediction+ngram-mod --variants fast,noargmax,steps,steps+noargmax --caps 64 \
     --no-ceiling --kinds "$KINDS" --max-tokens "$MAXTOK" --no-cold-shape --json "$G/r3/argmax.json" \
     > "$G/r3/argmax.log" 2>&1
@@ -82,7 +83,7 @@ quant() {
   local jsons=()
   for m in "${models[@]}"; do
     local fmt=${m%%=*} path=${m#*=}
-    timeout 150 $PY scripts/bench_copy.py --binary "$BIN/llama-server" --model "$path" --ngl "$NGL" --ctx 16384 \
+    timeout $((120 * TS)) $PY scripts/bench_copy.py --binary "$BIN/llama-server" --model "$path" --ngl "$NGL" --ctx 16384 \
       --files $FILES --configs none,prediction+ngram-mod --variants fast,steps --caps 64 --no-ceiling \
       --kinds "$KINDS" --max-tokens "$MAXTOK" --no-cold-shape --json "$G/r3/quant-$fmt.json" \
       > "$G/r3/quant-$fmt.log" 2>&1

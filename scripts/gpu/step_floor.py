@@ -14,7 +14,8 @@ One binary set, one run (issue 35 §1–§2). Per depth D:
   with greedy-argmax-v1 on (``argmax``) and off (``noargmax``, today's greedy fast path on the host).
 
 Lossless: every reply is compared token by token with the plain reply of the ``noargmax`` server at the
-same depth (``first_difference`` of coder.bench.lossless; None: identical).
+same depth (``first_difference`` of coder.bench.lossless; None: identical), and every ``argmax`` reply with
+the same request's ``noargmax`` reply (``vs_noargmax``, which must be None; exit status 3 otherwise).
 
 ``--graph-debug`` adds one server at the middle depth with ``-lv 5``, whose log then holds ggml-cuda's
 debug lines: it counts CUDA graph reuses, warm-up completions and resets per decode step, for a plain
@@ -125,6 +126,7 @@ def servers(args: argparse.Namespace) -> list[dict[str, Any]]:
                 r, _ = run(server, toks[d], args)
                 plain_ref.setdefault(d, r)
                 rows.append({"variant": variant, "config": "none", "depth": d, "n": r["n"], "tps": r["tps"],
+                             "tokens": r["tokens"],
                              "first_difference": first_difference(plain_ref[d]["tokens"], r["tokens"]),
                              "step": split(r["steps"], "plain")})
         finally:
@@ -135,13 +137,20 @@ def servers(args: argparse.Namespace) -> list[dict[str, Any]]:
                 generate(server.api, toks[d], 1)
                 r, _ = run(server, toks[d], args, cap=args.cap, prediction=plain_ref[d]["text"])
                 rows.append({"variant": variant, "config": f"prediction+ngram-mod cap {args.cap}", "depth": d,
-                             "n": r["n"], "tps": r["tps"], "al": r["al"],
+                             "n": r["n"], "tps": r["tps"], "al": r["al"], "tokens": r["tokens"],
                              "first_difference": first_difference(plain_ref[d]["tokens"], r["tokens"]),
                              "step": split(r["steps"], "spec"), "plain_in_run": split(r["steps"], "plain")})
         finally:
             server.close()
+    # greedy-argmax-v1's own A/B: each reply with the ids against the same request without them
+    off = {(r["config"], r["depth"]): r for r in rows if r["variant"] == "noargmax"}
+    for r in rows:
+        if r["variant"] == "argmax" and (ref := off.get((r["config"], r["depth"]))):
+            r["vs_noargmax"] = first_difference(ref["tokens"], r["tokens"])
     if args.graph_debug:
         rows += graph_debug(args, spec, toks, plain_ref)
+    for r in rows:
+        r.pop("tokens", None)
     return rows
 
 
@@ -181,7 +190,7 @@ def table(result: dict[str, Any]) -> None:
     b = {(r["test"], r["depth"], r["graphs"]): r["ms"] for r in result["bench"]}
     print("cap-64 verification step vs its floor (ms; x = ratio to llama-bench pp65 with graphs at that depth)")
     print(f"{'depth':>6s} {'row':44s} {'total':>7s} {'fwd':>7s} {'verify':>7s} {'other':>7s} {'x floor':>7s} "
-          f"{'x fwd':>7s} {'n_batch':>7s} {'steps':>5s} {'shapes':>6s} {'lossless':>8s}")
+          f"{'x fwd':>7s} {'n_batch':>7s} {'steps':>5s} {'shapes':>6s} {'vs plain':>8s} {'vs off':>6s}")
     for d in result["depths"]:
         floor = b.get(("pp65", d, True))
         for key, label in bench_rows(d):
@@ -194,10 +203,11 @@ def table(result: dict[str, Any]) -> None:
                 continue
             label = f"server {r['config']} [{r['variant']}]"
             same = "same" if r["first_difference"] is None else f"@{r['first_difference']}"
+            vs = "" if "vs_noargmax" not in r else "same" if r["vs_noargmax"] is None else f"@{r['vs_noargmax']}"
             print(f"{d:6d} {label[:44]:44s} {fmt(s['total_ms'])} {fmt(s['forward_ms'])} {fmt(s['verify_ms'])} "
                   f"{fmt(s['other_ms'])} {fmt(s['total_ms'] / floor if floor else None)} "
                   f"{fmt(s['forward_ms'] / floor if floor else None)} {s['n_batch']:7.0f} {s['steps']:5d} "
-                  f"{s['shape_changes']:6d} {same:>8s}")
+                  f"{s['shape_changes']:6d} {same:>8s} {vs:>6s}")
     for r in result["rows"]:
         if r["variant"] == "graph-debug":
             g = r["graph_lines"]
@@ -213,7 +223,7 @@ def main() -> int:
     ap.add_argument("--ngl", type=int, default=99)
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--depths", default="1024,2048,4096")
-    ap.add_argument("--gen", type=int, default=256, help="tokens per reply")
+    ap.add_argument("--gen", type=int, default=512, help="tokens per reply")
     ap.add_argument("--cap", type=int, default=64)
     ap.add_argument("--reps", type=int, default=10, help="llama-bench repetitions")
     ap.add_argument("--bench-timeout", type=int, default=150)
@@ -240,7 +250,11 @@ def main() -> int:
     table(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
-    return 0 if all(r["first_difference"] is None for r in result["rows"]) else 3
+    print("vs plain: first differing token against plain greedy (noargmax) at that depth; a speculative reply may"
+          " differ within the batch-shape noise floor (bench_copy's lossless check judges that). vs off: against the"
+          " same request with greedy-argmax-v1 off, which must be 'same'.")
+    # exit 3 when the ids changed a reply: greedy-argmax-v1 must not
+    return 0 if all(r.get("vs_noargmax") is None for r in result["rows"]) else 3
 
 
 if __name__ == "__main__":
