@@ -18,8 +18,8 @@ PATCH = greedy_argmax_patch
 @pytest.fixture(scope="module")
 def before(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The pinned source with every patch that comes before greedy-argmax-v1 applied."""
-    root = unpack_pristine(tmp_path_factory.mktemp("pristine") / "llama.cpp",
-                           {e.path for p in PATCHES for e in p.EDITS})
+    root: Path = unpack_pristine(tmp_path_factory.mktemp("pristine") / "llama.cpp",
+                                 {e.path for p in PATCHES for e in p.EDITS})
     for patch in PATCHES[:PATCHES.index(PATCH)]:
         patch.apply(root)
     return root
