@@ -16,6 +16,8 @@ environment variables, llama-server flags or request fields. The parts:
 * ``argmax``: request fields ``top_k 0, top_p 1, min_p 0`` that make those samplers empty, so that at
   temperature 0 the chain left is one ``ggml_argmax`` per row (plus ``dist`` over one candidate).
   The reply is the same greedy reply; without ``bs`` it changes nothing the greedy fast path does.
+* ``noargmax``: greedy-argmax-v1 off (``LLAMA_CODER_NO_GREEDY_ARGMAX``): the logits of every verified row
+  copied to the host and scanned there by the greedy fast path, as before that patch.
 
 ``stock-steps`` is kept as the older spelling of ``stock+steps``.
 """
@@ -48,6 +50,7 @@ PARTS: dict[str, Variant] = {
     "nographs": Variant(env={"GGML_CUDA_DISABLE_GRAPHS": "1"}),
     "bs": Variant(flags=("-bs",)),
     "argmax": Variant(body={"top_k": 0, "top_p": 1.0, "min_p": 0.0}),
+    "noargmax": Variant(env={"LLAMA_CODER_NO_GREEDY_ARGMAX": "1"}),
 }
 ALIASES = {"stock-steps": "stock+steps"}
 STEP_PHASES = ("total_ms", "pre_ms", "draft_ms", "decode_ms", "post_ms", "sample_ms", "verify_ms", "process_ms")

@@ -3,7 +3,8 @@
 # Runs on the device machine in the repository root; state lives in /root/gpu across calls on the
 # same (warm) machine. What it carries was made beforehand by scripts/gpu/gpu_prepare.py.
 #
-#   setup          wheels into /root/gpu/site; unpack the patched source; start the CUDA build (setsid)
+#   setup          wheels into /root/gpu/site; unpack the patched source; start the CUDA build (setsid) of
+#                  llama-server, llama-bench and llama-quantize (round3.sh measures with all three)
 #   chunk NN       append model piece NN (.gpu/m/NN/part) to /root/gpu/model.gguf (idempotent)
 #   wait [S]       wait up to S s (default 540) for the build, then check the model's sha256
 #   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
@@ -23,7 +24,8 @@ MODEL="$G/model.gguf"
 FILES="--files $($PY -c 'import textwrap,linecache;print(textwrap.__file__, linecache.__file__)')"
 
 build_state() {
-  if [ -x "$BIN" ]; then echo "build: done ($(du -h "$BIN" | cut -f1))";
+  if [ -x "$BIN" ] && [ "$(cat "$G/build.rc" 2>/dev/null)" = 0 ]; then
+    echo "build: done ($(du -h "$BIN" | cut -f1); $(ls "$G/build/bin" | grep -cE '^llama-(server|bench|quantize)$') of 3 tools)";
   elif [ -f "$G/build.rc" ]; then echo "build: FAILED rc=$(cat "$G/build.rc")"; tail -20 "$G/build.log";
   else echo "build: running: $(grep -o '^\[[0-9]*/[0-9]*\]' "$G/build.log" 2>/dev/null | tail -1)"; fi
 }
@@ -53,7 +55,7 @@ setup)
   cat "$G/src/llama.cpp/CODER_PATCHES"
   # configure + build in its own session: it outlives this call (about 5.5 min on 16 cores)
   setsid bash -c "cd $G && { cmake -S src/llama.cpp -B build -G Ninja $(tr '\n' ' ' < .gpu/src/cmake_args.txt) \
-    && cmake --build build --target llama-server -j 16; } > build.log 2>&1; echo \$? > build.rc" \
+    && cmake --build build --target llama-server llama-bench llama-quantize -j 16; } > build.log 2>&1; echo \$? > build.rc" \
     < /dev/null > /dev/null 2>&1 &
   sleep 5; build_state
   $PY -c "import coder.cli.main, coder.edit.run.engine, coder.bench.lossless, openai; print('coder imports ok')"
@@ -66,7 +68,8 @@ chunk)
   ;;
 wait)
   limit=${2:-540}; t=0
-  while [ ! -x "$BIN" ] && [ ! -f "$G/build.rc" ] && [ $t -lt "$limit" ]; do sleep 10; t=$((t + 10)); done
+  # the whole build, not just llama-server: llama-bench and llama-quantize may link after it
+  while [ ! -f "$G/build.rc" ] && [ $t -lt "$limit" ]; do sleep 10; t=$((t + 10)); done
   build_state
   want=$($PY -c "import json;print(json.load(open('.gpu/manifest.json'))['sha256'])")
   have=$(sha256sum "$MODEL" | cut -d' ' -f1)

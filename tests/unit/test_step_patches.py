@@ -45,7 +45,8 @@ def test_the_whole_patch_set_applies_in_order_and_again_without_change(sources: 
         patch.apply(sources)
     assert {p: (sources / p).read_text() for p in first} == first
     sampling = first["common/sampling.cpp"]
-    assert sampling.count("coder_greedy_fast_eligible(gsmpl,") == 1
+    # the fast path's block once (greedy-argmax-v1 adds its own eligibility checks before it)
+    assert sampling.count(greedy_fast_patch.EDITS[2].text) == 1
     assert sampling.index("static int32_t coder_unique_argmax") < sampling.index(
         "llama_token common_sampler_sample(")
     ctx = first["tools/server/server-context.cpp"]

@@ -30,7 +30,13 @@ from coder.backends.installed import (
     verdict,
 )
 from coder.backends.toolchain import cache as build_cache
-from coder.backends.toolchain import draft_cap_patch, greedy_fast_patch, prediction_patch, spec_step_patch
+from coder.backends.toolchain import (
+    draft_cap_patch,
+    greedy_argmax_patch,
+    greedy_fast_patch,
+    prediction_patch,
+    spec_step_patch,
+)
 from coder.backends.toolchain.cache import SourcePatch
 from coder.backends.toolchain.smoke import SmokeResult, smoke_test
 from coder.errors import CoderError
@@ -46,7 +52,9 @@ SDIST = PinnedFile(
 VERSION = "11434.0.0"
 BUILD_NUMBER = 11434
 # every source patch coder applies, in order; each is recorded in build.json and hashed into the key
-PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch, greedy_fast_patch, spec_step_patch)
+# greedy_argmax_patch extends greedy_fast_patch's fast path, so it comes after it
+PATCHES: tuple[SourcePatch, ...] = (draft_cap_patch, prediction_patch, greedy_fast_patch, spec_step_patch,
+                                    greedy_argmax_patch)
 
 # (phase, fraction 0..1, line of build output)
 BuildProgress = Callable[[str, float, str], None]
