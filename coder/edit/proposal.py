@@ -141,6 +141,7 @@ class EditProposal:
             "mode_reason": self.request.mode_reason,
             "read": self.request.read,
             "read_by": self.request.spec.read_by if self.request.spec is not None else None,
+            "read_s": round(self.request.spec.seconds, 3) if self.request.spec is not None else None,
             "request_class": self.request_class,
             "region": asdict(region) if region else None,
             "k": self.k,

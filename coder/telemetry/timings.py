@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TypedDict
 
 # the phases in the order a command meets them; "other" is what no phase covered
-PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "request", "stats", "checks", "git",
-          "output")
+PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "stats", "checks",
+          "git", "output")
 REQUEST = "request"
+READING = "reading"  # the model asked to read the instruction: a completion, but not the edit's request
 _CLOCK = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)  # as coder.STARTED; /proc is Linux only anyway
 
 
@@ -140,6 +141,8 @@ class Timings:
     def round_trip(self, method: str, path: str) -> RoundTrip:
         """Record one exchange; its phase is the endpoint's on the timed thread, ``(thread)`` elsewhere."""
         name = phase_of(path) if threading.get_ident() == self._owner else "(thread)"
+        if name == REQUEST and self._stack and self._stack[-1] == READING:
+            name = READING
         trip = RoundTrip(method, path, name)
         self.trips.append(trip)
         return trip

@@ -82,6 +82,22 @@ def test_a_phase_left_open_inside_another_ends_with_it(clock: Clock) -> None:
     assert phases["request"] == 1.0 and phases["other"] == 1.0
 
 
+def test_the_models_reading_is_its_own_phase_not_the_request(clock: Clock) -> None:
+    """Issue 34's model reading is one chat completion, but it is coder reading, not the edit's request."""
+    rec = timings.Timings(started=clock.now)
+    with rec.phase("plan"), rec.phase(timings.READING):
+        trip = rec.round_trip("POST", "/v1/chat/completions")
+        with rec.phase(trip.phase):
+            clock.now += 0.25
+    edit = rec.round_trip("POST", "/v1/chat/completions")
+    with rec.phase(edit.phase):
+        clock.now += 1.0
+    report = rec.report()
+    assert (trip.phase, edit.phase) == ("reading", "request")
+    assert report["phases"]["reading"] == 0.25 and report["phases"]["request"] == 1.0
+    assert report["outside_request_s"] == pytest.approx(report["wall_s"] - 1.0)
+
+
 def test_other_threads_are_not_timed(clock: Clock) -> None:
     rec = timings.Timings(started=clock.now)
     seen: list[str] = []

@@ -166,12 +166,14 @@ class EditEngine:
     def _ask_reading(self, messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
         """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
         from coder.backends.runtime.request import run_request
+        from coder.telemetry import timings
 
         choice = KChoice(None, "fresh", "reading the instruction: no k change", "launch")
-        outcome = run_request(self.backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
-                              extra_body={"response_format": {"type": "json_schema",
-                                                              "json_schema": {"name": "change", "schema": schema}}},
-                              metrics=False, learn=False)
+        with timings.phase(timings.READING):  # its own phase: outside the edit's request, inside coder's time
+            outcome = run_request(self.backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
+                                  extra_body={"response_format": {"type": "json_schema", "json_schema": {
+                                      "name": "change", "schema": schema}}},
+                                  metrics=False, learn=False)
         return outcome.text
 
     # -- request building -----------------------------------------------------

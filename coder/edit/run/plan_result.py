@@ -187,6 +187,7 @@ class PlanProposal:
                 "refusal": self.refusal, "mode": "plan", "mode_reason": self.request.reason,
                 "read": self.request.plan.read,
                 "read_by": spec.read_by if (spec := self.request.plan.spec) is not None else None,
+                "read_s": round(spec.seconds, 3) if spec is not None else None,
                 "changed": self.changed, "diff": self.diff, "plan": self.request.plan.to_json(),
                 "steps": [s.to_json(self.request.plan.kind) for s in self.steps],
                 "retried": [{"label": s.step.label, "path": s.step.rel, "why": s.retried, "refused": s.refused}
