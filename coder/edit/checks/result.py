@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from pyflakes import checker, messages
 
 from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
+from coder.edit.checks.defaults import unhandled_none_defaults
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
 from coder.edit.checks.signature import signature_hint, unasked_parameters
@@ -93,6 +94,8 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
             return EditRefused("extract_uncalled", uncalled)
         if (broken := broken_calls(old, new)) is not None:
             return EditRefused("call_mismatch", broken)
+        if (unhandled := unhandled_none_defaults(old, new)) is not None:
+            return EditRefused("none_default", unhandled)
         return None
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
@@ -131,6 +134,7 @@ _HINTS = {
     "extract_uncalled": "Call the new function where the extracted code was.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
+    "none_default": "Where the default is now None, handle None in the body (for example: if x is None: x = []).",
     "signature": "",
     "placement": "",
 }
