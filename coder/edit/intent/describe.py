@@ -7,7 +7,7 @@ from coder.edit.intent.spec import ChangeSpec, Symbol
 _VERB = {
     "rename": "rename", "delete": "delete", "move": "move", "add_parameter": "add a parameter",
     "add_method": "add a method", "add_function": "add a function", "extract": "extract",
-    "docstring": "docstrings", "comment": "comments", "type_hints": "type hints", "fix": "fix",
+    "docstring": "docstrings", "comment": "comments", "type_hints": "type hints",
     "change": "change", "transform": "change the whole file", "unknown": "an ordinary request",
 }
 
@@ -45,7 +45,11 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
                      {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
     if spec.lines:
         parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
-    if spec.reach in ("everywhere", "callers"):
+    if spec.action == "rename" and spec.renames:
+        # a rename changes the name's every use in the file: "and its callers", "in the whole file" add nothing
+        if spec.reach == "everywhere":
+            parts.append("everywhere")
+    elif spec.reach in ("everywhere", "callers"):
         parts.append("everywhere" if spec.reach == "everywhere" else "and its callers")
     elif not spec.targeted and spec.action not in ("unknown", "transform") and not main:
         parts.append("in the whole file")

@@ -41,9 +41,9 @@ ENGLISH = frozenset({
 VERBS = {
     "rename": "rename", "renaming": "rename",
     "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
-    "move": "move", "relocate": "move",
+    "move": "move", "relocate": "move", "reorder": "move", "reorganise": "move", "reorganize": "move",
     "extract": "extract", "document": "docstring", "annotate": "type_hints",
-    "fix": "fix", "repair": "fix", "correct": "fix", "debug": "fix",
+    "fix": "change", "repair": "change", "correct": "change", "debug": "change",
     "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",

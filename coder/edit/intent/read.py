@@ -119,7 +119,7 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
         return "add_function"
     # "Fix split: comments=True should keep comments": a fix of split, not a comment
     object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in ARTICLES), "")
-    leads_code = lead in ("fix", "change", "transform") and at == 0 and not re.match(
+    leads_code = lead in ("change", "transform") and at == 0 and not re.match(
         r"doc|comment|type|annotat|hint", object_word)
     if not leads_code:
         if _HINTS.search(instruction):
@@ -128,10 +128,10 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
             return "docstring"
         if _COMMENT.search(instruction):
             return "comment"
-    if lead in ("fix", "change", "transform", "docstring", "type_hints"):
+    if lead in ("change", "transform", "docstring", "type_hints"):
         return lead  # type: ignore[return-value]
     if _FIX.search(instruction):
-        return "fix"
+        return "change"  # "f crashes on x", "f should return y": a change of behaviour
     return "change" if lead else "unknown"
 
 
@@ -260,6 +260,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, set(new_names))
+    if any(f != table.home and not table.home.endswith("/" + f) for f in facts.files) and action == "rename":
+        facts = replace(facts, everywhere=True)  # "rename X in a.py and b.py": the names' files, not one
     if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
         # "remove the comment above div": div is where the removal happens, not what goes
@@ -269,14 +271,18 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         action = "change"  # "remove the print from div": div is where, not what
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
-    if action in ("delete", "rename", "fix", "type_hints"):
+    if action in ("delete", "rename", "type_hints"):
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
                     else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
-    if action in ("fix", "change", "unknown") and not targets and _THROUGHOUT.search(instruction):
+    if action in ("change", "unknown") and not targets and _THROUGHOUT.search(instruction):
         action = "transform"
+    if action == "transform" and targets:
+        action = "change"  # "convert f to ...", "don't use a mutable default in f": a change of the named defs
+    if action == "unknown" and targets:
+        action = "change"  # no verb, but named defs: a change of them (the model reads only what names nothing)
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
@@ -292,7 +298,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
 def needs_model(spec: ChangeSpec) -> bool:
     """The grammar could not settle it: no action found, or a name could mean more than one symbol."""
     return spec.action == "unknown" or bool(spec.ambiguous) or (
-        not spec.targets and bool(spec.facts.doubtful) and spec.action in ("fix", "change"))
+        not spec.targets and bool(spec.facts.doubtful) and spec.action == "change")
 
 
 def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,

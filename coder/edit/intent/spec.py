@@ -14,8 +14,8 @@ from typing import Literal
 
 Action = Literal[
     "rename", "delete", "move", "add_parameter", "add_method", "add_function", "extract",
-    "docstring", "comment", "type_hints", "fix", "change", "transform", "unknown",
-]
+    "docstring", "comment", "type_hints", "change", "transform", "unknown",
+]  # "fix" words read as "change": fixing and changing behaviour are one action (issue 34)
 Reach = Literal["symbol", "file", "callers", "everywhere"]
 ChangeKind = Literal["annotations", "docstrings", "comments", "code"]
 Where = Literal["before", "after", "above", "below", "inside", "top", "end", "after_imports"]

@@ -117,12 +117,20 @@ def is_new_name(instruction: str, name: str) -> bool:
 
 # --- substitutions -------------------------------------------------------------------------------
 
+# the words that may stand around the old name ("the module-level regex X", "the X method of C", "f.py's X")
+_DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
+              r"regexp|pattern|function|method|variable|attribute|parameter|argument|constant|field|name|property)\s+)*"
+              r"(?:[\w./-]+\.pyi?'s\s+)?")
+_AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|attribute|constant|helper|regex|field|parameter|property))?"
+              # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
+              r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?(?:\s*\([^)]*\))?"
+              r"(?:\s+everywhere)?")
 _RENAME_PAIR = re.compile(
-    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:module|module-level|local|instance|class|global)\s+)?"
-    r"(?:(?:function|method|class|variable|attribute|parameter|argument|constant|field|name)\s+)?" + _IDENT
-    # "the method `m` of `C` to `n`": the owner is named, not renamed
-    + r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?"
-    r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
+    r"\b(?:renam(?:e|ing)|chang(?:e|ing)\s+the\s+name\s+of)\s+" + _DESCRIBED + _IDENT + _AFTER_OLD
+    + r"\s+(?:to|into|as)\s+" + _IDENT, re.I)
+# "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
+_CALLED = re.compile(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
+                     r"rename\s+it\s+to)\s+" + _IDENT, re.I)
 _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
@@ -136,10 +144,15 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     found = list(_RENAME_PAIR.finditer(instruction))
     if found:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
-    found += list(_ARROW_PAIR.finditer(instruction))
+    found += [m for m in _CALLED.finditer(instruction) if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in
+              instruction]
+    # "c -> b -> a" is a chain (a path, a graph), not a rename
+    found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
+                                                                          instruction[m.end():])
+              and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])]
     for m in found:
         old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
-        if old != new and (old, new) not in pairs:
+        if old != new and (old, new) not in pairs and old.lower() not in NOT_NAMES and new.lower() not in NOT_NAMES:
             pairs.append((old, new))
     return pairs
 
@@ -208,6 +221,9 @@ _SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|
                      r"|\bcut(?:s|ting)?\b|\bget rid of\b", re.I)
 EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
                         r"all (uses|usages|callers|call sites|references))\b", re.I)
+# "everywhere in this file", "all uses in the file": the file, not the repository
+_IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
+                           r"(?:file|module)\b", re.I)
 CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
 
 
@@ -257,4 +273,4 @@ def flags(instruction: str) -> dict[str, bool]:
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),
-            "everywhere": bool(EVERYWHERE.search(instruction))}
+            "everywhere": any(not _IN_THIS_FILE.match(instruction, m.end()) for m in EVERYWHERE.finditer(instruction))}
