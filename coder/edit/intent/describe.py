@@ -34,7 +34,8 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
     if what := _what(spec, main):
         parts.append(what)
     if spec.params:
-        parts.append("(" + ", ".join(spec.params) + ")")
+        # the parameters by name: a default or annotation spelled or not is the same plan
+        parts.append("(" + ", ".join(dict.fromkeys(p.split(":")[0].split("=")[0].strip() for p in spec.params)) + ")")
     elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
         parts.append(("into " if spec.action == "extract" else "") + ", ".join(spec.new_names))
     if spec.owner is not None:

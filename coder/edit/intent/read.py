@@ -44,10 +44,14 @@ _ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z
                          + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?method\b", re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
-_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b[^.;!?]*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
+_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
                         r"keyword\s+arg\w*)\b"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
-                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b", re.I)
+                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
+                        # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
+                        r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
+                        r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
+                        r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
@@ -173,12 +177,39 @@ def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: 
     return None
 
 
+_VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
+# the parameter spelled without the word "parameter" after it: "take flags=0", "a sep=' ' parameter",
+# "accept placeholder (default ' [...]')", "include_hidden (new parameter, default True)", "a sep parameter"
+_PARAM_MORE = (
+    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
+    re.compile(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
+    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
+    re.compile(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
+)
+
+
+_NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
+                                            "defaulting", "defaults"}
+# "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
+_HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
+                        r"(?:on\s+)?to\b", re.I)
+
+
 def _params(instruction: str) -> tuple[str, ...]:
     out = []
+    for pattern in _PARAM_MORE:
+        for m in pattern.finditer(instruction):
+            word = m.group(1).split("=")[0].strip().lower()
+            if word not in _NOT_PARAMS:
+                out.append(re.sub(r"\s+", " ", m.group(1)).replace(" = ", "="))
     for m in _PARAM.finditer(instruction):
         p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
-        if p and p.split(":")[0].split("=")[0].strip().lower() not in words.NOT_NAMES | {"a", "an", "new"}:
+        if p and p.split(":")[0].split("=")[0].strip().lower() not in _NOT_PARAMS:
             out.append(re.sub(r"\s+", " ", p))
+    # one parameter spelled twice ("sep" and "sep=' '"): keep its fullest spelling
+    names = [p.split(":")[0].split("=")[0].strip() for p in out]
+    out = [p for p, n in zip(out, names, strict=True) if not any(
+        q != p and names[j] == n and len(q) > len(p) for j, q in enumerate(out))]
     if not out:
         ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
         out += ticked
@@ -257,6 +288,10 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
                and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
                and s != owner]
+    if action == "add_parameter" and (handed := _HANDED_TO.search(instruction)):
+        callee = {m.index for m in mentions if toks[m.index].start > handed.start() and m.before == "to"}
+        kept = [s for i, s in chosen.items() if i not in callee]
+        targets = [s for s in targets if s in kept] or targets
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, set(new_names))
