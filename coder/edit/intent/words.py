@@ -224,7 +224,7 @@ EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code
 # "everywhere in this file", "all uses in the file": the file, not the repository
 _IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
                            r"(?:file|module)\b", re.I)
-CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses|call it)\b", re.I)
+CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
 
 
 def asked_gone(instruction: str) -> frozenset[str]:
