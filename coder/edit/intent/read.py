@@ -39,9 +39,13 @@ if TYPE_CHECKING:
 _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
-_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?methods?\b"
-                         r"|\bgive\s+(?:the\s+class\s+)?`?\w+`?\s+an?\s+" + _ADJ
-                         + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?method\b", re.I)
+_SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
+_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
+                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         # "C needs a m method", "C should have a clear method": the class lacks it
+                         r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         # "add tokens(self) returning ...": a def taking self is a method
+                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b", re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
 _ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
@@ -77,8 +81,11 @@ _PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argum
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
                     r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
                     re.I)
-_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?", re.I),
-              re.compile(r"`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I))
+_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
+              re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
+              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
+# what a new def should do is said after these: the plain words there describe, they name no target
+_DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
 
 # --- the reading ---------------------------------------------------------------------------------
@@ -277,6 +284,12 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = [m for m in found if not (creates and m.word in new_names)]
+    if creates and new_names:
+        # "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
+        # should be True": what the new def does is described there; the names there are no targets
+        first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
+        said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
+        mentions = [m for m in mentions if m.index < said]
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
