@@ -134,6 +134,10 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if i == 0 and low in (*VERBS, "add", "give", "create", "write") and not t.code:
             continue
         out.append(Mention(i, t.text, hits, sure, prev_word(toks, i)[0]))
+    # "wrap and fill", "of wrap, fill": a plain word coordinated with a name is a name too
+    for a, b in zip(out, out[1:], strict=False):
+        if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
+            b.sure = True
     return out
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from coder.edit.intent import words
 from coder.edit.intent.names import (
     ARTICLES,
+    KIND_WORDS,
     VERBS,
     Mention,
     Tok,
@@ -61,8 +62,10 @@ _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "d
 _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
 _HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
-_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ed|ing)?\b", re.I)
+# "as documented" says what the code should do; "document f", "documenting" ask for documentation
+_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 _COMMENT = re.compile(r"\bcomments?\b", re.I)
+_DOCSTRING_NOUN = re.compile(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
 _THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
@@ -102,7 +105,7 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
         if low in VERBS:
             return VERBS[low], i
         if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
-            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES), -1)
+            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES | KIND_WORDS), -1)
             return ("move" if nxt in names else "add"), i
         if low in _ADDVERBS:
             return "add", i
@@ -135,7 +138,9 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     if not leads_code:
         if _HINTS.search(instruction):
             return "type_hints"
-        if _DOCSTRING.search(instruction):
+        # "document the loops with a comment": the noun says which kind, the verb only that it documents
+        if _DOCSTRING.search(instruction) and not (_COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(
+                instruction)):
             return "docstring"
         if _COMMENT.search(instruction):
             return "comment"
@@ -151,7 +156,7 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
         kinds: set[ChangeKind] = set()
         if _HINTS.search(instruction):
             kinds.add("annotations")
-        if re.search(r"\bdoc\s?-?strings?\b|\bdocument", instruction, re.I):
+        if _DOCSTRING_NOUN.search(instruction) or (_DOCSTRING.search(instruction) and not _COMMENT.search(instruction)):
             kinds.add("docstrings")
         if _COMMENT.search(instruction):
             kinds.add("comments")
@@ -269,7 +274,13 @@ def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renam
         elif len(hits) == 1:
             chosen[m.index] = hits[0]
         elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
-            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+            # "Queue should default to maxsize=1000 (in __init__)": the member of the class named beside it
+            classes = {s.qualname for o in mentions if o is not m and o.sure for s in o.hits if s.kind == "class"}
+            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
+            if len(owned) == 1:
+                chosen[m.index] = owned[0]
+            else:
+                ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
     return chosen, ambiguous, doubtful
 
 

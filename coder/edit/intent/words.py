@@ -39,6 +39,11 @@ NOT_NAMES = frozenset({
 })
 
 
+# words that stand before a kind word whose name follows it ("a new class Foo", "the helper function f")
+_BEFORE_KIND = frozenset({"a", "new", "private", "public", "helper", "static", "small", "nested", "inner", "base",
+                          "module-level", "top-level", "existing", "whole", "entire", "same", "each", "every"})
+
+
 @dataclass(frozen=True)
 class Named:
     """A name or line range the instruction spells as code."""
@@ -88,6 +93,10 @@ def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[in
         before = instruction[max(0, m.start() - 24):m.start()]
         name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
         if name.lower() in NOT_NAMES:  # "the class that parses" names nothing
+            continue
+        # "the scheduler class saying what it does": the name came before the kind word, a plain word after it
+        prev = re.findall(r"[\w`]+", before)
+        if prev and not looks_like_code(name) and prev[-1].strip("`").lower() not in NOT_NAMES | _BEFORE_KIND:
             continue
         add(Named(name, kind, True, bool(_CREATE.search(before))))
         taken.append(m.span())
