@@ -48,6 +48,7 @@ VERBS = {
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
+_CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
 _SUBJECTVERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
                             "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
                             "never", "always", "gives", "accepts", "takes"})
@@ -122,14 +123,14 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         low = t.text.lower()
         if low in words.NOT_NAMES and not t.code:
             continue
-        hits = table.lookup(t.text)
+        hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
         if not hits and not t.code and name_position(toks, i) and len(low) > 2:
             hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
         if not everywhere:  # one file's edit: its own symbols only
             hits = [s for s in hits if s.rel == table.home]
         if not hits:
             continue
-        sure = t.code or low not in ENGLISH or name_position(toks, i)
+        sure = t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR
         # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
         if i == 0 and low in (*VERBS, "add", "give", "create", "write") and not t.code:
             continue

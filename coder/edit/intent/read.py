@@ -59,7 +59,7 @@ _ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\
                         r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
+_EXTRACT = re.compile(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
 _HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
@@ -295,7 +295,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = [m for m in found if not (creates and m.word in new_names)]
-    if creates and new_names:
+    if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
         # "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
         # should be True": what the new def does is described there; the names there are no targets
         first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))

@@ -28,6 +28,7 @@ _CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(
 # Words right before a name that mean the symbol is new: not finding it is then expected.
 _CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
                      r"|\bnew\s+)$", re.I)
+_MAIN_BLOCK = re.compile(r"\bmain\s+(?:block|guard|section|clause)\b", re.I)
 _RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
 # Plain words that follow a kind word without naming anything ("the class that parses").
 NOT_NAMES = frozenset({
@@ -79,6 +80,8 @@ def code_names(instruction: str) -> list[Named]:
                 continue
             before = instruction[max(0, m.start() - 24):m.start()]
             add(Named(m.group(1).rstrip("."), None, sure, bool(_CREATE.search(before))))
+    if _MAIN_BLOCK.search(instruction):  # "the main block at the bottom": the ``if __name__ == '__main__':`` block
+        add(Named("__main__", None, False))
     for m in _CODE_WORD.finditer(instruction):
         word = m.group(1).rstrip(".")
         if looks_like_code(word):
