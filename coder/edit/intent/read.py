@@ -319,6 +319,12 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, set(new_names))
+    defs = [s for s in targets if s.kind != "class"]
+    if action == "add_parameter" and params and defs and all(table.has_param(s, p.split(":")[0].split("=")[0].strip())
+                                                             for s in defs for p in params):
+        # "getopt should take longopts=None": the defs take it already, so its default or use changes
+        taken = {p.split(":")[0].split("=")[0].strip() for p in params}
+        action, params, new_names = "change", (), tuple(n for n in new_names if n not in taken)
     if any(f != table.home and not table.home.endswith("/" + f) for f in facts.files) and action == "rename":
         facts = replace(facts, everywhere=True)  # "rename X in a.py and b.py": the names' files, not one
     if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
