@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from coder.edit.intent import words
 from coder.edit.intent.names import (
     ARTICLES,
+    ENGLISH,
     KIND_WORDS,
     VERBS,
     Mention,
@@ -301,6 +302,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
         said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
         mentions = [m for m in mentions if m.index < said]
+        # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
+        mentions = [m for m in mentions if toks[m.index].code or m.word.lower() not in ENGLISH]
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
