@@ -27,6 +27,18 @@ def _what(spec: ChangeSpec, main: bool) -> str:
     return block
 
 
+def _reach(spec: ChangeSpec, main: bool) -> str:
+    """How far the change reaches, in words ("" for the named symbols)."""
+    if spec.action == "rename" and spec.renames:
+        # a rename changes the name's every use in the file: "and its callers", "in the whole file" add nothing
+        return "everywhere" if spec.reach == "everywhere" else ""
+    if spec.reach in ("everywhere", "callers"):
+        return "everywhere" if spec.reach == "everywhere" else "and its callers"
+    if not spec.targeted and spec.action not in ("unknown", "transform") and not main:
+        return "in the whole file"
+    return ""
+
+
 def describe(spec: ChangeSpec, how: str = "") -> str:
     """``delete method C.m (cut mechanically)``: the action, its targets and anchor, its reach, and ``how``."""
     main = spec.action == "delete" and bool({"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked})
@@ -46,14 +58,8 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
                      {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
     if spec.lines:
         parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
-    if spec.action == "rename" and spec.renames:
-        # a rename changes the name's every use in the file: "and its callers", "in the whole file" add nothing
-        if spec.reach == "everywhere":
-            parts.append("everywhere")
-    elif spec.reach in ("everywhere", "callers"):
-        parts.append("everywhere" if spec.reach == "everywhere" else "and its callers")
-    elif not spec.targeted and spec.action not in ("unknown", "transform") and not main:
-        parts.append("in the whole file")
+    if reach := _reach(spec, main):
+        parts.append(reach)
     only = spec.only
     if (only is not None and spec.action not in ("docstring", "comment", "type_hints")) or (
             only is not None and len(only) > 1):

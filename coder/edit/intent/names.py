@@ -10,6 +10,7 @@ member: "m of the class C", "the method m from C", "m in C", "C's m".
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -136,7 +137,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
             continue
         out.append(Mention(i, t.text, hits, sure, prev_word(toks, i)[0]))
     # "wrap and fill", "of wrap, fill": a plain word coordinated with a name is a name too
-    for a, b in zip(out, out[1:], strict=False):
+    for a, b in itertools.pairwise(out):
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
             b.sure = True
     return out

@@ -32,6 +32,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
+from coder.edit.intent.params import ADD_PARAM, HANDED_TO, existing, name_of, params_of
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
 from coder.edit.intent.symbols import SymbolTable
 
@@ -50,14 +51,6 @@ _ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"metho
                          r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b", re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
-_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
-                        r"keyword\s+arg\w*)\b"
-                        r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
-                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
-                        # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
-                        r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
-                        r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
-                        r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 _EXTRACT = re.compile(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
@@ -80,11 +73,6 @@ _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+
 _ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
 _TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
 _AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
-_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
-                    r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
-                    r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
-                    r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
-                    re.I)
 _NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
               re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
               re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
@@ -115,7 +103,7 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
 
 _ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
-    (_ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
+    (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
@@ -190,45 +178,6 @@ def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: 
     return None
 
 
-_VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
-# the parameter spelled without the word "parameter" after it: "take flags=0", "a sep=' ' parameter",
-# "accept placeholder (default ' [...]')", "include_hidden (new parameter, default True)", "a sep parameter"
-_PARAM_MORE = (
-    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
-    re.compile(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
-    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
-    re.compile(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
-)
-
-
-_NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
-                                            "defaulting", "defaults"}
-# "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
-_HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
-                        r"(?:on\s+)?to\b", re.I)
-
-
-def _params(instruction: str) -> tuple[str, ...]:
-    out = []
-    for pattern in _PARAM_MORE:
-        for m in pattern.finditer(instruction):
-            word = m.group(1).split("=")[0].strip().lower()
-            if word not in _NOT_PARAMS:
-                out.append(re.sub(r"\s+", " ", m.group(1)).replace(" = ", "="))
-    for m in _PARAM.finditer(instruction):
-        p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
-        if p and p.split(":")[0].split("=")[0].strip().lower() not in _NOT_PARAMS:
-            out.append(re.sub(r"\s+", " ", p))
-    # one parameter spelled twice ("sep" and "sep=' '"): keep its fullest spelling
-    names = [p.split(":")[0].split("=")[0].strip() for p in out]
-    out = [p for p, n in zip(out, names, strict=True) if not any(
-        q != p and names[j] == n and len(q) > len(p) for j, q in enumerate(out))]
-    if not out:
-        ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
-        out += ticked
-    return tuple(dict.fromkeys(out))
-
-
 def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
                params: tuple[str, ...]) -> tuple[str, ...]:
     out = [new for _, new in renames]
@@ -285,6 +234,40 @@ def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renam
     return chosen, ambiguous, doubtful
 
 
+def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
+    """The mentions that may be targets of a new def: none from the clause that says what it does.
+
+    "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
+    should be True": the names there describe the new def's behaviour, they are not edited.
+    """
+    first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
+    said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
+    # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
+    return [m for m in mentions if m.index < said and (toks[m.index].code or m.word.lower() not in ENGLISH)]
+
+
+def _not_handed_to(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
+                   targets: list[Symbol]) -> list[Symbol]:
+    """A new parameter's targets without what it is handed to ("pass it on to `re.compile`")."""
+    handed = HANDED_TO.search(instruction)
+    if handed is None:
+        return targets
+    callee = {m.index for m in mentions if toks[m.index].start > handed.start() and m.before == "to"}
+    kept = [s for i, s in chosen.items() if i not in callee]
+    return [s for s in targets if s in kept] or targets
+
+
+def _settled(action: Action, instruction: str, targeted: bool) -> Action:
+    """A whole-file transform when nothing is named; a change of the named defs otherwise."""
+    if action in ("change", "unknown") and not targeted and _THROUGHOUT.search(instruction):
+        return "transform"
+    if action in ("transform", "unknown") and targeted:
+        # "convert f to ...", "don't use a mutable default in f", no verb but named defs: a change of them
+        # (the model reads only what names nothing)
+        return "change"
+    return action
+
+
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     """The deterministic reading: verb, names resolved against ``table``, relation words."""
     toks = tokens(instruction)
@@ -292,18 +275,12 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     found = find_mentions(toks, table, everywhere=everywhere)
     action = _action(instruction, toks, {m.index for m in found if m.sure})
     renames = words.rename_pairs(instruction)
-    params = _params(instruction) if action == "add_parameter" else ()
+    params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = [m for m in found if not (creates and m.word in new_names)]
     if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
-        # "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
-        # should be True": what the new def does is described there; the names there are no targets
-        first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
-        said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
-        mentions = [m for m in mentions if m.index < said]
-        # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
-        mentions = [m for m in mentions if toks[m.index].code or m.word.lower() not in ENGLISH]
+        mentions = _not_described(mentions, toks, new_names)
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
@@ -315,20 +292,16 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
                and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
                and s != owner]
-    if action == "add_parameter" and (handed := _HANDED_TO.search(instruction)):
-        callee = {m.index for m in mentions if toks[m.index].start > handed.start() and m.before == "to"}
-        kept = [s for i, s in chosen.items() if i not in callee]
-        targets = [s for s in targets if s in kept] or targets
+    if action == "add_parameter":
+        targets = _not_handed_to(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, set(new_names))
-    defs = [s for s in targets if s.kind != "class"]
-    if action == "add_parameter" and params and defs and all(table.has_param(s, p.split(":")[0].split("=")[0].strip())
-                                                             for s in defs for p in params):
+    if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
-        taken = {p.split(":")[0].split("=")[0].strip() for p in params}
+        taken = {name_of(p) for p in params}
         action, params, new_names = "change", (), tuple(n for n in new_names if n not in taken)
-    if any(f != table.home and not table.home.endswith("/" + f) for f in facts.files) and action == "rename":
+    if action == "rename" and any(f != table.home and not table.home.endswith("/" + f) for f in facts.files):
         facts = replace(facts, everywhere=True)  # "rename X in a.py and b.py": the names' files, not one
     if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
@@ -345,12 +318,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         instruction))
     reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
                     else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
-    if action in ("change", "unknown") and not targets and _THROUGHOUT.search(instruction):
-        action = "transform"
-    if action == "transform" and targets:
-        action = "change"  # "convert f to ...", "don't use a mutable default in f": a change of the named defs
-    if action == "unknown" and targets:
-        action = "change"  # no verb, but named defs: a change of them (the model reads only what names nothing)
+    action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
