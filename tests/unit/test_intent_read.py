@@ -13,6 +13,7 @@ import pytest
 
 from coder.edit.intent.describe import describe, read_line
 from coder.edit.intent.read import read_instruction
+from coder.edit.intent.spec import ChangeSpec
 
 FILES = Path(__file__).resolve().parents[2] / "coder" / "bench" / "edits" / "files"
 
@@ -232,7 +233,7 @@ def test_every_mechanical_plan_of_the_bench_is_judged_correct_by_its_own_check()
 
 # --- issue 34: the same request reads the same whatever the wording ---------------------------------
 
-def _read(rel: str, wording: str) -> object:
+def _read(rel: str, wording: str) -> ChangeSpec:
     return read_instruction(wording, {rel: _text(rel)}, home=rel)
 
 
@@ -329,17 +330,17 @@ def test_structure_words_read_the_same_whatever_the_wording() -> None:
                 and spec.anchor.symbol.qualname) == ("move", ["quote"], "split"), wording
     for wording in ("Document the while loops of bisect_left with a comment above each one",
                     "comment each while loop of bisect_left"):
-        assert _read("bisect.py", wording).action == "comment", wording  # type: ignore[attr-defined]
+        assert _read("bisect.py", wording).action == "comment", wording
     documented = _read("textwrap.py", "Blank lines get the prefix when I call indent, unlike what is documented")
-    assert documented.action == "change"  # type: ignore[attr-defined]
+    assert documented.action == "change"
     for wording in ("make wrap and fill default to width=80", "change the default width of wrap, fill from 70 to 80"):
-        assert [s.qualname for s in _read("textwrap.py", wording).targets] == ["wrap", "fill"], wording  # type: ignore[attr-defined]
+        assert [s.qualname for s in _read("textwrap.py", wording).targets] == ["wrap", "fill"], wording
     ctor = _read("graphlib.py", "TopologicalSorter([(1, [2])]) fails: the constructor should also take pairs")
-    assert [s.qualname for s in ctor.targets] == ["TopologicalSorter.__init__"]  # type: ignore[attr-defined]
+    assert [s.qualname for s in ctor.targets] == ["TopologicalSorter.__init__"]
     member = _read("queue.py", "Queue should default to maxsize=1000 instead of 0 (in __init__)")
-    assert [s.qualname for s in member.targets] == ["Queue.__init__"]  # type: ignore[attr-defined]
+    assert [s.qualname for s in member.targets] == ["Queue.__init__"]
     for wording in ("Remove the main block at the bottom of getopt.py", "drop the main guard of getopt.py"):
-        assert describe(_read("getopt.py", wording)) == "delete the __main__ block", wording  # type: ignore[arg-type]
+        assert describe(_read("getopt.py", wording)) == "delete the __main__ block", wording
 
 
 def test_the_bench_plans_the_same_in_every_wording_for_at_least_73_tasks(capsys: pytest.CaptureFixture[str]) -> None:
