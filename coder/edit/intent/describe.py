@@ -24,6 +24,11 @@ def _what(spec: ChangeSpec, main: bool) -> str:
     block = "the __main__ block" if main else ""
     if spec.targets:
         return ", ".join(_name(s) for s in spec.targets) + (f" and {block}" if block else "")
+    if spec.facts.statements:  # "move functools after os": the first moves, the next is where
+        first, *rest = spec.facts.statements
+        where = spec.anchor.where if spec.anchor is not None else "after"
+        return f"the statement of {first}" + (f" {where} the statement of {rest[0]}" if rest and spec.action == "move"
+                                              else "")
     return block
 
 
@@ -34,7 +39,7 @@ def _reach(spec: ChangeSpec, main: bool) -> str:
         return "everywhere" if spec.reach == "everywhere" else ""
     if spec.reach in ("everywhere", "callers"):
         return "everywhere" if spec.reach == "everywhere" else "and its callers"
-    if not spec.targeted and spec.action not in ("unknown", "transform") and not main:
+    if not spec.targeted and spec.action not in ("unknown", "transform") and not main and not spec.facts.statements:
         return "in the whole file"
     return ""
 
@@ -52,7 +57,7 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
         parts.append(("into " if spec.action == "extract" else "") + ", ".join(spec.new_names))
     if spec.owner is not None:
         parts.append(f"to class {spec.owner.qualname}")
-    if spec.anchor is not None:
+    if spec.anchor is not None and not spec.facts.statements:
         where = spec.anchor.where.replace("_", " ")
         parts.append(f"{where} {_name(spec.anchor.symbol)}" if spec.anchor.symbol else
                      {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))

@@ -95,7 +95,9 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
             return VERBS[low], i
         if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
             nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES | KIND_WORDS), -1)
-            return ("move" if nxt in names else "add"), i
+            # "put the threading import below import time": an import is a unit that moves like a def
+            unit = nxt + 1 < len(toks) and toks[nxt + 1].text.lower() in ("import", "alias")
+            return ("move" if nxt in names or unit else "add"), i
         if low in _ADDVERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
@@ -191,7 +193,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     return tuple(dict.fromkeys(out))
 
 
-def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
+def _facts(instruction: str, table: SymbolTable, created: set[str], *, rename: bool) -> Facts:
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
@@ -207,7 +209,9 @@ def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], shrinks=f["shrinks"], callers=f["callers"],
-        everywhere=f["everywhere"])
+        # "rename X in a.py and b.py": the names' files, not one
+        everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
+                                                      for p in words.named_files(instruction))))
 
 
 def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
@@ -268,6 +272,19 @@ def _settled(action: Action, instruction: str, targeted: bool) -> Action:
     return action
 
 
+def _no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
+            anchor: Anchor | None) -> tuple[Action, Facts, Anchor | None]:
+    """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
+    if statements := words.statement_names(instruction):
+        # "move the functools import after import os", "delete the alias insort": module-level statements
+        rel = next((t.text.lower() for t in toks if t.text.lower() in _AFTER_WORDS | _BEFORE_WORDS), "after")
+        anchor = Anchor("before" if rel in _BEFORE_WORDS else "after") if action == "move" else None
+        return action, replace(facts, statements=statements, moves=action == "move"), anchor
+    if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
+        return action, facts, None
+    return "change", facts, anchor  # "remove the print from div": div is where, not what
+
+
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     """The deterministic reading: verb, names resolved against ``table``, relation words."""
     toks = tokens(instruction)
@@ -281,6 +298,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     mentions = [m for m in found if not (creates and m.word in new_names)]
     if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
         mentions = _not_described(mentions, toks, new_names)
+    if action == "delete":  # "delete the line insort = insort_right": insort_right is the value, it stays
+        mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
@@ -296,20 +315,17 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         targets = _not_handed_to(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
-    facts = _facts(instruction, table, set(new_names))
+    facts = _facts(instruction, table, set(new_names), rename=action == "rename")
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
         taken = {name_of(p) for p in params}
         action, params, new_names = "change", (), tuple(n for n in new_names if n not in taken)
-    if action == "rename" and any(f != table.home and not table.home.endswith("/" + f) for f in facts.files):
-        facts = replace(facts, everywhere=True)  # "rename X in a.py and b.py": the names' files, not one
     if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
-    main_block = bool({"__main__", "__name__"} & {*facts.code_words, *facts.ticked})
-    if action in ("delete", "move") and not targets and not (action == "delete" and main_block):
-        action = "change"  # "remove the print from div": div is where, not what
+    if action in ("delete", "move") and not targets:
+        action, facts, anchor = _no_def(action, instruction, toks, facts, anchor)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
     if action in ("delete", "rename", "type_hints"):

@@ -74,6 +74,7 @@ class Facts:
     callers: bool = False  # the callers or call sites are to change too
     everywhere: bool = False  # every file that uses the names
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
+    statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
 
 
 @dataclass(frozen=True)

@@ -239,6 +239,29 @@ _IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|ac
 CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
 
 
+# "the import of os", "the functools import", "import time", "the alias insort", "the line insort = insort_right"
+_NOT_BOUND = (r"(?!(?:the|a|an|of|to|after|before|below|above|under|right|directly|just|every|each|all|so|that|"
+              r"should|is|comes|goes|sits|at|in|on|from)\b)")
+_STATEMENTS = (re.compile(r"\bimport\s+(?:of\s+)?`?" + _NOT_BOUND + r"([A-Za-z_]\w*)", re.I),
+               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+import\b", re.I),
+               re.compile(r"\b(?:alias|assignment)\s+`?([A-Za-z_]\w*)", re.I),
+               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+alias\b", re.I),
+               re.compile(r"`?\b([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*`?(?!\s*\()"))
+
+
+def statement_names(instruction: str) -> tuple[str, ...]:
+    """The names of module-level statements (imports, assignments) the instruction names, in its order.
+
+    "the import of os", "the functools import", "import time", "the alias insort", "insort = insort_right".
+    """
+    found = sorted((m.start(1), m.group(1)) for p in _STATEMENTS for m in p.finditer(instruction))
+    return tuple(dict.fromkeys(n for _, n in found if n.lower() not in NOT_NAMES and n.lower() not in VERB_WORDS))
+
+
+# verbs that may stand before "import" without naming what is imported ("move import os")
+VERB_WORDS = frozenset({"move", "put", "place", "reorder", "delete", "remove", "drop", "add", "sort"})
+
+
 def asked_gone(instruction: str) -> frozenset[str]:
     """The names an instruction asks to make go away: the objects of delete, remove, merge, rename, move...
 

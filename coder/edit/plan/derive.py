@@ -148,7 +148,9 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
         symbols = python_symbols(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    for derive_one in (_delete, _move, _rename, _add_method, _add_param):
+    from coder.edit.plan.statements import derive_statement  # it builds on this module's Plan
+
+    for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), _delete, _move, _rename, _add_method, _add_param):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)
