@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from coder.edit.plan.derive import Plan, Step
+from coder.edit.plan.steps import Plan, Step
 from coder.edit.source.splice import cut, line_span
 
 if TYPE_CHECKING:
