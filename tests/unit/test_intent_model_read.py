@@ -64,8 +64,8 @@ def test_the_schema_names_only_real_symbols_and_parse_holds_to_it() -> None:
     symbols = table.lookup("put")
     got = schema(symbols)
     assert got["required"] == ["action", "target"]
-    assert parse('{"action": "fix", "target": "Queue.put"}', symbols) == ("fix", symbols[0])
-    assert parse('{"action": "fix", "target": "put_nowait"}', symbols) is None  # not a candidate
+    assert parse('{"action": "change", "target": "Queue.put"}', symbols) == ("change", symbols[0])
+    assert parse('{"action": "change", "target": "put_nowait"}', symbols) is None  # not a candidate
     assert parse('{"action": "dance", "target": "Queue.put"}', symbols) is None
     assert parse("not json", symbols) is None
 

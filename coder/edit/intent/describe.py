@@ -7,7 +7,7 @@ from coder.edit.intent.spec import ChangeSpec, Symbol
 _VERB = {
     "rename": "rename", "delete": "delete", "move": "move", "add_parameter": "add a parameter",
     "add_method": "add a method", "add_function": "add a function", "extract": "extract",
-    "docstring": "docstrings", "comment": "comments", "type_hints": "type hints", "fix": "fix",
+    "docstring": "docstrings", "comment": "comments", "type_hints": "type hints",
     "change": "change", "transform": "change the whole file", "unknown": "an ordinary request",
 }
 
@@ -24,7 +24,24 @@ def _what(spec: ChangeSpec, main: bool) -> str:
     block = "the __main__ block" if main else ""
     if spec.targets:
         return ", ".join(_name(s) for s in spec.targets) + (f" and {block}" if block else "")
+    if spec.facts.statements:  # "move functools after os": the first moves, the next is where
+        first, *rest = spec.facts.statements
+        where = spec.anchor.where if spec.anchor is not None else "after"
+        return f"the statement of {first}" + (f" {where} the statement of {rest[0]}" if rest and spec.action == "move"
+                                              else "")
     return block
+
+
+def _reach(spec: ChangeSpec, main: bool) -> str:
+    """How far the change reaches, in words ("" for the named symbols)."""
+    if spec.action == "rename" and spec.renames:
+        # a rename changes the name's every use in the file: "and its callers", "in the whole file" add nothing
+        return "everywhere" if spec.reach == "everywhere" else ""
+    if spec.reach in ("everywhere", "callers"):
+        return "everywhere" if spec.reach == "everywhere" else "and its callers"
+    if not spec.targeted and spec.action not in ("unknown", "transform") and not main and not spec.facts.statements:
+        return "in the whole file"
+    return ""
 
 
 def describe(spec: ChangeSpec, how: str = "") -> str:
@@ -34,21 +51,20 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
     if what := _what(spec, main):
         parts.append(what)
     if spec.params:
-        parts.append("(" + ", ".join(spec.params) + ")")
+        # the parameters by name: a default or annotation spelled or not is the same plan
+        parts.append("(" + ", ".join(dict.fromkeys(p.split(":")[0].split("=")[0].strip() for p in spec.params)) + ")")
     elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
         parts.append(("into " if spec.action == "extract" else "") + ", ".join(spec.new_names))
     if spec.owner is not None:
         parts.append(f"to class {spec.owner.qualname}")
-    if spec.anchor is not None:
+    if spec.anchor is not None and not spec.facts.statements:
         where = spec.anchor.where.replace("_", " ")
         parts.append(f"{where} {_name(spec.anchor.symbol)}" if spec.anchor.symbol else
                      {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
     if spec.lines:
         parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
-    if spec.reach in ("everywhere", "callers"):
-        parts.append("everywhere" if spec.reach == "everywhere" else "and its callers")
-    elif not spec.targeted and spec.action not in ("unknown", "transform") and not main:
-        parts.append("in the whole file")
+    if reach := _reach(spec, main):
+        parts.append(reach)
     only = spec.only
     if (only is not None and spec.action not in ("docstring", "comment", "type_hints")) or (
             only is not None and len(only) > 1):

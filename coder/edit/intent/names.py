@@ -10,6 +10,7 @@ member: "m of the class C", "the method m from C", "m in C", "C's m".
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -41,13 +42,14 @@ ENGLISH = frozenset({
 VERBS = {
     "rename": "rename", "renaming": "rename",
     "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
-    "move": "move", "relocate": "move",
+    "move": "move", "relocate": "move", "reorder": "move", "reorganise": "move", "reorganize": "move",
     "extract": "extract", "document": "docstring", "annotate": "type_hints",
-    "fix": "fix", "repair": "fix", "correct": "fix", "debug": "fix",
+    "fix": "change", "repair": "change", "correct": "change", "debug": "change",
     "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
+_CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
 _SUBJECTVERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
                             "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
                             "never", "always", "gives", "accepts", "takes"})
@@ -122,18 +124,22 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         low = t.text.lower()
         if low in words.NOT_NAMES and not t.code:
             continue
-        hits = table.lookup(t.text)
+        hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
         if not hits and not t.code and name_position(toks, i) and len(low) > 2:
             hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
         if not everywhere:  # one file's edit: its own symbols only
             hits = [s for s in hits if s.rel == table.home]
         if not hits:
             continue
-        sure = t.code or low not in ENGLISH or name_position(toks, i)
+        sure = t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR
         # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
         if i == 0 and low in (*VERBS, "add", "give", "create", "write") and not t.code:
             continue
         out.append(Mention(i, t.text, hits, sure, prev_word(toks, i)[0]))
+    # "wrap and fill", "of wrap, fill": a plain word coordinated with a name is a name too
+    for a, b in itertools.pairwise(out):
+        if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
+            b.sure = True
     return out
 
 

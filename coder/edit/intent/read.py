@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from coder.edit.intent import words
 from coder.edit.intent.names import (
     ARTICLES,
+    ENGLISH,
+    KIND_WORDS,
     VERBS,
     Mention,
     Tok,
@@ -30,6 +32,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
+from coder.edit.intent.params import ADD_PARAM, HANDED_TO, existing, name_of, params_of
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
 from coder.edit.intent.symbols import SymbolTable
 
@@ -39,22 +42,24 @@ if TYPE_CHECKING:
 _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
-_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?methods?\b"
-                         r"|\bgive\s+(?:the\s+class\s+)?`?\w+`?\s+an?\s+" + _ADJ
-                         + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?method\b", re.I)
+_SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
+_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
+                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         # "C needs a m method", "C should have a clear method": the class lacks it
+                         r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         # "add tokens(self) returning ...": a def taking self is a method
+                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b", re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
-_ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b[^.;!?]*?\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
-                        r"keyword\s+arg\w*)\b"
-                        r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
-                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
+_EXTRACT = re.compile(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
 _HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
-_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ed|ing)?\b", re.I)
+# "as documented" says what the code should do; "document f", "documenting" ask for documentation
+_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 _COMMENT = re.compile(r"\bcomments?\b", re.I)
+_DOCSTRING_NOUN = re.compile(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
 _THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
@@ -68,13 +73,11 @@ _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+
 _ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
 _TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
 _AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
-_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
-                    r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
-                    r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
-                    r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
-                    re.I)
-_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\(\))?", re.I),
-              re.compile(r"`?([A-Za-z_]\w*)`?(?:\(\))?\s+(?:method|function|helper)\b", re.I))
+_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
+              re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
+              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
+# what a new def should do is said after these: the plain words there describe, they name no target
+_DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
 
 # --- the reading ---------------------------------------------------------------------------------
@@ -91,8 +94,10 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
         if low in VERBS:
             return VERBS[low], i
         if low in ("put", "place"):  # "put quote after split" moves; "put a comment above run" adds
-            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES), -1)
-            return ("move" if nxt in names else "add"), i
+            nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES | KIND_WORDS), -1)
+            # "put the threading import below import time": an import is a unit that moves like a def
+            unit = nxt + 1 < len(toks) and toks[nxt + 1].text.lower() in ("import", "alias")
+            return ("move" if nxt in names or unit else "add"), i
         if low in _ADDVERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
@@ -100,7 +105,7 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
 
 _ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
-    (_ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
+    (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
@@ -119,19 +124,21 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
         return "add_function"
     # "Fix split: comments=True should keep comments": a fix of split, not a comment
     object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in ARTICLES), "")
-    leads_code = lead in ("fix", "change", "transform") and at == 0 and not re.match(
+    leads_code = lead in ("change", "transform") and at == 0 and not re.match(
         r"doc|comment|type|annotat|hint", object_word)
     if not leads_code:
         if _HINTS.search(instruction):
             return "type_hints"
-        if _DOCSTRING.search(instruction):
+        # "document the loops with a comment": the noun says which kind, the verb only that it documents
+        if _DOCSTRING.search(instruction) and not (_COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(
+                instruction)):
             return "docstring"
         if _COMMENT.search(instruction):
             return "comment"
-    if lead in ("fix", "change", "transform", "docstring", "type_hints"):
+    if lead in ("change", "transform", "docstring", "type_hints"):
         return lead  # type: ignore[return-value]
     if _FIX.search(instruction):
-        return "fix"
+        return "change"  # "f crashes on x", "f should return y": a change of behaviour
     return "change" if lead else "unknown"
 
 
@@ -140,7 +147,7 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
         kinds: set[ChangeKind] = set()
         if _HINTS.search(instruction):
             kinds.add("annotations")
-        if re.search(r"\bdoc\s?-?strings?\b|\bdocument", instruction, re.I):
+        if _DOCSTRING_NOUN.search(instruction) or (_DOCSTRING.search(instruction) and not _COMMENT.search(instruction)):
             kinds.add("docstrings")
         if _COMMENT.search(instruction):
             kinds.add("comments")
@@ -173,18 +180,6 @@ def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: 
     return None
 
 
-def _params(instruction: str) -> tuple[str, ...]:
-    out = []
-    for m in _PARAM.finditer(instruction):
-        p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
-        if p and p.split(":")[0].split("=")[0].strip().lower() not in words.NOT_NAMES | {"a", "an", "new"}:
-            out.append(re.sub(r"\s+", " ", p))
-    if not out:
-        ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
-        out += ticked
-    return tuple(dict.fromkeys(out))
-
-
 def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
                params: tuple[str, ...]) -> tuple[str, ...]:
     out = [new for _, new in renames]
@@ -198,7 +193,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     return tuple(dict.fromkeys(out))
 
 
-def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
+def _facts(instruction: str, table: SymbolTable, created: set[str], *, rename: bool) -> Facts:
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
@@ -214,7 +209,9 @@ def _facts(instruction: str, table: SymbolTable, created: set[str]) -> Facts:
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], shrinks=f["shrinks"], callers=f["callers"],
-        everywhere=f["everywhere"])
+        # "rename X in a.py and b.py": the names' files, not one
+        everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
+                                                      for p in words.named_files(instruction))))
 
 
 def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
@@ -231,8 +228,61 @@ def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renam
         elif len(hits) == 1:
             chosen[m.index] = hits[0]
         elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
-            ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+            # "Queue should default to maxsize=1000 (in __init__)": the member of the class named beside it
+            classes = {s.qualname for o in mentions if o is not m and o.sure for s in o.hits if s.kind == "class"}
+            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
+            if len(owned) == 1:
+                chosen[m.index] = owned[0]
+            else:
+                ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
     return chosen, ambiguous, doubtful
+
+
+def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
+    """The mentions that may be targets of a new def: none from the clause that says what it does.
+
+    "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
+    should be True": the names there describe the new def's behaviour, they are not edited.
+    """
+    first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
+    said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
+    # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
+    return [m for m in mentions if m.index < said and (toks[m.index].code or m.word.lower() not in ENGLISH)]
+
+
+def _not_handed_to(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
+                   targets: list[Symbol]) -> list[Symbol]:
+    """A new parameter's targets without what it is handed to ("pass it on to `re.compile`")."""
+    handed = HANDED_TO.search(instruction)
+    if handed is None:
+        return targets
+    callee = {m.index for m in mentions if toks[m.index].start > handed.start() and m.before == "to"}
+    kept = [s for i, s in chosen.items() if i not in callee]
+    return [s for s in targets if s in kept] or targets
+
+
+def _settled(action: Action, instruction: str, targeted: bool) -> Action:
+    """A whole-file transform when nothing is named; a change of the named defs otherwise."""
+    if action in ("change", "unknown") and not targeted and _THROUGHOUT.search(instruction):
+        return "transform"
+    if action in ("transform", "unknown") and targeted:
+        # "convert f to ...", "don't use a mutable default in f", no verb but named defs: a change of them
+        # (the model reads only what names nothing)
+        return "change"
+    return action
+
+
+def _no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
+            anchor: Anchor | None) -> tuple[Action, Facts, Anchor | None]:
+    """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
+    if statements := words.statement_names(instruction):
+        # "move the functools import after import os", "delete the alias insort": module-level statements
+        rel = next((t.text.lower() for t in toks if t.text.lower() in _AFTER_WORDS | _BEFORE_WORDS), "after")
+        anchor = Anchor("before" if rel in _BEFORE_WORDS else "after") if action == "move" else None
+        return action, replace(facts, statements=statements, moves=action == "move"), anchor
+    if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
+        return action, facts, None
+    return "change", facts, anchor  # "remove the print from div": div is where, not what
 
 
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
@@ -242,10 +292,14 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     found = find_mentions(toks, table, everywhere=everywhere)
     action = _action(instruction, toks, {m.index for m in found if m.sure})
     renames = words.rename_pairs(instruction)
-    params = _params(instruction) if action == "add_parameter" else ()
+    params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = [m for m in found if not (creates and m.word in new_names)]
+    if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
+        mentions = _not_described(mentions, toks, new_names)
+    if action == "delete":  # "delete the line insort = insort_right": insort_right is the value, it stays
+        mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
@@ -257,26 +311,30 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
                and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
                and s != owner]
+    if action == "add_parameter":
+        targets = _not_handed_to(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
-    facts = _facts(instruction, table, set(new_names))
+    facts = _facts(instruction, table, set(new_names), rename=action == "rename")
+    if action == "add_parameter" and existing(params, targets, table):
+        # "getopt should take longopts=None": the defs take it already, so its default or use changes
+        taken = {name_of(p) for p in params}
+        action, params, new_names = "change", (), tuple(n for n in new_names if n not in taken)
     if action == "delete" and anchor is not None and anchor.symbol in targets and not any(
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
-    main_block = bool({"__main__", "__name__"} & {*facts.code_words, *facts.ticked})
-    if action in ("delete", "move") and not targets and not (action == "delete" and main_block):
-        action = "change"  # "remove the print from div": div is where, not what
+    if action in ("delete", "move") and not targets:
+        action, facts, anchor = _no_def(action, instruction, toks, facts, anchor)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
-    if action in ("delete", "rename", "fix", "type_hints"):
+    if action in ("delete", "rename", "type_hints"):
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
                     else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
-    if action in ("fix", "change", "unknown") and not targets and _THROUGHOUT.search(instruction):
-        action = "transform"
+    action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
@@ -292,7 +350,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
 def needs_model(spec: ChangeSpec) -> bool:
     """The grammar could not settle it: no action found, or a name could mean more than one symbol."""
     return spec.action == "unknown" or bool(spec.ambiguous) or (
-        not spec.targets and bool(spec.facts.doubtful) and spec.action in ("fix", "change"))
+        not spec.targets and bool(spec.facts.doubtful) and spec.action == "change")
 
 
 def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,

@@ -14,8 +14,8 @@ from typing import Literal
 
 Action = Literal[
     "rename", "delete", "move", "add_parameter", "add_method", "add_function", "extract",
-    "docstring", "comment", "type_hints", "fix", "change", "transform", "unknown",
-]
+    "docstring", "comment", "type_hints", "change", "transform", "unknown",
+]  # "fix" words read as "change": fixing and changing behaviour are one action (issue 34)
 Reach = Literal["symbol", "file", "callers", "everywhere"]
 ChangeKind = Literal["annotations", "docstrings", "comments", "code"]
 Where = Literal["before", "after", "above", "below", "inside", "top", "end", "after_imports"]
@@ -74,6 +74,7 @@ class Facts:
     callers: bool = False  # the callers or call sites are to change too
     everywhere: bool = False  # every file that uses the names
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
+    statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ gives the repository's tracked Python files.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Literal
 
@@ -38,18 +39,47 @@ def file_symbols(rel: str, text: str) -> list[Symbol]:
     return out
 
 
+def file_params(rel: str, text: str) -> dict[str, tuple[str, ...]]:
+    """Each Python def's parameter names by qualified name (nothing for other languages or broken files)."""
+    if PurePath(rel).suffix.lower() not in PYTHON:
+        return {}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                out[prefix + node.name] = tuple(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs))
+                walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, prefix + node.name + ".")
+
+    walk(tree.body, "")
+    return out
+
+
 @dataclass(frozen=True)
 class SymbolTable:
     """The symbols of the files involved, ``home`` (the file being edited) first."""
 
     home: str
     symbols: tuple[Symbol, ...]
+    params: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # (rel, qualname) -> names
 
     @classmethod
     def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
         """The table of ``files`` (relative path -> text); ``home``'s symbols come first."""
         order = [home, *sorted(r for r in files if r != home)] if home in files else sorted(files)
-        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])))
+        params = {(rel, q): names for rel in order for q, names in file_params(rel, files[rel]).items()}
+        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params)
+
+    def has_param(self, symbol: Symbol, name: str) -> bool:
+        """Whether the def ``symbol`` already takes a parameter ``name``."""
+        return name in self.params.get((symbol.rel, symbol.qualname), ())
 
     def lookup(self, word: str) -> list[Symbol]:
         """The symbols ``word`` names: its qualified name or its last parts, whatever the case.

@@ -28,6 +28,7 @@ _CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(
 # Words right before a name that mean the symbol is new: not finding it is then expected.
 _CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
                      r"|\bnew\s+)$", re.I)
+_MAIN_BLOCK = re.compile(r"\bmain\s+(?:block|guard|section|clause)\b", re.I)
 _RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
 # Plain words that follow a kind word without naming anything ("the class that parses").
 NOT_NAMES = frozenset({
@@ -37,6 +38,11 @@ NOT_NAMES = frozenset({
     "should", "must", "can", "will", "then", "when", "where", "whose", "variable", "variables", "parameter",
     "parameters", "argument", "arguments", "attribute", "field", "local", "constant", "module", "file", "import",
 })
+
+
+# words that stand before a kind word whose name follows it ("a new class Foo", "the helper function f")
+_BEFORE_KIND = frozenset({"a", "new", "private", "public", "helper", "static", "small", "nested", "inner", "base",
+                          "module-level", "top-level", "existing", "whole", "entire", "same", "each", "every"})
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ def code_names(instruction: str) -> list[Named]:
                 continue
             before = instruction[max(0, m.start() - 24):m.start()]
             add(Named(m.group(1).rstrip("."), None, sure, bool(_CREATE.search(before))))
+    if _MAIN_BLOCK.search(instruction):  # "the main block at the bottom": the ``if __name__ == '__main__':`` block
+        add(Named("__main__", None, False))
     for m in _CODE_WORD.finditer(instruction):
         word = m.group(1).rstrip(".")
         if looks_like_code(word):
@@ -88,6 +96,10 @@ def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[in
         before = instruction[max(0, m.start() - 24):m.start()]
         name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
         if name.lower() in NOT_NAMES:  # "the class that parses" names nothing
+            continue
+        # "the scheduler class saying what it does": the name came before the kind word, a plain word after it
+        prev = re.findall(r"[\w`]+", before)
+        if prev and not looks_like_code(name) and prev[-1].strip("`").lower() not in NOT_NAMES | _BEFORE_KIND:
             continue
         add(Named(name, kind, True, bool(_CREATE.search(before))))
         taken.append(m.span())
@@ -117,12 +129,20 @@ def is_new_name(instruction: str, name: str) -> bool:
 
 # --- substitutions -------------------------------------------------------------------------------
 
+# the words that may stand around the old name ("the module-level regex X", "the X method of C", "f.py's X")
+_DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
+              r"regexp|pattern|function|method|variable|attribute|parameter|argument|constant|field|name|property)\s+)*"
+              r"(?:[\w./-]+\.pyi?'s\s+)?")
+_AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|attribute|constant|helper|regex|field|parameter|property))?"
+              # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
+              r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?(?:\s*\([^)]*\))?"
+              r"(?:\s+everywhere)?")
 _RENAME_PAIR = re.compile(
-    r"\brenam(?:e|ing)\s+(?:the\s+)?(?:(?:module|module-level|local|instance|class|global)\s+)?"
-    r"(?:(?:function|method|class|variable|attribute|parameter|argument|constant|field|name)\s+)?" + _IDENT
-    # "the method `m` of `C` to `n`": the owner is named, not renamed
-    + r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?"
-    r"(?:\s+everywhere)?\s+(?:to|into|as)\s+" + _IDENT, re.I)
+    r"\b(?:renam(?:e|ing)|chang(?:e|ing)\s+the\s+name\s+of)\s+" + _DESCRIBED + _IDENT + _AFTER_OLD
+    + r"\s+(?:to|into|as)\s+" + _IDENT, re.I)
+# "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
+_CALLED = re.compile(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
+                     r"rename\s+it\s+to)\s+" + _IDENT, re.I)
 _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
@@ -136,10 +156,15 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     found = list(_RENAME_PAIR.finditer(instruction))
     if found:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
-    found += list(_ARROW_PAIR.finditer(instruction))
+    found += [m for m in _CALLED.finditer(instruction) if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in
+              instruction]
+    # "c -> b -> a" is a chain (a path, a graph), not a rename
+    found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
+                                                                          instruction[m.end():])
+              and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])]
     for m in found:
         old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
-        if old != new and (old, new) not in pairs:
+        if old != new and (old, new) not in pairs and old.lower() not in NOT_NAMES and new.lower() not in NOT_NAMES:
             pairs.append((old, new))
     return pairs
 
@@ -208,7 +233,33 @@ _SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|
                      r"|\bcut(?:s|ting)?\b|\bget rid of\b", re.I)
 EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
                         r"all (uses|usages|callers|call sites|references))\b", re.I)
+# "everywhere in this file", "all uses in the file": the file, not the repository
+_IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
+                           r"(?:file|module)\b", re.I)
 CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
+
+
+# "the import of os", "the functools import", "import time", "the alias insort", "the line insort = insort_right"
+_NOT_BOUND = (r"(?!(?:the|a|an|of|to|after|before|below|above|under|right|directly|just|every|each|all|so|that|"
+              r"should|is|comes|goes|sits|at|in|on|from)\b)")
+_STATEMENTS = (re.compile(r"\bimport\s+(?:of\s+)?`?" + _NOT_BOUND + r"([A-Za-z_]\w*)", re.I),
+               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+import\b", re.I),
+               re.compile(r"\b(?:alias|assignment)\s+`?([A-Za-z_]\w*)", re.I),
+               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+alias\b", re.I),
+               re.compile(r"`?\b([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*`?(?!\s*\()"))
+
+
+def statement_names(instruction: str) -> tuple[str, ...]:
+    """The names of module-level statements (imports, assignments) the instruction names, in its order.
+
+    "the import of os", "the functools import", "import time", "the alias insort", "insort = insort_right".
+    """
+    found = sorted((m.start(1), m.group(1)) for p in _STATEMENTS for m in p.finditer(instruction))
+    return tuple(dict.fromkeys(n for _, n in found if n.lower() not in NOT_NAMES and n.lower() not in VERB_WORDS))
+
+
+# verbs that may stand before "import" without naming what is imported ("move import os")
+VERB_WORDS = frozenset({"move", "put", "place", "reorder", "delete", "remove", "drop", "add", "sort"})
 
 
 def asked_gone(instruction: str) -> frozenset[str]:
@@ -257,4 +308,4 @@ def flags(instruction: str) -> dict[str, bool]:
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),
-            "everywhere": bool(EVERYWHERE.search(instruction))}
+            "everywhere": any(not _IN_THIS_FILE.match(instruction, m.end()) for m in EVERYWHERE.finditer(instruction))}

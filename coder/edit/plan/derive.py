@@ -11,6 +11,8 @@ change must touch:
   tokenized rename (:func:`coder.edit.source.splice.rename_matches`);
 - **delete** a named def or class (and the ``__main__`` block when asked): cut mechanically;
 - **move** a named def or class before/after another, or to the end: cut and pasted mechanically;
+- **move or delete an import or a module-level assignment** (:mod:`coder.edit.plan.statements`):
+  cut (and pasted) mechanically, like a def;
 - **add a parameter**: the function, and its callers when the instruction asks for them;
 - **add a method**: the class, or (for a long class) its last method with the new one after it;
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
@@ -24,9 +26,14 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from coder.edit.plan.statements import derive_statement
+from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
+from coder.edit.plan.steps import RENAMED_BY_SCOPE as RENAMED_BY_SCOPE
+from coder.edit.plan.steps import Plan as Plan
+from coder.edit.plan.steps import Step as Step
 from coder.edit.source.regions import Region, python_symbols
 from coder.edit.source.units import leaves, name_rows, next_leaf, units
 
@@ -36,87 +43,6 @@ if TYPE_CHECKING:
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
-RENAMED_BY_SCOPE = "renamed mechanically (scope analysis)"
-ASKED_MODEL = "asked the model"
-
-
-@dataclass(frozen=True)
-class Step:
-    """One region of one file and what happens to it."""
-
-    rel: str
-    start: int  # lines of the original file, 1-based, inclusive (an insertion: end == start - 1)
-    end: int
-    label: str  # "function split", "lines 10-14"
-    why: str  # "uses tokenize", "calls fetch", "window 2 of 4"
-    how: str = "model"  # "model" | "mechanical"
-    symbol: str | None = None  # the qualified def/class name when the region is exactly one
-    text: str | None = None  # a mechanical step's replacement text
-    note: str = ""  # added to the instruction for this region (what to keep, where it sits)
-    ask: str = ""  # when set, this region's whole instruction instead of the user's (a rename's region)
-
-    @property
-    def lines(self) -> str:
-        """``A-B`` for ``--lines``."""
-        return f"{self.start}-{self.end}"
-
-    def done_by(self, kind: str) -> str:
-        """How this step of a ``kind`` plan is carried out, in words (the review, ``--json``, the TUI)."""
-        if self.how == "model":
-            return ASKED_MODEL
-        return RENAMED_BY_SCOPE if kind == "rename" else "done mechanically"
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The regions an instruction touches, over one file or several."""
-
-    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "windows"
-    instruction: str
-    steps: tuple[Step, ...]
-    reason: str
-    renames: tuple[tuple[str, str], ...] = ()
-    notes: tuple[str, ...] = field(default=())
-    adds: tuple[str, str] | None = None  # add_method: (the class, the new method's name or "")
-    spec: ChangeSpec | None = None  # the instruction as read (shown in the notes and ``--json``)
-
-    @property
-    def how(self) -> str:
-        """How the plan carries the change out, in words: ``cut mechanically``, ``2 region(s) to the model``."""
-        asks = f"{self.requests} region(s) to the model"
-        if self.kind == "rename":
-            return RENAMED_BY_SCOPE if self.requests == 0 else asks
-        if self.kind in ("delete", "move"):
-            done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
-            return f"{done}, {asks}" if self.requests else done
-        return asks
-
-    @property
-    def read(self) -> str:
-        """The spec in words with how the plan carries it out: ``delete method C.m (cut mechanically)``."""
-        if self.spec is None:
-            return ""
-        from coder.edit.intent.describe import describe
-
-        return describe(self.spec, self.how)
-
-    @property
-    def files(self) -> list[str]:
-        """The files the plan touches, in order."""
-        return list(dict.fromkeys(s.rel for s in self.steps))
-
-    @property
-    def requests(self) -> int:
-        """Model requests the plan sends (mechanical steps send none)."""
-        return sum(1 for s in self.steps if s.how == "model")
-
-    def to_json(self) -> dict[str, object]:
-        """The ``--json`` form."""
-        return {"kind": self.kind, "reason": self.reason, "requests": self.requests, "files": self.files,
-                "notes": list(self.notes), "read": self.read,
-                "read_by": self.spec.read_by if self.spec is not None else None,
-                "steps": [{"path": s.rel, "lines": [s.start, s.end], "label": s.label, "why": s.why,
-                           "how": s.how, "done_by": s.done_by(self.kind)} for s in self.steps]}
 
 
 def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
@@ -148,7 +74,7 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
         symbols = python_symbols(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    for derive_one in (_delete, _move, _rename, _add_method, _add_param):
+    for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), _delete, _move, _rename, _add_method, _add_param):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)

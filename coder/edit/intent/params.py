@@ -1,0 +1,82 @@
+"""The parameters an instruction adds: "add a parameter P", "a P=1 parameter", "f should take P=1", "P (new parameter)".
+
+Spelled with or without the word "parameter", with or without a default; :func:`params_of` gives each
+once, in its fullest spelling, and :func:`existing` tells a parameter the defs already take (its default
+changes: no parameter is added).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from coder.edit.intent import words
+from coder.edit.intent.names import ARTICLES
+from coder.edit.intent.spec import Symbol
+from coder.edit.intent.symbols import SymbolTable
+
+ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
+                       r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
+                        r"keyword\s+arg\w*)\b"
+                        r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
+                        r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
+                        # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
+                        r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
+                        r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
+                        r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
+_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
+                    r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
+                    r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
+                    r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
+                    re.I)
+_VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
+# the parameter spelled without the word "parameter" after it: "take flags=0", "a sep=' ' parameter",
+# "accept placeholder (default ' [...]')", "include_hidden (new parameter, default True)", "a sep parameter"
+_PARAM_MORE = (
+    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
+    re.compile(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
+    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
+    re.compile(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
+)
+
+
+_NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
+                                            "defaulting", "defaults"}
+# "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
+HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
+                        r"(?:on\s+)?to\b", re.I)
+
+
+def params_of(instruction: str) -> tuple[str, ...]:
+    """The parameters ``instruction`` adds, each once in its fullest spelling (``sep=' '`` over ``sep``)."""
+    out = []
+    for pattern in _PARAM_MORE:
+        for m in pattern.finditer(instruction):
+            word = m.group(1).split("=")[0].strip().lower()
+            if word not in _NOT_PARAMS:
+                out.append(re.sub(r"\s+", " ", m.group(1)).replace(" = ", "="))
+    for m in _PARAM.finditer(instruction):
+        p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
+        if p and p.split(":")[0].split("=")[0].strip().lower() not in _NOT_PARAMS:
+            out.append(re.sub(r"\s+", " ", p))
+    # one parameter spelled twice ("sep" and "sep=' '"): keep its fullest spelling
+    names = [p.split(":")[0].split("=")[0].strip() for p in out]
+    out = [p for p, n in zip(out, names, strict=True) if not any(
+        q != p and names[j] == n and len(q) > len(p) for j, q in enumerate(out))]
+    if not out:
+        ticked = [t for t in re.findall(r"`([^`]+)`", instruction) if re.match(r"[A-Za-z_]\w*\s*(?::|=)", t)]
+        out += ticked
+    return tuple(dict.fromkeys(out))
+
+
+
+
+def name_of(param: str) -> str:
+    """``sep`` of ``sep: str = ' '``."""
+    return param.split(":")[0].split("=")[0].strip()
+
+
+def existing(params: Sequence[str], targets: Sequence[Symbol], table: SymbolTable) -> bool:
+    """Every parameter is one every named def takes already ("getopt should take longopts=None")."""
+    defs = [s for s in targets if s.kind != "class"]
+    return bool(params and defs) and all(table.has_param(s, name_of(p)) for s in defs for p in params)
