@@ -24,7 +24,7 @@ from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset
 from coder.edit.checks.defaults import unhandled_none_defaults
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
-from coder.edit.checks.signature import signature_hint, unasked_parameters
+from coder.edit.checks.signature import asked_parameter_problem, signature_hint, unasked_parameters
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -109,6 +109,8 @@ def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
         # that diff was applied as the fix; a fix that changes no statement fixes nothing
         return EditRefused("no_code_change", "the instruction asks to change code, but the reply changes only "
                                              "blank lines, comments or layout")
+    if (asked := asked_parameter_problem(old, new, spec)) is not None:
+        return EditRefused("parameter", asked)
     if (unasked := unasked_parameters(old, new, spec)) is not None:
         return EditRefused("signature", unasked)
     if (where := misplaced(old, new, spec)) is not None:
@@ -134,6 +136,7 @@ _HINTS = {
     "extract_uncalled": "Call the new function where the extracted code was.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
+    "parameter": "Add the parameter to the definition and use it in the body where the instruction says.",
     "none_default": "Where the default is now None, handle None in the body (for example: if x is None: x = []).",
     "signature": "",
     "placement": "",

@@ -176,3 +176,32 @@ def signature_hint(spec: ChangeSpec) -> str:
     if named:
         return f"Give it exactly the parameters the instruction describes ({', '.join(named)}) and no others."
     return "Remove that parameter: the instruction describes no such argument."
+
+
+def asked_parameter_problem(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why the parameter ``spec`` adds to its target defs is not there, or is never used (None: it is both).
+
+    Seen applied on the H200 (Qwen2.5-Coder-1.5B): "a sep parameter defaulting to ' ', used in place
+    of the literal space" came back with ``sep`` in the signature and the body unchanged, and "add a
+    placeholder parameter to shorten" with no parameter at all.
+    """
+    if spec.action != "add_parameter" or not (names := param_names(spec)):
+        return None
+    try:
+        before, after = defs(ast.parse(old)), defs(ast.parse(new))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for target in spec.targets:
+        if target.kind == "class" or target.qualname not in after:
+            continue
+        fn, owner = after[target.qualname]
+        had = {p for p, _ in _params(before[target.qualname][0], owner)} if target.qualname in before else set()
+        has = {p for p, _ in _params(fn, owner)}
+        body_reads = {n.id for stmt in fn.body for n in ast.walk(stmt)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for name in sorted(names - had):
+            if name not in has:
+                return f"{target.qualname} has no parameter {name}"
+            if name not in body_reads:
+                return f"{name} is never used in {target.qualname}"
+    return None

@@ -116,6 +116,12 @@ def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
     if not pairs:
         return None
     steps = rename_steps(rel, text, pairs)
+    olds = {a for a, _ in pairs}
+    inside = {t.qualname for t in spec.targets if t.rel == rel and t.kind != "class" and t.name not in olds}
+    if spec.reach == "symbol" and inside:
+        # "in f rename the local x to y": only f's region, whatever else has its own x (seen applied wrong on
+        # the H200: a held-out task's local renamed in a second method that kept its own)
+        steps = [s for s in steps if s.symbol in inside] or steps
     what = ", ".join(f"{a} -> {b}" for a, b in pairs)
     return Plan("rename", spec.instruction, tuple(steps), f"rename {what}: {len(steps)} region(s) use the old name",
                 tuple(pairs))
