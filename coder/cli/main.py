@@ -90,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import coder
 
-    coder.WHOLE_PROCESS = True
+    if argv is None:  # the process's own command line: a test calling main([...]) in its process is not the command
+        coder.WHOLE_PROCESS = True
     try:
         code = _main(argv)
         sys.stdout.flush()  # a buffered write to a closed pipe fails here, inside the handler

@@ -55,6 +55,7 @@ async def test_the_review_shows_the_test_command_and_a_failure_is_refused(tmp_pa
                 return app.main.query_one(Transcript).text
 
             await _until(lambda: isinstance(app.screen, ReviewScreen) or "refused" in text())
+            await pilot.pause()  # a screen just pushed mounts its widgets on the next turns of the loop (loaded CI)
             if passes:
                 assert isinstance(app.screen, ReviewScreen), text()
                 note = str(app.screen.query_one("#review-checks", Static).render())

@@ -154,7 +154,7 @@ def environ(pid: int) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
 
-def logged_pids(log: Path, want: int, timeout: float = 60.0) -> dict[str, int]:
+def logged_pids(log: Path, want: int, timeout: float = 180.0) -> dict[str, int]:
     """The ``(Name pid=N)`` prefixes of the engine log (vLLM's own), once ``want`` names appeared.
 
     A loaded CI box can take seconds to schedule the last forked worker: wait for every name (the
