@@ -52,8 +52,9 @@ def print_json(result: dict[str, object]) -> None:
     print(json.dumps(result, indent=2))
 
 
-def print_timings(err: TextIO = sys.stderr) -> None:
-    """``coder edit --timings``: the phases and the round trips, two ``coder:`` lines on ``err``."""
+def print_timings(err: TextIO | None = None) -> None:
+    """``coder edit --timings``: the phases and the round trips, two ``coder:`` lines on ``err`` (stderr)."""
     if timings.RECORDER is not None:
         for line in timings.describe(timings.RECORDER.report()):
-            print(f"coder: {line}", file=err)
+            # sys.stderr looked up now, not when this module was imported (it may have been replaced since)
+            print(f"coder: {line}", file=err or sys.stderr)

@@ -339,7 +339,9 @@ _RE_METHODS = frozenset({"search", "match", "fullmatch", "finditer", "findall", 
 # (coder.edit.intent), or they put it, unread, into a prompt or a commit message.
 INSTRUCTION_TAKERS = {
     ("apply/gitops.py", "commit_edit"): "the commit message quotes it",
-    ("run/engine.py", "read"): "hands it to intent.read_instruction",
+    ("run/engine.py", "read"): "hands it to run.reading.read_for",
+    ("run/reading.py", "read_for"): "hands it to intent.read_instruction",
+    ("apply/commit.py", "apply_proposal"): "hands it to gitops.commit_edit for the commit message",
     ("run/engine.py", "prepare"): "reads it through EditEngine.read, then builds the prompt",
     ("run/plan_run.py", "plan_for"): "reads it through EditEngine.read",
     ("run/plan_run.py", "prepare"): "passes it to plan_for / EditEngine.prepare",

@@ -213,3 +213,11 @@ def undo_last(repo: git.Repo) -> UndoResult:
     _git(repo, "checkout", parent.hexsha, "--", *paths)
     _git(repo, "reset", "--soft", parent.hexsha)
     return UndoResult(head.hexsha, subject, paths)
+
+
+def locate_root(start: Path, use_git: bool = True) -> tuple[Path, git.Repo | None]:
+    """(root, repo) for ``start``: the enclosing git work tree, else ``start`` itself and None."""
+    repo = open_repo(start) if use_git else None
+    if repo is None:
+        return start.resolve(), None
+    return root_of(repo), repo

@@ -17,21 +17,18 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from git import Repo
-
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES
 from coder.edit.apply import gitops
-from coder.edit.apply.files import FileSnapshot, apply_lock, check_unchanged, read_snapshot, unified_diff, write_edit
+from coder.edit.apply.commit import apply_proposal
+from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, RETRIED, check_result, retry_note
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
-from coder.edit.intent.model_read import Message
-from coder.edit.intent.read import needs_model, read_instruction
+from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import ChangeSpec
-from coder.edit.intent.symbols import tracked_python
 from coder.edit.plan import auto
 from coder.edit.proposal import (
     ApplyResult,
@@ -41,6 +38,7 @@ from coder.edit.proposal import (
 from coder.edit.run.budget import plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
+from coder.edit.run.reading import read_for
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -56,14 +54,6 @@ from coder.tokens import TokenCounter
 # ``auto``: rewrites of a whole file copy more, so drafts are accepted more often than in a region.
 DEFAULT_TPS: dict[str, float] = {"full": 60.0, "region": 45.0, "fresh": 25.0}
 LONG_FILE_LINES = 200  # a targeted change of a longer file is a region, never a whole-file rewrite
-
-
-def locate_root(start: Path, use_git: bool = True) -> tuple[Path, Repo | None]:
-    """(root, repo) for ``start``: the enclosing git work tree, else ``start`` itself and None."""
-    repo = gitops.open_repo(start) if use_git else None
-    if repo is None:
-        return start.resolve(), None
-    return gitops.root_of(repo), repo
 
 
 class EditEngine:
@@ -86,7 +76,7 @@ class EditEngine:
         self.backend = backend or BackendHandle(None)
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
         self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
-        self.root, self.repo = locate_root(root, use_git)
+        self.root, self.repo = gitops.locate_root(root, use_git)
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
@@ -148,33 +138,9 @@ class EditEngine:
     # -- reading the instruction ------------------------------------------------
 
     def read(self, snap: FileSnapshot, instruction: str) -> ChangeSpec:
-        """The change spec of ``instruction`` for ``snap``: its names resolved against the file's symbols.
-
-        A reach beyond the file ("everywhere") resolves against the repository's tracked Python
-        files too. The running model is asked once (:mod:`coder.edit.intent.model_read`) only when
-        the grammar finds no action or an ambiguous name, and only when a server is up.
-        """
-        ask = self._ask_reading if self.server is not None else None
-        files = {snap.rel: snap.text}
-        first = read_instruction(instruction, files, home=snap.rel)  # the grammar alone: which files to read
-        if first.reach == "everywhere" and self.repo is not None and snap.rel.endswith((".py", ".pyi")):
-            files = {**tracked_python(self.root, exclude=[snap.rel]), snap.rel: snap.text}
-        elif ask is None or not needs_model(first):
-            return first  # settled by the grammar: the file is not parsed again
-        return read_instruction(instruction, files, home=snap.rel, ask=ask)  # the model asked once at most
-
-    def _ask_reading(self, messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
-        """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
-        from coder.backends.runtime.request import run_request
-        from coder.telemetry import timings
-
-        choice = KChoice(None, "fresh", "reading the instruction: no k change", "launch")
-        with timings.phase(timings.READING):  # its own phase: outside the edit's request, inside coder's time
-            outcome = run_request(self.backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
-                                  extra_body={"response_format": {"type": "json_schema", "json_schema": {
-                                      "name": "change", "schema": schema}}},
-                                  metrics=False, learn=False)
-        return outcome.text
+        """The change spec of ``instruction`` for ``snap`` (:func:`coder.edit.run.reading.read_for`)."""
+        return read_for(snap, instruction, root=self.root, has_repo=self.repo is not None,
+                        backend=self.backend if self.server is not None else None)
 
     # -- request building -----------------------------------------------------
 
@@ -395,39 +361,8 @@ class EditEngine:
         snap = proposal.request.snapshot
         if not proposal.changed:
             return ApplyResult(snap.rel, False, notes=["the model made no changes; nothing written"])
-        git_dir = Path(self.repo.git_dir) if self.repo is not None else None
-        with apply_lock(snap, git_dir) as tmp_dir:  # an edit applied meanwhile is seen, never reverted
-            return self._apply_locked(proposal, tmp_dir)
-
-    def _apply_locked(self, proposal: EditProposal, tmp_dir: Path) -> ApplyResult:
-        snap = proposal.request.snapshot
-        check_unchanged(snap)
-        if self.repo is not None:
-            gitops.check_usable(self.repo)  # git broke since prepare: write nothing
-        notes: list[str] = []
-        snapshot_sha = None
-        commit = True
-        if self.repo is None:
-            commit = False
-            notes.append("not a git repository: edit written without a commit (no undo)")
-        elif gitops.is_ignored(self.repo, snap.rel):
-            commit = False
-            notes.append(f"{snap.rel} is ignored by git: edit written without a commit")
-        elif gitops.is_dirty(self.repo, snap.rel):
-            if self.snapshot_dirty:
-                snapshot_sha = gitops.snapshot(self.repo, snap.rel)
-                notes.append(f"your uncommitted changes to {snap.rel} were committed first "
-                             f"as {snapshot_sha[:8]}")
-            else:
-                commit = False
-                notes.append(f"{snap.rel} had uncommitted changes: edit written without a commit "
-                             "(snapshot_dirty = false)")
-        write_edit(snap, proposal.new, tmp_dir)
-        sha = None
-        if commit and self.repo is not None:
-            sha = gitops.commit_edit(self.repo, snap.rel, proposal.request.instruction)
-            notes.append(f"committed {sha[:8]} (undo with `coder undo`)")
-        return ApplyResult(snap.rel, True, sha, snapshot_sha, notes)
+        return apply_proposal(snap, proposal.new, proposal.request.instruction, self.repo,
+                              snapshot_dirty=self.snapshot_dirty)
 
     def undo(self) -> gitops.UndoResult:
         """Revert coder's last commit (see :func:`coder.edit.apply.gitops.undo_last`)."""
