@@ -1,11 +1,10 @@
 """Which changes of a proposed edit the instruction explains, and which it does not.
 
-Whole-file rewrites by small models drift: asked only to rename, a model also deletes a
-block, turns ``end`` into ``end + 1`` or renames another method. Those replies pass every
-validity check (not truncated, not elided, they parse), so this module compares the
-proposal with the original change by change and names what the instruction does not
-explain. Nothing is dropped: ``coder edit --yes`` refuses such a proposal, the diff
-review marks the hunks, ``--json`` lists them.
+Whole-file rewrites by small models drift: asked only to rename, a model also deletes a block, turns
+``end`` into ``end + 1`` or renames another method. Those replies pass every validity check (not
+truncated, not elided, they parse), so this module compares the proposal with the original change by
+change and names what the instruction does not explain. Nothing is dropped: ``coder edit --yes``
+refuses such a proposal, the diff review marks the hunks, ``--json`` lists them.
 
 A change is explained when:
 
@@ -17,14 +16,13 @@ A change is explained when:
   of a line that mentions one (a call site of a function that gains a parameter), or at
   the top of the file when the instruction asks for a module docstring.
 
-A value change ("from `[]` to `None`") explains nothing but that substitution, unless the
-instruction also asks to handle the value: then lines added inside the named functions that
-use the new value are explained too. A request to delete a def this file defines changes
-code, so a "comment" in it ("and the comment line above them") does not hold it to comments.
+A value change ("from `[]` to `None`") explains nothing but that substitution, unless the instruction
+also asks to handle the value: then lines added inside the named functions that use the new value are
+explained too. A request to delete a def this file defines changes code, so a "comment" in it ("and
+the comment line above them") does not hold it to comments.
 
-Everything else is unexplained: the instruction does not account for it. On top of that,
-:mod:`coder.edit.checks.shapes` holds each kind of request to its shape (a move moves one
-block, a new parameter stays in its function and is used, nothing is deleted unasked).
+Everything else is unexplained. On top of that, :mod:`coder.edit.checks.shapes` holds each kind of
+request to its shape (a move moves one block, a new parameter stays and is used, nothing goes unasked).
 """
 
 from __future__ import annotations
@@ -167,8 +165,6 @@ def _overlaps(c: Change, lo: int, hi: int) -> bool:
     return a <= hi and b >= lo
 
 
-# --- reading the instruction -------------------------------------------------------------------
-
 def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
     try:
         if PurePath(rel).suffix.lower() in (".py", ".pyi"):
@@ -207,8 +203,6 @@ def _module_head(text: str) -> int:
         return (first.end_lineno or first.lineno) if len(body) == 1 else body[1].lineno - 1
     return first.lineno - 1
 
-
-# --- classifying changes -----------------------------------------------------------------------
 
 def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int, int, int]]:
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
