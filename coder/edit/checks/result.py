@@ -84,21 +84,26 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
-        if spec is None:
-            return None
-        if (wrong := spec_problem(old, new, spec)) is not None:
-            return wrong
-        if (unset := unset_self_reads(old, new)) is not None:
-            return EditRefused("unset_attribute", unset)
-        if (uncalled := extracted_uncalled(old, new, spec)) is not None:
-            return EditRefused("extract_uncalled", uncalled)
-        if (broken := broken_calls(old, new)) is not None:
-            return EditRefused("call_mismatch", broken)
-        if (unhandled := unhandled_none_defaults(old, new)) is not None:
-            return EditRefused("none_default", unhandled)
-        return None
+        return None if spec is None else _code_rules(old, new, spec)
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
+
+
+def _code_rules(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
+    """The rules on a parsed result that gains no undefined name, in order: the first that refuses says why."""
+    if (wrong := spec_problem(old, new, spec)) is not None:
+        return wrong
+    if (unset := unset_self_reads(old, new)) is not None:
+        return EditRefused("unset_attribute", unset)
+    if (uncalled := extracted_uncalled(old, new, spec)) is not None:
+        return EditRefused("extract_uncalled", uncalled)
+    if (broken := broken_calls(old, new)) is not None:
+        return EditRefused("call_mismatch", broken)
+    if (asked := asked_parameter_problem(old, new, spec)) is not None:  # after call_mismatch: the more exact
+        return EditRefused("parameter", asked)
+    if (unhandled := unhandled_none_defaults(old, new)) is not None:
+        return EditRefused("none_default", unhandled)
+    return None
 
 
 def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
@@ -109,8 +114,6 @@ def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
         # that diff was applied as the fix; a fix that changes no statement fixes nothing
         return EditRefused("no_code_change", "the instruction asks to change code, but the reply changes only "
                                              "blank lines, comments or layout")
-    if (asked := asked_parameter_problem(old, new, spec)) is not None:
-        return EditRefused("parameter", asked)
     if (unasked := unasked_parameters(old, new, spec)) is not None:
         return EditRefused("signature", unasked)
     if (where := misplaced(old, new, spec)) is not None:

@@ -191,17 +191,21 @@ def asked_parameter_problem(old: str, new: str, spec: ChangeSpec) -> str | None:
         before, after = defs(ast.parse(old)), defs(ast.parse(new))
     except (SyntaxError, ValueError, RecursionError):
         return None
+    gained_any, first = False, None
     for target in spec.targets:
         if target.kind == "class" or target.qualname not in after:
             continue
         fn, owner = after[target.qualname]
         had = {p for p, _ in _params(before[target.qualname][0], owner)} if target.qualname in before else set()
-        has = {p for p, _ in _params(fn, owner)}
+        if had & names:
+            continue  # already takes it: a change of it, not an addition
+        first = first or target.qualname
+        gained = (names - had) & {p for p, _ in _params(fn, owner)}
+        gained_any = gained_any or bool(gained)
         body_reads = {n.id for stmt in fn.body for n in ast.walk(stmt)
                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        for name in sorted(names - had):
-            if name not in has:
-                return f"{target.qualname} has no parameter {name}"
-            if name not in body_reads:
-                return f"{name} is never used in {target.qualname}"
+        for name in sorted(gained - body_reads):
+            return f"{name} is never used in {target.qualname}"
+    if first is not None and not gained_any:  # the other targets are where it is passed or mentioned
+        return f"{first} has no parameter {', '.join(sorted(names))}"
     return None
