@@ -6,8 +6,6 @@ new methods and the extraction are snippet edits on the shipped file, as a caref
 
 from __future__ import annotations
 
-from typing import Any
-
 Edits = tuple[tuple[str, str], ...]
 
 _HUE_BLOCK = """    rc = (maxc-r) / rangec
@@ -42,21 +40,3 @@ def bug_original(rel: str) -> str | None:
     """The shipped file a bug was put into (``bugs/glob.py`` -> ``glob.py``); None for any other file."""
     return rel.removeprefix("bugs/") if rel.startswith("bugs/") else None
 
-
-# Correct results the explained-change rules refuse today, because they read the instruction on their own
-# (issue 34 §5: the checks are to read the change spec instead). Strict: once fixed, the mark must go.
-SCOPE_FALSE_ALARMS: dict[str, str] = {
-    "bug-glob-hidden": "the backticked literal b'.git' is read as names b and git the result must use",
-    "bug-graphlib-order": "the backticked literal {'b': ['a']} is read as a name b the result must use",
-    "bug-wsgiref-hop": "the backticked call is_hop_by_hop('Connection') is read as a name Connection",
-    "bug-fnmatch-negate": "the backticked literals '[!a]' and 'b' are read as a name b",
-    "colorsys-extract": "`rc = ...` to `h = ...` is read as a substitution that only that change may make",
-}
-
-
-def scope_cases(tasks: tuple[Any, ...]) -> list[Any]:
-    """``tasks`` as pytest parameters, those in :data:`SCOPE_FALSE_ALARMS` marked as known false alarms."""
-    import pytest
-
-    return [pytest.param(t, id=t.name, marks=pytest.mark.xfail(reason=SCOPE_FALSE_ALARMS[t.name], strict=True))
-            if t.name in SCOPE_FALSE_ALARMS else pytest.param(t, id=t.name) for t in tasks]

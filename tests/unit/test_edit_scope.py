@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from bench_edit_refs import correct_result
-from bench_edit_refs_behaviour import scope_cases
 from cli_helpers import make_repo
 from spec_of import check_scope
 
@@ -159,7 +158,7 @@ def test_yes_path_applies_a_pure_rename(tmp_path: Path) -> None:
     assert (tmp_path / "r" / "shlex.py").read_text() == RENAMED
 
 
-@pytest.mark.parametrize("task", scope_cases(TASKS))
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_correct_results_of_every_bench_task_are_explained(task: Task) -> None:
     """No false alarm on a correct edit: whole-file, and as a region edit where the task has a region."""
     src, new = source(task.file), correct_result(task)

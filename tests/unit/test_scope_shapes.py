@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import pytest
 from bench_edit_refs import correct_result
-from bench_edit_refs_behaviour import scope_cases
 from spec_of import check_scope
 
 from coder.bench.edits.tasks import TASKS, Task, source
@@ -96,7 +95,7 @@ def test_rebuilt_wrong_edit_is_wrong_and_flagged(case: tuple[str, str, str]) -> 
     assert "\n" not in scope.refusal()
 
 
-@pytest.mark.parametrize("task", scope_cases(TASKS))
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_every_correct_result_stays_unflagged(task: Task) -> None:
     src, new = source(task.file), correct_result(task)
     assert check_scope(src, new, task.instruction, rel=task.file).ok

@@ -61,19 +61,30 @@ class Tok:
     start: int
     code: bool  # backticked, called, dotted, snake_case, camelCase or dunder
     word: bool  # an identifier, not punctuation
+    called: bool = False  # called with arguments right there ("quote('')", `glob(b'*')`): an example call
+
+
+_TICKED_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
 
 
 def tokens(instruction: str) -> list[Tok]:
-    """The instruction as words (backticked spans whole) and punctuation."""
+    """The instruction as words (backticked spans whole) and punctuation.
+
+    A backticked span is a word only when it is a name (`f`, `C.m`) or a call (`f('')`: the callee);
+    a literal (`b'.git'`, `{'b': ['a']}`) or a statement names nothing. A word right before "(" is
+    called ("quote('') gives ''"), so it is code, whatever English word it also is.
+    """
     out = []
     for m in TOKEN.finditer(instruction):
         if m.group("tick") is not None:
             inner = m.group("tick").strip().removesuffix("()")
+            called = _TICKED_CALL.fullmatch(inner)
+            inner = called.group(1) if called else inner
             ident = re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", inner)
-            out.append(Tok(inner, m.start(), True, bool(ident)))
+            out.append(Tok(inner, m.start(), True, bool(ident), bool(called)))
         elif m.group("word") is not None:
-            w = m.group("word")
-            out.append(Tok(w, m.start(), bool(m.group("call")) or words.looks_like_code(w), True))
+            w, args = m.group("word"), instruction.startswith("(", m.end())
+            out.append(Tok(w, m.start(), bool(m.group("call")) or args or words.looks_like_code(w), True, args))
         else:
             out.append(Tok(m.group("p"), m.start(), False, False))
     return out
@@ -90,6 +101,7 @@ class Mention:
     hits: list[Symbol]
     sure: bool  # code-looking or in a name position: not an English word by chance
     before: str  # the relation word before it ("to", "after", "of"...), "" when none
+    size: int = 1  # its tokens: several for words that together spell a name ("the RGB to HLS conversion")
 
 
 def prev_word(toks: list[Tok], i: int) -> tuple[str, int]:
@@ -118,8 +130,14 @@ def name_position(toks: list[Tok], i: int) -> bool:
 def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[Mention]:
     """Every word that names a symbol of ``table`` (the home file's only, unless ``everywhere``)."""
     out = []
+    spans = phrases(toks, table, everywhere=everywhere)
+    covered = {j for start, (end, _) in spans.items() for j in range(start, end)}
     for i, t in enumerate(toks):
-        if not t.word:
+        if i in spans:  # "the RGB to HLS conversion": the words together name rgb_to_hls
+            end, hits = spans[i]
+            out.append(Mention(i, hits[0].name, hits, True, prev_word(toks, i)[0], end - i))
+            continue
+        if not t.word or i in covered:
             continue
         low = t.text.lower()
         if low in words.NOT_NAMES and not t.code:
@@ -141,6 +159,48 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
             b.sure = True
     return out
+
+
+def phrases(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> dict[int, tuple[int, list[Symbol]]]:
+    """Plain words that together spell one symbol's name: {first token: (token after the last, its symbols)}.
+
+    "the RGB to HLS conversion" is ``rgb_to_hls``, "the priority queue" ``PriorityQueue``, "hop-by-hop
+    detection" the predicate ``is_hop_by_hop``: two to four words in a row (spaces or hyphens between),
+    joined as snake_case or CamelCase, matching one name only. Longest first.
+    """
+    names: dict[str, list[Symbol]] = {}
+    for s in table.symbols if everywhere else table.in_file():
+        key = s.name.lstrip("_").lower()
+        if "_" in key or any(c.isupper() for c in s.name.lstrip("_")[1:]):  # a name of several words
+            names.setdefault(key, []).append(s)
+    out: dict[int, tuple[int, list[Symbol]]] = {}
+    i = 0
+    while i < len(toks):
+        run = _word_run(toks, i)
+        for n in range(min(len(run), 4), 1, -1):
+            parts = [toks[j].text.lower() for j in run[:n]]
+            keys = ("_".join(parts), "".join(parts), "is_" + "_".join(parts))
+            hits = next((names[k] for k in keys if k in names), [])
+            if len({(s.rel, s.qualname) for s in hits}) == 1:
+                out[i] = (run[n - 1] + 1, hits)
+                i = run[n - 1]
+                break
+        i += 1
+    return out
+
+
+def _word_run(toks: list[Tok], i: int) -> list[int]:
+    """The plain words from token ``i`` on with only a space or a hyphen between them (up to four)."""
+    run: list[int] = []
+    j = i
+    # an acronym is a plain word here ("RGB to HLS"), though it looks like code on its own
+    while j < len(toks) and len(run) < 4 and toks[j].word and (not toks[j].code or (toks[j].text.isalpha()
+                                                                and toks[j].text.isupper())):
+        if run and toks[j].start - (toks[run[-1]].start + len(toks[run[-1]].text)) > 2:
+            break  # "hop-by-hop": one hyphen; "rgb to hls": one space
+        run.append(j)
+        j += 2 if j + 2 < len(toks) and toks[j + 1].text == "-" and toks[j + 2].word else 1
+    return run
 
 
 def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolTable) -> list[Symbol]:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from coder.edit.intent import words
-from coder.edit.intent.names import ARTICLES
+from coder.edit.intent.names import ARTICLES, Mention, Tok
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
 
@@ -43,7 +43,7 @@ _PARAM_MORE = (
 _NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
                                             "defaulting", "defaults"}
 # "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
-HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
+_HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
                         r"(?:on\s+)?to\b", re.I)
 
 
@@ -80,3 +80,21 @@ def existing(params: Sequence[str], targets: Sequence[Symbol], table: SymbolTabl
     """Every parameter is one every named def takes already ("getopt should take longopts=None")."""
     defs = [s for s in targets if s.kind != "class"]
     return bool(params and defs) and all(table.has_param(s, name_of(p)) for s in defs for p in params)
+
+
+# ": when it is false, leave out names that `_ishidden` says are hidden.": what the parameter does, to its
+# sentence's end; the defs named there are used, not changed
+_EFFECT = re.compile(r"[:;,]\s*(?:when|whenever|if|unless)\b[^.;]*", re.I)
+
+
+def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
+                  targets: list[Symbol]) -> list[Symbol]:
+    """A new parameter's targets: not what it is handed to ("pass it on to `re.compile`"), nor a def named in
+    what it does ("when it is false, skip the names `_ishidden` says are hidden")."""
+    handed = _HANDED_TO.search(instruction)
+    effects = [m.span() for m in _EFFECT.finditer(instruction)]
+    used = {m.index for m in mentions if handed is not None and toks[m.index].start > handed.start()
+            and m.before == "to"}
+    used |= {m.index for m in mentions if any(a <= toks[m.index].start < b for a, b in effects)}
+    kept = [s for i, s in chosen.items() if i not in used]
+    return [s for s in targets if s in kept] or targets

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from coder.edit.intent import words
+from coder.edit.intent import report, words
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -32,8 +32,9 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
-from coder.edit.intent.params import ADD_PARAM, HANDED_TO, existing, name_of, params_of
-from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Reach, Symbol, Where
+from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of
+from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
+from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Symbol, Where
 from coder.edit.intent.symbols import SymbolTable
 
 if TYPE_CHECKING:
@@ -62,9 +63,6 @@ _COMMENT = re.compile(r"\bcomments?\b", re.I)
 _DOCSTRING_NOUN = re.compile(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
-_THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
-                         r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
-                         re.I)
 _AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
 _BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
 _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
@@ -193,18 +191,20 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     return tuple(dict.fromkeys(out))
 
 
-def _facts(instruction: str, table: SymbolTable, created: set[str], *, rename: bool) -> Facts:
+def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: bool) -> Facts:
+    """The wording's details; ``known``: names created or resolved (a report's "PriorityQueue.get()": its class)."""
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
     explicit = tuple(n.name for n in sure)
     missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
-                    if not table.lookup(n.name) and n.name not in created and n.name not in renamed
+                    if not table.lookup(n.name) and n.name not in known and n.name not in renamed
                     and not words.is_new_name(instruction, n.name))
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
-        ticked=words.ticked_words(instruction), gone=words.asked_gone(instruction),
+        ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))),
+        gone=words.asked_gone(instruction),
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
@@ -250,20 +250,9 @@ def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[st
     return [m for m in mentions if m.index < said and (toks[m.index].code or m.word.lower() not in ENGLISH)]
 
 
-def _not_handed_to(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
-                   targets: list[Symbol]) -> list[Symbol]:
-    """A new parameter's targets without what it is handed to ("pass it on to `re.compile`")."""
-    handed = HANDED_TO.search(instruction)
-    if handed is None:
-        return targets
-    callee = {m.index for m in mentions if toks[m.index].start > handed.start() and m.before == "to"}
-    kept = [s for i, s in chosen.items() if i not in callee]
-    return [s for s in targets if s in kept] or targets
-
-
 def _settled(action: Action, instruction: str, targeted: bool) -> Action:
     """A whole-file transform when nothing is named; a change of the named defs otherwise."""
-    if action in ("change", "unknown") and not targeted and _THROUGHOUT.search(instruction):
+    if action in ("change", "unknown") and not targeted and THROUGHOUT.search(instruction):
         return "transform"
     if action in ("transform", "unknown") and targeted:
         # "convert f to ...", "don't use a mutable default in f", no verb but named defs: a change of them
@@ -300,22 +289,26 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         mentions = _not_described(mentions, toks, new_names)
     if action == "delete":  # "delete the line insort = insort_right": insort_right is the value, it stays
         mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
+    bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
+    mentions = report.named(toks, table, mentions) if bug else mentions
     chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
-    anchor = _anchor(instruction, mentions, toks, chosen, action)
+    anchor = None if bug else _anchor(instruction, mentions, toks, chosen, action)
     owner: Symbol | None = None
     if action == "add_method":
         classes = [s for s in chosen.values() if s.kind == "class"]
         owner = classes[0] if len(set(classes)) == 1 else None
-    targets = [s for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
-               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
-               and s != owner]
+    by_index = {m.index: m for m in mentions}
+    picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
+              and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
+              and s != owner]
+    targets = [s for _, s in (report.blamed(picked, toks) if bug else picked)]
     if action == "add_parameter":
-        targets = _not_handed_to(instruction, mentions, toks, chosen, targets)
+        targets = param_targets(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
-    facts = _facts(instruction, table, set(new_names), rename=action == "rename")
+    facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, rename=action == "rename")
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
         taken = {name_of(p) for p in params}
@@ -332,8 +325,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
-    reach: Reach = ("everywhere" if facts.everywhere else "callers" if facts.callers and targets
-                    else "file" if _THROUGHOUT.search(instruction) or not (targets or owner or lines) else "symbol")
+    reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
     action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
@@ -354,16 +346,19 @@ def needs_model(spec: ChangeSpec) -> bool:
 
 
 def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
-                     ask: Asker | None = None) -> ChangeSpec:
+                     ask: Asker | None = None, repository: bool = False) -> ChangeSpec:
     """The change spec of ``instruction`` over ``files`` (relative path -> text), ``home`` being edited.
 
     ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the
     grammar finds no action or an ambiguous name. Never raises for wording; names are resolved against
-    the code, so a word that names nothing in the files is no target.
+    the code, so a word that names nothing in the files is no target. ``repository``: ``files`` are all
+    the repository's, so a reach "everywhere" whose names only ``home`` uses is ``home``'s.
     """
     started = time.perf_counter()
     table = SymbolTable.of(files, home)
     spec = grammar_read(instruction, table)
+    if repository:
+        spec = only_here(spec, files, home)
     if ask is not None and needs_model(spec):
         from coder.edit.intent.model_read import model_read
 

@@ -10,6 +10,7 @@ gives the repository's tracked Python files.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -112,6 +113,12 @@ class SymbolTable:
 def _names(qualname: str, key: str, *, exact: bool) -> bool:
     q = qualname if exact else qualname.lower()
     return q == key or q.endswith("." + key)
+
+
+def used_elsewhere(files: Mapping[str, str], home: str, names: Iterable[str]) -> bool:
+    """Whether a file of ``files`` other than ``home`` has one of ``names`` as a word (a use, an import, a def)."""
+    word = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
+    return any(word.search(text) for rel, text in files.items() if rel != home)
 
 
 def tracked_python(root: Path, exclude: Iterable[str] = ()) -> dict[str, str]:

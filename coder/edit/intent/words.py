@@ -9,6 +9,7 @@ Instructions are English, so they are scanned with patterns; the code is never r
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,9 +112,27 @@ def looks_like_code(word: str) -> bool:
     return "_" in word.strip("_") or "." in word or word.startswith("__") or any(c.isupper() for c in word[1:])
 
 
-def ticked_words(instruction: str) -> tuple[str, ...]:
-    """The identifiers inside `backticks` (``strict`` and ``bool`` of `strict: bool = False`)."""
-    return tuple(dict.fromkeys(w for span in _BACKTICKED.findall(instruction) for w in _WORD.findall(span)))
+# a string or bytes literal inside a backticked span (`b'.git'`, `'[!a]'`): its words are text, not names
+_STRING = re.compile(r"""(?<!\w)[rRbBuUfF]{0,2}(?:'[^']*'|"[^"]*")""")
+_CALL_SPAN = re.compile(r"([A-Za-z_][\w.]*)\(.*\)", re.S)
+_QUOTED = re.compile(r"'[^'`]*'|\"[^\"`]*\"")
+
+
+def ticked_words(instruction: str, defined: Callable[[str], bool] = lambda _: False) -> tuple[str, ...]:
+    """The identifiers inside `backticks` (``strict`` and ``bool`` of `strict: bool = False`).
+
+    The text of a string literal is not one (`b'.git'`, `{'b': ['a']}`, `is_hop_by_hop('Connection')`
+    name no b, git or Connection), nor a word the instruction quotes as a value elsewhere ("with
+    `{'b': ['a']}` ... `b` never becomes ready"), nor the arguments of a call to a def that exists
+    (``defined``): `request_uri(env)` is an example, `_hue(r, g, b)` a new def's signature.
+    """
+    values = {v[1:-1] for v in _QUOTED.findall(instruction)}
+    out = []
+    for span in _BACKTICKED.findall(instruction):
+        code = _STRING.sub(" ", span).strip()
+        call = _CALL_SPAN.fullmatch(code)
+        out += _WORD.findall(call.group(1) if call and defined(call.group(1)) else code)
+    return tuple(dict.fromkeys(w for w in out if w not in values))
 
 
 def renamed_olds(instruction: str) -> set[str]:
@@ -170,13 +189,26 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
 
 
 def value_pairs(instruction: str) -> list[tuple[str, str]]:
-    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`)."""
+    """(old, new) literal pairs of "change ... from 70 to 80" (numbers, quoted strings, `code`).
+
+    Backticked code is a value only when it is an expression: "from `rc = ...` to `h = ...`" names a
+    stretch of statements (where a block starts and ends), not a substitution.
+    """
     out = []
     for m in _FROM_TO.finditer(instruction):
         a, b = (g[1:-1] if g.startswith("`") else g for g in (m.group(1), m.group(2)))
-        if a != b:
+        if a != b and all(_expression(g) for g in (m.group(1), m.group(2)) if g.startswith("`")):
             out.append((a, b))
     return out
+
+
+def _expression(ticked: str) -> bool:
+    """Whether a backticked span is one Python expression (`None`, `()`, `x.strip()`), not a statement."""
+    try:
+        ast.parse(ticked.strip("`").strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 # "in the function `getline` only", "only in `getline`", "the local variable x in getline": one function
@@ -236,7 +268,9 @@ EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code
 # "everywhere in this file", "all uses in the file": the file, not the repository
 _IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
                            r"(?:file|module)\b", re.I)
-CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b", re.I)
+# "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
+CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
+                     r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))", re.I)
 
 
 # "the import of os", "the functools import", "import time", "the alias insort", "the line insort = insort_right"

@@ -32,12 +32,13 @@ def read_for(snap: FileSnapshot, instruction: str, *, root: Path, has_repo: bool
     """
     files = {snap.rel: snap.text}
     first = read_instruction(instruction, files, home=snap.rel)  # the grammar alone: which files to read
-    if first.reach == "everywhere" and has_repo and snap.rel.endswith((".py", ".pyi")):
+    repository = first.reach == "everywhere" and has_repo and snap.rel.endswith((".py", ".pyi"))
+    if repository:  # every tracked file: one that uses the names is in reach; none, and the file is the reach
         files = {**tracked_python(root, exclude=[snap.rel]), snap.rel: snap.text}
     elif backend is None or not needs_model(first):
         return first  # settled by the grammar: the file is not parsed again
     ask = _asker(backend) if backend is not None else None  # "everywhere" without a server: the grammar only
-    return read_instruction(instruction, files, home=snap.rel, ask=ask)  # the model asked once at most
+    return read_instruction(instruction, files, home=snap.rel, ask=ask, repository=repository)  # the model once
 
 
 def _asker(backend: BackendHandle) -> Callable[[list[Message], dict[str, object], int], str]:

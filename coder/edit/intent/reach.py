@@ -1,0 +1,40 @@
+"""How far a change reaches: the named symbols, their callers, the whole file, or every file using the names.
+
+The wording says it ("throughout", "and its callers", "everywhere"); the repository settles a reach
+"everywhere" whose names no other file uses: it is the file's (:func:`only_here`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+from coder.edit.intent.spec import ChangeSpec, Facts, Reach
+from coder.edit.intent.symbols import used_elsewhere
+
+THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
+                        r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
+                        re.I)
+
+
+def reach_of(instruction: str, facts: Facts, targets: bool, named: bool, *, everywhere: bool) -> Reach:
+    """"everywhere", the callers, the whole file ("throughout", nothing named) or the named symbols."""
+    if everywhere:
+        return "everywhere"
+    if facts.callers and targets:
+        return "callers"
+    return "file" if THROUGHOUT.search(instruction) or not named else "symbol"
+
+
+def only_here(spec: ChangeSpec, files: Mapping[str, str], home: str) -> ChangeSpec:
+    """A reach "everywhere" whose names no other file of the repository uses: the reach of this file.
+
+    "rename read_token to next_token everywhere" is the same plan as "... everywhere in this file" when
+    nothing else uses read_token, and is read the same.
+    """
+    names = [a for a, _ in spec.renames] or [s.name for s in spec.targets]
+    if spec.reach != "everywhere" or not names or used_elsewhere(files, home, names):
+        return spec
+    reach = reach_of(spec.instruction, spec.facts, bool(spec.targets), spec.targeted, everywhere=False)
+    return replace(spec, reach=reach, notes=(*spec.notes, f"no other file uses {', '.join(names)}: {home} only"))
