@@ -2,9 +2,11 @@
 
 Each recorded diff is applied to its task's original, then the result check of today's code reads the
 instruction as coder does and judges it. The ones listed in REFUSED_NOW are refused by the rules added
-after that run (an asked parameter missing or unused, a default changed to None nobody tests, a local
-rename confined to the def it names); the rest are wrong behaviour no static rule here sees, and stay
-counted as wrong until a new run says otherwise.
+after that run (an asked parameter missing or unused; a def that now falls off its end or ignores a
+parameter; a fix that changes only a docstring or an expression's spelling; a local rename or hints
+request that reaches past its targets or stops halfway; an attribute its value cannot have; a None
+default used unhandled). The rest are wrong behaviour no static rule here sees, or a reading that
+names the wrong targets, and stay counted as wrong until a new run says otherwise.
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ from coder.edit.plan import derive
 DATA = Path(__file__).parents[1] / "data" / "edit" / "h200_wrong" / "wrong_2026-12-02.json"
 ROWS = json.loads(DATA.read_text())
 BY_NAME = {t.name: t for t in (*TASKS, *HELDOUT)}
-REFUSED_NOW = {("shlex-param", 2), ("textwrap-param", 1), ("textwrap-param", 2)}
+REFUSED_NOW = {
+    ("shlex-param", 2), ("textwrap-param", 1), ("textwrap-param", 2),  # an asked parameter missing or unused
+    ("getopt-default", 1), ("getopt-default", 2),  # gnu_getopt lost its final return
+    ("bug-textwrap-indent", 1),  # indent stopped using predicate
+    ("bug-glob-hidden", 1), ("bug-quopri-unhex", 1),  # only a docstring, or ord(b'A') -> ord('A')
+    ("reprlib-rename-local", 1), ("string-rename-local", 0),  # the local rename reached another def
+    ("reprlib-method", 1),  # self.__init__.maxother: a method has no such attribute
+    ("quopri-param", 0), ("quopri-param", 1),  # HEX[i].upper(): an item of bytes is an int
+    ("bug-string-capwords", 1),  # sep.join with sep=None unhandled
+    ("tabnanny-hints-all", 0),  # -> None left out on __init__ alone
+}
 CONFINED_NOW = {("reprlib-rename-local", 1), ("string-rename-local", 0)}
 
 

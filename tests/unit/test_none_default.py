@@ -12,7 +12,7 @@ import types
 import pytest
 
 from coder.bench.edits.taskdef import source
-from coder.edit.checks.defaults import unhandled_none_defaults
+from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
 from coder.edit.checks.result import RETRIED, check_result
 from coder.edit.intent.read import read_instruction
 
@@ -57,3 +57,25 @@ def test_a_default_that_was_already_none_or_a_new_parameter_is_left_alone() -> N
     assert unhandled_none_defaults("class C:\n    def m(self, k=()):\n        return list(k)\n",
                                    "class C:\n    def m(self, k=None):\n        return list(k)\n") == \
         "C.m's k now defaults to None, but C.m never handles None (it used to default to ())"
+
+
+CAPWORDS = "def capwords(s, sep=None):\n    return ' '.join(map(str.capitalize, s.split(sep)))\n"
+JOIN = "Fix capwords: words should be joined back with sep when one is given, not with a space"
+
+
+def test_a_none_default_used_without_a_test_is_refused() -> None:
+    wrong = CAPWORDS.replace("' '.join", "sep.join")  # capwords('a b') now raises AttributeError
+    refused = check_result("string.py", wrong, old=CAPWORDS,
+                           spec=read_instruction(JOIN, {"string.py": CAPWORDS}, home="string.py"))
+    assert refused is not None and refused.code == "none_default"
+    assert refused.reason == ("capwords uses sep.join, but sep defaults to None and capwords never handles None "
+                              "(a call without sep fails)")
+
+
+def test_a_none_default_handled_or_never_supported_passes() -> None:
+    spec = read_instruction(JOIN, {"string.py": CAPWORDS}, home="string.py")
+    right = CAPWORDS.replace("' '.join", "(sep or ' ').join")
+    assert check_result("string.py", right, old=CAPWORDS, spec=spec) is None
+    # the def already used sep unguarded: its None default never worked, so a new use breaks nothing
+    required = "def split_on(s, sep=None):\n    return s.split(sep.strip())\n"
+    assert none_dereferenced(required, required.replace("sep.strip()", "sep.strip() or sep.lower()")) is None

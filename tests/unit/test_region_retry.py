@@ -66,3 +66,28 @@ def test_what_is_not_retried(tmp_path: Path) -> None:
     full = engine.prepare(tmp_path / "r" / "getopt.py", WORDINGS[0], mode="full")
     uncalled = engine.evaluate(full, region_reply(full, GETOPT.replace(HEAD, HELPER + HEAD, 1)), finish_reason="stop")
     assert uncalled.refusal_code == "extract_uncalled" and engine.retry_request(uncalled) is None  # a whole file
+
+
+def test_a_region_that_loses_its_final_return_is_asked_once_more_with_what_to_keep(tmp_path: Path) -> None:
+    # getopt-default on the H200: the None default was handled, and `return opts, prog_args` was gone
+    make_repo(tmp_path / "r", {"getopt.py": GETOPT})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    instruction = "gnu_getopt should take longopts=None (None meaning no long options)"
+    target = symbol("getopt.py", GETOPT, "gnu_getopt")
+    request = engine.prepare(tmp_path / "r" / "getopt.py", instruction, mode="region",
+                             lines=f"{target.start}-{target.end}")
+    body = request.prompt.target
+    fixed = (body.replace("longopts = []):", "longopts = None):", 1)
+             .replace("    if isinstance(longopts, str):", "    if longopts is None:\n        longopts = []\n"
+                      "    elif isinstance(longopts, str):", 1))
+    assert fixed.rstrip().endswith("return opts, prog_args")
+    lost = fixed.rstrip()[:-len("return opts, prog_args")].rstrip() + "\n"
+    first = engine.evaluate(request, region_reply(request, lost), finish_reason="stop")
+    assert not first.ok and first.refusal_code == "contract"
+    again = engine.retry_request(first)
+    assert again is not None and again.retry_note == (
+        f"(A first reply was refused: {first.refusal}.) Keep returning what the function returned and keep "
+        "using every parameter it takes.")
+    assert "returns None where it returned (opts, prog_args)" in again.retry_note
+    second = engine.evaluate(again, region_reply(again, fixed), finish_reason="stop")
+    assert second.ok, second.refusal

@@ -25,7 +25,7 @@ _MODEL = frozenset({
 _CHECK = frozenset({
     "syntax",  # the edited file does not parse
     "undefined", "unset_attribute", "extract_uncalled", "call_mismatch",  # the result check's code rules
-    "none_default", "parameter",
+    "none_default", "parameter", "outside_targets", "missing_attribute", "contract", "partial_hints",
     "signature", "placement", "no_code_change",  # the spec's rules: unasked parameter, misplaced, no code changed
     "unexplained",  # the explained-change rules (the scope guard under --yes)
     "not_applied",

@@ -13,6 +13,9 @@
   parameters (too many, a missing one, an unknown keyword): it raises TypeError. Only names that
   surely mean that def are judged (bound once, undecorated; ``self.m`` of the class's own method),
   and only mismatches the file did not have before.
+* A new or changed method reads an attribute of one of its class's methods (``self.__init__.maxother``,
+  seen on the H200 in a "reset to the defaults" method): a method object has only a function's
+  attributes, so the read raises AttributeError, unless the module sets that attribute somewhere.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from typing import TYPE_CHECKING
+
+from coder.edit.checks.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -29,6 +34,15 @@ _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OBJECT = frozenset(dir(object))
 # a class that computes its attributes: nothing can be said about a name it does not set
 _DYNAMIC = frozenset({"__getattr__", "__getattribute__", "__slots__"})
+
+
+class _Probe:
+    def method(self) -> None:
+        """A method, to ask what attributes a method object has."""
+
+
+# what a bound method has: its own attributes and, passed through, its function's
+_METHOD_ATTRS = frozenset(dir(_Probe().method)) | frozenset(dir(_Probe.method))
 
 
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
@@ -96,7 +110,7 @@ def _known(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: set[str]) 
 def unset_self_reads(old: str, new: str) -> str | None:
     """Why ``new`` has a new or changed method reading an attribute its class never sets (None: it has none)."""
     try:
-        before, after = _classes(ast.parse(old)), _classes(ast.parse(new))
+        before, after = _classes(parsed(old)), _classes(parsed(new))
     except (SyntaxError, ValueError, RecursionError):
         return None
     for qual, cls in after.items():
@@ -119,6 +133,56 @@ def unset_self_reads(old: str, new: str) -> str | None:
             if missing := sorted(reads - known):
                 return (f"{qual}.{method.name} reads self.{missing[0]}, which {qual} never sets "
                         "(calling it raises AttributeError)")
+    return None
+
+
+def _method_attribute_reads(method: ast.FunctionDef | ast.AsyncFunctionDef, methods: set[str]) -> list[str]:
+    """``self.m.X`` reads in ``method`` where ``m`` is one of ``methods`` and X no method object has."""
+    me = _self_name(method)
+    if me is None:
+        return []
+    return [f"{me}.{n.value.attr}.{n.attr}" for n in ast.walk(method)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Attribute)
+            and isinstance(n.value.value, ast.Name) and n.value.value.id == me and n.value.attr in methods
+            and n.attr not in _METHOD_ATTRS]
+
+
+def method_attribute_reads(old: str, new: str) -> str | None:
+    """Why a new or changed method of ``new`` reads an attribute of a method object that has none such."""
+    try:
+        before, tree = _classes(parsed(old)), parsed(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    after = _classes(tree)
+    for qual, cls in after.items():
+        # plain methods only (a property's value is not a method)
+        plain = {n.name for n in cls.body if isinstance(n, _FUNC) and all(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in n.decorator_list)}
+        was = {n.name: n for n in before[qual].body if isinstance(n, _FUNC)} if qual in before else {}
+        for method in (n for n in cls.body if isinstance(n, _FUNC)):
+            reads = _method_attribute_reads(method, plain)
+            for old_read in _method_attribute_reads(was[method.name], plain) if reads and method.name in was else []:
+                if old_read in reads:
+                    reads.remove(old_read)
+            if reads and (why := _no_such_method_attribute(tree, cls, after, qual, f"{qual}.{method.name}", reads)):
+                return why
+    return None
+
+
+def _no_such_method_attribute(tree: ast.Module, cls: ast.ClassDef, classes: dict[str, ast.ClassDef], qual: str,
+                              where: str, reads: list[str]) -> str | None:
+    """Why one of ``reads`` (``self.m.X``) of the method ``where`` fails (None: each may work)."""
+    if _known(cls, classes, {qual}) is None:
+        return None  # a base from elsewhere or dynamic attributes: ``m`` may be anything there
+    hidden = _known_setters(cls)  # a method name an instance attribute hides is not that method
+    # attributes set on a function somewhere (``C.m.X = ...``, ``m.X = ...``): by function name and attribute
+    stored = {(n.value.attr if isinstance(n.value, ast.Attribute) else getattr(n.value, "id", ""), n.attr)
+              for n in ast.walk(tree) if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load)}
+    for read in reads:
+        _, name, attr = read.split(".")
+        if name not in hidden and (name, attr) not in stored:
+            return (f"{where} reads {read}, but {read.rsplit('.', 1)[0]} is a method, "
+                    f"which has no attribute {attr} (reading it raises AttributeError)")
     return None
 
 
@@ -150,8 +214,8 @@ def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
     if target is None:
         return None
     try:
-        tree = ast.parse(new)
-        before, after = _functions(ast.parse(old)), _functions(tree)
+        tree = parsed(new)
+        before, after = _functions(parsed(old)), _functions(tree)
     except (SyntaxError, ValueError, RecursionError):
         return None
     if target in before:
@@ -196,7 +260,7 @@ def _mismatch(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound:
     return f"is called without {missing[0]}" if missing else None
 
 
-def _bindings(tree: ast.Module) -> Counter[str]:
+def bindings(tree: ast.Module) -> Counter[str]:
     """How often each name is bound in the module: assigned, a parameter, a def or class, an import.
 
     Counted in one walk: asking per def (a walk each) cost a 2,600-line module 0.7 s.
@@ -216,9 +280,9 @@ def _bindings(tree: ast.Module) -> Counter[str]:
 
 def _arity_problems(source: str) -> Counter[str]:
     """Each call to a function or method of this file whose arguments cannot bind to its signature."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     out: Counter[str] = Counter()
-    bound = _bindings(tree)  # a def's own name is one binding: any other means it may not be that def
+    bound = bindings(tree)  # a def's own name is one binding: any other means it may not be that def
     top = {n.name: n for n in tree.body if isinstance(n, _FUNC) and not n.decorator_list and bound[n.name] == 1}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top):

@@ -23,6 +23,7 @@ import ast
 import difflib
 from dataclasses import dataclass
 
+from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import Anchor, ChangeSpec
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -145,7 +146,7 @@ def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
     if anchor is None or old == new:
         return None
     try:
-        old_tree, new_tree = ast.parse(old), ast.parse(new)
+        old_tree, new_tree = parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return None
     names = _placed_names(spec, anchor)

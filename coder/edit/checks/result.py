@@ -20,10 +20,15 @@ from typing import TYPE_CHECKING
 
 from pyflakes import checker, messages
 
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, unset_self_reads
-from coder.edit.checks.defaults import unhandled_none_defaults
+from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, method_attribute_reads, unset_self_reads
+from coder.edit.checks.contract import broken_contract
+from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
+from coder.edit.checks.hints import partial_returns
+from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.placement import misplaced, placement_hint
+from coder.edit.checks.reach import outside_targets, reach_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
+from coder.edit.checks.sameness import same_behaviour
 from coder.edit.checks.signature import asked_parameter_problem, signature_hint, unasked_parameters
 
 if TYPE_CHECKING:
@@ -70,8 +75,13 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
     not read an attribute its class never sets, no call may stop fitting its callee, and an
     extraction into a new function (``spec``) must call it (:mod:`coder.edit.checks.code_rules`);
     no def may gain a parameter the spec does not ask for, and a change it places must be there
-    (:func:`spec_problem`). Other files pass. Without a ``spec`` (one region of a plan, judged again
-    whole after the splice) those rules wait.
+    (:func:`spec_problem`). A change of code must change behaviour (:mod:`~coder.edit.checks.sameness`),
+    stay in the defs the spec holds it to (:mod:`~coder.edit.checks.reach`), read no attribute its
+    value's type lacks (:mod:`~coder.edit.checks.known_types`), use no None default unhandled
+    (:mod:`~coder.edit.checks.defaults`), keep each changed def's return value and parameters
+    (:mod:`~coder.edit.checks.contract`) and annotate returns all or none
+    (:mod:`~coder.edit.checks.hints`). Other files pass. Without a ``spec`` (one region of a plan,
+    judged again whole after the splice) those rules wait.
     """
     if PurePath(path).suffix.lower() not in PYTHON:
         return None
@@ -84,25 +94,36 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
         return EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     gained = gained_undefined(old, new, name)
     if not gained:
-        return None if spec is None else _code_rules(old, new, spec)
+        return None if spec is None else _code_rules(old, new, spec, str(path))
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
 
 
-def _code_rules(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
+def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused | None:
     """The rules on a parsed result that gains no undefined name, in order: the first that refuses says why."""
     if (wrong := spec_problem(old, new, spec)) is not None:
         return wrong
-    if (unset := unset_self_reads(old, new)) is not None:
+    if spec.action in _CODE_ACTIONS and (same := same_behaviour(old, new)) is not None:
+        # seen on the H200: a fix of _ishidden that reworded glob's docstring, ord(b'A') rewritten as ord('A')
+        return EditRefused("no_code_change", f"the instruction asks to change code, but {same}")
+    if (outside := outside_targets(old, new, spec, rel)) is not None:
+        return EditRefused("outside_targets", outside)
+    if (unset := unset_self_reads(old, new) or method_attribute_reads(old, new)) is not None:
         return EditRefused("unset_attribute", unset)
+    if (lacking := missing_attributes(old, new)) is not None:
+        return EditRefused("missing_attribute", lacking)
     if (uncalled := extracted_uncalled(old, new, spec)) is not None:
         return EditRefused("extract_uncalled", uncalled)
     if (broken := broken_calls(old, new)) is not None:
         return EditRefused("call_mismatch", broken)
     if (asked := asked_parameter_problem(old, new, spec)) is not None:  # after call_mismatch: the more exact
         return EditRefused("parameter", asked)
-    if (unhandled := unhandled_none_defaults(old, new)) is not None:
+    if (unhandled := unhandled_none_defaults(old, new) or none_dereferenced(old, new)) is not None:
         return EditRefused("none_default", unhandled)
+    if (broken := broken_contract(old, new, spec)) is not None:
+        return EditRefused("contract", broken)
+    if (partial := partial_returns(old, new, spec)) is not None:
+        return EditRefused("partial_hints", partial)
     return None
 
 
@@ -140,7 +161,13 @@ _HINTS = {
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
     "parameter": "Add the parameter to the definition and use it in the body where the instruction says.",
-    "none_default": "Where the default is now None, handle None in the body (for example: if x is None: x = []).",
+    "none_default": "Where a parameter defaults to None, handle None in the body before using it "
+                    "(for example: if x is None: x = []).",
+    "outside_targets": "",
+    "missing_attribute": "Use only attributes that value has (an item of a bytes object is an int, not a str).",
+    "contract": "Keep returning what the function returned and keep using every parameter it takes.",
+    "partial_hints": "Annotate the return of every function the instruction covers (-> None where it returns "
+                     "nothing).",
     "signature": "",
     "placement": "",
 }
@@ -154,6 +181,8 @@ def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
         hint = signature_hint(spec)
     elif spec is not None and code == "placement":
         hint = placement_hint(spec)
+    elif spec is not None and code == "outside_targets":
+        hint = reach_hint(spec)
     elif code == "extract_uncalled" and spec is not None and spec.targets:
         hint = f"Call the new function from {', '.join(s.qualname for s in spec.targets)}."
     return f"(A first reply was refused: {reason}.) {hint}".strip()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import builtins
 
+from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import ChangeSpec
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -133,8 +134,8 @@ def _previous(qual: str, fn: Def, before: dict[str, tuple[Def, ast.ClassDef | No
 def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
     """Why a def of ``new`` has a parameter ``spec`` does not ask for (None: every def is callable as asked)."""
     try:
-        tree = ast.parse(new)
-        before = defs(ast.parse(old))
+        tree = parsed(new)
+        before = defs(parsed(old))
     except (SyntaxError, ValueError, RecursionError):
         return None
     after = defs(tree)
@@ -188,7 +189,7 @@ def asked_parameter_problem(old: str, new: str, spec: ChangeSpec) -> str | None:
     if spec.action != "add_parameter" or not (names := param_names(spec)):
         return None
     try:
-        before, after = defs(ast.parse(old)), defs(ast.parse(new))
+        before, after = defs(parsed(old)), defs(parsed(new))
     except (SyntaxError, ValueError, RecursionError):
         return None
     gained_any, first = False, None

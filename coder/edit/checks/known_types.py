@@ -1,0 +1,90 @@
+"""An attribute read on a value whose type the code fixes, and which that type does not have.
+
+Seen applied on the H200 (Qwen2.5-Coder-1.5B): asked for lowercase hex digits in quopri's ``quote``,
+the model wrote ``HEX[c%16].lower()``. ``HEX`` is the module constant ``b'0123456789ABCDEF'``, and an
+item of a bytes object is an int, which has no ``lower``: every call raises AttributeError. Pyflakes
+sees nothing (the names are all defined), and the file parses.
+
+A type is known only where the code leaves no doubt: a literal (``'x'``, ``b''``, ``3``, ``[...]``,
+an f-string), a module-level name bound once in the whole module to such a literal, and an item or
+slice of a known ``str``, ``bytes`` or ``bytearray``. Only reads the edit adds are judged.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from coder.edit.checks.code_rules import bindings
+from coder.edit.checks.trees import parsed
+
+_LITERAL: dict[type[ast.AST], type] = {
+    ast.JoinedStr: str, ast.List: list, ast.ListComp: list, ast.Tuple: tuple, ast.Dict: dict,
+    ast.DictComp: dict, ast.Set: set, ast.SetComp: set,
+}
+_SEQUENCES = (str, bytes, bytearray)
+
+
+def _constants(tree: ast.Module) -> dict[str, type]:
+    """Module-level names assigned a literal (the caller keeps those bound only once in the module): their type."""
+    out: dict[str, type] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            kind = _type(node.value, {})
+            if kind is not None:
+                out[node.targets[0].id] = kind
+    return out
+
+
+def _type(node: ast.expr, constants: dict[str, type]) -> type | None:
+    """The type ``node`` surely evaluates to (None: not known)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value)
+    if type(node) in _LITERAL:
+        return _LITERAL[type(node)]
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.Subscript):
+        seq = _type(node.value, constants)
+        if seq in _SEQUENCES:
+            if isinstance(node.slice, ast.Slice):
+                return seq
+            return str if seq is str else int
+    return None
+
+
+def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
+    """``(expression, its type, attribute)`` for each read of an attribute its known type lacks."""
+    tree = parsed(text)
+    constants = _constants(tree)
+    out: Counter[tuple[str, str, str]] = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            kind = _type(node.value, constants)
+            if kind is not None and not hasattr(kind, node.attr):
+                out[(ast.unparse(node.value), kind.__name__, node.attr)] += 1
+    if not out:
+        return out
+    once = {name for name, n in bindings(tree).items() if n == 1}  # a name bound again may hold anything then
+    if constants.keys() - once:
+        constants = {name: kind for name, kind in constants.items() if name in once}
+        return Counter({key: n for key, n in out.items()
+                        if _type(ast.parse(key[0], mode="eval").body, constants) is not None})
+    return out
+
+
+def missing_attributes(old: str, new: str) -> str | None:
+    """Why ``new`` reads an attribute its value's known type does not have, where ``old`` did not (None: none)."""
+    try:
+        gained = _bad_reads(new) - _bad_reads(old)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not gained:
+        return None
+    expr, kind, attr = next(iter(gained))
+    node = ast.parse(expr, mode="eval").body
+    why = ""
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        why = f" (an item of {ast.unparse(node.value)})"
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"{expr} is {article} {kind}{why}, which has no attribute {attr} (reading it raises AttributeError)"

@@ -1,0 +1,16 @@
+"""One parse per text for the result check: its rules read the same syntax trees and never change them.
+
+``check_result`` runs a dozen rules on the same two texts, and each used to parse both: on a 500-line
+file that was most of the check's time. A rule that needs to change a tree (folding constants) copies it.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+
+@lru_cache(maxsize=8)
+def parsed(text: str) -> ast.Module:
+    """The syntax tree of ``text`` (shared: do not change it); raises SyntaxError as :func:`ast.parse` does."""
+    return ast.parse(text)

@@ -1,0 +1,57 @@
+"""Attribute reads that cannot work: an attribute the value's known type lacks, or one of a method object.
+
+Applied on the H200: quopri's ``quote`` given ``HEX[c%16].upper()`` where ``HEX`` is bytes (quopri-param,
+both wordings), and a ``reset`` method reading ``self.__init__.maxother`` (reprlib-method); replayed in
+``test_h200_wrong_replayed.py``.
+"""
+
+from __future__ import annotations
+
+from spec_of import spec_of
+
+from coder.edit.checks.code_rules import method_attribute_reads
+from coder.edit.checks.known_types import missing_attributes
+from coder.edit.checks.result import RETRIED, check_result, retry_note
+
+QUOTE = "HEX = b'0123456789ABCDEF'\n\ndef quote(c, lower=False):\n    return bytes((HEX[c // 16], HEX[c % 16]))\n"
+REPR = ("class Repr:\n    def __init__(self):\n        self.maxlist = 6\n\n"
+        "    def repr1(self, x):\n        return repr(x)[:self.maxlist]\n")
+
+
+def test_an_attribute_an_item_of_bytes_lacks_is_refused() -> None:
+    wrong = QUOTE.replace("HEX[c % 16]))", "HEX[c % 16].lower() if lower else HEX[c % 16]))")
+    refused = check_result("m.py", wrong, old=QUOTE, spec=spec_of("quote should honour lower", "m.py", QUOTE))
+    assert refused is not None and refused.code == "missing_attribute" and "missing_attribute" in RETRIED
+    assert refused.reason == ("HEX[c % 16] is an int (an item of HEX), which has no attribute lower "
+                              "(reading it raises AttributeError)")
+    assert "an item of a bytes object is an int" in retry_note(refused.code, refused.reason)
+
+
+def test_an_attribute_the_type_has_passes() -> None:
+    right = QUOTE.replace("    return bytes((HEX[c // 16], HEX[c % 16]))\n",
+                          "    digits = HEX.lower() if lower else HEX\n"
+                          "    return bytes((digits[c // 16], digits[c % 16]))\n")
+    assert check_result("m.py", right, old=QUOTE, spec=spec_of("quote should honour lower", "m.py", QUOTE)) is None
+
+
+def test_a_name_bound_more_than_once_has_no_known_type() -> None:
+    rebound = QUOTE + "\ndef use_text():\n    global HEX\n    HEX = '0123456789abcdef'\n"
+    wrong = rebound.replace("HEX[c % 16]))", "HEX[c % 16].lower()))")
+    assert missing_attributes(rebound, wrong) is None
+    assert missing_attributes("x = 1\n", "x = 'a'.nope\n") == (
+        "'a' is a str, which has no attribute nope (reading it raises AttributeError)")
+
+
+def test_an_attribute_of_a_method_object_is_refused() -> None:
+    wrong = REPR + "\n    def reset(self):\n        self.maxlist = self.__init__.maxlist\n"
+    refused = check_result("m.py", wrong, old=REPR, spec=spec_of("add a method reset to Repr", "m.py", REPR))
+    assert refused is not None and refused.code == "unset_attribute"
+    assert refused.reason == ("Repr.reset reads self.__init__.maxlist, but self.__init__ is a method, which has "
+                              "no attribute maxlist (reading it raises AttributeError)")
+
+
+def test_what_a_method_object_has_or_the_module_sets_on_it_passes() -> None:
+    right = REPR + "\n    def reset(self):\n        self.__init__()\n        return self.repr1.__name__\n"
+    assert method_attribute_reads(REPR, right) is None
+    tagged = REPR + "\n    def limit(self):\n        return self.repr1.default\n\nRepr.repr1.default = 6\n"
+    assert method_attribute_reads(REPR, tagged) is None

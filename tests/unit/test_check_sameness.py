@@ -1,0 +1,53 @@
+"""A change of code that changes no behaviour is refused: a reworded docstring, a constant spelled anew.
+
+Applied on the H200: asked to make ``_ishidden`` handle bytes, the reply reworded ``glob``'s docstring
+(bug-glob-hidden); asked to fix ``unhex`` for lowercase digits, it rewrote ``ord(b'A')`` as ``ord('A')``
+(bug-quopri-unhex). Both are replayed in ``test_h200_wrong_replayed.py``.
+"""
+
+from __future__ import annotations
+
+from spec_of import spec_of
+
+from coder.edit.checks.result import check_result, retry_note
+from coder.edit.checks.sameness import same_behaviour
+
+UNHEX = ("def unhex(c):\n    '''The value of one hex digit.'''\n    if b'0' <= c <= b'9':\n        i = ord('0')\n"
+         "    else:\n        i = ord(b'A')-10\n    return ord(c) - i\n")
+FIX = "Fix unhex: lowercase digits a-f give wrong values"
+
+
+def test_a_fix_that_only_rewords_a_docstring_is_refused_and_retried() -> None:
+    new = UNHEX.replace("The value of one hex digit.", "The value of one hex digit (a-f too).")
+    refused = check_result("m.py", new, old=UNHEX, spec=spec_of(FIX, "m.py", UNHEX))
+    assert refused is not None and refused.code == "no_code_change"
+    assert refused.reason == ("the instruction asks to change code, but it changes only docstrings, comments "
+                              "or layout")
+    assert retry_note(refused.code, refused.reason).endswith("Change the code that the instruction is about.")
+
+
+def test_a_fix_that_only_respells_a_constant_is_refused() -> None:
+    new = UNHEX.replace("ord(b'A')-10", "ord('A')-10")
+    refused = check_result("m.py", new, old=UNHEX, spec=spec_of(FIX, "m.py", UNHEX))
+    assert refused is not None and refused.code == "no_code_change"
+    assert refused.reason.endswith("it only rewrites ord(b'A') - 10 as ord('A') - 10, which has the same value")
+
+
+def test_a_real_fix_passes_and_a_docstring_asked_for_is_no_code_change() -> None:
+    fixed = UNHEX.replace("    else:\n        i = ord(b'A')-10\n",
+                          "    elif b'a' <= c <= b'f':\n        i = ord('a')-10\n    else:\n        i = ord(b'A')-10\n")
+    assert check_result("m.py", fixed, old=UNHEX, spec=spec_of(FIX, "m.py", UNHEX)) is None
+    reworded = UNHEX.replace("one hex digit.", "one hexadecimal digit.")
+    asked = spec_of("reword the docstring of unhex", "m.py", UNHEX)
+    assert asked.action == "docstring"
+    assert check_result("m.py", reworded, old=UNHEX, spec=asked) is None
+
+
+def test_only_pure_builtins_of_constants_fold() -> None:
+    assert same_behaviour("x = 2 ** 10\n", "x = 1024\n") is not None
+    assert same_behaviour("x = 1\n", "x = 1.0\n") is None  # an int is not a float
+    assert same_behaviour("x = ord('a')\n", "x = ord('b')\n") is None
+    shadowed = "def ord(c):\n    return 0\n\n"  # the module's own ord is not the builtin
+    assert same_behaviour(shadowed + "x = ord(b'A')\n", shadowed + "x = ord('A')\n") is None
+    # too long to fold: judged as changed, and never built
+    assert same_behaviour("x = 'a' * 10 ** 12\n", "x = 'a' * 10 ** 12 + ''\n") is None
