@@ -1,10 +1,14 @@
-"""The transcript streams by appending: a growing line re-renders only the rows it grew and paints the
-same rows as the whole text would."""
+"""The transcript streams by appending: a growing line re-renders only the rows it grew, paints the same
+rows as the whole text would, and says when what was appended is on screen (the feed's pacing and the
+lag probe wait for that)."""
 
 from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.screen import Screen
+from textual.strip import Strip
 
 from coder.ui import themes
 from coder.ui.widgets.conversation.transcript import Transcript
@@ -77,3 +81,60 @@ async def test_an_append_renders_only_the_rows_it_grew() -> None:
         for y in range(t.size.height):
             t.render_line(y)
         assert len(t._strips) >= before + 1 + 11
+
+
+class AddText(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class _PaintedTranscript(Transcript):
+    """Records the text of every row it paints."""
+
+    painted: list[str]
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        self.painted.append(strip.text)
+        return strip
+
+
+class _StreamScreen(Screen[None]):
+    """Appends in a message handler, as the main screen does with a streamed batch."""
+
+    def compose(self) -> ComposeResult:
+        transcript = _PaintedTranscript(id="t")
+        transcript.painted = []
+        yield transcript
+
+    def on_mount(self) -> None:
+        self.seen: list[bool] = []
+
+    def on_add_text(self, message: AddText) -> None:
+        t = self.query_one(_PaintedTranscript)
+        mark = len(t.painted)
+        t.append(message.text)
+        row = message.text.strip()
+        t.call_after_paint(lambda: self.seen.append(any(r.rstrip() == row for r in t.painted[mark:])))
+
+
+class _ScreenApp(App[None]):
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **themes.VARIABLE_DEFAULTS}
+
+
+async def test_call_after_paint_runs_once_the_appended_rows_are_painted() -> None:
+    """The screen's call_after_refresh ran before the transcript's repaint on most batches (the screen went
+    idle first), so the feed heard "shown" a frame and a render early and the lag probe measured short."""
+    app = _ScreenApp()
+    async with app.run_test(size=(WIDTH, 20)) as pilot:
+        screen = _StreamScreen()
+        await app.push_screen(screen)
+        await pilot.pause()
+        screen.query_one(Transcript).begin_stream()
+        for i in range(20):
+            screen.post_message(AddText(f"\nbatch {i}"))
+            await pilot.pause()
+            await pilot.pause()
+        assert screen.seen == [True] * 20

@@ -9,14 +9,16 @@ a line break was re-rendered whole, every row of it, per batch)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -91,6 +93,7 @@ class Transcript(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(STRIP_CACHE_ROWS)
         self._text_key: tuple[int, int, int] | None = None  # the line whose styled text is in _text
         self._text = Text()
+        self._after_paint: list[Callable[[], object]] = []
         self._styled_blocks: list[list[Line]] = []  # the latest blocks that hold whole-block colours
         self._styles: dict[str, Style] = {}
         self._in_code = False
@@ -162,6 +165,18 @@ class Transcript(ScrollView, can_focus=True):
             self._in_code = False
             self.refresh()
         self._settle_height()
+
+    def call_after_paint(self, callback: Callable[..., object], *args: object) -> None:
+        """Call ``callback(*args)`` after the screen refresh that paints what was appended so far.
+
+        The screen's ``call_after_refresh`` ran at its next idle, on most streamed batches before it
+        handled this widget's repaint: "shown" came a frame and a render early. Where no paint of the
+        new rows is coming (scrolled back, hidden, another screen on top) this is ``call_after_refresh``.
+        """
+        if self.screen.is_current and self.region.area and self.is_vertical_scroll_end:
+            self._after_paint.append(partial(callback, *args))
+        else:
+            self.call_after_refresh(callback, *args)
 
     def clear(self) -> None:
         """Remove everything."""
@@ -334,6 +349,14 @@ class Transcript(ScrollView, can_focus=True):
             for match in _INLINE_CODE.finditer(line.text):
                 text.stylize(inline, match.start(), match.end())
         return text
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Rows for the screen's refresh; what waits for a paint runs after this refresh."""
+        strips = super().render_lines(crop)
+        for callback in self._after_paint:
+            self.call_after_refresh(callback)
+        self._after_paint.clear()
+        return strips
 
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view, from the strip cache when unchanged."""
