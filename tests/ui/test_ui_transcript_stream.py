@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.color import Color
 from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
@@ -81,6 +82,25 @@ async def test_an_append_renders_only_the_rows_it_grew() -> None:
         for y in range(t.size.height):
             t.render_line(y)
         assert len(t._strips) >= before + 1 + 11
+
+
+async def test_a_theme_switch_repaints_rows_in_the_new_colours() -> None:
+    """Rows keep their strips and the widget's own style across appends, not across a theme change."""
+    app = _App()
+    async with app.run_test(size=(WIDTH, 20)) as pilot:
+        app.theme = "textual-dark"
+        t = app.query_one(Transcript)
+        t.begin_stream()
+        t.append("some words and `code`")
+        await pilot.pause()
+        t.render_line(0)
+        app.theme = "textual-light"
+        await pilot.pause()
+        surface = app.current_theme.surface
+        assert surface is not None
+        # the text and the padding after it, which is painted in the widget's own style
+        backgrounds = {seg.style.bgcolor.triplet for seg in t.render_line(0) if seg.style and seg.style.bgcolor}
+        assert backgrounds == {Color.parse(surface).rich_color.triplet}
 
 
 class AddText(Message):

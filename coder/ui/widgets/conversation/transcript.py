@@ -323,9 +323,11 @@ class Transcript(ScrollView, can_focus=True):
         return bool(theme.dark) if theme is not None else True
 
     def _style(self, kind: str) -> Style:
+        """A kind's style, or the widget's own for ``"base"``: ``rich_style`` walks every ancestor's styles
+        on each call, most of a cached row's cost when it was asked for per row."""
         style = self._styles.get(kind)
         if style is None:
-            style = self.get_component_rich_style(f"transcript--{kind}")
+            style = self.rich_style if kind == "base" else self.get_component_rich_style(f"transcript--{kind}")
             self._styles[kind] = style
         return style
 
@@ -363,7 +365,7 @@ class Transcript(ScrollView, can_focus=True):
         scroll_y = self.scroll_offset.y
         width = self.size.width
         row = scroll_y + y
-        base = self.rich_style
+        base = self._style("base")  # cleared with the strips, which hold it, on a style update
         if row >= len(self._rows):
             return Strip.blank(width, base)
         index, sub = self._rows[row]
