@@ -195,6 +195,10 @@ class _Handler(BaseHTTPRequestHandler):
     """Routes to the owning server's :meth:`_LoopbackServer.answer`."""
 
     server: _LoopbackServer
+    # llama-server (cpp-httplib built with CPPHTTPLIB_TCP_NODELAY=1) and uvicorn send each event at once;
+    # with Nagle on, an event written while the last is unacknowledged waits for the client's delayed
+    # ACK (40 ms on Linux), so the double streamed in 40 ms bursts no real server makes
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request stderr lines."""

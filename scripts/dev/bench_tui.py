@@ -9,7 +9,9 @@ worker thread -> coalesced batches -> transcript append. Measures:
 * CPU ms per token: ``time.process_time()`` (all threads of the process) over the streaming,
   divided by the tokens streamed;
 * display lag: for every batch, the time from the arrival of its oldest token in the worker
-  to the end of the screen refresh that shows it (p50 / p95 / max);
+  to the end of the screen refresh that shows it (p50 / p95 / max). The app calls the probe back
+  through ``Transcript.call_after_paint``; trees before it used the screen's ``call_after_refresh``,
+  which ran before that refresh on most batches: their lag reads short by a frame and a render;
 * startup: a fresh interpreter importing coder's TUI and reaching the first paint of the
   main screen (imports included, interpreter start excluded), median of a few runs; the
   import of ``coder.ui.app`` alone is reported beside it.

@@ -246,12 +246,12 @@ class MainScreen(Screen[None]):
         batch = message.event.batch
         self.transcript.append(batch.text)
         self.spec.update_live(batch.live)
-        if batch.shown is not None:  # on screen after this refresh: the feed may send the next batch
-            self.call_after_refresh(batch.shown)
+        if batch.shown is not None:  # on screen after the paint: the feed may send the next batch
+            self.transcript.call_after_paint(batch.shown)
         probe = self.capp.lag_probe
         if probe is not None:
             probe.appended(batch)
-            self.call_after_refresh(probe.visible, batch)
+            self.transcript.call_after_paint(probe.visible, batch)
 
     @on(sl.PrefillUpdate)
     def _prefill(self, message: sl.PrefillUpdate) -> None:

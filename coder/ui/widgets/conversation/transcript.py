@@ -1,22 +1,24 @@
 """The conversation transcript: a Line-API scroll view that streams by appending.
 
-Appending touches only the last logical line (and any new ones): its wrapped rows are
-recomputed and those rows repainted; every other row comes from a strip cache. That
-keeps the cost of a streamed batch independent of the transcript's length (elia's
-re-render-everything-per-token is what this avoids).
-"""
+Appending touches only the end of the last logical line (and any new lines): rows wrap at a fixed
+cell width, so the full rows of a growing line keep their cached strips and are not repainted; only
+its last row and the new ones are rendered, each from its own slice. A batch costs the same however
+long the transcript or the line it grows (elia re-renders everything per token; here a reply without
+a line break was re-rendered whole, every row of it, per batch)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -41,13 +43,30 @@ KINDS = ("user", "assistant", "code", "fence", "note", "error")
 
 @dataclass
 class Line:
-    """One logical line; ``version`` changes whenever its look changes (cache key)."""
+    """One logical line; ``version`` changes whenever its look changes other than by text appended to it.
+
+    A row's cache key is the version plus the cells the row holds: text only ever grows at the end,
+    so a row that holds as many cells as before looks as before.
+    """
 
     kind: str
     text: str
     lang: str | None = None
     version: int = 0
     styled: Text | None = None  # set when a finished code block was lexed as a whole
+    cells: int = field(init=False)  # cell width of ``text`` (kept as it grows: no re-measuring per batch)
+
+    def __post_init__(self) -> None:
+        self.cells = cell_len(self.text)
+
+    def grow(self, text: str) -> None:
+        """Append ``text``; a new version where that can restyle what was there."""
+        self.text += text
+        self.cells += cell_len(text)
+        # code is lexed as a whole line (a closing quote recolours the string); a backtick may
+        # close an inline-code span opened rows back
+        if self.kind != "assistant" or "`" in text:
+            self.version += 1
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -71,7 +90,10 @@ class Transcript(ScrollView, can_focus=True):
         self._rows: list[tuple[int, int]] = []  # (line index, row within that line)
         self._first_row: list[int] = []  # first row of each line
         self._wrap_width = 0
-        self._strips: LRUCache[tuple[int, int, int], Strip] = LRUCache(STRIP_CACHE_ROWS)
+        self._strips: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(STRIP_CACHE_ROWS)
+        self._text_key: tuple[int, int, int] | None = None  # the line whose styled text is in _text
+        self._text = Text()
+        self._after_paint: list[Callable[[], object]] = []
         self._styled_blocks: list[list[Line]] = []  # the latest blocks that hold whole-block colours
         self._styles: dict[str, Style] = {}
         self._in_code = False
@@ -122,14 +144,15 @@ class Transcript(ScrollView, can_focus=True):
         first_changed = len(self._lines) - 1
         parts = _clean(chunk).split("\n")
         last = self._lines[-1]
-        last.text += parts[0]
-        last.version += 1
+        version, grown_from = last.version, last.cells
+        last.grow(parts[0])
         for part in parts[1:]:
             self._close_line(len(self._lines) - 1)
             kind = "code" if self._in_code else "assistant"
             self._push(Line(kind, part, self._code_lang if self._in_code else None))
         self._reclassify(len(self._lines) - 1)
-        self._after_change(first_changed)
+        # unless its look changed, the grown line's rows before the one it grew in are as they were
+        self._after_change(first_changed, grown_from if last.version == version else 0)
 
     def end_stream(self) -> None:
         """The reply in progress is complete: settle its last line and any open code block."""
@@ -143,6 +166,18 @@ class Transcript(ScrollView, can_focus=True):
             self.refresh()
         self._settle_height()
 
+    def call_after_paint(self, callback: Callable[..., object], *args: object) -> None:
+        """Call ``callback(*args)`` after the screen refresh that paints what was appended so far.
+
+        The screen's ``call_after_refresh`` ran at its next idle, on most streamed batches before it
+        handled this widget's repaint: "shown" came a frame and a render early. Where no paint of the
+        new rows is coming (scrolled back, hidden, another screen on top) this is ``call_after_refresh``.
+        """
+        if self.screen.is_current and self.region.area and self.is_vertical_scroll_end:
+            self._after_paint.append(partial(callback, *args))
+        else:
+            self.call_after_refresh(callback, *args)
+
     def clear(self) -> None:
         """Remove everything."""
         self._lines.clear()
@@ -150,6 +185,7 @@ class Transcript(ScrollView, can_focus=True):
         self._rows.clear()
         self._first_row.clear()
         self._strips.clear()
+        self._text_key = None
         self._streaming_kind = None
         self._in_code = False
         self.virtual_size = Size(self._wrap_width, 0)
@@ -198,6 +234,8 @@ class Transcript(ScrollView, can_focus=True):
             line.styled = text
             line.version += 1
         self._styled_blocks.append(code)
+        first = self._first_row[self._block_start]
+        self.refresh_lines(first, len(self._rows) - first)  # its rows are recoloured (multi-line strings)
         if len(self._styled_blocks) > STYLED_BLOCKS_KEPT:
             for old in self._styled_blocks.pop(0):
                 old.styled = None  # same key (version kept): a cached row stays as it was painted
@@ -206,17 +244,20 @@ class Transcript(ScrollView, can_focus=True):
 
     def _row_count(self, line: Line) -> int:
         width = max(1, self._wrap_width)
-        return max(1, -(-cell_len(line.text) // width))
+        return max(1, -(-line.cells // width))
 
-    def _after_change(self, first: int) -> None:
-        """Re-wrap lines ``first..`` (always at the end) and repaint only their rows."""
+    def _after_change(self, first: int, from_cell: int = 0) -> None:
+        """Re-wrap lines ``first..`` (always at the end) from cell ``from_cell`` of line ``first`` on,
+        and repaint only those rows."""
         following = self.is_vertical_scroll_end
         first = max(0, first)
-        del self._rows[self._first_row[first]:]
-        for index in range(first, len(self._lines)):
+        kept = from_cell // max(1, self._wrap_width)  # rows of line ``first`` that stay as they are
+        start = self._first_row[first] + kept
+        del self._rows[start:]
+        self._rows.extend((first, r) for r in range(kept, self._row_count(self._lines[first])))
+        for index in range(first + 1, len(self._lines)):
             self._first_row[index] = len(self._rows)
             self._rows.extend((index, r) for r in range(self._row_count(self._lines[index])))
-        start = self._first_row[first]
         rows = len(self._rows)
         height = self.scrollable_content_region.height
         top = self.scroll_offset.y
@@ -282,9 +323,11 @@ class Transcript(ScrollView, can_focus=True):
         return bool(theme.dark) if theme is not None else True
 
     def _style(self, kind: str) -> Style:
+        """A kind's style, or the widget's own for ``"base"``: ``rich_style`` walks every ancestor's styles
+        on each call, most of a cached row's cost when it was asked for per row."""
         style = self._styles.get(kind)
         if style is None:
-            style = self.get_component_rich_style(f"transcript--{kind}")
+            style = self.rich_style if kind == "base" else self.get_component_rich_style(f"transcript--{kind}")
             self._styles[kind] = style
         return style
 
@@ -293,6 +336,7 @@ class Transcript(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles.clear()
         self._strips.clear()
+        self._text_key = None
         for line in self._lines:
             line.styled = None  # re-lexed lazily per line with the new palette
 
@@ -308,26 +352,44 @@ class Transcript(ScrollView, can_focus=True):
                 text.stylize(inline, match.start(), match.end())
         return text
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Rows for the screen's refresh; what waits for a paint runs after this refresh."""
+        strips = super().render_lines(crop)
+        for callback in self._after_paint:
+            self.call_after_refresh(callback)
+        self._after_paint.clear()
+        return strips
+
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view, from the strip cache when unchanged."""
         scroll_y = self.scroll_offset.y
         width = self.size.width
         row = scroll_y + y
-        base = self.rich_style
+        base = self._style("base")  # cleared with the strips, which hold it, on a style update
         if row >= len(self._rows):
             return Strip.blank(width, base)
         index, sub = self._rows[row]
         line = self._lines[index]
-        key = (index, line.version, sub)
+        wrap = max(1, self._wrap_width)
+        key = (index, line.version, sub, min(wrap, line.cells - sub * wrap))
         strip = self._strips.get(key)
         if strip is None:
-            wrap = max(1, self._wrap_width)
-            full = Strip(list(self._line_text(line).render(self.app.console)))
+            text = self._text_of(index, line)
+            if line.text.isascii():  # a cell per character: the row alone is rendered, not the whole line
+                strip = Strip(list(text[sub * wrap:(sub + 1) * wrap].render(self.app.console)))
+            else:
+                strip = Strip(list(text.render(self.app.console))).crop(sub * wrap, (sub + 1) * wrap)
             pad = base + self._style(line.kind) if line.kind in ("code", "fence") else base
-            strip = full.crop(sub * wrap, (sub + 1) * wrap).extend_cell_length(width, pad)
-            strip = strip.apply_style(base)
+            strip = strip.extend_cell_length(width, pad).apply_style(base)
             self._strips[key] = strip
         return strip.apply_offsets(0, row)
+
+    def _text_of(self, index: int, line: Line) -> Text:
+        """The styled text of a line, kept for the line last asked for: a repaint renders its rows in turn."""
+        key = (index, line.version, line.cells)
+        if key != self._text_key:
+            self._text_key, self._text = key, self._line_text(line)
+        return self._text
 
 
 def _clean(text: str) -> str:
