@@ -65,6 +65,15 @@ def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ..
     assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []
 
 
+@pytest.mark.parametrize(("extra", "planner"), [((), True), (("--symbol", "greet"), False),
+                                                (("--lines", "1-2"), False)])
+def test_only_an_edit_that_may_be_a_plan_loads_the_planner(tmp_repo: Path, extra: tuple[str, ...],
+                                                            planner: bool) -> None:
+    modules = _edit_modules(tmp_repo, *extra)
+    assert {"coder.edit.run.plan_run", "coder.edit.run.plan_result", "coder.edit.plan.derive"} & modules == (
+        {"coder.edit.run.plan_run", "coder.edit.run.plan_result", "coder.edit.plan.derive"} if planner else set())
+
+
 def test_the_heavy_lists_name_real_modules() -> None:
     """A misspelt name would make the assertions above pass vacuously."""
     import importlib.util
