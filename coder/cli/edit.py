@@ -163,7 +163,7 @@ def run_edit(args: argparse.Namespace) -> int:
     """``coder edit``: one edit end to end; exit 2 when the reply is refused (file untouched)."""
     from coder.cli.edit_timing import begin, print_json, print_timings
 
-    begin()
+    begin(plan=not (args.symbol or args.lines))  # a named region is one request: no planner (_prepare)
     result: dict[str, Any] = {"ok": False, "applied": False}
     try:
         return _run_edit(args, result)

@@ -112,12 +112,12 @@ def unexplained(proposal: EditProposal | PlanProposal, result: dict[str, object]
 
     A plan is read file by file: any of its files adding an invisible or control code point counts.
     """
-    from coder.edit.run.plan_result import PlanProposal
+    from coder.edit.proposal import EditProposal  # not PlanProposal: a region edit never loads the planner
     from coder.textsafe import added_hidden
 
     scope = proposal.scope
     lines = [f"{scope.refusal()} (marked !! in the diff)"] if scope is not None and not scope.ok else []
-    parts = proposal.files if isinstance(proposal, PlanProposal) else [proposal]
+    parts = [proposal] if isinstance(proposal, EditProposal) else proposal.files
     hidden = [h for p in parts for h in added_hidden(p.request.snapshot.text, p.new)]
     if hidden:
         result["hidden_code_points"] = hidden

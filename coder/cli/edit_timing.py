@@ -17,14 +17,20 @@ from coder.telemetry import timings
 # what every `coder edit` needs, imported up front inside the "imports" phase, not later inside whichever
 # phase first touches it (httpx and httpcore load with the first client, pyflakes with the checks):
 # the split then says what the probe, the plan and the checks cost, not what their imports did
-EDIT_PATH = ("coder.edit.run.engine", "coder.edit.run.plan_run", "coder.backends.runtime.handle",
+EDIT_PATH = ("coder.edit.run.engine", "coder.backends.runtime.handle",
              "coder.backends.runtime.manager", "coder.config", "coder.kpolicy", "coder.edit.checks.user_commands",
              "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat", "httpx", "httpcore",
              "coder.edit.checks.result", "coder.edit.checks.explained", "coder.edit.intent.read", "pyflakes.checker")
+# what only an edit that may become a plan needs (a rename, a move, a long file's rewrite: coder.cli.edit's
+# _prepare); an edit of a --symbol or --lines region is one request and never loads the planner
+PLAN_PATH = ("coder.edit.run.plan_run",)
 
 
-def begin() -> timings.Timings:
-    """Start the process's recorder at coder's first line and import the edit path within "imports"."""
+def begin(*, plan: bool = True) -> timings.Timings:
+    """Start the process's recorder at coder's first line and import the edit path within "imports".
+
+    ``plan``: the edit may become a plan, so the planner (:data:`PLAN_PATH`) is imported too.
+    """
     import coder
     from coder import STARTED
 
@@ -33,7 +39,7 @@ def begin() -> timings.Timings:
     if whole:
         gc.disable()  # ~75,000 objects are about to be made, none of them garbage: no collection needs to look
     try:
-        for module in EDIT_PATH:
+        for module in (*EDIT_PATH, *PLAN_PATH) if plan else EDIT_PATH:
             importlib.import_module(module)
     finally:
         if whole:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coder.backends.engines import logscan
 from coder.backends.engines.base import Check, Verdict
 from coder.backends.engines.llamacpp_probe import (
     CAP_PROBE_VALUE,
@@ -25,7 +24,6 @@ from coder.backends.engines.llamacpp_probe import (
     probe_draft_cap,
     probe_prediction,
 )
-from coder.backends.installed import find_installed, read_record
 from coder.backends.runtime import proc
 from coder.backends.runtime.server import ServerAPI, ServerInfo, answer_json
 from coder.config import Profile
@@ -84,6 +82,8 @@ def find_binary(profile: Profile) -> Path:
         if not path.is_file():
             raise CoderError(f"llama-server binary not found: {path}")
         return path
+    from coder.backends.installed import find_installed
+
     if build := find_installed():
         return Path(build.binary)
     if found := shutil.which("llama-server"):
@@ -229,6 +229,8 @@ class LlamaCppAdapter:
         info.draft_cap = info.spec_type not in (None, "none") and probe_draft_cap(api)
         # the field parses on coder's build; it drafts only where the chain has the prediction type
         info.prediction = "prediction" in types_of(info.spec_type) and probe_prediction(api)
+        from coder.backends.installed import find_installed
+
         build = find_installed()
         if build and info.argv and info.argv[0] == build.binary:
             info.build.update(variant=build.variant, patches=build.patches)
@@ -282,6 +284,8 @@ class LlamaCppAdapter:
 
     def verify(self, info: ServerInfo, api: ServerAPI, log_text: str) -> Verdict:
         """/slots speculative, drafter load lines, and a probe generation with draft_n > 0."""
+        from coder.backends.engines import logscan  # its ~40 patterns compile when a server is verified
+
         checks = [Check("log", False, f.reason) for f in logscan.known_failures("llama.cpp", log_text)]
         slots = api.slots()
         spec_slots = [s for s in slots if s.get("speculative")]
@@ -353,6 +357,8 @@ def _cpu_only(profile: Profile, binary: Path) -> bool:
     """
     if profile.ngl == 0:
         return True
+    from coder.backends.installed import read_record
+
     build = binary.parent.parent
     record = read_record(build)
     if record is not None:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from coder import trust
 from coder.backends.engines.base import EngineAdapter
-from coder.backends.engines.preflight import MULTICAST_OFF
 from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import proc, statelock
 from coder.backends.runtime.proc import start_time
@@ -339,6 +338,9 @@ def _launch_env(profile: Profile) -> dict[str, str]:
     wherever the user has not set those variables (:data:`MULTICAST_OFF`)."""
     env = dict(os.environ)
     if (profile.tensor_parallel_size or 1) > 1:
+        # here, not at the top: preflight (checkpoint and log parsers) is not on `coder edit`'s path
+        from coder.backends.engines.preflight import MULTICAST_OFF
+
         env = {**MULTICAST_OFF, **env}
     return env
 

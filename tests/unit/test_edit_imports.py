@@ -1,0 +1,84 @@
+"""What ``coder edit`` imports before its request (issue 35: every second outside the request).
+
+The command runs in a fresh interpreter, as a user's would, up to its server probe (a closed port),
+then loads the llama.cpp adapter a managed profile's probe loads. Packages that other commands
+need (the TUI, the doctor's OpenAI client, the bench's plots, pydantic, the launch-time checkpoint
+and log parsers) must not be among its modules. A set of modules is asserted, never a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import coder
+
+# top-level packages the edit path has no use for: each one was, or could easily become, an import on it
+HEAVY_PACKAGES = {"pydantic", "pydantic_core", "textual", "rich", "pygments", "openai", "tiktoken", "matplotlib",
+                  "prometheus_client", "tomlkit"}
+# coder's own modules that only launching, installing, inspecting models or the bench need
+HEAVY_CODER = ("coder.backends.engines.preflight", "coder.backends.engines.logscan", "coder.backends.installed",
+               "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor")
+
+_SCRIPT = """
+import json, sys
+from coder.cli.main import main
+code = main(sys.argv[1:])
+from coder.backends.engines.registry import adapter_for
+adapter_for("llama.cpp")  # what the probe of a managed llama.cpp profile loads
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _edit_modules(repo: Path, *extra: str) -> set[str]:
+    argv = ["edit", "hello.py", "-m", "add a docstring", "--attach", f"http://127.0.0.1:{_closed_port()}",
+            "--dry-run", "--json", *extra]
+    root = str(Path(coder.__file__).resolve().parents[1])  # this checkout's coder, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", _SCRIPT, *argv], cwd=repo, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["code"] == 1  # it got as far as the probe: the server is down
+    return set(result["modules"])
+
+
+@pytest.mark.parametrize("extra", [(), ("--symbol", "greet")])
+def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ...]) -> None:
+    modules = _edit_modules(tmp_repo, *extra)
+    # it really ran the edit path: the engine, its HTTP client, git, the checks and the llama.cpp adapter
+    assert {"coder.edit.run.engine", "httpx", "git", "pyflakes.checker", "coder.config",
+            "coder.backends.engines.llamacpp"} <= modules
+    assert sorted(m for m in modules if m.split(".")[0] in HEAVY_PACKAGES) == []
+    assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []
+
+
+@pytest.mark.parametrize(("extra", "planner"), [((), True), (("--symbol", "greet"), False),
+                                                (("--lines", "1-2"), False)])
+def test_only_an_edit_that_may_be_a_plan_loads_the_planner(tmp_repo: Path, extra: tuple[str, ...],
+                                                            planner: bool) -> None:
+    modules = _edit_modules(tmp_repo, *extra)
+    assert {"coder.edit.run.plan_run", "coder.edit.run.plan_result", "coder.edit.plan.derive"} & modules == (
+        {"coder.edit.run.plan_run", "coder.edit.run.plan_result", "coder.edit.plan.derive"} if planner else set())
+
+
+def test_the_heavy_lists_name_real_modules() -> None:
+    """A misspelt name would make the assertions above pass vacuously."""
+    import importlib.util
+
+    for name in sorted(HEAVY_PACKAGES - {"pydantic", "pydantic_core"}):  # no longer declared, may be absent
+        assert importlib.util.find_spec(name) is not None, name
+    for name in HEAVY_CODER:
+        assert importlib.util.find_spec(name) is not None, name
