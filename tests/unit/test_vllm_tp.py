@@ -165,7 +165,11 @@ def logged_pids(log: Path, want: int, timeout: float = 180.0) -> dict[str, int]:
         found = {name: int(pid) for name, pid in PID_PREFIX.findall(log.read_text())}
         if len(found) >= want:
             return found
-        assert time.monotonic() < deadline, f"only {sorted(found)} logged their pid within {timeout:.0f} s"
+        if time.monotonic() >= deadline:  # say what the double did and which of its processes live
+            ps = subprocess.run(["ps", "-eo", "pid,ppid,pgid,stat,etimes,args"], capture_output=True, text=True)
+            doubles = "\n".join(line for line in ps.stdout.splitlines() if "fake_vllm" in line or "PID" in line)
+            pytest.fail(f"only {sorted(found)} logged their pid within {timeout:.0f} s\nthe log:\n"
+                        f"{log.read_text()[-4000:]}\nprocesses:\n{doubles}")
         time.sleep(0.05)
 
 
