@@ -303,7 +303,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
-    targets = [s for _, s in (report.blamed(picked, toks) if bug else picked)]
+    targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
+        [s for _, s in picked], ())
     if action == "add_parameter":
         targets = param_targets(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
@@ -334,7 +335,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
         values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
         reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar",
-        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + tuple(
+        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
             if not chosen), lines=lines, facts=facts)
 
