@@ -118,7 +118,8 @@ def name_position(toks: list[Tok], i: int) -> bool:
     """Where a name stands: next to a kind word, after a relation word or a verb, or before a colon."""
     prev = toks[i - 1].text.lower() if i > 0 else ""
     nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
-    if prev in KIND_WORDS or nxt in KIND_WORDS or nxt in ("'s", ":"):
+    possessive = nxt == "'" and i + 2 < len(toks) and toks[i + 2].text.lower() == "s"  # "quote's docstring"
+    if prev in KIND_WORDS or nxt in KIND_WORDS or nxt == ":" or possessive:
         return True
     before, _ = prev_word(toks, i)
     if before == "" and nxt in _SUBJECTVERBS:  # "join needs a docstring", "parse crashes on #"
