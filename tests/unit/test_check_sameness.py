@@ -7,11 +7,10 @@ Applied on the H200: asked to make ``_ishidden`` handle bytes, the reply reworde
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from spec_of import spec_of
 
+from coder.bench.edits.taskdef import source
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.result import check_result, retry_note
 from coder.edit.checks.sameness import same_behaviour
@@ -57,7 +56,7 @@ def test_only_pure_builtins_of_constants_fold() -> None:
     assert same_behaviour("x = 'a' * 10 ** 12\n", "x = 'a' * 10 ** 12 + ''\n") is None
 
 
-SHLEX = (Path(__file__).resolve().parents[2] / "coder" / "bench" / "edits" / "files" / "shlex.py.txt").read_text()
+SHLEX = source("shlex.py")
 TYPO = SHLEX.replace('"""Return a shell-escaped version of the string *s*."""',
                      '"""Retrun a shell-escaped version of the string *s*."""')
 # as different people ask it: a verb and its object, a report, a terse title, a possessive, a substitution

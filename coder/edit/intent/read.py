@@ -227,7 +227,7 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
         ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))),
-        gone=words.asked_gone(instruction),
+        gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction),
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
