@@ -159,3 +159,14 @@ def test_a_def_named_as_the_one_at_fault_stays_alone() -> None:
         "fnmatchcase",)
     # request_uri reads environ itself: what it calls with it is not in doubt
     assert _targets("wsgiref/util.py", "request_uri(environ) drops the query string") == ("request_uri",)
+
+
+@pytest.mark.parametrize("wording", ["Dotfiles given as bytes are not treated as hidden",
+                                     "a bytes name like b'.env' is not hidden, so it shows up in the listing",
+                                     "b'.cache' isn't considered hidden when the pattern is bytes"])
+def test_an_adjective_said_of_something_names_the_files_predicate_of_it(wording: str) -> None:
+    assert _targets("glob.py", wording) == ("_ishidden",)
+
+
+def test_an_adjective_before_its_noun_names_no_predicate() -> None:
+    assert _targets("glob.py", "Hidden files show up in the listing") == ()
