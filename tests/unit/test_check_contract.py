@@ -7,8 +7,10 @@ The wrong edits these rules refuse were applied on the H200 (getopt-default: gnu
 
 from __future__ import annotations
 
+import pytest
 from spec_of import spec_of
 
+from coder.bench.edits.taskdef import source
 from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.result import RETRIED, check_result, retry_note
 
@@ -69,3 +71,29 @@ def test_a_fix_that_keeps_the_parameter_or_is_asked_to_drop_it_passes() -> None:
     assert _refused(SHOW, right, "show should skip empty items") is None
     dropped = SHOW.replace("fmt(i) for i in items", "str(i) for i in items")
     assert _refused(SHOW, dropped, "stop using `fmt` in show and always use str") is None  # named: asked
+
+
+TEXTWRAP = source("textwrap.py")
+# indent keeps taking predicate (its callers pass it) but no longer reads it
+DEFAULT = "    if predicate is None:\n        def predicate(line):\n            return line.strip()\n\n"
+IGNORING = TEXTWRAP.replace(DEFAULT, "").replace("prefix + line if predicate(line) else line",
+                                                 "prefix + line if line.strip() else line")
+
+
+@pytest.mark.parametrize("wording", [
+    "make indent ignore predicate", "indent should ignore its predicate argument and always skip blank lines",
+    "Stop using the predicate parameter in indent; whitespace-only lines never get the prefix",
+    "the predicate passed to indent should be ignored (keep the parameter for compatibility)",
+    "indent shouldn't use predicate anymore, blank lines are never prefixed"])
+def test_a_def_asked_to_ignore_a_parameter_may_stop_using_it(wording: str) -> None:
+    assert IGNORING != TEXTWRAP and "predicate" in IGNORING  # still taken, documented, never read
+    spec = spec_of(wording, "textwrap.py", TEXTWRAP)
+    assert [s.qualname for s in spec.targets] == ["indent"] and "predicate" in spec.facts.ignored
+    assert check_result("textwrap.py", IGNORING, old=TEXTWRAP, spec=spec) is None
+
+
+def test_the_same_edit_unasked_still_ignores_what_callers_pass() -> None:
+    spec = spec_of("indent should never prefix whitespace-only lines", "textwrap.py", TEXTWRAP)
+    refused = check_result("textwrap.py", IGNORING, old=TEXTWRAP, spec=spec)
+    assert refused is not None and refused.reason == (
+        "indent no longer uses its parameter predicate, so what a caller passes as predicate is ignored")

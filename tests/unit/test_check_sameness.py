@@ -7,8 +7,11 @@ Applied on the H200: asked to make ``_ishidden`` handle bytes, the reply reworde
 
 from __future__ import annotations
 
+import pytest
 from spec_of import spec_of
 
+from coder.bench.edits.taskdef import source
+from coder.edit.checks.explained import check_scope
 from coder.edit.checks.result import check_result, retry_note
 from coder.edit.checks.sameness import same_behaviour
 
@@ -51,3 +54,33 @@ def test_only_pure_builtins_of_constants_fold() -> None:
     assert same_behaviour(shadowed + "x = ord(b'A')\n", shadowed + "x = ord('A')\n") is None
     # too long to fold: judged as changed, and never built
     assert same_behaviour("x = 'a' * 10 ** 12\n", "x = 'a' * 10 ** 12 + ''\n") is None
+
+
+SHLEX = source("shlex.py")
+TYPO = SHLEX.replace('"""Return a shell-escaped version of the string *s*."""',
+                     '"""Retrun a shell-escaped version of the string *s*."""')
+# as different people ask it: a verb and its object, a report, a terse title, a possessive, a substitution
+TYPO_FIXES = ["fix the typo in the docstring of quote",
+              "The docstring of quote says 'Retrun', fix it",
+              'Fix typo in quote docstring: "Retrun" -> "Return"',
+              "quote's docstring has a typo (Retrun), please correct it",
+              "Correct the spelling mistake in the documentation of quote",
+              "Replace 'Retrun' with 'Return' in the docstring of quote"]
+
+
+@pytest.mark.parametrize("wording", TYPO_FIXES)
+def test_a_typo_fixed_in_a_docstring_is_a_docstring_change_not_a_missing_fix(wording: str) -> None:
+    spec = spec_of(wording, "shlex.py", TYPO)
+    assert (spec.action, spec.only, [s.qualname for s in spec.targets]) == (
+        "docstring", frozenset({"docstrings"}), ["quote"]), wording
+    assert check_result("shlex.py", SHLEX, old=TYPO, spec=spec) is None
+    assert check_scope(TYPO, SHLEX, spec, rel="shlex.py").ok
+    # docstrings are what it allows: a change of code beside the fixed typo is not explained
+    coded = SHLEX.replace("return \"''\"", "return '\"\"'")
+    assert coded != SHLEX and not check_scope(TYPO, coded, spec, rel="shlex.py").ok
+
+
+def test_a_fix_of_code_that_quotes_its_docstring_stays_a_fix() -> None:
+    spec = spec_of("Fix quote: its docstring says shell-escaped, but quote('') returns an empty string", "shlex.py",
+                   SHLEX)
+    assert spec.action == "change" and "code" in spec.allows

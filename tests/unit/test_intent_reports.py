@@ -134,3 +134,39 @@ def test_the_engine_reads_everywhere_against_the_repository(tmp_path: Path) -> N
         engine = EditEngine(None, tmp_path / name)
         snap, _ = engine.check_target(tmp_path / name / "shlex.py")
         assert engine.read(snap, RENAMES[0]).reach == reach, name
+
+
+CHAINS = ["filter(['x', 'y'], '[!x]') gives ['x']: the negation is ignored",
+          "fnmatch('b', '[!a]') is False though b is not a",
+          "Character-class negation is broken, fnmatchcase('b', '[!a]') returns False"]
+# named without example values: where the report points, nothing is handed on from it
+ALONE = [("fnmatch.py", "the lru_cache on _compile_pattern should hold 1024 patterns, not 32768", "_compile_pattern"),
+         ("sched.py", "enter() raises TypeError for two events at the same time", "scheduler.enter")]
+
+
+@pytest.mark.parametrize("wording", CHAINS)
+def test_a_report_on_a_def_that_hands_its_values_on_is_about_the_whole_chain(wording: str) -> None:
+    """filter, fnmatch and fnmatchcase only pass the pattern on; translate reads it: none is left out."""
+    got = _targets("fnmatch.py", wording)
+    assert {"_compile_pattern", "translate"} <= set(got) and got[0] in ("filter", "fnmatch", "fnmatchcase"), got
+
+
+def test_a_def_named_as_the_one_at_fault_stays_alone() -> None:
+    for rel, wording, want in ALONE:
+        assert _targets(rel, wording) == (want,), wording
+    assert _targets("fnmatch.py", "Fix filter: with '[!x]' it keeps the names that match x") == ("filter",)
+    assert _targets("fnmatch.py", "fnmatch('b', '[!a]') is False because fnmatchcase doesn't negate the set") == (
+        "fnmatchcase",)
+    # request_uri reads environ itself: what it calls with it is not in doubt
+    assert _targets("wsgiref/util.py", "request_uri(environ) drops the query string") == ("request_uri",)
+
+
+@pytest.mark.parametrize("wording", ["Dotfiles given as bytes are not treated as hidden",
+                                     "a bytes name like b'.env' is not hidden, so it shows up in the listing",
+                                     "b'.cache' isn't considered hidden when the pattern is bytes"])
+def test_an_adjective_said_of_something_names_the_files_predicate_of_it(wording: str) -> None:
+    assert _targets("glob.py", wording) == ("_ishidden",)
+
+
+def test_an_adjective_before_its_noun_names_no_predicate() -> None:
+    assert _targets("glob.py", "Hidden files show up in the listing") == ()

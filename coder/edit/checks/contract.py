@@ -15,7 +15,8 @@ So, for each def the edit changes (the same qualified name before and after):
   judged (a loop that may not end, a call that may not return), are left alone;
 * **each argument used**: a parameter the def read before, and still takes, must still be read: a test
   against None alone (``if predicate is None``) is no use of it. A parameter the instruction names
-  (as code, or as one to remove or rename) may stop being used: that may be what it asks.
+  (as code, or as one to remove, rename or ignore: "make indent ignore predicate") may stop being
+  used: that may be what it asks.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def _dynamic(fn: Def) -> bool:
 def broken_contract(old: str, new: str, spec: ChangeSpec) -> str | None:
     """Why a def ``new`` changes now returns None where it returned a value, or ignores an argument (None: neither)."""
     named = ({w.rsplit(".", 1)[-1] for w in spec.facts.code_words} | set(spec.facts.gone) | param_names(spec)
-             | {a for a, _ in spec.renames})
+             | {a for a, _ in spec.renames} | set(spec.facts.ignored))
     try:
         before, after = defs(parsed(old)), defs(parsed(new))
     except (SyntaxError, ValueError, RecursionError):

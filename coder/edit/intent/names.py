@@ -49,6 +49,8 @@ VERBS = {
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
+# words after which an adjective is said of something ("is hidden", "counts as hidden", "not empty")
+_PREDICATIVE = frozenset({"as", "is", "are", "be", "being", "not", "t", "considered", "deemed"})
 _CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
 _SUBJECTVERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
                             "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
@@ -118,7 +120,8 @@ def name_position(toks: list[Tok], i: int) -> bool:
     """Where a name stands: next to a kind word, after a relation word or a verb, or before a colon."""
     prev = toks[i - 1].text.lower() if i > 0 else ""
     nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
-    if prev in KIND_WORDS or nxt in KIND_WORDS or nxt in ("'s", ":"):
+    possessive = nxt == "'" and i + 2 < len(toks) and toks[i + 2].text.lower() == "s"  # "quote's docstring"
+    if prev in KIND_WORDS or nxt in KIND_WORDS or nxt == ":" or possessive:
         return True
     before, _ = prev_word(toks, i)
     if before == "" and nxt in _SUBJECTVERBS:  # "join needs a docstring", "parse crashes on #"
@@ -145,6 +148,9 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
         if not hits and not t.code and name_position(toks, i) and len(low) > 2:
             hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
+        if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
+            # "b'.git' is not seen as hidden": the file's predicate of that word decides it (_ishidden)
+            hits = next((h for p in ("is", "_is", "is_", "_is_") if (h := table.lookup(p + low))), [])
         if not everywhere:  # one file's edit: its own symbols only
             hits = [s for s in hits if s.rel == table.home]
         if not hits:

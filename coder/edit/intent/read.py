@@ -61,6 +61,11 @@ _HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\bt
 _DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 _COMMENT = re.compile(r"\bcomments?\b", re.I)
 _DOCSTRING_NOUN = re.compile(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
+# flaws of prose, not of code: "the typo in the docstring", "a spelling mistake in the comment"
+_TEXT_FLAWS = re.compile(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
+# where the object of a verb ends: a clause's punctuation or a word that opens a clause
+_CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
+                          "while", "but", "as", "it", "where", "whose"})
 _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
 _AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
@@ -106,6 +111,22 @@ _ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
+def _prose_object(instruction: str, toks: list[Tok], at: int) -> Action | None:
+    """"docstring" or "comment" when the verb's object is such text ("fix the typo in the docstring of f",
+    "correct the spelling in f's documentation", "replace 'retrun' with 'return' in the comment"); else None.
+
+    Its object runs to the clause's end: "Fix f: its docstring says it returns a list" fixes f's code.
+    """
+    end = next((j for j in range(at + 1, len(toks)) if toks[j].text.lower() in _CLAUSE_ENDS), len(toks))
+    # "comments=True" is an argument, not the text of a comment
+    phrase = " ".join(t.text for j, t in enumerate(toks[at + 1:end], at + 1)
+                      if not (j + 1 < end and toks[j + 1].text == "="))
+    for noun, kind in ((_DOCSTRING_NOUN, "docstring"), (_COMMENT, "comment")):
+        if noun.search(phrase) or (_TEXT_FLAWS.search(phrase) and noun.search(instruction)):
+            return kind  # type: ignore[return-value]  # both are Actions
+    return None
+
+
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     # "add type hints to every parameter of f" annotates: the parameters are not what is added
     found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction))
@@ -120,6 +141,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     if _ADD_FUNCTION.search(instruction) and not (_HINTS.search(instruction) or _DOCSTRING.search(instruction)
                                                   or _COMMENT.search(instruction)):
         return "add_function"
+    if lead == "change" and (prose := _prose_object(instruction, toks, at)) is not None:
+        return prose  # a typo is fixed in the text that holds it: no statement changes
     # "Fix split: comments=True should keep comments": a fix of split, not a comment
     object_word = next((t.text.lower() for t in toks[at + 1:] if t.word and t.text.lower() not in ARTICLES), "")
     leads_code = lead in ("change", "transform") and at == 0 and not re.match(
@@ -204,7 +227,7 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
         ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))),
-        gone=words.asked_gone(instruction),
+        gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction),
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
@@ -303,7 +326,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
-    targets = [s for _, s in (report.blamed(picked, toks) if bug else picked)]
+    targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
+        [s for _, s in picked], ())
     if action == "add_parameter":
         targets = param_targets(instruction, mentions, toks, chosen, targets)
     if action in ("add_function",):
@@ -334,7 +358,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
         values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
         reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar",
-        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + tuple(
+        ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
             if not chosen), lines=lines, facts=facts)
 

@@ -12,6 +12,12 @@ fault, and the calls that show the symptom. The def at fault is, in this order:
    whose result is wrong;
 4. else the first def it names, with those coordinated with it ("wrap and fill crash on ...").
 
+An example call names where the symptom shows, not always where the behaviour is decided: a def
+that only hands the example's values on to other defs of its file ("filter(['a'], '[!a]')" hands
+the pattern to ``_compile_pattern``, and that to ``translate``) may be right while one of those is
+wrong. Unless the report says which def is at fault (rules 1 and 2), it is then about the whole
+chain (:func:`chain`): a region that holds them all, never a single def that may lack the bug.
+
 A report also names a def by the gerund that opens a clause ("Cancelling the first event ...",
 "because quoting the empty string ...") and a class by a member it inherits ("PriorityQueue.get()
 doesn't ..." is about PriorityQueue, which does not define get itself). A report's "after cancel()"
@@ -105,6 +111,22 @@ def fix_object(toks: list[Tok], mentions: list[Mention]) -> list[Mention]:
         else:
             break
     return out
+
+
+def chain(picked: list[tuple[Mention, Symbol]], toks: list[Tok], table: SymbolTable,
+          mentions: list[Mention]) -> tuple[list[Symbol], tuple[str, ...]]:
+    """The defs at fault: a def the report calls with example values comes with the defs of its file it
+    hands them on to (:meth:`SymbolTable.delegated`); a leading "Fix f" or a blamed def says where: that
+    def alone. A def named without arguments ("enter() fails", "static_order drops nodes") stays alone.
+    Also the note that says so, when the chain adds defs."""
+    named = [s for _, s in picked]
+    if fix_object(toks, mentions) or any(_blames(toks, m) for m, _ in picked):
+        return named, ()
+    out = list(dict.fromkeys(d for m, s in picked for d in (
+        table.delegated(s) if s.kind != "class" and toks[m.index].called else [s])))
+    handed = [s.qualname for s in out if s not in named]
+    return out, (f"the example's values are handed on to {', '.join(handed)}: the change may be there too",
+                 ) if handed else ()
 
 
 def blamed(picked: list[tuple[Mention, Symbol]], toks: list[Tok]) -> list[tuple[Mention, Symbol]]:

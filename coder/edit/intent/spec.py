@@ -60,6 +60,7 @@ class Facts:
     missing: tuple[str, ...] = ()  # explicit names the files do not define (an error, not a guess)
     ticked: tuple[str, ...] = ()  # identifiers inside backticks: a new name asked for must appear
     gone: frozenset[str] = frozenset()  # objects of delete/remove/rename/move/merge...: they may vanish
+    ignored: frozenset[str] = frozenset()  # "make f ignore x", "stop using x": values a def may stop using
     delete_defs: frozenset[str] = frozenset()  # "delete the function F": F must be gone
     confined: str | None = None  # "in the function X only": the change stays in X
     handles: bool = False  # "... and handle None": code that checks for a new value is asked for

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Literal
 
+from coder.edit.intent.calls import Calls, file_calls
 from coder.edit.intent.spec import Symbol
 from coder.edit.source.regions import python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
@@ -40,14 +41,15 @@ def file_symbols(rel: str, text: str) -> list[Symbol]:
     return out
 
 
-def file_params(rel: str, text: str) -> dict[str, tuple[str, ...]]:
-    """Each Python def's parameter names by qualified name (nothing for other languages or broken files)."""
+def file_defs(rel: str, text: str) -> tuple[dict[str, tuple[str, ...]], dict[str, Calls]]:
+    """Each Python def's parameter names and its :class:`Calls`, by qualified name (nothing for other
+    languages or broken files)."""
     if PurePath(rel).suffix.lower() not in PYTHON:
-        return {}
+        return {}, {}
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
-        return {}
+        return {}, {}
     out: dict[str, tuple[str, ...]] = {}
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
@@ -60,7 +62,7 @@ def file_params(rel: str, text: str) -> dict[str, tuple[str, ...]]:
                 walk(node.body, prefix + node.name + ".")
 
     walk(tree.body, "")
-    return out
+    return out, file_calls(tree)
 
 
 @dataclass(frozen=True)
@@ -70,13 +72,32 @@ class SymbolTable:
     home: str
     symbols: tuple[Symbol, ...]
     params: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # (rel, qualname) -> names
+    calls: Mapping[tuple[str, str], Calls] = field(default_factory=dict)  # (rel, qualname) -> its calls in rel
 
     @classmethod
     def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
         """The table of ``files`` (relative path -> text); ``home``'s symbols come first."""
         order = [home, *sorted(r for r in files if r != home)] if home in files else sorted(files)
-        params = {(rel, q): names for rel in order for q, names in file_params(rel, files[rel]).items()}
-        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params)
+        params: dict[tuple[str, str], tuple[str, ...]] = {}
+        calls: dict[tuple[str, str], Calls] = {}
+        for rel in order:
+            names, called = file_defs(rel, files[rel])
+            params.update(((rel, q), n) for q, n in names.items())
+            calls.update(((rel, q), c) for q, c in called.items())
+        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls)
+
+    def delegated(self, symbol: Symbol) -> list[Symbol]:
+        """The defs of ``symbol``'s file it hands a parameter on to, and those they call in turn (the
+        whole chain), after ``symbol`` itself; ``[symbol]`` alone when it hands nothing on."""
+        first = self.calls.get((symbol.rel, symbol.qualname))
+        if first is None or not first.hands_on:
+            return [symbol]
+        by_name = {s.qualname: s for s in self.in_file(symbol.rel)}
+        seen = [symbol.qualname]
+        for qual in seen:  # breadth first: the list grows as it is walked
+            found = self.calls.get((symbol.rel, qual))
+            seen += [c for c in (found.callees if found else ()) if c not in seen and c in by_name]
+        return [by_name[q] for q in seen]
 
     def has_param(self, symbol: Symbol, name: str) -> bool:
         """Whether the def ``symbol`` already takes a parameter ``name``."""

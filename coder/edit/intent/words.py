@@ -305,6 +305,21 @@ def asked_gone(instruction: str) -> frozenset[str]:
     return frozenset(w for m in _ASKS_GONE.finditer(instruction) for w in _QUALIFIED.findall(m.group("obj")))
 
 
+# "make f ignore x", "stop using the x parameter", "f shouldn't read x"; "x should be ignored", "the x passed to f is
+# unused": a value the instruction asks a def to stop using (its parameter may stay, for the callers)
+_FILLER = r"(?:(?:the|its|their|any|an?|parameter|param|argument|arg|value|of|passed|given)\s+)*"
+_IGNORES = (re.compile(r"(?:\bignor\w*|\bdisregard\w*|\bstop\w*\s+(?:using|reading)|\bno\s+longer\s+(?:use|read)\w*"
+                       r"|(?:\bnot|n't|\bnever)\s+(?:use|read)\w*)\s+" + _FILLER + r"`?([A-Za-z_]\w*)`?", re.I),
+            re.compile(r"`?([A-Za-z_]\w*)`?(?:\s+[\w`]+){0,3}?\s+(?:is|are|should\s+be|must\s+be|gets?|be)\s+"
+                       r"(?:now\s+)?(?:ignored|unused|disregarded)\b", re.I))
+
+
+def asked_ignored(instruction: str) -> frozenset[str]:
+    """The names an instruction asks a def to stop using: "make indent ignore predicate" gives predicate."""
+    return frozenset(m.group(1) for p in _IGNORES for m in p.finditer(instruction)
+                     if m.group(1).lower() not in NOT_NAMES)
+
+
 def param_request(instruction: str) -> tuple[str, str] | None:
     """(parameter, function) of "add a parameter P to F", when both are spelled."""
     m = _ADD_PARAM.search(instruction)
