@@ -38,7 +38,7 @@ class Bounds:
 class Rule:
     """A check on a value that already has its type: ``expected ...`` text when it fails, else None."""
 
-    check: Callable[[Any], str | None]
+    check: Callable[[str], str | None]  # every rule checks text (names, URLs, paths)
 
 
 class SchemaError(ValueError):
