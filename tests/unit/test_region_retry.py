@@ -91,3 +91,29 @@ def test_a_region_that_loses_its_final_return_is_asked_once_more_with_what_to_ke
     assert "returns None where it returned (opts, prog_args)" in again.retry_note
     second = engine.evaluate(again, region_reply(again, fixed), finish_reason="stop")
     assert second.ok, second.refusal
+
+
+def test_a_reply_holding_more_than_the_region_is_asked_once_more_for_the_region_alone(tmp_path: Path) -> None:
+    # netrc-class-hints on the 2-core CPU: the class region came back as an import, an assignment, a
+    # shortened _netrclex and the class; refused as not one class, and not asked again
+    netrc = source("netrc.py")
+    make_repo(tmp_path / "r", {"netrc.py": netrc})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    instruction = "Add type hints to every method of the class `NetrcParseError`."
+    request = engine.prepare(tmp_path / "r" / "netrc.py", instruction, mode="region", symbol="NetrcParseError")
+    body = request.prompt.target
+    assert body.startswith("class NetrcParseError(Exception):")
+    typed = "def __init__(self, msg: str, filename: str | None = None, lineno: int | None = None) -> None:"
+    hinted = (body.replace("def __init__(self, msg, filename=None, lineno=None):", typed, 1)
+              .replace("def __str__(self):", "def __str__(self) -> str:", 1))
+    more = "import os\n\n__all__ = []\n\n\nclass _netrclex:\n    pass\n\n\n" + hinted
+    first = engine.evaluate(request, region_reply(request, more), finish_reason="stop")
+    assert not first.ok and first.refusal_code == "not_single_region"
+    again = engine.retry_request(first)
+    assert again is not None and again.retry_note == (
+        f"(A first reply was refused: {first.refusal}.) Reply with only the one definition the region holds, "
+        "nothing before or after it.")
+    assert again.retry_note in again.messages[-1]["content"]
+    second = engine.evaluate(again, region_reply(again, hinted), finish_reason="stop")
+    assert second.ok, second.refusal
+    assert second.new == netrc.replace(body, hinted, 1)
