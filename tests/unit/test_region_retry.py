@@ -15,6 +15,7 @@ import pytest
 from cli_helpers import make_repo
 from spec_helpers import region_reply, symbol
 
+from coder.bench.edits.run import Outcome, _record
 from coder.bench.edits.tasks import source
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.run.engine import EditEngine
@@ -117,3 +118,7 @@ def test_a_reply_holding_more_than_the_region_is_asked_once_more_for_the_region_
     second = engine.evaluate(again, region_reply(again, hinted), finish_reason="stop")
     assert second.ok, second.refusal
     assert second.new == netrc.replace(body, hinted, 1)
+    second.retried = first.refusal  # as EditEngine.run marks the one retry; the bench's row shows why
+    row = Outcome("netrc-class-hints", "netrc.py", "class", "region", "correct", "")
+    _record(second, row)
+    assert row.retried == first.refusal and row.mode == "region"

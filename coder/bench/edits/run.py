@@ -297,6 +297,7 @@ def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
         out.retried = "; ".join(f"{r.step.rel} {r.step.label}: {r.retried}" for r in p.retries) or None
     else:
         out.mode, out.mode_reason = p.mode, p.request.mode_reason
+        out.retried = p.retried  # a region edit asked once more: why its first reply was refused
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens
 
