@@ -66,9 +66,6 @@ class Tok:
     called: bool = False  # called with arguments right there ("quote('')", `glob(b'*')`): an example call
 
 
-_TICKED_CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
-
-
 def tokens(instruction: str) -> list[Tok]:
     """The instruction as words (backticked spans whole) and punctuation.
 
@@ -80,7 +77,7 @@ def tokens(instruction: str) -> list[Tok]:
     for m in TOKEN.finditer(instruction):
         if m.group("tick") is not None:
             inner = m.group("tick").strip().removesuffix("()")
-            called = _TICKED_CALL.fullmatch(inner)
+            called = words.CALL_SPAN.fullmatch(inner)
             inner = called.group(1) if called else inner
             ident = re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", inner)
             out.append(Tok(inner, m.start(), True, bool(ident), bool(called)))

@@ -114,7 +114,8 @@ def looks_like_code(word: str) -> bool:
 
 # a string or bytes literal inside a backticked span (`b'.git'`, `'[!a]'`): its words are text, not names
 _STRING = re.compile(r"""(?<!\w)[rRbBuUfF]{0,2}(?:'[^']*'|"[^"]*")""")
-_CALL_SPAN = re.compile(r"([A-Za-z_][\w.]*)\(.*\)", re.S)
+# a backticked call (`f('')`, `C.m(x)`): its callee is group 1 (the names reader and ticked_words share it)
+CALL_SPAN = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
 _QUOTED = re.compile(r"'[^'`]*'|\"[^\"`]*\"")
 
 
@@ -130,7 +131,7 @@ def ticked_words(instruction: str, defined: Callable[[str], bool] = lambda _: Fa
     out = []
     for span in _BACKTICKED.findall(instruction):
         code = _STRING.sub(" ", span).strip()
-        call = _CALL_SPAN.fullmatch(code)
+        call = CALL_SPAN.fullmatch(code)
         out += _WORD.findall(call.group(1) if call and defined(call.group(1)) else code)
     return tuple(dict.fromkeys(w for w in out if w not in values))
 
