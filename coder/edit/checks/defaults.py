@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import ast
 
+from coder.edit.checks.signature import Def
 from coder.edit.checks.trees import parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+def _defaults(fn: Def) -> dict[str, ast.expr]:
     """Each parameter with a default, and that default."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
@@ -35,7 +36,7 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _handles(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+def _handles(fn: Def, name: str) -> bool:
     """True when the body tests ``name`` itself: a comparison, a truth test, ``name or ...``."""
     def is_name(node: ast.AST) -> bool:
         return isinstance(node, ast.Name) and node.id == name
@@ -52,8 +53,8 @@ def _handles(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     return False  # rebinding alone is no handling: getopt's `longopts = list(longopts)` still fails on None
 
 
-def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
-    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+def _functions(tree: ast.Module) -> dict[str, Def]:
+    out: dict[str, Def] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
@@ -63,9 +64,6 @@ def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctio
                 visit(node.body, f"{prefix}{node.name}.")
     visit(tree.body, "")
     return out
-
-
-Def = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _pairs(old: str, new: str) -> list[tuple[str, Def | None, Def]]:
@@ -91,7 +89,7 @@ def unhandled_none_defaults(old: str, new: str) -> str | None:
     return None
 
 
-def _derefs(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[str]:
+def _derefs(fn: Def, name: str) -> list[str]:
     """Each use of ``name`` that fails on None: ``name.x``, ``name[i]``, ``name(...)``, ``for _ in name``."""
     def is_name(node: ast.AST) -> bool:
         return isinstance(node, ast.Name) and node.id == name
@@ -107,7 +105,7 @@ def _derefs(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[str]:
     return out
 
 
-def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+def _rebinds(fn: Def, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
 
 
