@@ -18,6 +18,7 @@ from spec_helpers import region_reply, symbol
 from coder.bench.edits.run import Outcome, _record
 from coder.bench.edits.tasks import source
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
 
 GETOPT = source("getopt.py")
@@ -29,6 +30,19 @@ HELPER = ("def _longopts_list(longopts):\n    if isinstance(longopts, str):\n   
 WORDINGS = ("Extract the code in `getopt` that turns `longopts` into a list into a new function `_longopts_list` "
             "and call it.", "pull the longopts-to-list conversion out of getopt into a helper _longopts_list",
             "getopt: factor out turning longopts into a list (new function _longopts_list), use it there")
+
+
+def refused_then_mended(engine: EditEngine, request: EditRequest, first_body: str, code: str, hint: str,
+                        second_body: str) -> tuple[EditProposal, EditRequest, EditProposal]:
+    """A first region reply refused with ``code``, the one retry naming why and ``hint``, a second reply accepted."""
+    first = engine.evaluate(request, region_reply(request, first_body), finish_reason="stop")
+    assert not first.ok and first.refusal_code == code
+    again = engine.retry_request(first)
+    assert again is not None and again.retry_note == f"(A first reply was refused: {first.refusal}.) {hint}"
+    assert again.retry_note in again.messages[-1]["content"] and again.instruction == request.instruction
+    second = engine.evaluate(again, region_reply(again, second_body), finish_reason="stop")
+    assert second.ok, second.refusal
+    return first, again, second
 
 
 @pytest.mark.parametrize("instruction", WORDINGS)
@@ -43,15 +57,9 @@ def test_an_uncalled_extraction_is_asked_once_more_saying_where_to_call_it(instr
                              lines=f"{target.start}-{target.end}", spec=spec)
     body = request.prompt.target
     assert body.startswith(HEAD) and TO_LIST in body
-    uncalled = engine.evaluate(request, region_reply(request, HELPER + body), finish_reason="stop")
-    assert not uncalled.ok and uncalled.refusal_code == "extract_uncalled"
-    again = engine.retry_request(uncalled)
-    assert again is not None
-    assert again.retry_note == (f"(A first reply was refused: {uncalled.refusal}.) Call the new function from getopt.")
-    assert again.retry_note in again.messages[-1]["content"] and again.instruction == instruction
     called = HELPER + body.replace(TO_LIST, "    longopts = _longopts_list(longopts)\n", 1)
-    second = engine.evaluate(again, region_reply(again, called), finish_reason="stop")
-    assert second.ok, second.refusal
+    _, _, second = refused_then_mended(engine, request, HELPER + body, "extract_uncalled",
+                                       "Call the new function from getopt.", called)
     assert second.new == GETOPT.replace(body, called, 1)
 
 
@@ -83,20 +91,14 @@ def test_a_region_that_loses_its_final_return_is_asked_once_more_with_what_to_ke
                       "    elif isinstance(longopts, str):", 1))
     assert fixed.rstrip().endswith("return opts, prog_args")
     lost = fixed.rstrip()[:-len("return opts, prog_args")].rstrip() + "\n"
-    first = engine.evaluate(request, region_reply(request, lost), finish_reason="stop")
-    assert not first.ok and first.refusal_code == "contract"
-    again = engine.retry_request(first)
-    assert again is not None and again.retry_note == (
-        f"(A first reply was refused: {first.refusal}.) Keep returning what the function returned and keep "
-        "using every parameter it takes.")
+    _, again, _ = refused_then_mended(engine, request, lost, "contract", "Keep returning what the function "
+                                      "returned and keep using every parameter it takes.", fixed)
     assert "returns None where it returned (opts, prog_args)" in again.retry_note
-    second = engine.evaluate(again, region_reply(again, fixed), finish_reason="stop")
-    assert second.ok, second.refusal
 
 
 def test_a_reply_holding_more_than_the_region_is_asked_once_more_for_the_region_alone(tmp_path: Path) -> None:
     # netrc-class-hints on the 2-core CPU: the class region came back as an import, an assignment, a
-    # shortened _netrclex and the class; refused as not one class, and not asked again
+    # shortened _netrclex and the class; it was refused as not one class, and (before) not asked again
     netrc = source("netrc.py")
     make_repo(tmp_path / "r", {"netrc.py": netrc})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
@@ -108,15 +110,8 @@ def test_a_reply_holding_more_than_the_region_is_asked_once_more_for_the_region_
     hinted = (body.replace("def __init__(self, msg, filename=None, lineno=None):", typed, 1)
               .replace("def __str__(self):", "def __str__(self) -> str:", 1))
     more = "import os\n\n__all__ = []\n\n\nclass _netrclex:\n    pass\n\n\n" + hinted
-    first = engine.evaluate(request, region_reply(request, more), finish_reason="stop")
-    assert not first.ok and first.refusal_code == "not_single_region"
-    again = engine.retry_request(first)
-    assert again is not None and again.retry_note == (
-        f"(A first reply was refused: {first.refusal}.) Reply with only the one definition the region holds, "
-        "nothing before or after it.")
-    assert again.retry_note in again.messages[-1]["content"]
-    second = engine.evaluate(again, region_reply(again, hinted), finish_reason="stop")
-    assert second.ok, second.refusal
+    first, _, second = refused_then_mended(engine, request, more, "not_single_region", "Reply with only the one "
+                                           "definition the region holds, nothing before or after it.", hinted)
     assert second.new == netrc.replace(body, hinted, 1)
     second.retried = first.refusal  # as EditEngine.run marks the one retry; the bench's row shows why
     row = Outcome("netrc-class-hints", "netrc.py", "class", "region", "correct", "")
