@@ -57,6 +57,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="with --list: one JSON array of {id, kind, file, wordings, check}")
     g.add_argument("--no-guard", action="store_true",
                    help="apply changes the instruction does not explain (as --allow-unexplained)")
+    g.add_argument("--keep-replies", action="store_true",
+                   help="keep every pair's reply and diff in the JSON (to replay a later reading or check offline)")
     g.add_argument("--aider", metavar="PYTHON",
                    help="also run Aider on the same tasks and server: a Python that imports aider-chat 0.86.2 "
                         "(one process per edit format, Aider imported once)")
@@ -197,7 +199,8 @@ def run(args: argparse.Namespace) -> int:
                 # markup off: "[auto 1/9]", "[!a]" and "[...]" are text here, not rich tags
                 err.print(f"[{mode} {i}/{len(chosen)}] {task.name} ({w}): {task.wordings[w][:70]}", highlight=False,
                           markup=False)
-                rows.append(run_task(server, task, mode, wording=w, guard=not args.no_guard))
+                rows.append(run_task(server, task, mode, wording=w, guard=not args.no_guard,
+                                     keep_replies=args.keep_replies))
                 layer = f" [{rows[-1].layer}]" if rows[-1].layer else ""
                 err.print(f"  → {rows[-1].outcome}{layer}: {rows[-1].why[:100]}", highlight=False, markup=False)
         aider_tasks = list(dict.fromkeys(t for t, _ in chosen))  # Aider gets wording 0 of each task

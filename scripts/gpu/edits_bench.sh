@@ -58,7 +58,7 @@ print(f'aider {__import__(\"aider\").__version__} imports in {time.perf_counter(
 coder)
   profile
   part=${3:-all}; step_dir "coder-${part//\//of}"
-  timeout -s INT "$LIMIT" $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto}" $(shard "${3:-}") $EXTRA \
+  timeout -s INT "$LIMIT" $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto}" $(shard "${3:-}") --keep-replies $EXTRA \
     --out "$D" 2>&1 | tee "$D/edits.log" | grep -v "^  "
   keep "coder-${part//\//of}"
   ;;

@@ -9,6 +9,8 @@
 #   wait [S]       wait up to S s (default 540) for the build, then check the model's sha256
 #   copy           bench_copy: none / ngram-mod / prediction+ngram-mod at cap 64, fast vs stock side by side
 #   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
+#   prose          bench_copy: fresh prose and region rewrites, none vs prediction + ngram-mod at cap 64, CUDA
+#                  graphs on and off side by side, with the lossless verdicts (issue 35's fresh-prose and region rows)
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
 #   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
@@ -87,6 +89,12 @@ steps)
     --configs none,prediction+ngram-mod --variants steps,nographs --caps 8,16,32,64 --no-ceiling \
     --kinds rename,region --max-tokens 1100 --no-cold-shape --json "$OUT/copy_steps.json" 2>&1 \
     | tee "$OUT/copy_steps.log" | grep -v "^  "
+  ;;
+prose)
+  $PY scripts/bench_copy.py --binary "$BIN" --model "$MODEL" --ngl 99 --ctx 16384 $FILES \
+    --configs none,prediction+ngram-mod --variants fast,nographs --caps 64 --no-ceiling \
+    --kinds region,fresh --max-tokens 1100 --reps "${2:-3}" --json "$OUT/prose.json" 2>&1 \
+    | tee "$OUT/prose.log" | grep -v "^  "
   ;;
 e2e)
   gpu_profile

@@ -158,6 +158,19 @@ def test_yes_path_applies_a_pure_rename(tmp_path: Path) -> None:
     assert (tmp_path / "r" / "shlex.py").read_text() == RENAMED
 
 
+def test_keep_replies_keeps_a_correct_outcomes_reply(tmp_path: Path) -> None:
+    """``coder bench --edits --keep-replies``: the GPU run keeps every reply, to replay later readings and checks."""
+    make_repo(tmp_path / "r", {"shlex.py": SHLEX})
+    task = next(t for t in TASKS if t.name == "shlex-rename")
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = engine.prepare(tmp_path / "r" / "shlex.py", task.instruction, mode="full")
+    reply = "```python\n" + RENAMED + "```\n"
+    proposal = engine.evaluate(request, reply, finish_reason="stop")
+    out = Outcome(task.name, task.file, task.kind, "full", "skipped", "")
+    settle(engine, proposal, task, out, guard=True, keep_replies=True)
+    assert out.outcome == "correct" and out.reply == reply and out.diff == proposal.diff and out.diff
+
+
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_correct_results_of_every_bench_task_are_explained(task: Task) -> None:
     """No false alarm on a correct edit: whole-file, and as a region edit where the task has a region."""

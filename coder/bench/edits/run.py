@@ -107,9 +107,10 @@ def on_disk(root: Path, task: Task) -> dict[str, str]:
 
 
 def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, guard: bool = True,
-             on_stats: Callable[[RequestStats], None] | None = None) -> Outcome:
+             on_stats: Callable[[RequestStats], None] | None = None, keep_replies: bool = False) -> Outcome:
     """Run ``task`` in ``mode`` with its wording number ``wording`` against ``server``; the file is checked on
-    disk afterwards."""
+    disk afterwards. ``keep_replies``: every outcome keeps the model's reply and diff (else only a code rule's
+    refusals and the wrong ones do), so a later reading or check can be replayed over the whole run."""
     out = Outcome(task.name, task.file, task.kind, mode, "skipped", "", wording=wording,
                   instruction=task.wordings[wording])
     if mode == "region" and not task.has_region:
@@ -119,7 +120,7 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
     try:
         repo, path = make_repo(tmp, task)
         original, first = on_disk(tmp, task), repo.head.commit.hexsha
-        _run(server, task, mode, guard, path, out, on_stats)
+        _run(server, task, mode, guard, path, out, on_stats, keep_replies)
         now = on_disk(tmp, task)
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
@@ -131,7 +132,7 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
 
 
 def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out: Outcome,
-         on_stats: Callable[[RequestStats], None] | None) -> None:
+         on_stats: Callable[[RequestStats], None] | None, keep_replies: bool) -> None:
     backend = BackendHandle(None)
     backend.replace(server)
     engine = EditEngine(backend, path.parent)
@@ -161,7 +162,7 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
     if proposal is None:
         out.outcome, out.why, out.refusal_code = "refused", "no result", "no_result"
         return
-    settle(engine, proposal, task, out, guard=guard)
+    settle(engine, proposal, task, out, guard=guard, keep_replies=keep_replies)
 
 
 def _prepare(engine: EditEngine, task: Task, mode: str, path: Path,
@@ -224,9 +225,16 @@ def _plan_kind(out: Outcome) -> str | None:
 
 
 def settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task, out: Outcome, *,
-           guard: bool) -> None:
+           guard: bool, keep_replies: bool = False) -> None:
     """Apply ``proposal`` as ``coder edit --yes`` would (``guard``: not when the scope check flags it),
-    then check the file on disk; fills ``out``."""
+    then check the file on disk; fills ``out`` (with the reply and diff whatever the outcome: ``keep_replies``)."""
+    _settle(engine, proposal, task, out, guard)
+    if keep_replies and out.reply is None and out.step_replies is None:
+        keep_evidence(proposal, out)
+
+
+def _settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Task, out: Outcome,
+            guard: bool) -> None:
     _record(proposal, out)
     root = engine.root
     original = on_disk(root, task)
