@@ -165,3 +165,15 @@ def test_an_add_method_plan_asks_again_when_the_new_method_reads_an_unset_attrib
     bodies = iter(["        return len(self._nodes)\n"] * 2)
     refused = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_count))
     assert not refused.ok and "never sets" in (refused.refusal or "")
+
+
+def test_an_add_method_plan_shows_the_model_the_attributes_its_class_sets(tmp_path: Path) -> None:
+    # the region is only the class's last method; without this line the 1.5B guessed self.nodes
+    make_repo(tmp_path / "r", {"graphlib.py": GRAPHLIB})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = plan_run.prepare(engine, engine.root / "graphlib.py", METHOD)
+    assert isinstance(prepared, plan_run.PlanRequest)
+    (step,) = prepared.plan.steps
+    assert step.note is not None and step.note.endswith(
+        "The attributes the methods of class TopologicalSorter set: self._nfinished, self._node2info, "
+        "self._npassedout, self._ready_nodes.")

@@ -25,11 +25,14 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.trees import parsed
+from coder.edit.source.attrs import FUNC as _FUNC
+from coder.edit.source.attrs import attributes_set, listed
+from coder.edit.source.attrs import self_attrs as _self_attrs
+from coder.edit.source.attrs import self_name as _self_name
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
-_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 # what ``object`` gives every instance: ``self.__class__`` is always there
 _OBJECT = frozenset(dir(object))
 # a class that computes its attributes: nothing can be said about a name it does not set
@@ -57,25 +60,6 @@ def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
 
     visit(tree.body, "")
     return out
-
-
-def _self_name(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """The instance parameter's name (None for a static or class method, or one without parameters)."""
-    decorators = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
-    if decorators & {"staticmethod", "classmethod"}:
-        return None
-    params = [*method.args.posonlyargs, *method.args.args]
-    return params[0].arg if params else None
-
-
-def _self_attrs(method: ast.FunctionDef | ast.AsyncFunctionDef, store: bool) -> set[str]:
-    """The attributes of ``self`` the method sets (``store``) or reads."""
-    me = _self_name(method)
-    if me is None:
-        return set()
-    want = (ast.Store, ast.Del) if store else (ast.Load,)
-    return {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-            and n.value.id == me and isinstance(n.ctx, want)}
 
 
 def _known(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: set[str]) -> set[str] | None:
@@ -142,11 +126,8 @@ def _what_it_sets(cls: ast.ClassDef) -> str:
     Seen on the 2-core CPU: the 1.5B, shown only the end of TopologicalSorter for a new method, read
     ``self.nodes`` twice; the class keeps its graph in ``self._node2info``, set in ``__init__``.
     """
-    sets = sorted(set().union(*(_self_attrs(n, store=True) for n in cls.body if isinstance(n, _FUNC))))
-    if not sets:
-        return ""
-    shown = ", ".join(f"self.{name}" for name in sets[:8]) + (" ..." if len(sets) > 8 else "")
-    return f"; it sets {shown}"
+    sets = attributes_set(cls)
+    return f"; it sets {listed(sets)}" if sets else ""
 
 
 def _method_attribute_reads(method: ast.FunctionDef | ast.AsyncFunctionDef, methods: set[str]) -> list[str]:
@@ -329,7 +310,7 @@ def _arity_problems(source: str) -> Counter[str]:
 
 def _known_setters(cls: ast.ClassDef) -> set[str]:
     """The attributes any method of ``cls`` sets on self."""
-    return {a for n in cls.body if isinstance(n, _FUNC) for a in _self_attrs(n, store=True)}
+    return set(attributes_set(cls))
 
 
 def broken_calls(old: str, new: str) -> str | None:
