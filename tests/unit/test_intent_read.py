@@ -380,3 +380,18 @@ def test_a_module_level_assignment_is_a_unit_that_goes_mechanically() -> None:
         assert (spec.action, spec.targets, spec.facts.statements) == ("delete", (), ("insort",)), wording
         plan = derive("bisect.py", _text("bisect.py"), spec)
         assert plan is not None and [s.label for s in plan.steps] == ["assignment of insort"], wording
+
+
+@pytest.mark.parametrize(("task", "wording", "confined"), [
+    ("reprlib-rename-local", 0, "Repr._repr_iterable"),  # "in _repr_iterable rename ... (repr_dict keeps its own)"
+    ("reprlib-rename-local", 1, "Repr._repr_iterable"),  # "pieces -> parts in Repr._repr_iterable"
+    ("string-rename-local", 0, "Template._invalid"),  # "in Template._invalid rename i to start"
+    ("tabnanny-rename-method", 0, None),  # a method renamed, its call in process_tokens follows: not a local
+])
+def test_a_local_rename_is_confined_to_its_one_def(task: str, wording: int, confined: str | None) -> None:
+    """The planner's regions and the guard read the same confinement (the H200 renamed a local in two methods)."""
+    from coder.bench.edits.tasks_heldout import HELDOUT
+
+    t = next(t for t in HELDOUT if t.name == task)
+    spec = read_instruction(t.wordings[wording], t.originals(), home=t.file)
+    assert spec.action == "rename" and spec.facts.confined == confined

@@ -181,7 +181,8 @@ def _named(spec: ChangeSpec, defs: list[tuple[str, Region]]) -> list[str]:
         names.append(spec.anchor.symbol.qualname)
     if spec.owner is not None:
         names.append(spec.owner.qualname)
-    return list(dict.fromkeys(names + list(spec.facts.code_words)))
+    # a statement the reading resolved ("the functools import") is named as much as a spelled-out one
+    return list(dict.fromkeys(names + list(spec.facts.code_words) + list(spec.facts.statements)))
 
 
 def _symbol_regions(defs: list[tuple[str, Region]], names: list[str]) -> list[Region]:

@@ -350,6 +350,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
+    facts = replace(facts, confined=_rename_home(facts.confined, targets, renames) if action == "rename"
+                    and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
@@ -361,6 +363,23 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
             if not chosen), lines=lines, facts=facts)
+
+
+def _rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:
+    """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
+
+    "pieces -> parts in Repr._repr_iterable" names one def that is not the renamed name: the rename is that
+    def's local. Where two defs are named ("... (repr_dict keeps its own pieces)"), the one the wording
+    confines it to ("in _repr_iterable rename ...") wins; else none is chosen (seen on the H200: the local
+    renamed in both methods, and the guard flagging the other method's own uses as "not renamed")."""
+    olds = {a for a, _ in renames}
+    if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
+        return said
+    defs = [t for t in targets if t.kind != "class" and t.name not in olds]
+    if said is not None:
+        hit = [t for t in defs if t.qualname == said or t.qualname.endswith("." + said)]
+        return hit[0].qualname if len(hit) == 1 else said
+    return defs[0].qualname if len({t.qualname for t in defs}) == 1 else None
 
 
 def needs_model(spec: ChangeSpec) -> bool:

@@ -219,6 +219,9 @@ _CONFINED = (
     re.compile(r"\bonly\s+in\s+(?:the\s+)?(?:function|method\s+)?" + _IDENT, re.I),
     re.compile(r"\blocal\s+(?:variable|name|parameter)\s+`?\w+`?\s+(?:of|in)\s+(?:the\s+)?(?:function|method)?\s*"
                + _IDENT, re.I),
+    # "in _repr_iterable rename the local pieces to parts": a sentence that opens on where it happens
+    re.compile(r"(?:^|[.;:!?]\s+)in(?:side)?\s+(?:the\s+)?(?:function\s+|method\s+)?" + _IDENT
+               + r"\s*,?\s+renam", re.I),
 )
 
 

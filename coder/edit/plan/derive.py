@@ -119,6 +119,8 @@ def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
     steps = rename_steps(rel, text, pairs)
     olds = {a for a, _ in pairs}
     inside = {t.qualname for t in spec.targets if t.rel == rel and t.kind != "class" and t.name not in olds}
+    if spec.facts.confined in inside:  # the reading's one def (intent.read._rename_home), also the guard's
+        inside = {spec.facts.confined}
     if spec.reach == "symbol" and inside:
         # "in f rename the local x to y": only f's region, whatever else has its own x (seen applied wrong on
         # the H200: a held-out task's local renamed in a second method that kept its own)
