@@ -12,6 +12,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from coder.edit.source.layout import keep_layout
 from coder.textsafe import first_surrogate
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def check_reply(
     if region:
         _check_no_context_copy(body, target, before, after)
         body = reindent_region(body, target)
-    body = _match_ending(body, target)
+    body = _own_layout(_match_ending(body, target), target, python, spec)
     new_text = before + body + after
     if python and region_kind is not None:
         _check_single_region(body, region_kind, region_name, spec)
@@ -211,6 +212,11 @@ def check_reply(
         raise EditRefused("syntax", f"the edited file no longer parses as Python ({error})")
     _check_not_shrunk(body, target, spec)
     return new_text
+
+
+def _own_layout(body: str, target: str, python: bool, spec: ChangeSpec | None) -> str:
+    """Hints, docstrings or comments only: lines the reply only re-spaced are the original's (source/layout.py)."""
+    return keep_layout(target, body) if python and spec is not None and spec.only is not None else body
 
 
 def _check_not_shrunk(body: str, target: str, spec: ChangeSpec | None, keep: float = 0.5, least: int = 10) -> None:
