@@ -1,4 +1,4 @@
-"""A hints-, docstring- or comment-only reply that also re-spaced code gets the original lines back (source/layout.py)."""
+"""A hints-, docstring- or comment-only reply that also re-spaced code gets the original lines (source/layout.py)."""
 
 from __future__ import annotations
 

@@ -248,3 +248,19 @@ def test_a_new_name_the_instruction_asks_for_must_appear() -> None:
     right = fnmatch.replace("def _compile_pattern(pat):", "def _compile_pattern(pat, flags=0):").replace(
         "    return re.compile(res).match", "    return re.compile(res, flags).match")
     assert check_scope(fnmatch, right, instruction, rel="fnmatch.py", region=region).ok
+
+
+def test_a_new_method_after_its_class_s_blank_line_is_explained() -> None:
+    # the H200's reply to "... add tokens(self) returning them as a list" (shlex-method, wording 2): the method
+    # is the class's last, written after the blank line that ended the class
+    from coder.edit.checks.explained import check_scope as guard
+    from coder.edit.intent.read import read_instruction
+
+    task = next(t for t in TASKS if t.name == "shlex-method")
+    old = source("shlex.py")
+    end = "            raise StopIteration\n        return token\n\n"
+    new = old.replace(end, end + "    def tokens(self):\n        return list(self)\n\n", 1)
+    assert new != old
+    spec = read_instruction(task.wordings[2], {"shlex.py": old}, home="shlex.py")
+    scope = guard(old, new, spec, rel="shlex.py")
+    assert scope.ok, scope.refusal()

@@ -334,7 +334,9 @@ def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: lis
     if not names and head < 0:
         return None
     regions = _symbol_regions(defs, names)
-    words = {n.rsplit(".", 1)[-1] for n in names}
+    # a def the instruction creates ("add tokens(self) to shlex") explains the lines beside it: the H200 put
+    # shlex.tokens after the class's trailing blank line, outside the class's old lines and naming no "shlex"
+    words = {n.rsplit(".", 1)[-1] for n in names} | set(spec.new_names)
     hints = "annotations" in spec.allows and spec.only is not None
     out = []
     for i1, i2, j1, j2 in spans:
