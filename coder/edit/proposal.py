@@ -79,7 +79,7 @@ class EditProposal:
     spec: SpecDelta | None = None  # /metrics movement around the request (per-position acceptance)
     scope: Scope | None = None  # which changes the instruction explains (accepted proposals)
     checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands run on it (coder.edit.checks.user_commands)
-    retried: str | None = None  # why the first reply was refused: this proposal is the one retry's
+    retried: str | None = None  # why the first reply was asked again (refused, unchanged, flagged): this is the retry
     checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
     first_reply: str = ""  # that first reply (kept for the record)
 

@@ -142,8 +142,6 @@ def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
     return None
 
 
-# what the one retry is told to do, per refusal code of the result check (a code not here is not retried:
-# a reply that does not parse or drops names is asked again by no rule, the model's next try is no better)
 _CODE_ACTIONS = frozenset({"fix", "change"})  # actions that are done only when a statement changes
 
 
@@ -155,6 +153,9 @@ def _same_code(old: str, new: str) -> bool:
         return False
 
 
+# what the one retry is told to do, per refusal code of the result check and per region-edit outcome below (a
+# code not here is not retried: a reply that does not parse or drops names is asked again by no rule, the
+# model's next try is no better)
 _HINTS = {
     "no_code_change": "Change the code that the instruction is about.",
     "extract_uncalled": "Call the new function where the extracted code was.",
@@ -174,14 +175,27 @@ _HINTS = {
     # assignment, a shortened neighbour class and the class asked for; asked again, it is told to leave them out
     "not_single_region": "Reply with only the one definition the region holds, nothing before or after it.",
     "context_repeated": "Reply with the region only, without the lines shown before and after it.",
+    # not the result check's but a region edit's outcome (coder.edit.run.retry): with greedy decoding the same
+    # prompt gives the same reply, so the retry says the reply came back unchanged and which change is asked
+    "unchanged": "",
+    "unexplained": "",  # the scope check flagged it: the note is KEEP_REST's, a plan step's scope retry says the same
 }
 RETRIED = frozenset(_HINTS)
+KEEP_REST = "Change nothing the instruction does not ask for."
+_KIND_WORDS = {"annotations": "type hints", "comments": "comments", "docstrings": "docstrings"}
 
 
 def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
-    """What a retried request adds to the instruction: what the first reply got wrong and what to do instead."""
+    """What a retried request adds to the instruction: what the first reply got wrong and what to do instead.
+
+    ``unexplained`` (the scope check flagged ``reason``) is said as a plan step's scope retry says it.
+    """
+    if code == "unexplained":
+        return f"{KEEP_REST} (A first reply was refused: {reason}.)"
     hint = _HINTS.get(code, "")
-    if spec is not None and code == "signature":
+    if code == "unchanged":
+        hint = unchanged_hint(spec)
+    elif spec is not None and code == "signature":
         hint = signature_hint(spec)
     elif spec is not None and code == "placement":
         hint = placement_hint(spec)
@@ -190,3 +204,11 @@ def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
     elif code == "extract_uncalled" and spec is not None and spec.targets:
         hint = f"Call the new function from {', '.join(s.qualname for s in spec.targets)}."
     return f"(A first reply was refused: {reason}.) {hint}".strip()
+
+
+def unchanged_hint(spec: ChangeSpec | None) -> str:
+    """What a reply that came back unchanged is told: the kind of change the reading asks for, to make."""
+    only = spec.only if spec is not None else None
+    if only:  # "only comments": the kinds, in the words the scope check uses for them
+        return f"The instruction asks for {' and '.join(_KIND_WORDS[k] for k in sorted(only))}: add them."
+    return "The instruction asks for a change of the code: make it."

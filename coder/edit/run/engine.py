@@ -4,9 +4,10 @@
 nothing; ``run`` carries out the k decision through the :class:`~coder.backends.runtime.handle.BackendHandle`
 (a restart happens there, in the caller's thread, cancellable), streams the request and yields
 :class:`~coder.telemetry.stats.RequestStats` snapshots and finally one :class:`EditProposal`
-(validated, or carrying the refusal; a region edit a code rule refuses is asked once more first,
-so the CLI, the TUI and the bench retry alike); ``apply`` writes an accepted proposal atomically
-and commits it. Nothing here imports Textual or openai.
+(validated, or carrying the refusal; a region edit a code rule refuses, whose reply changed nothing or
+that the scope check flags is asked once more first, so the CLI, the TUI and the bench retry alike:
+:mod:`coder.edit.run.retry`); ``apply`` writes an accepted proposal atomically and commits it.
+Nothing here imports Textual or openai.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from coder.edit.apply.commit import apply_proposal
 from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import EditRefused, check_reply
-from coder.edit.checks.result import PARSE_LOCK, RETRIED, check_result, retry_note
+from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
-from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
 from coder.edit.proposal import (
@@ -39,6 +39,7 @@ from coder.edit.run.budget import plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
+from coder.edit.run.retry import retry_reason, spec_of
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -261,14 +262,13 @@ class EditEngine:
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
         Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A refused region edit may be asked once more (:meth:`retry_request`).
+        written either way). A region edit may be asked once more (:meth:`retry_request`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
-        again = self.retry_request(proposal)
-        if again is not None:
-            second = yield from self._stream_once(again, cancel, on_chunk)
-            second.retried, second.first_reply = proposal.refusal, proposal.reply
-            proposal = second
+        if (why := retry_reason(proposal)) is not None:
+            second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
+            second.retried, second.first_reply = why[1], proposal.reply
+            proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
         yield proposal
 
     def _stream_once(self, request: EditRequest, cancel: threading.Event | None,
@@ -283,21 +283,25 @@ class EditEngine:
         return proposal
 
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
-        """The one retry of a refused region edit outside a plan, or None when it gets none.
+        """The one retry of a region edit outside a plan, or None when it gets none.
 
-        Only a refusal a second try can mend (:data:`coder.edit.checks.result.RETRIED`) is retried, never a
-        retry. The prompt says what went wrong; the instruction (commit message, scope check) stays the user's.
+        Asked again: a refusal a second try can mend (:data:`coder.edit.checks.result.RETRIED`), a reply
+        that changed nothing although the reading asks for a change, a reply the scope check flags; never
+        a retry (:func:`coder.edit.run.retry.retry_reason`). The prompt says what went wrong; the
+        instruction (commit message, scope check) stays the user's.
         """
+        why = retry_reason(proposal)
+        return None if why is None else self._again(proposal, *why)
+
+    def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
         request = proposal.request
-        if (request.mode != "region" or request.in_plan or request.retry_note or request.region is None
-                or proposal.refusal_code not in RETRIED):
-            return None
-        snap = request.snapshot
-        spec = request.spec or read_instruction(request.instruction, {snap.rel: snap.text}, home=snap.rel)
-        note = retry_note(proposal.refusal_code or "", proposal.refusal or "", spec)
+        assert request.region is not None  # retry_reason retries region requests only
+        spec = spec_of(request)
+        note = retry_note(code, reason, spec)
         # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
         asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        again = self._build(snap, asked, "region", request.region, f"{request.mode_reason}; asked once more")
+        again = self._build(request.snapshot, asked, "region", request.region,
+                            f"{request.mode_reason}; asked once more")
         return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
@@ -319,9 +323,7 @@ class EditEngine:
 
     def _evaluate(self, request: EditRequest, reply: str, stats: RequestStats,
                   stopped: EditRefused | None) -> EditProposal:
-        snap = request.snapshot
-        # a request built elsewhere (a replay, a test) is read here, without the model
-        spec = request.spec or read_instruction(request.instruction, {snap.rel: snap.text}, home=snap.rel)
+        snap, spec = request.snapshot, spec_of(request)
         try:
             if stopped is None:  # a replayed or complete reply gets the same guard as a live stream
                 guard = DriftGuard(snap.text, drift=self.drift_guard and request.mode == "full")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import unset_self_reads
-from coder.edit.checks.result import PARSE_LOCK, retry_note, spec_problem
+from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.plan import derive as planning
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
@@ -133,8 +133,8 @@ def _retry_note(plan: planning.Plan, flag: str, code: str = "", hint: str = "") 
         return (f"Rename {what} in this code, and nothing else: every other name and every other character "
                 f"stays exactly as it is.{keep} (A first reply was refused: {flag}.)")
     if hint:  # the result check's own words: what went wrong and what to do instead
-        return f"Change nothing the instruction does not ask for. {hint}"
-    return f"Change nothing the instruction does not ask for. (A first reply was refused: {flag}.)"
+        return f"{KEEP_REST} {hint}"
+    return retry_note("unexplained", flag)  # as a single region edit's scope retry says it
 
 
 def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str]) -> StepResult:
