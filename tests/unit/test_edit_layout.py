@@ -36,3 +36,32 @@ def test_a_code_change_keeps_its_own_layout() -> None:
     assert keep_layout("x = 'a b'\n", "x = 'ab'\n") == "x = 'ab'\n"
     # indentation is part of the line: a re-indented line is a change
     assert keep_layout("if x:\n    y()\n", "if x:\n        y()\n") == "if x:\n        y()\n"
+
+
+def test_a_hints_reply_that_left_init_bare_gets_its_none_return(tmp_path: Path) -> None:
+    # recorded on the H200 (netrc-class-hints, wording 0): __str__ got `-> str`, __init__ no return annotation,
+    # refused as partial hints in both wordings; __init__ returns None, so that one is filled in
+    from coder.bench.edits.tasks import TASKS
+
+    task = next(t for t in TASKS if t.name == "netrc-class-hints")
+    make_repo(tmp_path / "r", {"netrc.py": source("netrc.py")})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = engine.prepare(tmp_path / "r" / "netrc.py", task.wordings[0], mode="region", symbol=task.symbol)
+    proposal = engine.evaluate(request, (DATA / "netrc_class_hints_w0.reply.txt").read_text(), finish_reason="stop")
+    assert proposal.ok and proposal.scope is not None and proposal.scope.ok, proposal.refusal
+    assert "+    def __init__(self, msg: str, filename: str = None, lineno: int = None) -> None:" in proposal.diff
+    judged = task.judge({"netrc.py": source("netrc.py")}, {"netrc.py": proposal.new})
+    assert judged == (True, "annotated, code unchanged")
+
+
+def test_only_init_is_filled_in() -> None:
+    from coder.edit.checks.hints import complete_init_returns
+    from coder.edit.intent.read import read_instruction
+
+    old = "class A:\n    def __init__(self, x):\n        self.x = x\n\n    def get(self, y):\n        return y\n"
+    spec = read_instruction("add type hints to every method of A", {"a.py": old}, home="a.py")
+    bare_get = old.replace("(self, x):", "(self, x: int) -> None:").replace("(self, y):", "(self, y: int):")
+    assert complete_init_returns(old, bare_get, spec) == bare_get  # get's return is the model's to say
+    bare_init = old.replace("(self, x):", "(self,\n                 x: int):")
+    bare_init = bare_init.replace("(self, y):", "(self, y: int) -> int:")
+    assert complete_init_returns(old, bare_init, spec) == bare_init.replace("x: int):", "x: int) -> None:")

@@ -10,6 +10,8 @@ names only in passing ("memo is the dict deepcopy passes around") and the edit l
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.signature import Def, defs
@@ -43,3 +45,50 @@ def partial_returns(old: str, new: str, spec: ChangeSpec) -> str | None:
         return None
     return (f"{bare[0]} has no return annotation, while {', '.join(given[:3])} got one "
             "(the instruction asks for type hints on each of them)")
+
+
+def complete_init_returns(old: str, new: str, spec: ChangeSpec) -> str:
+    """``new`` with ``-> None`` on each ``__init__`` a type-hints edit annotated but left without a return.
+
+    The one return the rule above would refuse that has a single right answer: ``__init__`` returns None.
+    Seen on the H200 in four of six class-hints wordings: every other method got its return annotation and
+    ``__init__`` none. Any other def left bare is still refused (what it returns is the model's to say).
+    """
+    if spec.action != "type_hints":
+        return new
+    try:
+        before = {q: fn for q, (fn, _) in defs(parsed(old)).items()}
+        after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
+    except (SyntaxError, ValueError, RecursionError):
+        return new
+    covered = [q for q, fn in after.items() if q in before and _notes(before[q]) != _notes(fn)]
+    if not any(after[q].returns is not None and before[q].returns is None for q in covered):
+        return new
+    rows = sorted((after[q].lineno for q in covered if q.rsplit(".", 1)[-1] == "__init__" and after[q].returns is None),
+                  reverse=True)
+    lines = new.splitlines(keepends=True)
+    for row in rows:
+        at = _header_colon(new, row)
+        if at is None:
+            return new
+        r, c = at
+        lines[r - 1] = lines[r - 1][:c].rstrip(" ") + " -> None" + lines[r - 1][c:]
+    return "".join(lines)
+
+
+def _header_colon(text: str, row: int) -> tuple[int, int] | None:
+    """(row, column) of the ``:`` that ends the def header starting on ``row``."""
+    depth = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.start[0] < row or tok.type != tokenize.OP:
+                continue
+            if tok.string in "([{":
+                depth += 1
+            elif tok.string in ")]}":
+                depth -= 1
+            elif tok.string == ":" and depth == 0:
+                return tok.start
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return None

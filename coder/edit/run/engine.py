@@ -25,6 +25,7 @@ from coder.edit.apply import gitops
 from coder.edit.apply.commit import apply_proposal
 from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.explained import check_scope
+from coder.edit.checks.hints import complete_init_returns
 from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
 from coder.edit.checks.user_commands import UserCommand, run_on_proposal
@@ -338,6 +339,7 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, spec=spec,
             )
+            new = complete_init_returns(snap.text, new, spec)  # a hints edit: __init__ returns None
             if (broken := check_result(snap.rel, new, old=snap.text,
                                        spec=None if request.in_plan else spec)) is not None:
                 raise broken  # the whole new file: it parses, gains no undefined name, breaks no code rule
