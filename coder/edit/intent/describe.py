@@ -23,7 +23,10 @@ def _what(spec: ChangeSpec, main: bool) -> str:
         return ", ".join(f"{a} -> {b}" for a, b in spec.renames)
     block = "the __main__ block" if main else ""
     if spec.targets:
-        return ", ".join(_name(s) for s in spec.targets) + (f" and {block}" if block else "")
+        # "delete glob0 and glob1 and the comment line above them": the comment block above the first goes too
+        extra = [w for w in ("the comment above" if spec.facts.with_comment else "", block) if w]
+        names = ", ".join(_name(s) for s in spec.targets)
+        return names + (f"{', ' if len(extra) > 1 else ' and '}{' and '.join(extra)}" if extra else "")
     if spec.facts.statements:  # "move functools after os": the first moves, the next is where
         first, *rest = spec.facts.statements
         where = spec.anchor.where if spec.anchor is not None else "after"
@@ -61,6 +64,11 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
         where = spec.anchor.where.replace("_", " ")
         parts.append(f"{where} {_name(spec.anchor.symbol)}" if spec.anchor.symbol else
                      {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
+    if spec.dest is not None:  # a move to another file: where there, and the source's import of it
+        there = (f"to the end of {spec.dest.rel}" if spec.dest.name is None
+                 else f"{spec.dest.where} {spec.dest.name} in {spec.dest.rel}")
+        source = spec.targets[0].rel if spec.targets else "the source"
+        parts.append(there + (f" and import it in {source}" if spec.dest.imports else ""))
     if spec.lines:
         parts.append(", ".join(f"lines {a}-{b}" for a, b in spec.lines))
     if reach := _reach(spec, main):

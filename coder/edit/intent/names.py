@@ -247,3 +247,25 @@ def kind_hint(toks: list[Tok], i: int) -> str | None:
     return _KIND_OF.get(toks[j].text.lower()) if j >= 0 else None
 
 
+def resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
+            ) -> tuple[dict[int, Symbol], list[str], list[str]]:
+    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt)."""
+    chosen: dict[int, Symbol] = {}
+    ambiguous: list[str] = []
+    doubtful: list[str] = []
+    olds = {a for a, _ in renames}
+    for m in mentions:
+        hits = qualify(m, mentions, toks, table)
+        if not m.sure:
+            doubtful.append(m.word)
+        elif len(hits) == 1:
+            chosen[m.index] = hits[0]
+        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
+            # "Queue should default to maxsize=1000 (in __init__)": the member of the class named beside it
+            classes = {s.qualname for o in mentions if o is not m and o.sure for s in o.hits if s.kind == "class"}
+            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
+            if len(owned) == 1:
+                chosen[m.index] = owned[0]
+            else:
+                ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+    return chosen, ambiguous, doubtful

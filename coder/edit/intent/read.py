@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from coder.edit.intent import report, words
+from coder.edit.intent import across, report, words
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -26,7 +26,7 @@ from coder.edit.intent.names import (
     VERBS,
     Mention,
     Tok,
-    qualify,
+    resolve,
     tokens,
 )
 from coder.edit.intent.names import (
@@ -34,7 +34,7 @@ from coder.edit.intent.names import (
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
-from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Facts, Symbol, Where
+from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol, Where
 from coder.edit.intent.symbols import SymbolTable
 
 if TYPE_CHECKING:
@@ -237,30 +237,6 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
                                                       for p in words.named_files(instruction))))
 
 
-def _resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
-             ) -> tuple[dict[int, Symbol], list[str], list[str]]:
-    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt)."""
-    chosen: dict[int, Symbol] = {}
-    ambiguous: list[str] = []
-    doubtful: list[str] = []
-    olds = {a for a, _ in renames}
-    for m in mentions:
-        hits = qualify(m, mentions, toks, table)
-        if not m.sure:
-            doubtful.append(m.word)
-        elif len(hits) == 1:
-            chosen[m.index] = hits[0]
-        elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
-            # "Queue should default to maxsize=1000 (in __init__)": the member of the class named beside it
-            classes = {s.qualname for o in mentions if o is not m and o.sure for s in o.hits if s.kind == "class"}
-            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
-            if len(owned) == 1:
-                chosen[m.index] = owned[0]
-            else:
-                ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
-    return chosen, ambiguous, doubtful
-
-
 def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
     """The mentions that may be targets of a new def: none from the clause that says what it does.
 
@@ -297,6 +273,17 @@ def _no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
     return "change", facts, anchor  # "remove the print from div": div is where, not what
 
 
+def _beside(instruction: str, home: str, action: Action, targeted: bool, anchor: Anchor | None,
+            facts: Facts) -> tuple[Anchor | None, Facts, Destination | None]:
+    """What goes with a delete or a move of named defs: the comment above them, another file to move them to."""
+    if action == "delete" and targeted:  # "and the comment line above them": the comment goes too
+        return anchor, replace(facts, with_comment=words.comment_above(instruction)), None
+    dest = across.destination(instruction, home) if action == "move" and targeted else None
+    if dest is not None:  # "to the end of b.py": the edited file has no anchor, the def leaves it whole
+        return None, replace(facts, moves=True), dest
+    return anchor, facts, None
+
+
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     """The deterministic reading: verb, names resolved against ``table``, relation words."""
     toks = tokens(instruction)
@@ -314,7 +301,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
     mentions = report.named(toks, table, mentions) if bug else mentions
-    chosen, ambiguous, doubtful = _resolve(mentions, toks, table, renames)
+    chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = None if bug else _anchor(instruction, mentions, toks, chosen, action)
@@ -343,6 +330,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         action = "comment" if _COMMENT.search(instruction) else "change"
     if action in ("delete", "move") and not targets:
         action, facts, anchor = _no_def(action, instruction, toks, facts, anchor)
+    anchor, facts, dest = _beside(instruction, table.home, action, bool(targets), anchor, facts)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
     if action in ("delete", "rename", "type_hints"):
@@ -359,7 +347,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     return ChangeSpec(
         instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
         values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
-        reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar",
+        reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar", dest=dest,
         ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
             if not chosen), lines=lines, facts=facts)

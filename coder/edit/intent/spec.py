@@ -49,6 +49,20 @@ class Anchor:
 
 
 @dataclass(frozen=True)
+class Destination:
+    """Where a move to another file goes: "to the end of tomllib/_re.py", "after g in util.py".
+
+    The reading holds only the edited file's symbols, so the anchor def of the other file is kept as
+    the name the instruction spells; the planner finds it in that file's text.
+    """
+
+    rel: str  # the file, as the instruction writes it ("tomllib/_re.py")
+    where: Literal["end", "after", "before"] = "end"
+    name: str | None = None  # the def or class of that file the moved def goes after or before
+    imports: bool = False  # "and import it in the source file": the source imports the moved name from there
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the checks need from the wording beyond the action, the targets and the anchor.
 
@@ -76,6 +90,7 @@ class Facts:
     everywhere: bool = False  # every file that uses the names
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
+    with_comment: bool = False  # "delete f and g and the comment line above them": the comment above goes too
 
 
 @dataclass(frozen=True)
@@ -89,7 +104,8 @@ class ChangeSpec:
     values: tuple[tuple[str, str], ...] = ()  # literal substitutions: "from 70 to 80"
     new_names: tuple[str, ...] = ()  # names the change creates (a method, a function, a parameter)
     params: tuple[str, ...] = ()  # parameters the instruction names for a new or changed def ("strict: bool = False")
-    anchor: Anchor | None = None  # where the change goes, when the instruction says
+    anchor: Anchor | None = None  # where the change goes in the edited file, when the instruction says
+    dest: Destination | None = None  # a move to another file: where there (the anchor is then None)
     reach: Reach = "file"
     allows: frozenset[ChangeKind] = ALL_KINDS  # the kinds of change the instruction explains
     owner: Symbol | None = None  # the class a new method goes into

@@ -117,20 +117,23 @@ _STRING = re.compile(r"""(?<!\w)[rRbBuUfF]{0,2}(?:'[^']*'|"[^"]*")""")
 # a backticked call (`f('')`, `C.m(x)`): its callee is group 1 (the names reader and ticked_words share it)
 CALL_SPAN = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
 _QUOTED = re.compile(r"'[^'`]*'|\"[^\"`]*\"")
+_FROM_MODULE = re.compile(r"^\s*from\s+[.\w]+\s+import\b")
 
 
 def ticked_words(instruction: str, defined: Callable[[str], bool] = lambda _: False) -> tuple[str, ...]:
     """The identifiers inside `backticks` (``strict`` and ``bool`` of `strict: bool = False`).
 
     The text of a string literal is not one (`b'.git'`, `{'b': ['a']}`, `is_hop_by_hop('Connection')`
-    name no b, git or Connection), nor a word the instruction quotes as a value elsewhere ("with
-    `{'b': ['a']}` ... `b` never becomes ready"), nor the arguments of a call to a def that exists
-    (``defined``): `request_uri(env)` is an example, `_hue(r, g, b)` a new def's signature.
+    name no b, git or Connection), nor the module of `from m import x` (x is the code asked about), nor a
+    word the instruction quotes as a value elsewhere ("with `{'b': ['a']}` ... `b` never becomes ready"),
+    nor the arguments of a call to a def that exists (``defined``): `request_uri(env)` is an example,
+    `_hue(r, g, b)` a new def's signature.
     """
     values = {v[1:-1] for v in _QUOTED.findall(instruction)}
     out = []
     for span in _BACKTICKED.findall(instruction):
-        code = _STRING.sub(" ", span).strip()
+        # `from ._re import (...)`: the names imported are the code, the module is where they come from
+        code = _FROM_MODULE.sub(" ", _STRING.sub(" ", span)).strip()
         call = CALL_SPAN.fullmatch(code)
         out += _WORD.findall(call.group(1) if call and defined(call.group(1)) else code)
     return tuple(dict.fromkeys(w for w in out if w not in values))
@@ -354,6 +357,17 @@ def named_files(instruction: str) -> tuple[str, ...]:
 def delete_defs(instruction: str) -> frozenset[str]:
     """F of "delete the function F" (a kind word spelled): F must be gone."""
     return frozenset(m.group(1) for m in _DELETE_DEF.finditer(instruction))
+
+
+# "and the comment line above them", "together with the comment that introduces them": a delete takes the comment too
+_COMMENT_ABOVE = re.compile(r"\bcomments?(?:\s+(?:line|lines|block))?\s+(?:(?:right|just|directly|immediately)\s+)?"
+                            r"(?:above|before|over|preceding|introducing|heading|on\s+top\s+of|"
+                            r"that\s+(?:introduces?|precedes?|heads?|comes?\s+before|sits?\s+above))\b", re.I)
+
+
+def comment_above(instruction: str) -> bool:
+    """The instruction names the comment above its objects ("delete f and the comment line above it")."""
+    return bool(_COMMENT_ABOVE.search(instruction))
 
 
 def flags(instruction: str) -> dict[str, bool]:

@@ -9,8 +9,10 @@ change must touch:
 - **rename**: each function or method that uses an old name, and the module- or class-level
   statements that do (grouped into blocks); each region's reply is checked against the
   tokenized rename (:func:`coder.edit.source.splice.rename_matches`);
-- **delete** a named def or class (and the ``__main__`` block when asked): cut mechanically;
-- **move** a named def or class before/after another, or to the end: cut and pasted mechanically;
+- **delete** named defs or classes (and the ``__main__`` block, the comment above, when asked): cut
+  mechanically (:mod:`coder.edit.plan.delete`);
+- **move** a named def or class before/after another, or to the end: cut and pasted mechanically; to
+  another file, with the source's import of it (:mod:`coder.edit.plan.across`, given that file's text);
 - **move or delete an import or a module-level assignment** (:mod:`coder.edit.plan.statements`):
   cut (and pasted) mechanically, like a def;
 - **add a parameter**: the function, and its callers when the instruction asks for them;
@@ -29,6 +31,8 @@ import tokenize
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from coder.edit.plan.delete import derive_delete
+from coder.edit.plan.locate import region_of, regions_using
 from coder.edit.plan.statements import derive_statement
 from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
 from coder.edit.plan.steps import RENAMED_BY_SCOPE as RENAMED_BY_SCOPE
@@ -36,7 +40,7 @@ from coder.edit.plan.steps import Plan as Plan
 from coder.edit.plan.steps import Step as Step
 from coder.edit.source.attrs import attributes_set, listed
 from coder.edit.source.regions import Region, python_symbols
-from coder.edit.source.units import leaves, name_rows, next_leaf, units
+from coder.edit.source.units import leaves, name_rows, units
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec, Symbol
@@ -44,25 +48,6 @@ if TYPE_CHECKING:
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
-
-
-def regions_using(rel: str, text: str, names: set[str], why: str) -> list[Step]:
-    """One step per def that uses ``names``; statements that do are grouped into blocks."""
-    found = leaves(units(text))
-    rows = name_rows(text, names)
-    hit = [u for u in found if any(u.start <= r <= u.end for r in rows)]
-    steps: list[Step] = []
-    for u in hit:
-        last = steps[-1] if steps else None
-        adjacent = (last is not None and last.symbol is None and u.kind == "statement"
-                    and next_leaf(found, last.end) is u)
-        if adjacent and last is not None:
-            steps[-1] = Step(rel, last.start, u.end, f"lines {last.start}-{u.end}", why)
-        elif u.kind == "function":
-            steps.append(Step(rel, u.start, u.end, u.label, why, symbol=u.symbol))
-        else:
-            steps.append(Step(rel, u.start, u.end, f"lines {u.start}-{u.end}", why))
-    return steps
 
 
 # --- deriving a plan ------------------------------------------------------------------------------
@@ -75,19 +60,12 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
         symbols = python_symbols(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), _delete, _move, _rename, _add_method, _add_param):
+    for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), derive_delete, _move, _rename, _add_method,
+                       _add_param):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)
     return None
-
-
-def _lookup(symbols: dict[str, Region], name: str) -> tuple[str, Region] | None:
-    """The one symbol ``name`` (qualified, or bare and unique), else None."""
-    if name in symbols:
-        return name, symbols[name]
-    hits = [(q, r) for q, r in symbols.items() if q.endswith("." + name)]
-    return hits[0] if len(hits) == 1 else None
 
 
 def rename_steps(rel: str, text: str, pairs: list[tuple[str, str]]) -> list[Step]:
@@ -130,75 +108,8 @@ def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
                 tuple(pairs))
 
 
-def _region_of(symbols: dict[str, Region], name: str) -> tuple[str, int, int, str] | None:
-    """(qualified name, start, end, label) of the one symbol ``name``, else None."""
-    found = _lookup(symbols, name)
-    if found is None:
-        return None
-    qual, region = found
-    return qual, region.start, region.end, region.label
-
-
-def main_block(text: str) -> tuple[int, int] | None:
-    """Lines of the top-level ``if __name__ == "__main__":`` block, if any."""
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
-            return node.lineno, node.end_lineno or node.lineno
-    return None
-
-
 def _own(spec: ChangeSpec, rel: str) -> list[Symbol]:
     return [s for s in spec.targets if s.rel == rel]
-
-
-def _deleted(spec: ChangeSpec, rel: str) -> Symbol | None:
-    """The one def the spec deletes, when deleting it is all it asks (None: the model has more to do)."""
-    mine = _own(spec, rel)
-    if spec.action != "delete" or len(mine) != 1 or len(spec.targets) != 1:
-        return None
-    return mine[0]
-
-
-def _delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
-    from coder.edit.source.splice import cut
-
-    main = {"__main__", "__name__"} & (set(spec.facts.code_words) | set(spec.facts.ticked))
-    block = main_block(text) if main and spec.action == "delete" else None
-    target = _deleted(spec, rel)
-    if target is not None and (found := _region_of(symbols, target.qualname)) is not None:
-        qual, start, end, label = found
-        spans = [(start, end, label)]
-    elif block is not None and not spec.targets:  # "delete the if __name__ block": the block alone
-        qual, label, spans = "", "the __main__ block", []
-    else:
-        return None
-    if block is not None:
-        spans.append((*block, "the __main__ block"))
-    cuts: list[tuple[int, int, str]] = []
-    for a, b, what in sorted(spans):
-        _, rep = cut(text, a, b)
-        if cuts and rep.start <= cuts[-1][1] + 1:  # adjacent blocks: one cut, or their bounds would overlap
-            cuts[-1] = (cuts[-1][0], max(cuts[-1][1], rep.end), f"{cuts[-1][2]} and {what}")
-        else:
-            cuts.append((rep.start, rep.end, what))
-    lines = text.splitlines()
-    if cuts and cuts[-1][1] == len(lines):  # the file's end: the blank lines before the cut go too
-        a, b, what = cuts[-1]
-        while a > 1 and not lines[a - 2].strip():
-            a -= 1
-        cuts[-1] = (a, b, what)
-    steps = [Step(rel, a, b, what, "asked to delete it", "mechanical", text="") for a, b, what in cuts]
-    bare = qual.rsplit(".", 1)[-1]
-    cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
-    # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
-    for use in regions_using(rel, text, {bare}, f"uses {bare}") if bare else []:
-        if not cut_rows.intersection(range(use.start, use.end + 1)):
-            steps.append(replace(use, note=f"{bare} is being deleted from {rel}: remove it from this region "
-                                           "(or drop the use), and change nothing else."))
-    steps.sort(key=lambda s: s.start)
-    asks = sum(1 for s in steps if s.how == "model")
-    how = f"{asks} region(s) that use it go to the model" if asks else "no model request"
-    return Plan("delete", spec.instruction, tuple(steps), f"delete {label}: cut mechanically, {how}")
 
 
 def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
@@ -206,7 +117,7 @@ def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> 
 
     mine, anchor_at = _own(spec, rel), spec.anchor
     if (spec.action != "move" or len(mine) != 1 or len(spec.targets) != 1 or anchor_at is None
-            or not spec.facts.moves or (found := _region_of(symbols, mine[0].qualname)) is None):
+            or not spec.facts.moves or (found := region_of(symbols, mine[0].qualname)) is None):
         return None
     qual, start, end, label = found
     a, b = block_bounds(text, start, end)
@@ -220,7 +131,7 @@ def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> 
         paste = Step(rel, at, at - 1, "end of the file", "move target", "mechanical",
                      text=("" if text.endswith("\n") else "\n") + gap + body)
     else:
-        anchor = _region_of(symbols, anchor_at.symbol.qualname)
+        anchor = region_of(symbols, anchor_at.symbol.qualname)
         if anchor is None or anchor[0] == qual:
             return None
         _, y_start, y_end, _ = anchor
@@ -247,7 +158,7 @@ def _called(text: str, name: str, *, method: bool) -> set[int]:
 def _add_param(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
     if spec.action != "add_parameter":
         return None
-    found = {r for s in _own(spec, rel) if (r := _region_of(symbols, s.qualname)) is not None
+    found = {r for s in _own(spec, rel) if (r := region_of(symbols, s.qualname)) is not None
              and r[3].startswith(("function", "method"))}
     if len(found) > 1 and spec.facts.callers:
         found = _callee(text, found)
@@ -286,7 +197,7 @@ def _add_method(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region
     owner = spec.owner
     if spec.action != "add_method" or owner is None or owner.rel != rel or owner.qualname not in symbols:
         return None
-    qual, start, end, label = _region_of(symbols, owner.qualname) or ("", 0, 0, "")
+    qual, start, end, label = region_of(symbols, owner.qualname) or ("", 0, 0, "")
     if end - start + 1 <= SHORT_CLASS_LINES:
         step = Step(rel, start, end, label, "gains the method", symbol=qual)
     else:

@@ -1,6 +1,6 @@
 """A plan's data: the steps (regions of files and what happens to each) and the plan that holds them.
 
-Plain data, shared by :mod:`coder.edit.plan.derive` and :mod:`coder.edit.plan.statements`.
+Plain data, shared by the planners (:mod:`coder.edit.plan.derive` and the modules beside it).
 """
 
 from __future__ import annotations

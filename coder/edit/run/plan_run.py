@@ -19,6 +19,7 @@ from pathlib import Path
 
 from coder.edit.apply.files import FileSnapshot
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.plan import across
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
@@ -56,13 +57,19 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     if spec is None or spec.instruction != instruction:
         spec = engine.read(snap, instruction)
     plan = planning.derive(snap.rel, snap.text, spec) if mode == "auto" else None
+    not_moved = ""  # why a move to another file is not mechanical: said with the request that does it instead
+    if plan is None and mode == "auto" and spec.dest is not None:
+        plan, not_moved = _moved_across(engine, snap, spec)
     wants_all = spec.reach == "everywhere" if everywhere is None else everywhere
     if plan is not None and plan.kind == "rename" and wants_all:
         plan = _across_files(engine, plan, snap)
     if plan is None:
+        request: EditRequest | None = None
         if mode == "auto":
             try:
                 request = engine.prepare(path, instruction, mode="auto", spec=spec)
+                if not_moved:
+                    request = replace(request, mode_reason=f"{request.mode_reason}; {not_moved}")
                 if request.mode != "full":
                     return request
             except CoderError:
@@ -70,8 +77,23 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
                     raise  # a missing or ambiguous name: never a whole-file rewrite in windows
         plan = planning.windows(snap.rel, snap.text, spec)
         if plan is None:
-            return None
+            return request  # auto's own full request (None in full mode: the caller builds it)
     return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
+
+
+def _moved_across(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:
+    """The mechanical move of the spec's def to the file it names (:mod:`coder.edit.plan.across`), or why not."""
+    assert spec.dest is not None  # the caller checks
+    for rel in across.destination_paths(snap.rel, spec.dest.rel):
+        try:
+            other, _ = engine.check_target(engine.root / rel)
+        except CoderError:
+            continue  # not there, or not a file coder may edit: the next reading of the path
+        if other.rel == snap.rel:
+            break
+        moved = across.move_across(snap.rel, snap.text, spec, other.rel, other.text)
+        return (None, moved) if isinstance(moved, str) else (moved, "")
+    return None, f"{across.NOT_MECHANICAL}: {spec.dest.rel} is not another file coder may edit"
 
 
 def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
