@@ -191,3 +191,16 @@ def test_no_git_finds_the_root_without_asking_git(tmp_path: Path) -> None:
     _corrupt_config(root)  # git would refuse; --no-git only needs the directory holding .git (its .coder.toml)
     assert gitcli.dot_git_root(root / "pkg" / "mod.py") == root.resolve()
     assert gitcli.dot_git_root(tmp_path) is None
+
+
+def test_gitpython_opens_the_tree_plain_git_found_and_says_in_one_line_when_it_went(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"hello.py": HELLO})
+    tree = gitcli.find_tree(root)
+    assert tree is not None
+    repo = gitops.repo_of(tree)
+    assert Path(str(repo.working_tree_dir)).resolve() == tree.root
+    assert repo.git.environment()["GIT_LITERAL_PATHSPECS"] == "1"  # gitops' rule holds for the commit too
+    shutil.rmtree(root / ".git")  # gone between the request and the commit
+    with pytest.raises(CoderError, match=r"is no longer a git repository; fix it, or pass --no-git"):
+        gitops.repo_of(tree)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import git
 
+from coder.edit.apply.gitcli import NO_GIT_HINT as _NO_GIT_HINT
 from coder.edit.apply.gitcli import WorkTree
 from coder.errors import CoderError
 
@@ -49,18 +50,19 @@ def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
 
 
 def repo_of(tree: WorkTree) -> git.Repo:
-    """GitPython's repository of a work tree :func:`coder.edit.apply.gitcli.find_tree` found (paths literal)."""
-    repo = git.Repo(tree.root)
-    literal_paths(repo)
+    """GitPython's repository of a work tree :func:`coder.edit.apply.gitcli.find_tree` found (paths literal).
+
+    Opened after the request, so what broke since is one CoderError line too (a commit checks usability itself).
+    """
+    repo = open_repo(tree.root, check=False)
+    if repo is None:
+        raise CoderError(f"{tree.root} is no longer a git repository{_NO_GIT_HINT}")
     return repo
 
 
 def literal_paths(repo: git.Repo) -> None:
     """Make every path coder hands git through ``repo`` literal (no globs, no ``:(magic)``)."""
     repo.git.update_environment(GIT_LITERAL_PATHSPECS="1")
-
-
-_NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"
 
 
 def git_lines(text: str) -> list[str]:
