@@ -184,15 +184,17 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
     """The edit engine for this work tree and its backend handle (configured profile, the user's checks)."""
     from coder.backends.runtime.handle import BackendHandle
     from coder.config import load
-    from coder.edit.apply import gitops
+    from coder.edit.apply import gitcli
     from coder.edit.checks.user_commands import commands
     from coder.edit.run.engine import EditEngine
     from coder.kpolicy import policy_factory
 
     cwd = Path.cwd()
-    repo = gitops.open_repo(cwd, check=not args.no_git)
-    root = gitops.root_of(repo) if repo is not None else cwd.resolve()
-    config = load(root if repo is not None else None)
+    # the root holds the repository's .coder.toml; --no-git finds it without asking git (which may refuse)
+    tree = gitcli.find_tree(cwd) if not args.no_git else None
+    found = tree.root if tree is not None else gitcli.dot_git_root(cwd) if args.no_git else None
+    root = found or cwd.resolve()
+    config = load(found)
     # the configured profile (--profile may name only a running server's record: then the default);
     # the running server's own wins when it records one (the handle's adopt rule)
     configured = config.profiles.get(args.profile) if args.profile else None
@@ -200,7 +202,7 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
                            policy_factory=policy_factory())
     engine = EditEngine(handle, root, snapshot_dirty=config.snapshot_dirty, use_git=not args.no_git,
                         checks=commands(config.test_command, config.lint_command, config.check_timeout),
-                        checks_not_run=config.commands_not_run or "")
+                        checks_not_run=config.commands_not_run or "", tree=tree)
     engine.allow_ignored = args.allow_ignored
     return engine, handle
 

@@ -3,7 +3,9 @@
 The command runs in a fresh interpreter, as a user's would, up to its server probe (a closed port),
 then loads the llama.cpp adapter a managed profile's probe loads. Packages that other commands
 need (the TUI, the doctor's OpenAI client, the bench's plots, pydantic, the launch-time checkpoint
-and log parsers) must not be among its modules. A set of modules is asserted, never a time.
+and log parsers) must not be among its modules. Nor must GitPython: the steps before the request
+ask ``git`` itself (:mod:`coder.edit.apply.gitcli`), and GitPython loads only where an edit is
+committed. A set of modules is asserted, never a time.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import coder
 
 # top-level packages the edit path has no use for: each one was, or could easily become, an import on it
 HEAVY_PACKAGES = {"pydantic", "pydantic_core", "textual", "rich", "pygments", "openai", "tiktoken", "matplotlib",
-                  "prometheus_client", "tomlkit"}
+                  "prometheus_client", "tomlkit", "git", "gitdb", "smmap"}
 # coder's own modules that only launching, installing, inspecting models or the bench need
 HEAVY_CODER = ("coder.backends.engines.preflight", "coder.backends.engines.logscan", "coder.backends.installed",
-               "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor")
+               "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor",
+               # committing and undoing (GitPython), and the user's checks: after the request, when at all
+               "coder.edit.apply.gitops", "coder.edit.apply.commit", "coder.repo")
 
 _SCRIPT = """
 import json, sys
@@ -58,8 +62,8 @@ def _edit_modules(repo: Path, *extra: str) -> set[str]:
 @pytest.mark.parametrize("extra", [(), ("--symbol", "greet")])
 def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ...]) -> None:
     modules = _edit_modules(tmp_repo, *extra)
-    # it really ran the edit path: the engine, its HTTP client, git, the checks and the llama.cpp adapter
-    assert {"coder.edit.run.engine", "httpx", "git", "pyflakes.checker", "coder.config",
+    # it really ran the edit path: the engine, its HTTP client, plain git, the checks and the llama.cpp adapter
+    assert {"coder.edit.run.engine", "httpx", "coder.edit.apply.gitcli", "pyflakes.checker", "coder.config",
             "coder.backends.engines.llamacpp"} <= modules
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY_PACKAGES) == []
     assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []

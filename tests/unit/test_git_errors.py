@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import error_lines, make_repo, run_coder
 
-from coder.edit.apply import gitops
+from coder.edit.apply import gitcli, gitops
 from coder.edit.proposal import EditProposal
 from coder.edit.run.engine import EditEngine
 from coder.errors import CoderError
@@ -152,3 +152,55 @@ def test_50mb_file_is_refused_fast_by_the_cli(tmp_path: Path, demo_server: objec
     assert out.returncode == 1 and len(lines) == 1 and "larger than coder edits" in lines[0], lines
     assert elapsed < 15, elapsed  # was 35 s of /tokenize before the refusal
     assert big.stat().st_size > 50_000_000
+
+
+@pytest.mark.parametrize(("breaker", "reason"), [
+    (_dubious, "detected dubious ownership in repository"),
+    (_corrupt_config, "bad config line 1 in file .git/config"),
+    (_locked_index, "index.lock': File exists"),
+])
+def test_plain_git_refuses_a_broken_repository_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           breaker: object, reason: str) -> None:
+    """The check before the request (plain ``git``, no GitPython) says git's reason, as gitops does after it."""
+    root = tmp_path / "repo"
+    make_repo(root, {"hello.py": HELLO})
+    for key, value in breaker(root).items():  # type: ignore[operator]
+        monkeypatch.setenv(key, value)
+    with pytest.raises(CoderError) as refused:
+        gitcli.find_tree(root / "hello.py")
+    text = str(refused.value)
+    assert reason in text and "--no-git" in text and "\n" not in text
+
+
+def test_plain_git_finds_the_work_tree_from_below_and_from_its_git_directory(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"pkg/mod.py": HELLO})
+    for start in (root, root / "pkg", root / "pkg" / "mod.py", root / ".git", root / ".git" / "objects"):
+        tree = gitcli.find_tree(start)
+        assert tree is not None and tree.root == root.resolve(), start
+    assert gitcli.find_tree(tmp_path) is None  # no repository: the edit goes on without git
+    assert gitcli.locate(tmp_path) == (tmp_path.resolve(), None)
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare.git")], check=True)
+    with pytest.raises(CoderError, match=r"git cannot use the repository at .*work tree.*--no-git"):
+        gitcli.find_tree(tmp_path / "bare.git")
+
+
+def test_no_git_finds_the_root_without_asking_git(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"pkg/mod.py": HELLO})
+    _corrupt_config(root)  # git would refuse; --no-git only needs the directory holding .git (its .coder.toml)
+    assert gitcli.dot_git_root(root / "pkg" / "mod.py") == root.resolve()
+    assert gitcli.dot_git_root(tmp_path) is None
+
+
+def test_gitpython_opens_the_tree_plain_git_found_and_says_in_one_line_when_it_went(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"hello.py": HELLO})
+    tree = gitcli.find_tree(root)
+    assert tree is not None
+    repo = gitops.repo_of(tree)
+    assert Path(str(repo.working_tree_dir)).resolve() == tree.root
+    assert repo.git.environment()["GIT_LITERAL_PATHSPECS"] == "1"  # gitops' rule holds for the commit too
+    shutil.rmtree(root / ".git")  # gone between the request and the commit
+    with pytest.raises(CoderError, match=r"is no longer a git repository; fix it, or pass --no-git"):
+        gitops.repo_of(tree)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import make_repo
 
-from coder.edit.apply import gitops
+from coder.edit.apply import gitcli, gitops
 
 
 def _status(root: Path) -> str:
@@ -42,7 +42,30 @@ def test_the_target_check_takes_a_pattern_like_name_literally(tmp_path: Path) ->
     root = tmp_path / "r"
     make_repo(root, {"*.py": "x = 1\n", ".gitignore": "b.py\n"})
     (root / "b.py").write_text("ignored\n")
-    repo = gitops.open_repo(root)
-    assert check_edit_target(root, repo, root / "*.py") == (root / "*.py").resolve()  # not "ignored" via b.py
+    tree = gitcli.find_tree(root)
+    assert check_edit_target(root, tree, root / "*.py") == (root / "*.py").resolve()  # not "ignored" via b.py
     with pytest.raises(CoderError, match="is ignored by git"):
-        check_edit_target(root, repo, root / "b.py")
+        check_edit_target(root, tree, root / "b.py")
+
+
+def test_plain_git_runs_every_command_with_literal_pathspecs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The steps before the request (:mod:`coder.edit.apply.gitcli`) keep gitops' rule: paths are literal."""
+    root = tmp_path / "r"
+    make_repo(root, {"*.py": "x = 1\n", "a.py": "a = 1\n"})
+    tree = gitcli.find_tree(root)
+    assert tree is not None and tree.root == root.resolve() and tree.git_dir == (root / ".git").resolve()
+    assert tree.git("ls-files", "--", "*.py") == "*.py"  # not a.py too: the name is no pattern
+    seen: list[dict[str, str]] = []
+    real_run = subprocess.run
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs["env"])  # type: ignore[arg-type]
+        return real_run(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(gitcli.subprocess, "run", spy)
+    gitcli.find_tree(root)
+    tree.tracked_files()
+    tree.is_ignored("a.py")
+    # check-ignore alone turns it off: it takes names, never patterns, and refuses the switch
+    assert [env["GIT_LITERAL_PATHSPECS"] for env in seen] == ["1", "1", "0"]
+    assert all(env["LC_ALL"] == "C" for env in seen)

@@ -5,6 +5,10 @@ has staged or modified stays exactly as it was. Every git command runs with
 ``GIT_LITERAL_PATHSPECS=1``: a file named ``*.py`` or ``:(glob)x`` is that one file,
 never a pattern that stages the user's other files. Coder's commits are recognised by a
 trailer, never by guessing from the message alone.
+
+The steps before an edit's request (find the root, list the tracked files, ask whether git ignores
+the target) run plain ``git`` under the same rules (:mod:`coder.edit.apply.gitcli`): GitPython takes
+~0.1 s to import, so it loads only where something is committed.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from pathlib import Path
 
 import git
 
+from coder.edit.apply.gitcli import NO_GIT_HINT as _NO_GIT_HINT
+from coder.edit.apply.gitcli import WorkTree
 from coder.errors import CoderError
 
 EDIT_TRAILER = "Coder-Edit"
@@ -43,12 +49,20 @@ def open_repo(start: Path, *, check: bool = True) -> git.Repo | None:
     return repo
 
 
+def repo_of(tree: WorkTree) -> git.Repo:
+    """GitPython's repository of a work tree :func:`coder.edit.apply.gitcli.find_tree` found (paths literal).
+
+    Opened after the request, so what broke since is one CoderError line too (a commit checks usability itself).
+    """
+    repo = open_repo(tree.root, check=False)
+    if repo is None:
+        raise CoderError(f"{tree.root} is no longer a git repository{_NO_GIT_HINT}")
+    return repo
+
+
 def literal_paths(repo: git.Repo) -> None:
     """Make every path coder hands git through ``repo`` literal (no globs, no ``:(magic)``)."""
     repo.git.update_environment(GIT_LITERAL_PATHSPECS="1")
-
-
-_NO_GIT_HINT = "; fix it, or pass --no-git to edit without git"
 
 
 def git_lines(text: str) -> list[str]:
@@ -89,14 +103,6 @@ def root_of(repo: git.Repo) -> Path:
     if repo.working_tree_dir is None:
         raise CoderError("bare git repositories are not supported")
     return Path(repo.working_tree_dir).resolve()
-
-
-def tracked_files(repo: git.Repo) -> list[str]:
-    """Paths git tracks in ``repo``, relative to its root."""
-    try:
-        return sorted(repo.git.ls_files().splitlines())
-    except git.GitCommandError:
-        return []
 
 
 def _git(repo: git.Repo, *args: str) -> str:
@@ -214,10 +220,3 @@ def undo_last(repo: git.Repo) -> UndoResult:
     _git(repo, "reset", "--soft", parent.hexsha)
     return UndoResult(head.hexsha, subject, paths)
 
-
-def locate_root(start: Path, use_git: bool = True) -> tuple[Path, git.Repo | None]:
-    """(root, repo) for ``start``: the enclosing git work tree, else ``start`` itself and None."""
-    repo = open_repo(start) if use_git else None
-    if repo is None:
-        return start.resolve(), None
-    return root_of(repo), repo

@@ -23,11 +23,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from coder.edit.apply.files import FileSnapshot
 from coder.textsafe import visible
+
+if TYPE_CHECKING:  # annotations only: the edit command imports this module before its request, GitPython after
+    import git
 
 TAIL_LINES = 8  # what a failure shows of the command's output
 _LINE_MAX = 200

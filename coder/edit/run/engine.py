@@ -17,25 +17,20 @@ import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES
-from coder.edit.apply import gitops
-from coder.edit.apply.commit import apply_proposal
+from coder.edit.apply import gitcli
 from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.hints import complete_init_returns
 from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
-from coder.edit.checks.user_commands import UserCommand, run_on_proposal
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
-from coder.edit.proposal import (
-    ApplyResult,
-    EditProposal,
-    EditRequest,
-)
+from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
 from coder.edit.run.budget import plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
@@ -51,6 +46,12 @@ from coder.spec_vocab import types_of
 from coder.telemetry.stats import RequestStats
 from coder.textsafe import require_utf8
 from coder.tokens import TokenCounter
+
+if TYPE_CHECKING:  # GitPython loads where an edit is committed or checked in a copy, never before the request
+    import git
+
+    from coder.edit.apply.gitops import UndoResult
+    from coder.edit.checks.user_commands import UserCommand
 
 # Expected decode tok/s per request class when no live statistics are given. Only the ratio matters for
 # ``auto``: rewrites of a whole file copy more, so drafts are accepted more often than in a region.
@@ -74,11 +75,14 @@ class EditEngine:
         use_git: bool = True,
         checks: Sequence[UserCommand] = (),
         checks_not_run: str = "",
+        tree: gitcli.WorkTree | None = None,
     ) -> None:
         self.backend = backend or BackendHandle(None)
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
         self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
-        self.root, self.repo = gitops.locate_root(root, use_git)
+        # ``tree``: the work tree the caller already found at ``root`` (one ``git rev-parse`` per command)
+        self.root, self.tree = (tree.root, tree) if tree is not None and use_git else gitcli.locate(root, use_git)
+        self._repo: git.Repo | None = None
         self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
         self.snapshot_dirty = snapshot_dirty
         self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
@@ -89,7 +93,7 @@ class EditEngine:
         self._prediction_noted = False
         self._ctx = ctx
         self._fixed_ctx = ctx is not None
-        files = gitops.tracked_files(self.repo) if self.repo is not None else []
+        files = self.tree.tracked_files() if self.tree is not None else []
         # Frozen for the engine's lifetime so consecutive edits share a cached prefix.
         self.repo_context = repo_context(self.root.name, files, limit=context_limit)
         self._unsubscribe = self.backend.subscribe(self._backend_changed)
@@ -107,7 +111,18 @@ class EditEngine:
     @property
     def has_git(self) -> bool:
         """True inside a git work tree (edits are committed and can be undone)."""
-        return self.repo is not None
+        return self.tree is not None
+
+    @property
+    def repo(self) -> git.Repo | None:
+        """GitPython's repository of the work tree, opened (and GitPython imported) on first use."""
+        if self.tree is None:
+            return None
+        if self._repo is None:
+            from coder.edit.apply import gitops
+
+            self._repo = gitops.repo_of(self.tree)
+        return self._repo
 
     def close(self) -> None:
         """Stop following the backend handle."""
@@ -128,7 +143,7 @@ class EditEngine:
         """Read the file and resolve the region; every bad-input error, without the server."""
         if symbol and lines:
             raise CoderError("give either --symbol or --lines, not both")
-        check_edit_target(self.root, self.repo, Path(path), allow_ignored=self.allow_ignored)
+        check_edit_target(self.root, self.tree, Path(path), allow_ignored=self.allow_ignored)
         snap = read_snapshot(self.root, Path(path))
         region = None
         if symbol:
@@ -141,7 +156,7 @@ class EditEngine:
 
     def read(self, snap: FileSnapshot, instruction: str) -> ChangeSpec:
         """The change spec of ``instruction`` for ``snap`` (:func:`coder.edit.run.reading.read_for`)."""
-        return read_for(snap, instruction, root=self.root, has_repo=self.repo is not None,
+        return read_for(snap, instruction, root=self.root, has_repo=self.tree is not None,
                         backend=self.backend if self.server is not None else None)
 
     # -- request building -----------------------------------------------------
@@ -292,17 +307,14 @@ class EditEngine:
         instruction (commit message, scope check) stays the user's.
         """
         why = retry_reason(proposal)
-        return None if why is None else self._again(proposal, *why)
-
-    def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
-        request = proposal.request
+        if why is None:
+            return None
+        request, spec = proposal.request, spec_of(proposal.request)
         assert request.region is not None  # retry_reason retries region requests only
-        spec = spec_of(request)
-        note = retry_note(code, reason, spec)
+        note = retry_note(*why, spec)
         # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
         asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        again = self._build(request.snapshot, asked, "region", request.region,
-                            f"{request.mode_reason}; asked once more")
+        again = self._build(request.snapshot, asked, "region", request.region, f"{request.mode_reason}; asked once more")
         return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
@@ -351,6 +363,8 @@ class EditEngine:
         if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session
             proposal.checks_not_run, self.checks_not_run = self.checks_not_run, ""
         if self.checks and proposal.changed:
+            from coder.edit.checks.user_commands import run_on_proposal
+
             proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
             if failed := next((c for c in proposal.checks if not c.ok), None):
                 proposal.refusal_code, proposal.refusal = "check_failed", failed.line()
@@ -365,13 +379,17 @@ class EditEngine:
         snap = proposal.request.snapshot
         if not proposal.changed:
             return ApplyResult(snap.rel, False, notes=["the model made no changes; nothing written"])
+        from coder.edit.apply.commit import apply_proposal
+
         return apply_proposal(snap, proposal.new, proposal.request.instruction, self.repo,
                               snapshot_dirty=self.snapshot_dirty)
 
-    def undo(self) -> gitops.UndoResult:
+    def undo(self) -> UndoResult:
         """Revert coder's last commit (see :func:`coder.edit.apply.gitops.undo_last`)."""
         if self.repo is None:
             raise CoderError("undo needs a git repository (coder commits each edit there)")
+        from coder.edit.apply import gitops
+
         return gitops.undo_last(self.repo)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from coder.edit.apply import gitops
 from coder.edit.apply.files import FileSnapshot, check_unchanged, unified_diff, write_edit
 from coder.edit.checks.explained import Scope, check_scope
 from coder.edit.checks.result import check_result
@@ -255,6 +254,8 @@ def apply_plan(engine: EditEngine, proposal: PlanProposal) -> ApplyResult:
     notes: list[str] = []
     commit = _to_commit(engine, [p.rel for p in changed], notes)
     repo = engine.repo
+    from coder.edit.apply import gitops  # GitPython: only where a plan is committed (issue 35)
+
     written: list[EditProposal] = []
     try:
         for p in changed:
@@ -276,6 +277,8 @@ def _to_commit(engine: EditEngine, rels: list[str], notes: list[str]) -> list[st
     if repo is None:
         notes.append("not a git repository: edits written without a commit (no undo)")
         return []
+    from coder.edit.apply import gitops  # GitPython: only where a plan is committed (issue 35)
+
     gitops.check_usable(repo)
     out = []
     for rel in rels:

@@ -98,13 +98,13 @@ def _moved_across(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> t
 
 def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -> planning.Plan:
     """The rename plan over every tracked Python file that names an old name (``git grep -w``)."""
-    if engine.repo is None:
+    if engine.tree is None:
         return plan
     olds = [a for a, _ in plan.renames]
-    args = ["git", "--literal-pathspecs", "grep", "-l", "-w", "-F", *(x for a in olds for x in ("-e", a))]
+    args = ["--literal-pathspecs", "grep", "-l", "-w", "-F", *(x for a in olds for x in ("-e", a))]
     try:
-        found = str(engine.repo.git.execute(args)).splitlines()
-    except Exception:  # noqa: BLE001 - git grep exits 1 when nothing matches: no other file
+        found = engine.tree.git(*args).splitlines()
+    except CoderError:  # git grep exits 1 when nothing matches: no other file
         found = []
     steps = list(plan.steps)
     for rel in sorted(set(found) - {snap.rel}):

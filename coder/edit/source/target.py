@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import git
-
 from coder.edit.apply.files import resolve_inside
+from coder.edit.apply.gitcli import WorkTree
 from coder.errors import CoderError
 from coder.textsafe import require_utf8
 
@@ -29,13 +28,13 @@ def _metadata_part(rel_parts: tuple[str, ...]) -> str | None:
     return next((p for p in rel_parts if p in VCS_METADATA), None)
 
 
-def check_edit_target(root: Path, repo: git.Repo | None, path: Path, *, allow_ignored: bool = False) -> Path:
+def check_edit_target(root: Path, tree: WorkTree | None, path: Path, *, allow_ignored: bool = False) -> Path:
     """The real path of ``path`` when it may be edited; one-line CoderError otherwise."""
     if "\0" in str(path):
         raise CoderError(f"{str(path)!r}: a path cannot contain NUL bytes")
     require_utf8(str(path), f"the file name {str(path)!r}")
     try:
-        return _check(root, repo, path, allow_ignored)
+        return _check(root, tree, path, allow_ignored)
     except OSError as exc:  # a name too long, a loop of symlinks, a permission denied on the way
         raise CoderError(f"{_short(path)}: {exc.strerror or exc}") from None
 
@@ -45,7 +44,7 @@ def _short(path: Path) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check(root: Path, repo: git.Repo | None, path: Path, allow_ignored: bool) -> Path:
+def _check(root: Path, tree: WorkTree | None, path: Path, allow_ignored: bool) -> Path:
     given = path if path.is_absolute() else Path.cwd() / path
     real_root = root.resolve()
     # the path as typed (before symlinks) and the real path must both stay out of metadata
@@ -60,33 +59,18 @@ def _check(root: Path, repo: git.Repo | None, path: Path, allow_ignored: bool) -
     rel = real.relative_to(real_root)
     if part := _metadata_part(rel.parts):
         raise CoderError(f"{path}: resolves into {part}/ (version-control metadata), not a source file; refused")
-    if repo is not None:
-        git_dir = Path(repo.git_dir).resolve()
+    if tree is not None:
+        git_dir = tree.git_dir
         if real.is_relative_to(git_dir):
             raise CoderError(f"{path}: is inside the git directory {git_dir}; refused")
         for parent in rel.parents:
             if parent != Path(".") and (real_root / parent / ".git").exists():
                 raise CoderError(f"{path}: belongs to the nested repository {parent}/, not this one; "
                                  "run coder there")
-        if not allow_ignored and _ignored(repo, rel.as_posix()):
+        if not allow_ignored and tree.is_ignored(rel.as_posix()):
             raise CoderError(f"{path}: is ignored by git (see `git check-ignore -v {rel.as_posix()}`); "
                              "pass --allow-ignored to edit it anyway")
     return real
-
-
-def _ignored(repo: git.Repo, rel: str) -> bool:
-    """git's own verdict; a tracked file is never ignored, whatever .gitignore says."""
-    try:
-        # check-ignore takes path names, never patterns, and refuses the literal-pathspec switch
-        repo.git.execute(["git", "check-ignore", "-q", "--", rel], env={"GIT_LITERAL_PATHSPECS": "0"})
-    except git.GitCommandError as exc:
-        if exc.status == 1:
-            return False
-        from coder.edit.apply.gitops import git_lines
-
-        detail = git_lines(str(exc.stderr or ""))
-        raise CoderError(f"git check-ignore failed: {detail[0] if detail else exc}") from None
-    return True
 
 
 def check_size(path: Path, ctx: int) -> None:
