@@ -314,7 +314,7 @@ class EditEngine:
         note = retry_note(*why, spec)
         # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
         asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        again = self._build(request.snapshot, asked, "region", request.region, f"{request.mode_reason}; asked once more")
+        again = self._build(request.snapshot, asked, "region", request.region, request.mode_reason + "; asked once more")
         return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
