@@ -301,10 +301,8 @@ class EditEngine:
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
         """The one retry of a region edit outside a plan, or None when it gets none.
 
-        Asked again: a refusal a second try can mend (:data:`coder.edit.checks.result.RETRIED`), a reply
-        that changed nothing although the reading asks for a change, a reply the scope check flags; never
-        a retry (:func:`coder.edit.run.retry.retry_reason`). The prompt says what went wrong; the
-        instruction (commit message, scope check) stays the user's.
+        When :func:`coder.edit.run.retry.retry_reason` says so (a mendable refusal, an unchanged reply, a
+        flagged one; never a retry). The prompt says what went wrong; the instruction stays the user's.
         """
         why = retry_reason(proposal)
         if why is None:
@@ -314,7 +312,8 @@ class EditEngine:
         note = retry_note(*why, spec)
         # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
         asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        again = self._build(request.snapshot, asked, "region", request.region, request.mode_reason + "; asked once more")
+        reason = f"{request.mode_reason}; asked once more"
+        again = self._build(request.snapshot, asked, "region", request.region, reason)
         return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
