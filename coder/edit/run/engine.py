@@ -305,16 +305,17 @@ class EditEngine:
         flagged one; never a retry). The prompt says what went wrong; the instruction stays the user's.
         """
         why = retry_reason(proposal)
-        if why is None:
-            return None
+        return None if why is None else self._again(proposal, *why)
+
+    def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
         request, spec = proposal.request, spec_of(proposal.request)
         assert request.region is not None  # retry_reason retries region requests only
-        note = retry_note(*why, spec)
+        note = retry_note(code, reason, spec)
         # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
         asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        reason = f"{request.mode_reason}; asked once more"
-        again = self._build(request.snapshot, asked, "region", request.region, reason)
-        return replace(again, instruction=request.instruction, spec=spec, retry_note=note)
+        why = f"{request.mode_reason}; asked once more"
+        return replace(self._build(request.snapshot, asked, "region", request.region, why),
+                       instruction=request.instruction, spec=spec, retry_note=note)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
