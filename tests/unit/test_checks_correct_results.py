@@ -45,7 +45,6 @@ def test_the_correct_result_passes_the_result_check_in_every_wording(case: tuple
 
 # wordings whose reading leaves the guard without the right place (strict: a reading that finds it drops the mark)
 SCOPE_MISREAD = {
-    ("xfile-toml-move", 0): "the file name tomllib/_re.py is read as the code word _re, which the result must use",
     ("bug-getopt-equals", 2): "the report names no function: nothing scopes the fix",
     ("bug-graphlib-order", 1): "the report names static_order; the bug is in done, which it calls",
     ("timeit-param", 0): MISREAD[("timeit-param", 0)],
