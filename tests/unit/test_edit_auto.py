@@ -18,7 +18,7 @@ INTERVALS = (Path(__file__).parents[1] / "data" / "edit" / "recorded" / "interva
 
 @pytest.mark.parametrize(("instruction", "label"), [
     ("Add a one-line comment above the function split saying it is a convenience wrapper", "function split"),
-    ("Add a docstring to class shlex", "class shlex"),
+    ("Add a docstring to class shlex", "class shlex (its header)"),  # a long class: its header only
     ("In method shlex.read_token, add a comment above the first loop", "function shlex.read_token"),
     ("fix the off-by-one in `quote`", "function quote"),
     ("make _print_tokens() print to stderr", "function _print_tokens"),

@@ -84,6 +84,7 @@ class Facts:
     keeps_names: bool = False  # convert/turn/wrap/refactor/rewrite: the name stays bound, perhaps elsewhere
     files: tuple[str, ...] = ()  # file paths the instruction names
     module_doc: bool = False  # a module docstring is asked for
+    members: bool = False  # "every method of C": a class's members, not the class itself
     shrinks: bool = False  # words that make a much shorter reply plausible (remove, simplify...)
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
     callers: bool = False  # the callers or call sites are to change too

@@ -370,9 +370,14 @@ def comment_above(instruction: str) -> bool:
     return bool(_COMMENT_ABOVE.search(instruction))
 
 
+# "a docstring to every method of C", "document C's methods": the members, not the class itself
+_MEMBERS = re.compile(r"\bmethods?\b", re.I)
+
+
 def flags(instruction: str) -> dict[str, bool]:
-    """The yes/no details: handles, uses_new, keeps_names, module_doc, shrinks, callers, everywhere."""
+    """The yes/no details: handles, uses_new, keeps_names, module_doc, members, shrinks, callers, everywhere."""
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
+            "members": bool(_MEMBERS.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),
             "everywhere": any(not _IN_THIS_FILE.match(instruction, m.end()) for m in EVERYWHERE.finditer(instruction))}
