@@ -314,7 +314,9 @@ def _maybe_apply(engine: EditEngine, proposal: EditProposal,
                  args: argparse.Namespace) -> tuple[ApplyResult | None, str]:
     """Apply when asked to (``--yes`` or a yes at the prompt); the result and a note for the user."""
     if not proposal.changed:
-        return None, "the model made no changes; nothing written"
+        from coder.edit.proposal import UNCHANGED  # loaded with the engine already
+
+        return None, f"{UNCHANGED}; nothing written"
     if args.dry_run:
         return None, "dry run: nothing written"
     if args.yes or (not args.json and _confirm()):

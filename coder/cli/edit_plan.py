@@ -79,7 +79,9 @@ def _maybe_apply(engine: EditEngine, proposal: PlanProposal, args: argparse.Name
     from coder.edit.run.plan_result import apply_plan
 
     if not proposal.changed:
-        return None, "the model made no changes; nothing written"
+        from coder.edit.proposal import UNCHANGED  # loaded with the engine already
+
+        return None, f"{UNCHANGED}; nothing written"
     if args.dry_run:
         return None, "dry run: nothing written"
     if args.yes or (not args.json and confirm()):

@@ -20,6 +20,8 @@ from coder.kchoice import KChoice
 from coder.telemetry.metrics import SpecDelta
 from coder.telemetry.stats import RequestStats
 
+UNCHANGED = "the model made no changes"  # what every front end says of a reply that changed nothing
+
 
 @dataclass(frozen=True)
 class EditRequest:

@@ -35,7 +35,7 @@ from coder.bench.edits.checks import Renamed
 from coder.bench.edits.layers import fell_back, misread, refusal_layer
 from coder.bench.edits.taskdef import Task
 from coder.bench.edits.wordings import plan_key
-from coder.edit.proposal import EditProposal, EditRequest
+from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
 from coder.edit.run.plan_run import prepare, prepare_files, run_events
@@ -247,7 +247,7 @@ def _settle(engine: EditEngine, proposal: EditProposal | PlanProposal, task: Tas
             keep_evidence(proposal, out)
         return
     if not proposal.changed:
-        out.outcome, out.why, out.refusal_code = "refused", "the model made no changes", "unchanged"
+        out.outcome, out.why, out.refusal_code = "refused", UNCHANGED, "unchanged"
         return
     scope = proposal.scope
     if scope is not None and not scope.ok:

@@ -30,7 +30,7 @@ from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
-from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
+from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
 from coder.edit.run.budget import plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
@@ -378,7 +378,7 @@ class EditEngine:
             raise CoderError(f"edit refused: {proposal.refusal}")
         snap = proposal.request.snapshot
         if not proposal.changed:
-            return ApplyResult(snap.rel, False, notes=["the model made no changes; nothing written"])
+            return ApplyResult(snap.rel, False, notes=[f"{UNCHANGED}; nothing written"])
         from coder.edit.apply.commit import apply_proposal
 
         return apply_proposal(snap, proposal.new, proposal.request.instruction, self.repo,

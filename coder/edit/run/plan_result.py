@@ -20,7 +20,7 @@ from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.plan.derive import Step
-from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
+from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
 from coder.edit.run.budget import Budget
 from coder.edit.run.prompt import EditPrompt, language_tag
 from coder.edit.source.splice import Replacement, splice
@@ -246,7 +246,7 @@ def apply_plan(engine: EditEngine, proposal: PlanProposal) -> ApplyResult:
         raise CoderError(f"edit refused: {proposal.refusal}")
     changed = [p for p in proposal.files if p.changed]
     if not changed:
-        return ApplyResult(proposal.rel, False, notes=["the model made no changes; nothing written"])
+        return ApplyResult(proposal.rel, False, notes=[f"{UNCHANGED}; nothing written"])
     if len(changed) == 1:
         return engine.apply(changed[0])
     for p in changed:

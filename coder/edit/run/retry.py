@@ -20,9 +20,8 @@ from coder.edit.checks.explained import Scope
 from coder.edit.checks.result import RETRIED
 from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import ChangeSpec
-from coder.edit.proposal import EditProposal, EditRequest
+from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 
-UNCHANGED = "the model made no changes"  # what the CLI and the bench say of an unchanged reply
 QUOTED = 3  # flagged changes quoted in the note; the scope's refusal names every one by line
 QUOTE_CHARS = 80
 
