@@ -10,7 +10,7 @@ from coder.bench.edits.tasks import source
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.layout import keep_layout
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "edit" / "h200_run3"
+DATA = Path(__file__).resolve().parents[1] / "data" / "edit" / "h200_1203"
 HINTS = ("Add type hints to the function `rgb_to_hsv`: r, g and b are floats and it returns "
          "tuple[float, float, float].")
 
@@ -65,3 +65,42 @@ def test_only_init_is_filled_in() -> None:
     bare_init = old.replace("(self, x):", "(self,\n                 x: int):")
     bare_init = bare_init.replace("(self, y):", "(self, y: int) -> int:")
     assert complete_init_returns(old, bare_init, spec) == bare_init.replace("x: int):", "x: int) -> None:")
+
+
+def test_an_extraction_that_deletes_a_caller_is_refused() -> None:
+    # applied on the H200 (colorsys-extract, wording 0, after a retry): rgb_to_hsv deleted, its body put into
+    # rgb_to_hls, which called _hue; the extraction rule judged only the callers still there
+    import subprocess
+    import tempfile
+
+    from coder.bench.edits.tasks import TASKS
+    from coder.edit.checks.result import check_result
+    from coder.edit.intent.read import read_instruction
+
+    task = next(t for t in TASKS if t.name == "colorsys-extract")
+    old = source("colorsys.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "colorsys.py").write_text(old)
+        subprocess.run(["git", "apply", str(DATA / "colorsys_extract_w0.diff")], cwd=tmp, check=True)
+        wrong = (Path(tmp) / "colorsys.py").read_text()
+    spec = read_instruction(task.wordings[0], {"colorsys.py": old}, home="colorsys.py")
+    refused = check_result("colorsys.py", wrong, old=old, spec=spec)
+    assert refused is not None and refused.code == "extract_uncalled"
+    assert refused.reason == "the edit removes rgb_to_hsv, which should call the new function _hue"
+
+
+def test_a_comment_asked_in_the_body_may_not_land_above_the_def() -> None:
+    # applied on the H200 (colorsys-comment, wording 2): "as the first line in the body of _v", put above the def
+    from coder.bench.edits.tasks import TASKS
+    from coder.edit.checks.result import check_result
+    from coder.edit.intent.read import read_instruction
+
+    task = next(t for t in TASKS if t.name == "colorsys-comment")
+    old = source("colorsys.py")
+    above = old.replace("def _v(m1, m2, hue):", "# HSV: Hue, Saturation, Value\ndef _v(m1, m2, hue):", 1)
+    inside = old.replace("def _v(m1, m2, hue):\n", "def _v(m1, m2, hue):\n    # the hue is wrapped into [0, 1)\n", 1)
+    for wording in task.wordings:
+        spec = read_instruction(wording, {"colorsys.py": old}, home="colorsys.py")
+        refused = check_result("colorsys.py", above, old=old, spec=spec)
+        assert refused is not None and refused.code == "placement", wording
+        assert check_result("colorsys.py", inside, old=old, spec=spec) is None

@@ -218,6 +218,9 @@ def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
     if defined is None:
         return f"the new function {target} is not defined"
     spelled = [t.name for t in spec.targets] + [w.rsplit(".", 1)[-1] for w in spec.facts.ticked]
+    # applied on the H200 after a retry: rgb_to_hsv deleted, its body put into rgb_to_hls, which called _hue
+    if gone := [n for n in dict.fromkeys(spelled) if n != target and n in before and n not in after]:
+        return f"the edit removes {gone[0]}, which should call the new function {target}"
     named = [n for n in dict.fromkeys(spelled) if n != target and n in before and n in after]
     for name in named:
         if not _calls(after[name], target):

@@ -75,6 +75,9 @@ _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+
 # "a comment on top of f" is above f, "on top of the file" is the file's top
 _ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
 _TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
+# "a comment as the first line in the body of _v", "at the start of _v": inside the def, not above it
+_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
+                      r"\bfirst\s+line\s+(?:in|of)\b", re.I)
 _AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 _NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
               re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
@@ -194,6 +197,9 @@ def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: 
         return Anchor(where, chosen[m.index])
     if chosen and action in ("comment", "docstring") and _ON_TOP_OF.search(instruction):
         return Anchor("above", max(chosen.values(), key=lambda s: s.qualname.count(".")))  # C.m over C
+    if chosen and action == "comment" and _IN_BODY.search(instruction):
+        # seen on the H200: asked for "the first line in the body of _v", the 1.5B put it above the def
+        return Anchor("inside", max(chosen.values(), key=lambda s: s.qualname.count(".")))
     if _END.search(instruction):
         return Anchor("end")
     if _TOP.search(instruction):
