@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder.edit.intent import across, report, words
+from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -34,7 +35,7 @@ from coder.edit.intent.names import (
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
-from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol, Where
+from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 
 if TYPE_CHECKING:
@@ -68,17 +69,6 @@ _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "whic
                           "while", "but", "as", "it", "where", "whose"})
 _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
-_AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
-_BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
-_END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
-                  re.I)
-# "a comment on top of f" is above f, "on top of the file" is the file's top
-_ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
-_TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
-# "a comment as the first line in the body of _v", "at the start of _v": inside the def, not above it
-_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
-                      r"\bfirst\s+line\s+(?:in|of)\b", re.I)
-_AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 _NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
               re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
               re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
@@ -179,34 +169,6 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
     return ALL_KINDS
 
 
-def _anchor(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
-            action: Action) -> Anchor | None:
-    """Where the change goes: after/before a symbol, the file's top or end, after the imports.
-
-    Above and below stay apart from before and after only for a comment or docstring (a comment
-    above f is outside f; for a move, "below g" is "after g").
-    """
-    if _AFTER_IMPORTS.search(instruction):
-        return Anchor("after_imports")
-    for m in mentions:
-        if m.index not in chosen or m.before not in _AFTER_WORDS | _BEFORE_WORDS:
-            continue  # "a comment above each loop in f": f is where, the loop is what it is above
-        where: Where = "after" if m.before in _AFTER_WORDS else "before"
-        if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
-            where = "above" if where == "before" else "below"
-        return Anchor(where, chosen[m.index])
-    if chosen and action in ("comment", "docstring") and _ON_TOP_OF.search(instruction):
-        return Anchor("above", max(chosen.values(), key=lambda s: s.qualname.count(".")))  # C.m over C
-    if chosen and action == "comment" and _IN_BODY.search(instruction):
-        # seen on the H200: asked for "the first line in the body of _v", the 1.5B put it above the def
-        return Anchor("inside", max(chosen.values(), key=lambda s: s.qualname.count(".")))
-    if _END.search(instruction):
-        return Anchor("end")
-    if _TOP.search(instruction):
-        return Anchor("top")
-    return None
-
-
 def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
                params: tuple[str, ...]) -> tuple[str, ...]:
     out = [new for _, new in renames]
@@ -272,8 +234,8 @@ def _no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
     """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
     if statements := words.statement_names(instruction):
         # "move the functools import after import os", "delete the alias insort": module-level statements
-        rel = next((t.text.lower() for t in toks if t.text.lower() in _AFTER_WORDS | _BEFORE_WORDS), "after")
-        anchor = Anchor("before" if rel in _BEFORE_WORDS else "after") if action == "move" else None
+        rel = next((t.text.lower() for t in toks if t.text.lower() in AFTER_WORDS | BEFORE_WORDS), "after")
+        anchor = Anchor("before" if rel in BEFORE_WORDS else "after") if action == "move" else None
         return action, replace(facts, statements=statements, moves=action == "move"), anchor
     if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
         return action, facts, None
@@ -311,7 +273,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames)
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
-    anchor = None if bug else _anchor(instruction, mentions, toks, chosen, action)
+    anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
     owner: Symbol | None = None
     if action == "add_method":
         classes = [s for s in chosen.values() if s.kind == "class"]

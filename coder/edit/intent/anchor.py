@@ -1,0 +1,54 @@
+"""Where the instruction puts a change: after or before a symbol, above it, inside it, the file's top or end.
+
+One reading for the spec's :class:`~coder.edit.intent.spec.Anchor`, which the planner (moves) and the
+placement check (:mod:`coder.edit.checks.placement`) hold the change to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from coder.edit.intent.spec import Action, Anchor, Symbol, Where
+
+if TYPE_CHECKING:
+    from coder.edit.intent.names import Mention
+
+AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
+BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
+_END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
+                  re.I)
+# "a comment on top of f" is above f, "on top of the file" is the file's top
+_ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
+_TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
+# "a comment as the first line in the body of _v", "at the start of _v": inside the def, not above it
+_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
+                      r"\bfirst\s+line\s+(?:in|of)\b", re.I)
+_AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
+
+
+def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbol], action: Action) -> Anchor | None:
+    """Where the change goes: after/before a symbol, the file's top or end, after the imports.
+
+    Above and below stay apart from before and after only for a comment or docstring (a comment
+    above f is outside f; for a move, "below g" is "after g").
+    """
+    if _AFTER_IMPORTS.search(instruction):
+        return Anchor("after_imports")
+    for m in mentions:
+        if m.index not in chosen or m.before not in AFTER_WORDS | BEFORE_WORDS:
+            continue  # "a comment above each loop in f": f is where, the loop is what it is above
+        where: Where = "after" if m.before in AFTER_WORDS else "before"
+        if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
+            where = "above" if where == "before" else "below"
+        return Anchor(where, chosen[m.index])
+    if chosen and action in ("comment", "docstring") and _ON_TOP_OF.search(instruction):
+        return Anchor("above", max(chosen.values(), key=lambda s: s.qualname.count(".")))  # C.m over C
+    if chosen and action == "comment" and _IN_BODY.search(instruction):
+        # seen on the H200: asked for "the first line in the body of _v", the 1.5B put it above the def
+        return Anchor("inside", max(chosen.values(), key=lambda s: s.qualname.count(".")))
+    if _END.search(instruction):
+        return Anchor("end")
+    if _TOP.search(instruction):
+        return Anchor("top")
+    return None
