@@ -27,7 +27,6 @@ request to its shape (a move moves one block, a new parameter stays and is used,
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import difflib
 import io
@@ -39,16 +38,14 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks import shapes as scope_shapes
 from coder.edit.checks.kinds import invariant_for
+from coder.edit.checks.named import by_symbols, defs_of
 from coder.edit.checks.subs import confinement, mentions_value, renamed_only
-from coder.edit.source.regions import Region, python_symbols, tree_sitter_symbols
-from coder.errors import CoderError
+from coder.edit.source.regions import Region
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
-NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
 
-_IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -165,54 +162,9 @@ def _overlaps(c: Change, lo: int, hi: int) -> bool:
     return a <= hi and b >= lo
 
 
-def _defs(rel: str, text: str) -> list[tuple[str, Region]]:
-    try:
-        if PurePath(rel).suffix.lower() in (".py", ".pyi"):
-            return python_symbols(text)
-        return tree_sitter_symbols(rel, text)
-    except (SyntaxError, ValueError, RecursionError, CoderError):
-        return []
-
-
-def _named(spec: ChangeSpec, defs: list[tuple[str, Region]]) -> list[str]:
-    """The symbols the spec is about (its targets and anchor), and the names it spells as code."""
-    names = [t.qualname for t in spec.targets]
-    if spec.anchor is not None and spec.anchor.symbol is not None:
-        names.append(spec.anchor.symbol.qualname)
-    if spec.owner is not None:
-        names.append(spec.owner.qualname)
-    # a statement the reading resolved ("the functools import") is named as much as a spelled-out one
-    return list(dict.fromkeys(names + list(spec.facts.code_words) + list(spec.facts.statements)))
-
-
-def _symbol_regions(defs: list[tuple[str, Region]], names: list[str]) -> list[Region]:
-    return [r for q, r in defs for n in names if q == n or q.endswith("." + n)]
-
-
-def _module_head(text: str) -> int:
-    """The last line before the module's first statement after its docstring (0 when unknown)."""
-    try:
-        body = ast.parse(text).body
-    except (SyntaxError, ValueError, RecursionError):
-        return 0
-    if not body:
-        return len(text.splitlines())
-    first = body[0]
-    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-        first.value.value, str)
-    if is_doc:
-        return (first.end_lineno or first.lineno) if len(body) == 1 else body[1].lineno - 1
-    return first.lineno - 1
-
-
 def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int, int, int, int]]:
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-
-def _mentions(lines: list[str], lo: int, hi: int, words: set[str]) -> bool:
-    """Any of ``lines[lo:hi]`` (clipped) has one of ``words`` as a whole identifier."""
-    return any(words.intersection(_WORD.findall(line)) for line in lines[max(0, lo):max(0, hi)])
 
 
 def check_scope(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region | None = None) -> Scope:
@@ -245,13 +197,13 @@ def _classify(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region 
         kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
-        inside = confinement(_defs(rel, old), spec)  # "in the function X only": the rename stays in X
+        inside = confinement(defs_of(rel, old), spec)  # "in the function X only": the rename stays in X
         changes = [_change(s, _is_rename(s, old_lines, new_lines, pairs) and inside(s), "only the rename",
                            old_lines, new_lines) for s in spans]
         left = [c for c in _not_renamed(rel, new, pairs, spans) if inside((c.old_start - 1, c.old_end, 0, 0))]
         return Scope(rel, "rename", basis, tuple(changes + left))
     else:
-        found = _by_symbols(old, old_lines, new_lines, spans, spec, rel)
+        found = by_symbols(old, old_lines, new_lines, spans, spec, rel)
         if found is None and spec.only is not None:  # "type hints everywhere": the kinds hold everywhere
             found = (f"the whole file, {' and '.join(sorted(spec.only))}", [(True, "the whole file")] * len(spans))
         if found is None:
@@ -291,7 +243,7 @@ def _deletes_defs(old: str, spec: ChangeSpec, rel: str) -> bool:
     Such a request changes code, so the word "comment" in it does not hold it to comments only.
     """
     asked = scope_shapes.asked_gone(spec)
-    return any(scope_shapes.asked_for(q, asked) for q, _ in _defs(rel, old))
+    return any(scope_shapes.asked_for(q, asked) for q, _ in defs_of(rel, old))
 
 
 def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list[str]) -> bool:
@@ -323,31 +275,6 @@ def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], re
         return j1 == j2 and len(outside) < i2 - i1 and not any(x.strip() for x in outside)
 
     return [(inside(*s), why) for s in spans]
-
-
-def _by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list[Span], spec: ChangeSpec,
-                rel: str) -> tuple[str, list[tuple[bool, str]]] | None:
-    """Whole-file rewrite: changes inside or near the symbols named (None: nothing is named)."""
-    defs = _defs(rel, old)
-    names = _named(spec, defs)
-    head = _module_head(old) if spec.facts.module_doc else -1
-    if not names and head < 0:
-        return None
-    regions = _symbol_regions(defs, names)
-    # a def the instruction creates ("add tokens(self) to shlex") explains the lines beside it: the H200 put
-    # shlex.tokens after the class's trailing blank line, outside the class's old lines and naming no "shlex"
-    words = {n.rsplit(".", 1)[-1] for n in names} | set(spec.new_names)
-    hints = "annotations" in spec.allows and spec.only is not None
-    out = []
-    for i1, i2, j1, j2 in spans:
-        inside = any(r.start <= i1 + 1 and i2 <= r.end for r in regions) or (head >= 0 and i2 <= head)
-        near = (_mentions(old_lines, i1 - NEAR, i2 + NEAR, words)
-                or _mentions(new_lines, j1 - NEAR, j2 + NEAR, words))
-        # type hints may need an import (``from typing import Callable``): an added import line only
-        hint_import = hints and i1 == i2 and all(_IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
-        why = "inside a named symbol" if inside else "near a named symbol" if near else "an import for type hints"
-        out.append((bool(inside or near or hint_import), why))
-    return "changes at " + (", ".join(names) if names else "the module docstring"), out
 
 
 def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[Span]) -> list[Change]:
