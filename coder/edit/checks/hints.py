@@ -29,8 +29,10 @@ def _notes(fn: Def) -> str:
     return ast.dump(ast.Tuple(notes))
 
 
-def partial_returns(old: str, new: str, spec: ChangeSpec) -> str | None:
-    """Why ``new`` gives some defs it annotates a return annotation and leaves one without (None: it does not)."""
+def _returns(old: str, new: str, spec: ChangeSpec) -> tuple[list[str], list[str]] | None:
+    """The defs a type-hints edit annotates, by name: (those given a return annotation, those left without).
+
+    None when the spec asks for no type hints or a text does not parse."""
     if spec.action != "type_hints":
         return None
     try:
@@ -40,7 +42,12 @@ def partial_returns(old: str, new: str, spec: ChangeSpec) -> str | None:
         return None
     covered = [q for q, fn in after.items() if q in before and _notes(before[q]) != _notes(fn)]
     given = [q for q in covered if after[q].returns is not None and before[q].returns is None]
-    bare = [q for q in covered if after[q].returns is None]
+    return given, [q for q in covered if after[q].returns is None]
+
+
+def partial_returns(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why ``new`` gives some defs it annotates a return annotation and leaves one without (None: it does not)."""
+    given, bare = _returns(old, new, spec) or ([], [])
     if not given or not bare:
         return None
     return (f"{bare[0]} has no return annotation, while {', '.join(given[:3])} got one "
@@ -54,18 +61,11 @@ def complete_init_returns(old: str, new: str, spec: ChangeSpec) -> str:
     Seen on the H200 in four of six class-hints wordings: every other method got its return annotation and
     ``__init__`` none. Any other def left bare is still refused (what it returns is the model's to say).
     """
-    if spec.action != "type_hints":
+    given, bare = _returns(old, new, spec) or ([], [])
+    if not given:
         return new
-    try:
-        before = {q: fn for q, (fn, _) in defs(parsed(old)).items()}
-        after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
-    except (SyntaxError, ValueError, RecursionError):
-        return new
-    covered = [q for q, fn in after.items() if q in before and _notes(before[q]) != _notes(fn)]
-    if not any(after[q].returns is not None and before[q].returns is None for q in covered):
-        return new
-    rows = sorted((after[q].lineno for q in covered if q.rsplit(".", 1)[-1] == "__init__" and after[q].returns is None),
-                  reverse=True)
+    after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
+    rows = sorted((after[q].lineno for q in bare if q.rsplit(".", 1)[-1] == "__init__"), reverse=True)
     lines = new.splitlines(keepends=True)
     for row in rows:
         at = _header_colon(new, row)
