@@ -36,9 +36,14 @@ class GitFailed(CoderError):
         self.lines = lines
 
     def reason(self) -> str:
-        """git's first ``fatal:``/``error:`` line, else its first line (as :func:`gitops.check_usable` says it)."""
-        fatal = [line for line in self.lines if line.startswith(("fatal:", "error:"))]
-        return (fatal or self.lines or ["unknown error"])[0]
+        """git's first ``fatal:``/``error:`` line, else its first line."""
+        return first_reason(self.lines)
+
+
+def first_reason(lines: list[str]) -> str:
+    """Of git's message lines, the one that says why: the first ``fatal:``/``error:``, else the first."""
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (fatal or lines or ["unknown error"])[0]
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import git
 
 from coder.edit.apply.gitcli import NO_GIT_HINT as _NO_GIT_HINT
-from coder.edit.apply.gitcli import WorkTree
+from coder.edit.apply.gitcli import WorkTree, first_reason
 from coder.errors import CoderError
 
 EDIT_TRAILER = "Coder-Edit"
@@ -80,9 +80,7 @@ def git_lines(text: str) -> list[str]:
 
 
 def _first_line(text: str) -> str:
-    lines = git_lines(text)
-    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (fatal or lines or ["unknown error"])[0]
+    return first_reason(git_lines(text))
 
 
 def check_usable(repo: git.Repo) -> None:
