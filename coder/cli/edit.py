@@ -274,6 +274,8 @@ def _print_checks(proposal: EditProposal | PlanProposal, err: TextIO) -> None:
     """
     if proposal.checks_not_run:
         _say(proposal.checks_not_run, err)
+    for line in getattr(proposal, "examples", ()):  # a fix's examples, run before and after (checks.behaviour)
+        _say(line, err)
     for run in proposal.checks:
         print(f"coder: {run.line()}", file=err)
         for tail in run.tail if not run.ok else ():

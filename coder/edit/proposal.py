@@ -84,6 +84,7 @@ class EditProposal:
     retried: str | None = None  # why the first reply was asked again (refused, unchanged, flagged): this is the retry
     checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
     first_reply: str = ""  # that first reply (kept for the record)
+    examples: tuple[str, ...] = ()  # what the instruction's examples showed (coder.edit.checks.behaviour)
 
     @property
     def ok(self) -> bool:
@@ -163,6 +164,7 @@ class EditProposal:
             "checks": [c.to_json() for c in self.checks],
             "retried": self.retried,
             "checks_not_run": self.checks_not_run or None,
+            "examples": list(self.examples),
         }
 
 

@@ -332,6 +332,8 @@ class EditSession:
             self.emit(ev.Note(f"The first reply for {proposal.rel} was refused ({retried}); asked once more."))
         if proposal.checks_not_run:
             self.emit(ev.Note(proposal.checks_not_run))
+        for line in getattr(proposal, "examples", ()):  # a fix's examples, run before and after (checks.behaviour)
+            self.emit(ev.Note(line))
         if not proposal.ok:
             self.emit(ev.Note(f"Edit of {proposal.rel} refused, nothing written: {proposal.refusal}", "error"))
         elif not proposal.changed:

@@ -1,7 +1,9 @@
-"""A **test double** of the model for plans: region requests answered with given replies, offline.
+"""**Test doubles** of the model: region requests answered with given replies, offline.
 
-Each reply goes through :meth:`EditEngine.evaluate`, the same validation a streamed reply gets;
-only the server is replaced. Replies are either recorded ones (real model output stored in a
+:class:`ScriptedModel` answers a plan's requests, each reply going through :meth:`EditEngine.evaluate`,
+the same validation a streamed reply gets; :class:`ScriptedStream` stands in for the stream itself
+(``coder.edit.run.engine.stream_edit``), so :meth:`EditEngine.run` and its retry run for real.
+Only the server is replaced. Replies are either recorded ones (real model output stored in a
 file) or mechanical ones computed from the request (such as the tokenized rename), and the
 tests that use them say which.
 """
@@ -9,12 +11,15 @@ tests that use them say which.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
 
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
+from coder.edit.run.stream import StreamOutcome
 from coder.edit.source.splice import rename_tokens
+from coder.telemetry.stats import RequestStats
 
 
 class ScriptedModel:
@@ -30,6 +35,30 @@ class ScriptedModel:
         self.asked.append(request)
         reply = self._replies(request) if callable(self._replies) else next(self._replies)
         return self.engine.evaluate(request, reply, finish_reason="stop")
+
+
+class ScriptedStream:
+    """**Test double** of the streamed request: each request gets the next reply (text, or a function of it)."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies: Iterator[Any] = iter(replies)
+        self.asked: list[EditRequest] = []  # every request, in order
+
+    def __call__(self, backend: object, request: EditRequest, **_: object) -> Generator[RequestStats, None,
+                                                                                          StreamOutcome]:
+        """Stands in for :func:`coder.edit.run.stream.stream_edit`: one stats snapshot, then the reply."""
+        self.asked.append(request)
+        reply = next(self.replies)
+        text = reply(request) if callable(reply) else reply
+        stats = RequestStats(finish_reason="stop")
+        yield stats
+        return StreamOutcome(text, stats, None, None)
+
+
+def streamed(engine: EditEngine, request: EditRequest) -> EditProposal:
+    """The proposal :meth:`EditEngine.run` ends with for ``request`` (its stats snapshots dropped)."""
+    (proposal,) = [e for e in engine.run(request) if isinstance(e, EditProposal)]
+    return proposal
 
 
 def renaming_reply(pairs: list[tuple[str, str]]) -> Callable[[EditRequest], str]:

@@ -9,7 +9,6 @@ reply, and everything after it (validation, scope check, the retry decision, the
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,45 +26,22 @@ from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_step import _retry_note
-from coder.edit.run.stream import StreamOutcome
-from coder.telemetry.stats import RequestStats
+from coder.testing.replies import ScriptedStream, streamed
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "region_retry" / "first_replies.json").read_text())
 FIRST = {(row["task"], row["wording"]): row for row in DATA["rows"]}
 UNCHANGED = "(A first reply was refused: the model made no changes.) "
 
 
-class Scripted:
-    """**Test double** of the streamed request: each request gets the next reply (text, or a function of it)."""
-
-    def __init__(self, replies: list[Any]) -> None:
-        self.replies: Iterator[Any] = iter(replies)
-        self.asked: list[EditRequest] = []
-
-    def __call__(self, backend: object, request: EditRequest, **_: object) -> Generator[RequestStats, None,
-                                                                                          StreamOutcome]:
-        self.asked.append(request)
-        reply = next(self.replies)
-        text = reply(request) if callable(reply) else reply
-        stats = RequestStats(finish_reason="stop")
-        yield stats
-        return StreamOutcome(text, stats, None, None)
-
-
 def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: tuple[str, int],
-           replies: list[Any]) -> tuple[EditEngine, EditRequest, Scripted]:
+           replies: list[Any]) -> tuple[EditEngine, EditRequest, ScriptedStream]:
     row = FIRST[key]
     make_repo(tmp_path / "r", {row["file"]: source(row["file"])})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
     request = engine.prepare(tmp_path / "r" / row["file"], row["instruction"], mode="region", symbol=row["symbol"])
-    model = Scripted(replies)
+    model = ScriptedStream(replies)
     monkeypatch.setattr(engine_module, "stream_edit", model)
     return engine, request, model
-
-
-def _run(engine: EditEngine, request: EditRequest) -> EditProposal:
-    (proposal,) = [e for e in engine.run(request) if isinstance(e, EditProposal)]
-    return proposal
 
 
 def _settled(engine: EditEngine, proposal: EditProposal, key: tuple[str, int]) -> Outcome:
@@ -86,7 +62,7 @@ def test_an_unchanged_reply_is_asked_once_more_saying_so_and_the_retry_is_applie
     key = ("colorsys-constant", 2)  # "Fix rgb_to_yiq: y weights blue with 0.11 where it should use 0.114"
     engine, request, model = _setup(tmp_path, monkeypatch, key, [
         FIRST[key]["reply"], _mended("0.59*g + 0.11*b", "0.59*g + 0.114*b")])
-    proposal = _run(engine, request)
+    proposal = streamed(engine, request)
     first, second = model.asked
     note = UNCHANGED + "The instruction asks for a change of the code: make it."
     assert second.retry_note == note and note in second.messages[-1]["content"]
@@ -103,7 +79,7 @@ def test_an_unchanged_reply_is_asked_once_more_saying_so_and_the_retry_is_applie
 def test_unchanged_twice_is_refused_after_two_requests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = ("shlex-comment", 2)  # "Comment the _find_unsafe check in quote: ..." came back verbatim
     engine, request, model = _setup(tmp_path, monkeypatch, key, [FIRST[key]["reply"]] * 3)
-    proposal = _run(engine, request)
+    proposal = streamed(engine, request)
     assert len(model.asked) == 2  # never a second retry
     assert model.asked[1].retry_note == UNCHANGED + "The instruction asks for comments: add them."
     assert proposal.ok and not proposal.changed and proposal.retried == "the model made no changes"
@@ -132,7 +108,7 @@ def test_a_reply_the_scope_check_flags_is_asked_once_more_naming_its_lines(
     first = engine.evaluate(request, FIRST[key]["reply"], finish_reason="stop")
     assert first.ok and first.scope is not None and not first.scope.ok  # as on the H200
     assert f"scope guard: {first.scope.refusal()}" == FIRST[key]["why"]
-    proposal = _run(engine, request)
+    proposal = streamed(engine, request)
     assert len(model.asked) == 2
     note = model.asked[1].retry_note
     assert note == f"{KEEP_REST} (A first reply was refused: {first.scope.refusal()}; {quoted}.)"
@@ -147,7 +123,7 @@ def test_flagged_twice_is_refused_by_the_scope_guard_with_why_it_was_asked_again
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = ("bisect-hints", 2)
     engine, request, model = _setup(tmp_path, monkeypatch, key, [FIRST[key]["reply"]] * 3)
-    proposal = _run(engine, request)
+    proposal = streamed(engine, request)
     assert len(model.asked) == 2 and proposal.scope is not None and not proposal.scope.ok
     assert proposal.retried is not None and proposal.retried.startswith(proposal.scope.refusal())
     out = _settled(engine, proposal, key)
@@ -158,7 +134,7 @@ def test_flagged_twice_is_refused_by_the_scope_guard_with_why_it_was_asked_again
 def test_a_reply_accepted_the_first_time_is_one_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = ("colorsys-constant", 2)
     engine, request, model = _setup(tmp_path, monkeypatch, key, [_mended("0.11*b", "0.114*b")])
-    proposal = _run(engine, request)
+    proposal = streamed(engine, request)
     assert len(model.asked) == 1 and proposal.ok and proposal.changed and proposal.retried is None
 
 

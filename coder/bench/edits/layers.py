@@ -28,6 +28,7 @@ _CHECK = frozenset({
     "none_default", "parameter", "outside_targets", "missing_attribute", "contract", "partial_hints",
     "signature", "placement", "no_code_change",  # the spec's rules: unasked parameter, misplaced, no code changed
     "unexplained",  # the explained-change rules (the scope guard under --yes)
+    "behaviour",  # a fix's own example, run before and after the edit (coder.edit.checks.behaviour)
     "not_applied",
 })
 _READING = frozenset({"request_refused"})

@@ -135,7 +135,7 @@ def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out
          on_stats: Callable[[RequestStats], None] | None, keep_replies: bool) -> None:
     backend = BackendHandle(None)
     backend.replace(server)
-    engine = EditEngine(backend, path.parent)
+    engine = EditEngine(backend, path.parent, run_examples=True)  # its own throwaway tree: a fix's examples run
     started = time.perf_counter()
     try:
         try:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
+from coder.edit.intent.examples import examples_in
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -363,6 +364,8 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
         from coder.edit.intent.model_read import model_read
 
         spec = model_read(spec, table, ask)
+    if spec.action == "change":  # a fix's failing calls, run before and after the edit (checks.behaviour)
+        spec = replace(spec, examples=examples_in(instruction, table))
     return replace(spec, seconds=time.perf_counter() - started)
 
 

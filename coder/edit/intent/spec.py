@@ -95,6 +95,21 @@ class Facts:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A call the instruction says behaves wrongly, and how: read by :mod:`coder.edit.intent.examples`.
+
+    ``unhex(b'ff') returns 85 instead of 255`` is ``Example("unhex(b'ff')", expected="255", wrong="85")``;
+    ``_ishidden('') raises IndexError`` is ``Example("_ishidden('')", raises="IndexError")``. The values are
+    Python literals as the instruction spells them; :mod:`coder.edit.checks.behaviour` runs the call.
+    """
+
+    call: str  # a call of a def or class the edited file defines, its arguments literals
+    expected: str | None = None  # what the call should return after the fix
+    wrong: str | None = None  # what it returns now, per the report
+    raises: str | None = None  # the exception it raises now, per the report
+
+
+@dataclass(frozen=True)
 class ChangeSpec:
     """What the instruction asks, resolved against the files' symbols."""
 
@@ -116,6 +131,7 @@ class ChangeSpec:
     notes: tuple[str, ...] = field(default=())  # what the reading could not settle, said plainly
     lines: tuple[tuple[int, int], ...] = ()  # line ranges the instruction names ("lines 10-40")
     facts: Facts = field(default_factory=Facts)  # the wording's details the checks hold the change to
+    examples: tuple[Example, ...] = ()  # a fix's failing calls the instruction gives ("f(1) returns 2 instead of 3")
 
     @property
     def targeted(self) -> bool:

@@ -4,10 +4,9 @@
 nothing; ``run`` carries out the k decision through the :class:`~coder.backends.runtime.handle.BackendHandle`
 (a restart happens there, in the caller's thread, cancellable), streams the request and yields
 :class:`~coder.telemetry.stats.RequestStats` snapshots and finally one :class:`EditProposal`
-(validated, or carrying the refusal; a region edit a code rule refuses, whose reply changed nothing or
-that the scope check flags is asked once more first, so the CLI, the TUI and the bench retry alike:
-:mod:`coder.edit.run.retry`); ``apply`` writes an accepted proposal atomically and commits it.
-Nothing here imports Textual or openai.
+(validated, or carrying the refusal; a region edit a code rule or a fix's example refuses, whose reply
+changed nothing or that the scope check flags is asked once more first: :mod:`coder.edit.run.retry`);
+``apply`` writes an accepted proposal atomically and commits it. Nothing here imports Textual or openai.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from coder.backends.runtime.server import ServerInfo
 from coder.edit import MODES
 from coder.edit.apply import gitcli
 from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
+from coder.edit.checks.behaviour import ExampleCheck
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.hints import complete_init_returns
 from coder.edit.checks.reply import EditRefused, check_reply
@@ -76,23 +76,22 @@ class EditEngine:
         checks: Sequence[UserCommand] = (),
         checks_not_run: str = "",
         tree: gitcli.WorkTree | None = None,
+        run_examples: bool | None = None,
     ) -> None:
         self.backend = backend or BackendHandle(None)
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
         self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
+        self.examples = ExampleCheck(self.checks, runs=run_examples)  # a fix's examples (checks.behaviour)
         # ``tree``: the work tree the caller already found at ``root`` (one ``git rev-parse`` per command)
         self.root, self.tree = (tree.root, tree) if tree is not None and use_git else gitcli.locate(root, use_git)
         self._repo: git.Repo | None = None
-        self.allow_ignored = False  # edit a file git ignores (``--allow-ignored``)
-        self.snapshot_dirty = snapshot_dirty
-        self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}
-        self.cost = auto.CostModel(self.mode_tps)  # learns prefill cost and tok/s from each edit
+        self.allow_ignored, self.snapshot_dirty = False, snapshot_dirty  # --allow-ignored: edit a file git ignores
+        self.mode_tps = {**DEFAULT_TPS, **(mode_tps or {})}  # the cost model learns prefill cost, tok/s from edits
+        self.cost = auto.CostModel(self.mode_tps)
         self._adopt_costs(self.backend.info)
         self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
-        self.drift_guard = drift_guard
-        self._prediction_noted = False
-        self._ctx = ctx
-        self._fixed_ctx = ctx is not None
+        self.drift_guard, self._prediction_noted = drift_guard, False
+        self._ctx, self._fixed_ctx = ctx, ctx is not None
         files = self.tree.tracked_files() if self.tree is not None else []
         # Frozen for the engine's lifetime so consecutive edits share a cached prefix.
         self.repo_context = repo_context(self.root.name, files, limit=context_limit)
@@ -362,6 +361,7 @@ class EditEngine:
         proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
         if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session
             proposal.checks_not_run, self.checks_not_run = self.checks_not_run, ""
+            self.examples.hold(proposal, spec)  # the instruction's failing examples, before and after
         if self.checks and proposal.changed:
             from coder.edit.checks.user_commands import run_on_proposal
 

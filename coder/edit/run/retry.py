@@ -9,13 +9,16 @@ request when its reply
   "Fix rgb_to_yiq: ... 0.114" came back verbatim). Greedy decoding gives the same reply to the same
   prompt, so the retry's prompt says the reply came back unchanged and which kind of change is asked;
 - is flagged by the scope check (``unexplained``; 20 of 255: the keyword-only ``*`` dropped in an
-  annotation edit, a docstring where a comment was asked, a class's last method deleted).
+  annotation edit, a docstring where a comment was asked, a class's last method deleted);
+- fails the instruction's own example (:mod:`coder.edit.checks.behaviour`): the note says what the call
+  still does and what the instruction expects.
 
 A plan step has its own retry (:mod:`coder.edit.run.plan_step`) and is never asked again here.
 """
 
 from __future__ import annotations
 
+from coder.edit.checks import behaviour
 from coder.edit.checks.explained import Scope
 from coder.edit.checks.result import RETRIED
 from coder.edit.intent.read import read_instruction
@@ -48,7 +51,7 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
         return None  # a whole file, a plan step (retried by the plan) or a retry already: never a second retry
     if not proposal.ok:
         code = proposal.refusal_code or ""
-        return (code, proposal.refusal or "") if code in RETRIED else None
+        return (code, proposal.refusal or "") if code in RETRIED or code == behaviour.CODE else None
     if unchanged(proposal):
         return "unchanged", UNCHANGED
     if proposal.scope is not None and not proposal.scope.ok:

@@ -1,0 +1,188 @@
+"""The failing examples a bug report gives: "unhex(b'ff') returns 85 instead of 255".
+
+A user who reports a bug often shows it with one call. The shapes read here, each counted in the
+fix/bugfix wordings of the 2026-12-03 H200 suite and held-out set (run4-*.json.gz):
+
+- ``CALL returns|gives|is|yields X instead of Y`` (4: unhex, capwords, filter, getopt's ``'=1' instead of '1'``);
+- ``CALL returns|gives|is X`` without what it should be (8: ``is_hop_by_hop('Connection') returns False``,
+  ``fnmatch('b', '[!a]') is False``, ``Whitespace('\\t').indent_level(8) gives 1``): only "no longer X";
+- ``CALL raises E`` (2: ``_ishidden('') raises IndexError``, ``Timer('x = 1\\ny = 2') raises IndentationError``);
+- ``CALL should|must return|give|be Y``, and ``it should return Y`` after a call's clause (2:
+  ``_ishidden('') raises IndexError, it should return False``; ``quote('') ... it should return `''```).
+
+X and Y must be Python literals (:func:`ast.literal_eval`), CALL a call whose callee is a def or class
+the edited file defines at module level (``f(...)``, ``C(...).m(...)``), perhaps wrapped in a pure
+builtin (``list(TopologicalSorter({'b': ['a']}).static_order())``), its arguments literals. Anything
+else ("returns a negative hue", "prints ...", a method of an instance the report does not build) is no
+example: the reading never guesses a value. Whether the example shows the bug in the original file is
+for the check to find out (:mod:`coder.edit.checks.behaviour`), not for the reading.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from coder.edit.intent.spec import Example
+from coder.edit.intent.symbols import SymbolTable
+
+# builtins that only look at what the wrapped call returns: "list(g(...))" shows g's result
+PURE_WRAPPERS = frozenset({"list", "tuple", "sorted", "set", "frozenset", "dict", "len", "repr", "str", "bool"})
+_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*\(")
+_IS = r"(?:returns|return|gives(?:\s+back)?|yields|evaluates\s+to|produces|is|are)"
+_SHOULD = (r"(?:should|must|ought\s+to)\s+(?:(?:just|simply|always|instead)\s+)?"
+           r"(?:return|give|be|yield|equal|evaluate\s+to)")
+_AFTER_CALL = re.compile(rf"`?\s*(?:(?P<should>{_SHOULD})|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
+                         rf"|(?P<is>{_IS}))\s+", re.I)
+_INSTEAD = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|and\s+not|but\s+should\s+(?:return|give|be)"
+                      r"|when\s+it\s+should\s+(?:return|give|be))\s+", re.I)
+_LATER = re.compile(rf"\b(?:it|this|that|the\s+call|the\s+result)\s+{_SHOULD}\s+", re.I)
+_ERROR = re.compile(r"`?(?:an?\s+)?`?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration))\b")
+_CONTRAST = re.compile(r"\b(?:but|while|whereas|though|although|yet|unlike)\b", re.I)
+_ENDS = " \t\n,.;:!?)`"  # what may follow a literal in prose
+_TUPLE_PROSE = re.compile(r"\s*,\s*[-+\d'\"\[({]")  # "returns 1, 3, 2": a list in prose, not one literal
+_MAX_LITERAL = 200
+
+
+def examples_in(instruction: str, table: SymbolTable) -> tuple[Example, ...]:
+    """The failing calls of ``instruction`` about ``table``'s home file, in order (none when it gives none)."""
+    defined = {s.qualname for s in table.in_file() if "." not in s.qualname}
+    found: list[Example] = []
+    spans = [s for s in _calls(instruction) if _callable(instruction[s[0]:s[1]], defined)]
+    for n, (start, end) in enumerate(spans):
+        call = instruction[start:end]
+        upto = spans[n + 1][0] if n + 1 < len(spans) else len(instruction)
+        example = _shape(call, instruction, end, upto)
+        if example is not None and not example.expected and not example.raises and n and _CONTRAST.search(
+                instruction, spans[n - 1][1], start):
+            continue  # "f('A') is False but f('a') is True": the second call is the case that works
+        if example is not None and example not in found:
+            found.append(example)
+    return tuple(found)
+
+
+def _shape(call: str, text: str, at: int, upto: int) -> Example | None:
+    """What the words after the call ``text[:at]`` say of it, up to the next call at ``upto``."""
+    m = _AFTER_CALL.match(text, at)
+    example = None
+    if m is not None and m.group("should"):
+        value = _literal(text, m.end())
+        example = Example(call, expected=value[0]) if value else None
+    elif m is not None and m.group("raises"):
+        error = _ERROR.match(text, m.end())
+        example = Example(call, raises=error.group(1)) if error else None
+    elif m is not None:
+        wrong = _literal(text, m.end())
+        if wrong is not None:
+            instead = _INSTEAD.match(text, wrong[1])
+            right = _literal(text, instead.end()) if instead else None
+            example = Example(call, expected=right[0] if right else None, wrong=wrong[0])
+    if example is None or example.expected is None:  # "..., it should return False" says what it must give
+        later = _LATER.search(text, at, upto)
+        value = _literal(text, later.end()) if later else None
+        if value is not None:
+            example = Example(call, expected=value[0], wrong=example.wrong if example else None,
+                              raises=example.raises if example else None)
+    return example
+
+
+def _literal(text: str, at: int) -> tuple[str, int] | None:
+    """The Python literal that starts at ``text[at]`` as ``(source, end)``, or None.
+
+    In backticks it is the ticked text; else the longest literal that ends where prose may go on.
+    """
+    if text.startswith("`", at):
+        close = text.find("`", at + 1)
+        source = text[at + 1:close] if close > at else ""
+        return (source, close + 1) if source and _is_literal(source) else None
+    for end in range(min(len(text), at + _MAX_LITERAL), at, -1):
+        if end < len(text) and text[end] not in _ENDS:
+            continue
+        source = text[at:end]
+        if source.endswith(".") and _is_literal(source[:-1]):
+            continue  # "should be 255.": the sentence's full stop, not a float's point
+        if source.strip() == source and _is_literal(source):
+            return None if _TUPLE_PROSE.match(text, end) else (source, end)
+    return None
+
+
+def _is_literal(source: str) -> bool:
+    try:
+        value = ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return not (isinstance(value, tuple) and not source.startswith("("))  # "1, 2": prose, not a tuple
+
+
+def _calls(text: str) -> list[tuple[int, int]]:
+    """Spans of call-shaped text: a name, its balanced parentheses, then any ``.name(...)`` after them."""
+    spans: list[tuple[int, int]] = []
+    for m in _START.finditer(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # inside the previous call ("list(g(x))")
+        end = _close(text, m.end() - 1)
+        while end is not None:
+            more = re.match(r"\.[A-Za-z_]\w*\(", text[end:])
+            after = _close(text, end + more.end() - 1) if more else None
+            if after is None:
+                break
+            end = after
+        if end is not None:
+            spans.append((m.start(), end))
+    return spans
+
+
+def _close(text: str, opened: int) -> int | None:
+    """The index after the parenthesis that closes ``text[opened]``, skipping string literals; None if none."""
+    depth, i, quote = 0, opened, ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _callable(call: str, defined: set[str]) -> bool:
+    """Whether ``call`` is ``f(...)`` or ``C(...).m(...)`` of a name in ``defined``, its arguments literals
+    (perhaps inside one pure builtin: ``list(C(...).m())``)."""
+    try:
+        node = ast.parse(call, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE_WRAPPERS
+            and node.func.id not in defined and len(node.args) == 1 and not node.keywords):
+        node = node.args[0]
+    return isinstance(node, ast.Call) and _chain(node, defined)
+
+
+def _chain(node: ast.expr, defined: set[str]) -> bool:
+    while True:
+        if isinstance(node, ast.Call):
+            if not all(_literal_node(a) for a in [*node.args, *(k.value for k in node.keywords)]) or any(
+                    k.arg is None for k in node.keywords):
+                return False
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            node = node.value
+        else:
+            return isinstance(node, ast.Name) and node.id in defined
+
+
+def _literal_node(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
