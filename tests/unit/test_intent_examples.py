@@ -111,7 +111,21 @@ def test_the_case_that_works_after_but_is_no_example() -> None:
                     "case") == (Example("fnmatch('A', 'a')", wrong="False"),)
 
 
+def test_a_condition_is_no_example() -> None:
+    assert examples("when `fnmatch('a', 'a')` is True the name is skipped; fix the skipping") == ()
+    assert examples("if unhex(b'ff') returns 255, the next byte is lost") == ()
+
+
+def test_it_should_return_belongs_to_the_call_only_close_by() -> None:
+    assert examples("_ishidden('') raises IndexError. Separately, unhex should handle None: it should return "
+                    "0") == (Example("_ishidden('')", raises="IndexError"),)
+    assert examples("_ishidden('') raises IndexError, which breaks globbing in the current directory whenever "
+                    "the pattern is empty and nothing else was given on the command line; it should return "
+                    "False") == (Example("_ishidden('')", raises="IndexError"),)
+
+
 @pytest.mark.parametrize("instruction", [
+    "make unhex(b'ff') return 255",  # an order, not a report: no value of what it does now
     "rgb_to_hls(1.0, 0.0, 0.5) returns a negative hue (-0.083), hues should always be between 0 and 1",  # prose
     "Fix `unhex`: `unhex(b'ff')` gives about -0.083; it must be in [0, 1).",  # "about": no literal
     "fix unhex: unhex(x) returns 85 instead of 255",  # an argument that is no literal

@@ -29,7 +29,7 @@ from coder.edit.intent.symbols import SymbolTable
 # builtins that only look at what the wrapped call returns: "list(g(...))" shows g's result
 PURE_WRAPPERS = frozenset({"list", "tuple", "sorted", "set", "frozenset", "dict", "len", "repr", "str", "bool"})
 _START = re.compile(r"(?<![\w.])[A-Za-z_]\w*\(")
-_IS = r"(?:returns|return|gives(?:\s+back)?|yields|evaluates\s+to|produces|is|are)"
+_IS = r"(?:returns|gives(?:\s+back)?|yields|evaluates\s+to|produces|is)"
 _SHOULD = (r"(?:should|must|ought\s+to)\s+(?:(?:just|simply|always|instead)\s+)?"
            r"(?:return|give|be|yield|equal|evaluate\s+to)")
 _AFTER_CALL = re.compile(rf"`?\s*(?:(?P<should>{_SHOULD})|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
@@ -38,6 +38,9 @@ _INSTEAD = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|and\s+not|but\s+sh
                       r"|when\s+it\s+should\s+(?:return|give|be))\s+", re.I)
 _LATER = re.compile(rf"\b(?:it|this|that|the\s+call|the\s+result)\s+{_SHOULD}\s+", re.I)
 _ERROR = re.compile(r"`?(?:an?\s+)?`?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration))\b")
+# "when f(x) is True, ...": a condition, not the report of what f does wrong
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once|as\s+long\s+as|so\s+that)\s*`?$", re.I)
+_LATER_GAP = 120  # "f('') raises E, ...; it should return X": the "it" is f('') only that close
 _CONTRAST = re.compile(r"\b(?:but|while|whereas|though|although|yet|unlike)\b", re.I)
 _ENDS = " \t\n,.;:!?)`"  # what may follow a literal in prose
 _TUPLE_PROSE = re.compile(r"\s*,\s*[-+\d'\"\[({]")  # "returns 1, 3, 2": a list in prose, not one literal
@@ -52,17 +55,26 @@ def examples_in(instruction: str, table: SymbolTable) -> tuple[Example, ...]:
     for n, (start, end) in enumerate(spans):
         call = instruction[start:end]
         upto = spans[n + 1][0] if n + 1 < len(spans) else len(instruction)
-        example = _shape(call, instruction, end, upto)
-        if example is not None and not example.expected and not example.raises and n and _CONTRAST.search(
-                instruction, spans[n - 1][1], start):
-            continue  # "f('A') is False but f('a') is True": the second call is the case that works
+        example = _shape(call, instruction, end, upto, defined)
+        if example is not None and not example.expected and not example.raises and _aside(instruction, spans, n):
+            continue
         if example is not None and example not in found:
             found.append(example)
     return tuple(found)
 
 
-def _shape(call: str, text: str, at: int, upto: int) -> Example | None:
-    """What the words after the call ``text[:at]`` say of it, up to the next call at ``upto``."""
+def _aside(text: str, spans: list[tuple[int, int]], n: int) -> bool:
+    """Whether call ``n``, said to give a value, is no report of a bug: a condition ("when f(x) is True,
+    ...") or the contrast that works ("f('A') is False but f('a') is True")."""
+    start = spans[n][0]
+    return bool(_CONDITION.search(text, 0, start) or (n and _CONTRAST.search(text, spans[n - 1][1], start)))
+
+
+def _shape(call: str, text: str, at: int, upto: int, defined: set[str]) -> Example | None:
+    """What the words after the call ``text[:at]`` say of it, up to the next call at ``upto``.
+
+    A later "it should return X" is the call's only when close and no other def of the file is named
+    between ("f('') raises E; g should handle None: it should return None" is about g)."""
     m = _AFTER_CALL.match(text, at)
     example = None
     if m is not None and m.group("should"):
@@ -78,8 +90,9 @@ def _shape(call: str, text: str, at: int, upto: int) -> Example | None:
             right = _literal(text, instead.end()) if instead else None
             example = Example(call, expected=right[0] if right else None, wrong=wrong[0])
     if example is None or example.expected is None:  # "..., it should return False" says what it must give
-        later = _LATER.search(text, at, upto)
-        value = _literal(text, later.end()) if later else None
+        later = _LATER.search(text, at, min(upto, at + _LATER_GAP))
+        gap = set(re.findall(r"[A-Za-z_]\w*", text[at:later.start()])) if later else set()
+        value = _literal(text, later.end()) if later and not gap & defined else None
         if value is not None:
             example = Example(call, expected=value[0], wrong=example.wrong if example else None,
                               raises=example.raises if example else None)
