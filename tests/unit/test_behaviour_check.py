@@ -215,3 +215,13 @@ def test_a_test_command_lets_the_examples_run(tmp_path: Path, monkeypatch: pytes
     assert engine.examples.runs
     engine, _, _ = _engine(tmp_path / "2", monkeypatch, [], checks=(UserCommand("lint", "true"),), runs=None)
     assert not engine.examples.runs  # a linter does not run the repository's code
+
+
+def test_a_module_of_a_package_imports_its_siblings(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    make_repo(root, {"pkg/__init__.py": "", "pkg/helper.py": "TWO = 2\n",
+                     "pkg/m.py": "from .helper import TWO\n\ndef f():\n    return 1\n"})
+    snap = read_snapshot(root, root / "pkg" / "m.py")
+    spec = read_instruction("f() returns 1 instead of 2", {"pkg/m.py": snap.text}, home="pkg/m.py")
+    verdict = ExampleCheck(runs=True).verdict(snap, snap.text.replace("return 1", "return TWO"), spec)
+    assert verdict is not None and verdict.notes == ["checked: f() == 2"] and verdict.failure is None

@@ -6,9 +6,10 @@ the model got wrong, and no check looked at what the code does. A report often c
 held to it:
 
 - the calls run in one subprocess on the original file and in one on the edited text
-  (``sys.executable -I``, the work tree as cwd and on ``sys.path``, the file executed as a module under a
-  throwaway name with its own path as ``__file__``); each call gets :data:`TIMEOUT_S`, and one that does
-  not return after the edit fails (an endless loop);
+  (``sys.executable -I``, the work tree as cwd and last on ``sys.path``, so a file of the tree named like a
+  standard module shadows nothing; the file executed as a module under a throwaway name, with its own
+  path as ``__file__`` and its package when its folders are packages); each call gets :data:`TIMEOUT_S`,
+  and one that does not return after the edit fails (an endless loop);
 - an example counts only when the original shows the bug as reported: it returns the wrong value the
   report quotes, raises the exception it names, or (only a right value given) returns something else;
   else it is skipped with a note: a report misquoted is no reason to refuse an edit;
@@ -51,7 +52,7 @@ _CHILD = r"""
 import ast, json, signal, sys, types
 data = json.load(sys.stdin)
 out, sys.stdout = sys.stdout, sys.stderr
-sys.path[:0] = data["roots"]
+sys.path += data["roots"]
 class _Late(BaseException):
     pass
 def _alarm(*_):
