@@ -225,3 +225,13 @@ def test_a_module_of_a_package_imports_its_siblings(tmp_path: Path) -> None:
     spec = read_instruction("f() returns 1 instead of 2", {"pkg/m.py": snap.text}, home="pkg/m.py")
     verdict = ExampleCheck(runs=True).verdict(snap, snap.text.replace("return 1", "return TWO"), spec)
     assert verdict is not None and verdict.notes == ["checked: f() == 2"] and verdict.failure is None
+
+
+def test_a_call_that_writes_a_relative_path_leaves_the_tree_alone(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    make_repo(root, {"m.py": "def save(name):\n    open(name, 'w').write('x')\n    return 0\n"})
+    snap = read_snapshot(root, root / "m.py")
+    spec = read_instruction("save('out.txt') returns 0 instead of 1", {"m.py": snap.text}, home="m.py")
+    verdict = ExampleCheck(runs=True).verdict(snap, snap.text.replace("return 0", "return 1"), spec)
+    assert verdict is not None and verdict.notes == ["checked: save('out.txt') == 1"]
+    assert not (root / "out.txt").exists()  # the calls ran in an empty temporary folder

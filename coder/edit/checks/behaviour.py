@@ -6,10 +6,12 @@ the model got wrong, and no check looked at what the code does. A report often c
 held to it:
 
 - the calls run in one subprocess on the original file and in one on the edited text
-  (``sys.executable -I``, the work tree as cwd and last on ``sys.path``, so a file of the tree named like a
-  standard module shadows nothing; the file executed as a module under a throwaway name, with its own
-  path as ``__file__`` and its package when its folders are packages); each call gets :data:`TIMEOUT_S`,
-  and one that does not return after the edit fails (an endless loop);
+  (``sys.executable -I``), the file executed as a module under a throwaway name, with its own path as
+  ``__file__`` and its package when its folders are packages. The work tree goes last on ``sys.path``
+  (a file of the tree named like a standard module shadows nothing), and the cwd is an empty temporary
+  folder: a call that writes or deletes a relative path, by the model's code or by the example's own
+  arguments, cannot touch the tree before review. Each call gets :data:`TIMEOUT_S`, and one that does
+  not return after the edit fails (an endless loop);
 - an example counts only when the original shows the bug as reported: it returns the wrong value the
   report quotes, raises the exception it names, or (only a right value given) returns something else;
   else it is skipped with a note: a report misquoted is no reason to refuse an edit;
@@ -28,6 +30,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,15 +136,16 @@ def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> l
             "name": f"{package}.__coder_example__" if package else "__coder_example__",
             "roots": [str(root)], "examples": [vars_of(e) for e in examples]}
     env = {k: v for k, v in os.environ.items() if k != "CODER_API_KEY"}  # the server's key is not the code's
-    proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], cwd=root, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-    limit = TIMEOUT_S * (len(examples) + 4) + 5  # a call stuck where the alarm cannot reach (C code)
-    try:
-        out, _ = proc.communicate(json.dumps(data).encode(), timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # its own session: the module and whatever it started
-        proc.communicate()
-        return [Run(timeout=True) for _ in examples]
+    with tempfile.TemporaryDirectory(prefix="coder-example-") as cwd:
+        proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        limit = TIMEOUT_S * (len(examples) + 4) + 5  # a call stuck where the alarm cannot reach (C code)
+        try:
+            out, _ = proc.communicate(json.dumps(data).encode(), timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the module and whatever it started
+            proc.communicate()
+            return [Run(timeout=True) for _ in examples]
     try:
         told = json.loads(out.decode("utf-8", "replace"))
     except ValueError:
