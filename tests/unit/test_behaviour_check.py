@@ -1,16 +1,17 @@
 """A fix held to the instruction's own failing example (:mod:`coder.edit.checks.behaviour`).
 
 The files are the bench's bug files (``coder/bench/edits/files/bugs/``, ``heldout/bugs/``); the wrong
-replies are Qwen2.5-Coder-1.5B's on the H200 (2026-12-03, run4, auto mode), kept verbatim in
-``tests/data/edit/h200_1203/wrong_fixes_with_examples.json``. Each was a wrong bug fix applied because no
-check looked at behaviour. Two of them had an example in their own wording and satisfy it (the example
-does not show what they got wrong); three would be refused had the instruction carried the example another
-wording of the same task gives, which is how they are replayed here: ``coder edit --symbol S -m WORDING``.
+fixes are Qwen2.5-Coder-1.5B's on the H200, applied because no check looked at behaviour: run4 of
+2026-12-03 (auto mode; ``tests/data/edit/h200_1203/wrong_fixes_with_examples.json``) and 2026-12-02
+(``tests/data/edit/h200_wrong/``). Those whose own wording had an example satisfy it (the example does not
+show what they got wrong); four fail the example another wording of the same task gives, which is how
+they are replayed here, as ``coder edit -m WORDING`` would hold them.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from coder.bench.edits.layers import refusal_layer
 from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks import TASKS
 from coder.bench.edits.tasks_heldout import HELDOUT
-from coder.edit.apply.files import read_snapshot, unified_diff
+from coder.edit.apply.files import read_snapshot
 from coder.edit.checks import behaviour
 from coder.edit.checks.behaviour import CODE, ExampleCheck, judge, run_calls
 from coder.edit.checks.user_commands import UserCommand
@@ -33,9 +34,11 @@ from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.testing.replies import ScriptedStream, streamed
 
-ROWS = json.loads((Path(__file__).parents[1] / "data" / "edit" / "h200_1203" /
-                   "wrong_fixes_with_examples.json").read_text())["rows"]
-RECORDED = {(r["task"], r["wording"]): r for r in ROWS}
+DATA = Path(__file__).parents[1] / "data" / "edit"
+RECORDED = {(r["task"], r["wording"]): r for r in json.loads(
+    (DATA / "h200_1203" / "wrong_fixes_with_examples.json").read_text())["rows"]}
+EARLIER = {(r["task"], r["wording"]): {**r, "outcome": "wrong"}  # that record holds the wrong edits only
+           for r in json.loads((DATA / "h200_wrong" / "wrong_2026-12-02.json").read_text())}
 TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
 
 
@@ -97,22 +100,13 @@ def test_both_examples_of_one_wording_are_checked(tmp_path: Path) -> None:
                              "checked: fnmatch('b', '[!a]') no longer returns False (it returns True)"]
 
 
-def _applied(row: dict[str, Any]) -> str:
-    """The file the recorded region reply left: its fenced body in place of the def it names (the diff
-    recorded on the H200 says it is)."""
-    old = source(row["file"])
-    body = row["reply"].split("\n", 1)[1].rsplit("```", 1)[0]
-    name = body.lstrip().split("(", 1)[0].split()[-1]
-    lines = old.splitlines(keepends=True)
-    start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith(f"def {name}("))
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    end = next((j for j in range(start + 1, len(lines)) if lines[j].strip() and
-                len(lines[j]) - len(lines[j].lstrip()) <= indent), len(lines))
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    new = "".join(lines[:start]) + body + "".join(lines[end:])
-    assert unified_diff(row["file"], old, new) == row["diff"]
-    return new
+def _applied(row: dict[str, Any], tmp_path: Path) -> str:
+    """The file the recorded diff left, applied to the task's original."""
+    (tmp_path / "d" / row["file"]).parent.mkdir(parents=True)
+    (tmp_path / "d" / row["file"]).write_text(source(row["file"]))
+    subprocess.run(["git", "apply", "--unsafe-paths", "-"], input=row["diff"], text=True, cwd=tmp_path / "d",
+                   check=True)
+    return (tmp_path / "d" / row["file"]).read_text()
 
 
 @pytest.mark.parametrize(("recorded", "wording", "failure"), [
@@ -121,12 +115,16 @@ def _applied(row: dict[str, Any]) -> str:
     # run4-heldout: "tabnanny's indent_level is wrong whenever there are tabs, ..." -> wrong, applied
     (("bug-tabnanny-level", 1), 0, "after the edit, Whitespace('\\t').indent_level(8) still returns 1; the "
                                    "instruction reports that as the bug"),
+    # 2026-12-02 (tests/data/edit/h200_wrong): "... filter(['a', 'b', 'c'], '[!ab]') returns ['a', 'b'] instead
+    # of ['c']" -> a fix that mends filter's example but not fnmatch's
+    (("bug-fnmatch-negate", 2), 0, "after the edit, fnmatch('b', '[!a]') still returns False; the instruction "
+                                   "reports that as the bug"),
 ])
 def test_a_recorded_wrong_fix_fails_the_example_of_another_wording(
         recorded: tuple[str, int], wording: int, failure: str, tmp_path: Path) -> None:
-    row = RECORDED[recorded]
+    row = RECORDED.get(recorded) or EARLIER[recorded]
     assert row["outcome"] == "wrong"
-    verdict = _check(tmp_path, TASK[recorded[0]], wording, _applied(row))
+    verdict = _check(tmp_path, TASK[recorded[0]], wording, _applied(row, tmp_path))
     assert verdict is not None and verdict.failure == failure
 
 
@@ -135,19 +133,20 @@ def test_a_recorded_fix_that_loops_fails_on_the_time_limit(tmp_path: Path, monke
     call never returns."""
     monkeypatch.setattr(behaviour, "TIMEOUT_S", 1.0)
     row = RECORDED[("bug-graphlib-order", 0)]
-    verdict = _check(tmp_path, TASK["bug-graphlib-order"], 1, _applied(row))
+    verdict = _check(tmp_path, TASK["bug-graphlib-order"], 1, _applied(row, tmp_path))
     assert verdict is not None and verdict.failure == (
         "after the edit, list(TopologicalSorter({'b': ['a']}).static_order()) does not return within 1 s (an "
         "endless loop?)")
 
 
-@pytest.mark.parametrize("recorded", [("glob-fix", 2), ("bug-string-capwords", 0)])
+@pytest.mark.parametrize("recorded", [("glob-fix", 2), ("bug-string-capwords", 0), ("bug-shlex-quote", 2)])
 def test_a_recorded_wrong_fix_that_satisfies_its_own_example_passes(recorded: tuple[str, int],
                                                                      tmp_path: Path) -> None:
     """What the check cannot see: ``path == ''`` mends _ishidden('') but not b''; ``'-'.join`` mends
-    capwords('hello-world', '-') but breaks the default separator. Pinned so a change here is noticed."""
-    row = RECORDED[recorded]
-    verdict = _check(tmp_path, TASK[recorded[0]], recorded[1], _applied(row))
+    capwords('hello-world', '-') but breaks the default separator; join(['ls', '']) giving 'ls' is no longer
+    the 'ls ' reported (2026-12-02), though not right either. Pinned so a change here is noticed."""
+    row = RECORDED.get(recorded) or EARLIER[recorded]
+    verdict = _check(tmp_path, TASK[recorded[0]], recorded[1], _applied(row, tmp_path))
     assert verdict is not None and verdict.failure is None and verdict.notes[0].startswith("checked: ")
 
 
