@@ -179,8 +179,12 @@ def signature_hint(spec: ChangeSpec) -> str:
     return "Remove that parameter: the instruction describes no such argument."
 
 
-def asked_parameter_problem(old: str, new: str, spec: ChangeSpec) -> str | None:
+def asked_parameter_problem(old: str, new: str, spec: ChangeSpec,
+                            within: tuple[int, int] | None = None) -> str | None:
     """Why the parameter ``spec`` adds to its target defs is not there, or is never used (None: it is both).
+
+    ``within``: only the targets whose lines (in ``old``) lie in that span are judged, as one region of a
+    plan is, so a reply that left the parameter unused is asked again before the plan is spliced whole.
 
     Seen applied on the H200 (Qwen2.5-Coder-1.5B): "a sep parameter defaulting to ' ', used in place
     of the literal space" came back with ``sep`` in the signature and the body unchanged, and "add a
@@ -195,6 +199,8 @@ def asked_parameter_problem(old: str, new: str, spec: ChangeSpec) -> str | None:
     gained_any, first = False, None
     for target in spec.targets:
         if target.kind == "class" or target.qualname not in after:
+            continue
+        if within is not None and not within[0] <= target.start <= target.end <= within[1]:
             continue
         fn, owner = after[target.qualname]
         had = {p for p, _ in _params(before[target.qualname][0], owner)} if target.qualname in before else set()

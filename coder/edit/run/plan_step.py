@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
+from coder.edit.checks.signature import asked_parameter_problem
 from coder.edit.plan import derive as planning
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
@@ -111,9 +112,14 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         return proposal.refusal or "refused", "", ""
     text = _region_only(proposal)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
-        wrong = spec_problem(original, splice(original, [Replacement(step.start, step.end, text)]), spec)
+        spliced = splice(original, [Replacement(step.start, step.end, text)])
+        wrong = spec_problem(original, spliced, spec)
         if wrong is not None:  # a parameter nobody asked for, a change out of place: asked again, saying so
             return wrong.reason, text, retry_note(wrong.code, wrong.reason, spec)
+        # seen on the H200: "a sep parameter ... used in place of the literal space" came back with sep in the
+        # signature and the body unchanged, in two wordings; the whole plan's check refused it with no second try
+        if (unused := asked_parameter_problem(original, spliced, spec, within=(step.start, step.end))) is not None:
+            return unused, text, retry_note("parameter", unused, spec)
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
