@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import errno
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coder import trust
 from coder.config_schema import (
     ENGINES,
     REQUEST_CLASSES,
@@ -158,6 +156,8 @@ def read_toml(path: Path, *, follow_links: bool = True) -> tuple[bytes, dict[str
         raise CoderError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
                          "TOML files must be UTF-8") from None
     too_deep = f"{path}: tables and arrays nested more than {MAX_CONFIG_DEPTH} deep; not a coder config"
+    import tomllib  # deferred: only a file that exists is parsed (most commands run on the built-in defaults)
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:  # tomllib names the line and column, never the value
@@ -226,8 +226,10 @@ def load(repo_root: Path | None = None) -> Config:
         paths.append((repo_config_path(repo_root), False))
     for path, own in paths:
         if not own and repo_root is not None and _is_foreign(path, repo_root):
+            from coder.trust import notify_once  # deferred: only a repository's own file may need trust
+
             cfg.ignored.append(symlink_line(path))  # doctor lists it; every command says it once
-            trust.notify_once(symlink_line(path))
+            notify_once(symlink_line(path))
             continue
         if not path.is_file():
             continue
@@ -261,6 +263,8 @@ def _usable(cfg: Config, settings: FileSettings, path: Path, data: bytes,
     if own:
         _anchor_own_binaries(profiles, path)
         return profiles, commands
+    from coder import trust
+
     known = _known_models(cfg.profiles)
     keys = [*trust.untrusted_keys(profiles, known), *commands]
     if keys and not trust.is_trusted(path, data):

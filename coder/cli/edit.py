@@ -19,6 +19,7 @@ from coder.textsafe import require_utf8, visible
 if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
+    from coder.edit.apply.gitcli import WorkTree
     from coder.edit.proposal import ApplyResult, EditProposal, EditRequest
     from coder.edit.run.engine import EditEngine
     from coder.edit.run.plan_result import PlanProposal, PlanRequest
@@ -191,7 +192,7 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
 
     cwd = Path.cwd()
     # the root holds the repository's .coder.toml; --no-git finds it without asking git (which may refuse)
-    tree = gitcli.find_tree(cwd) if not args.no_git else None
+    tree = _one_edit(gitcli.find_tree(cwd)) if not args.no_git else None
     found = tree.root if tree is not None else gitcli.dot_git_root(cwd) if args.no_git else None
     root = found or cwd.resolve()
     config = load(found)
@@ -205,6 +206,28 @@ def _make_engine(args: argparse.Namespace) -> tuple[EditEngine, BackendHandle]:
                         checks_not_run=config.commands_not_run or "", tree=tree)
     engine.allow_ignored = args.allow_ignored
     return engine, handle
+
+
+def _one_edit(tree: WorkTree | None) -> WorkTree | None:
+    """``tree`` for the one edit this process makes: git's ignore verdict on a path is asked once.
+
+    The target is checked before the server is asked (bad input first), then again by the planner
+    and by the request it prepares: one ``git check-ignore`` each, 2-7 ms apiece on a 2-core box.
+    Nothing this process does changes what git ignores, so the first verdict stands for the rest.
+    """
+    if tree is None:
+        return None
+    from coder.edit.apply.gitcli import WorkTree
+
+    verdicts: dict[str, bool] = {}
+
+    class OneEdit(WorkTree):
+        def is_ignored(self, rel: str) -> bool:
+            if rel not in verdicts:
+                verdicts[rel] = super().is_ignored(rel)
+            return verdicts[rel]
+
+    return OneEdit(tree.root, tree.git_dir)
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:

@@ -10,10 +10,14 @@ the process's wall time less the request, which issue 35 wants <= 0.5 s on the H
 <= 0.4 s on a quiet 2-core box. The first run of each mode is cold (nothing of the file cached).
 
 The server is a running coder profile (``--profile``; ``coder backend start NAME`` first) or
-``--attach URL``. Examples::
+``--attach URL``. With ``--replay DIR`` (and ``--attach URL``) the runs go through a record-and-replay
+double of that server (:mod:`scripts.dev.replay_server`): each distinct request is sent once and
+recorded in DIR, later runs are answered from DIR in milliseconds, so on a CPU box the split is
+coder's own time and a run takes a second, not the CPU model's 5-30 s. Examples::
 
     .venv/bin/python scripts/dev/edit_split.py --profile demo --runs 5 --out /tmp/split.json
     python3 scripts/dev/edit_split.py --profile qwen-gpu --runs 7 --out "$OUT/edit_split.json"
+    .venv/bin/python scripts/dev/edit_split.py --attach http://127.0.0.1:8080 --replay /tmp/replies --runs 9
 """
 
 from __future__ import annotations
@@ -111,13 +115,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="region,full",
                         help="comma-separated: region, full (default both), reading, grammar (the model's reading)")
     parser.add_argument("--out", type=Path, help="write every run and the medians as JSON here")
+    parser.add_argument("--replay", type=Path, metavar="DIR",
+                        help="with --attach: record each request once in DIR, then answer from DIR (replay_server.py)")
     args = parser.parse_args(argv)
+    double = None
+    if args.replay is not None:
+        if not args.attach:
+            parser.error("--replay needs --attach URL (the server it records from)")
+        from replay_server import ReplayServer
+
+        double = ReplayServer(args.attach, args.replay)
+        args.attach = double.url
     server = ["--attach", args.attach] if args.attach else (["--profile", args.profile] if args.profile else [])
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in args.modes.split(",")}
     repo = make_repo([MODES[m][0] for m in runs])
-    for _ in range(args.runs):
-        for mode in runs:  # in turn: both modes see the same machine load
-            runs[mode].append(run_once(repo, mode, server))
+    try:
+        for _ in range(args.runs):
+            for mode in runs:  # in turn: both modes see the same machine load
+                runs[mode].append(run_once(repo, mode, server))
+    finally:
+        if double is not None:
+            double.close()
     rows = [summary(r) for r in runs.values()]
     names = list(dict.fromkeys(n for row in rows for n in row["phases"]))
     print("coder edit " + ", ".join(f"{m}: {MODES[m][0].name.removesuffix('.txt')}" for m in runs)

@@ -29,6 +29,9 @@ HEAVY_CODER = ("coder.backends.engines.preflight", "coder.backends.engines.logsc
                "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor",
                # committing and undoing (GitPython), and the user's checks: after the request, when at all
                "coder.edit.apply.gitops", "coder.edit.apply.commit", "coder.repo")
+# what only a config file that exists (its TOML, its trust) or a launch (its API key) needs: the edit of a
+# repository without a .coder.toml, on the built-in defaults, reads no TOML and asks nothing of trust
+CONFIG_FILE_ONLY = ("tomllib", "coder.trust", "secrets")
 
 _SCRIPT = """
 import json, sys
@@ -67,6 +70,14 @@ def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ..
             "coder.backends.engines.llamacpp"} <= modules
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY_PACKAGES) == []
     assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []
+    assert sorted(m for m in modules if m.split(".")[0] in CONFIG_FILE_ONLY or m in CONFIG_FILE_ONLY) == []
+
+
+def test_a_repository_config_file_is_still_read(tmp_repo: Path) -> None:
+    """The deferred TOML reader loads when there is a file to read (the assertion above is not vacuous)."""
+    (tmp_repo / ".coder.toml").write_text('theme = "dark"\n')
+    modules = _edit_modules(tmp_repo)
+    assert {"tomllib", "coder.trust"} <= modules
 
 
 @pytest.mark.parametrize(("extra", "planner"), [((), True), (("--symbol", "greet"), False),

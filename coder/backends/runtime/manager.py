@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -18,7 +17,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from coder import trust
 from coder.backends.engines.base import EngineAdapter
 from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import proc, statelock
@@ -74,6 +72,8 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def _write_key(name: str) -> tuple[str, Path]:
+    import secrets  # deferred with the launch that needs it: coder edit and the TUI only find a server
+
     key = secrets.token_urlsafe(24)
     path = key_path(name)
     path.unlink(missing_ok=True)
@@ -219,6 +219,8 @@ def start(profile: Profile, progress: StartProgress | None = None, *, verify: bo
     """
     if not profile.managed:
         return attach(profile.url or "", profile.api_key, name=profile.name)
+    from coder import trust  # deferred: only a launch checks its exposure (coder edit finds a running server)
+
     trust.check_exposure(profile.host)
     report = progress or (lambda phase, frac, detail: None)
     with statelock.locked(_lock(profile.name), lambda msg: report(msg, 0.0, ""), timeout + 120):
