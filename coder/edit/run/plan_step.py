@@ -26,6 +26,7 @@ from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
 from coder.edit.source.splice import (
     Replacement,
+    as_insertion,
     line_span,
     method_added,
     rename_matches,
@@ -115,6 +116,7 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         if wrong is not None:  # a parameter nobody asked for, a change out of place: asked again, saying so
             return wrong.reason, text, retry_note(wrong.code, wrong.reason, spec)
     if plan.adds is not None:
+        text = as_insertion(original, step.start, step.end, text, plan.adds[0])
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
         return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text, ""

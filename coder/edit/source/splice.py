@@ -264,3 +264,28 @@ def method_added(old: str, new: str, qual: str, name: str) -> str | None:
     if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == defs[0].name for n in before):
         return f"{qual} already has a method {defs[0].name}"
     return None
+
+
+def as_insertion(original: str, start: int, end: int, reply: str, qual: str) -> str:
+    """The region text for an add-method reply: ``reply`` as is, or the region kept with the reply after it.
+
+    The plan shows the class's last member and asks for the new method right after it; a small model
+    often answers with the new method alone (the H200's Qwen2.5-Coder-1.5B: queue's ``clear``, shlex's
+    ``tokens``), which as the region's replacement drops that member. A reply that is exactly one def is
+    read as what it is, an insertion after the region at the class's member indentation, unless it has the
+    name of a member the region holds (then it is that member rewritten); anything else replaces the region,
+    and :func:`method_added` judges either.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(reply))
+        body = _class_body(original, qual)
+    except SyntaxError:
+        return reply
+    if body is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return reply
+    shown = {n.name for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and start <= n.lineno <= end}
+    if tree.body[0].name in shown:
+        return reply
+    indent = " " * body[0].col_offset
+    new = textwrap.indent(textwrap.dedent(reply).strip("\n") + "\n", indent, lambda line: bool(line.strip()))
+    return line_span(original, start, end) + "\n" + new

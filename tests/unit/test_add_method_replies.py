@@ -1,0 +1,62 @@
+"""Add-method plans replayed with the H200's recorded replies (run of 2026-12-03), judged by the task's judge.
+
+Each case in ``tests/data/edit/h200_1203/add_method_replies.json`` holds a pair's replies in the order
+they were given (the first ask's, then the retry's); :class:`coder.testing.replies.ScriptedModel` hands
+them out, and the plan, its checks, the retry and the splice are real.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import make_repo
+
+from coder.bench.edits.run import proposed
+from coder.bench.edits.taskdef import Task
+from coder.bench.edits.tasks import TASKS
+from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal
+from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
+from coder.testing.replies import ScriptedModel
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "edit" / "h200_1203"
+CASES = json.loads((DATA / "add_method_replies.json").read_text())
+
+
+def replay(tmp_path: Path, case: str) -> tuple[Task, PlanProposal, ScriptedModel, dict[str, str]]:
+    """The plan of the case's task in its wording, answered with its recorded replies (not applied)."""
+    recorded = CASES[case]
+    task = next(t for t in (*TASKS, *HELDOUT) if t.name == recorded["task"])
+    originals = task.originals()
+    root = tmp_path / "r"
+    make_repo(root, originals)
+    engine = EditEngine(None, root, ctx=32768)
+    prepared = prepare(engine, root / task.file, task.wordings[recorded["wording"]])
+    assert isinstance(prepared, PlanRequest) and prepared.plan.kind == "add_method"
+    model = ScriptedModel(engine, recorded["replies"])
+    return task, run_plan(engine, prepared, model), model, originals
+
+
+def judged(tmp_path: Path, case: str) -> tuple[bool, str]:
+    """The task's judge on the case's result, which must be applied (ok, scope ok) on the first reply."""
+    task, proposal, model, originals = replay(tmp_path, case)
+    assert proposal.ok and (proposal.scope is None or proposal.scope.ok), proposal.refusal
+    assert len(model.asked) == 1  # the first reply was used: no retry
+    return task.judge(originals, {**originals, **proposed(proposal, tmp_path / "r")})
+
+
+def test_a_reply_that_is_only_the_new_method_is_inserted_after_the_region(tmp_path: Path) -> None:
+    # queue-method w0, shlex-method w0/w1: refused twice ("changes or drops existing members"): the region
+    # (the class's last method) was replaced by the new method alone
+    assert judged(tmp_path / "q0", "queue-method_w0") == (True, "2 behaviour case(s) right, the rest unchanged")
+    assert judged(tmp_path / "s0", "shlex-method_w0") == (True, "3 behaviour case(s) right, the rest unchanged")
+    assert judged(tmp_path / "s1", "shlex-method_w1") == (True, "3 behaviour case(s) right, the rest unchanged")
+
+
+def test_a_lone_def_that_redefines_an_existing_method_is_still_refused(tmp_path: Path) -> None:
+    # queue-method w2: asked for clear, the reply is `def empty` (Queue has one): refused after the retry
+    _, proposal, model, _ = replay(tmp_path, "queue-method_w2")
+    assert not proposal.ok and len(model.asked) == 2
+    assert "the new method is empty, not clear" in str(proposal.refusal)
