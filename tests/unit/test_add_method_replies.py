@@ -60,3 +60,32 @@ def test_a_lone_def_that_redefines_an_existing_method_is_still_refused(tmp_path:
     _, proposal, model, _ = replay(tmp_path, "queue-method_w2")
     assert not proposal.ok and len(model.asked) == 2
     assert "the new method is empty, not clear" in str(proposal.refusal)
+
+
+def test_the_add_method_note_gives_the_values_init_sets(tmp_path: Path) -> None:
+    # reprlib-method w0 was applied WRONG: "puts all the limits back to their defaults" came back with
+    # self.maxlist = 1000 ... (the note named the attributes only); __init__ sets maxlevel = 6, maxstring = 30
+    task = next(t for t in HELDOUT if t.name == "reprlib-method")
+    make_repo(tmp_path / "r", task.originals())
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = prepare(engine, tmp_path / "r" / task.file, task.wordings[0])
+    assert isinstance(prepared, PlanRequest)
+    (step,) = prepared.plan.steps
+    assert str(step.note).endswith(
+        "The attributes the methods of class Repr set (with the values __init__ gives them): self.fillvalue = '...', "
+        "self.maxlevel = 6, self.maxtuple = 6, self.maxlist = 6, self.maxarray = 5, self.maxdict = 4, "
+        "self.maxset = 6, self.maxfrozenset = 6, self.maxdeque = 6, self.maxstring = 30, self.maxlong = 40, "
+        "self.maxother = 30.")
+
+
+def test_init_values_are_literals_of_init_itself() -> None:
+    import ast
+
+    from coder.edit.source.attrs import init_values, state_listed
+
+    cls = ast.parse("class C:\n    def __init__(self, n):\n        self.a = -1\n        self.b = n\n"
+                    "        self.c: tuple[int, ...] = ()\n        if n:\n            self.d = 2\n"
+                    "    def m(self):\n        self.e = 3\n").body[0]
+    assert isinstance(cls, ast.ClassDef)
+    assert init_values(cls) == {"a": "-1", "c": "()"}  # not b (a parameter), not d (under an if)
+    assert state_listed(cls) == "self.a = -1, self.c = (), self.b, self.d, self.e"
