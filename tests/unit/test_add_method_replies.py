@@ -89,3 +89,27 @@ def test_init_values_are_literals_of_init_itself() -> None:
     assert isinstance(cls, ast.ClassDef)
     assert init_values(cls) == {"a": "-1", "c": "()"}  # not b (a parameter), not d (under an if)
     assert state_listed(cls) == "self.a = -1, self.c = (), self.b, self.d, self.e"
+
+
+def test_a_new_method_the_model_named_otherwise_is_renamed_as_asked(tmp_path: Path) -> None:
+    # sched-method w1: "add a clear method to scheduler ..." came back as `def drop_queue` twice: refused;
+    # nothing else spells drop_queue, so the method is renamed clear and the plan says so
+    task, proposal, model, originals = replay(tmp_path, "sched-method_w1")
+    assert proposal.ok and len(model.asked) == 1, proposal.refusal
+    assert "plan: sched.py lines 154-167: the model named the new method drop_queue: renamed clear, as asked" \
+        in proposal.review_lines()
+    assert "+    def clear(self):" in proposal.diff and "drop_queue" not in proposal.diff
+    new = {**originals, **proposed(proposal, tmp_path / "r")}
+    assert task.judge(originals, new) == (True, "2 behaviour case(s) right, the rest unchanged")
+
+
+def test_a_new_method_is_not_renamed_when_its_name_is_used_or_taken() -> None:
+    from coder.edit.source.splice import named_as_asked
+
+    old = "class C:\n    def a(self):\n        return 1\n"
+    reply = "    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n"
+    assert named_as_asked(old, 2, 3, reply, "C", "z") == (
+        reply.replace("def b", "def z"), "the model named the new method b: renamed z, as asked")
+    used = reply.replace("return 1", "return self.b()")  # a's change aside, b is called: not renamed
+    assert named_as_asked(old, 2, 3, used, "C", "z") == (used, "")
+    assert named_as_asked(old, 2, 3, reply, "C", "a") == (reply, "")  # the asked name is a member already
