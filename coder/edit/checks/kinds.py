@@ -75,6 +75,12 @@ class _Unannotated(ast.NodeTransformer):
         return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
 
 
+def same_code(old: str, new: str) -> bool:
+    """True when both texts parse and differ only in docstrings, annotations, imports, comments or layout."""
+    a = _normal(old, True, True)
+    return a is not None and a == _normal(new, True, True)
+
+
 @dataclass(frozen=True)
 class Invariant:
     """What must stay the same: ``only comments``, ``only docstrings``, ``only type hints``..."""
