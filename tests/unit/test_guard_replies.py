@@ -114,3 +114,16 @@ def test_a_comment_with_a_docstring_besides_is_applied_without_the_docstring(tmp
     assert [c.where(task.file) for c in proposal.scope.dropped] == ["heldout/reprlib.py:56 (added)"]
     assert '"""' not in proposal.diff
     assert task.judge(task.originals(), {task.file: proposal.new})[0] is True
+
+
+def test_a_docstring_reply_that_also_deleted_comments_gets_them_back(tmp_path: Path) -> None:
+    # tabnanny-docstring w0 on the H200, refused: "turn the comment block into a class docstring" wrote the
+    # docstring and deleted the block and another comment; deleting comments changes no code, so both are
+    # given back: the docstring is applied beside the comments it repeats, and the note says what was left out
+    recorded = REPLIES["tabnanny-docstring_w0"]
+    task, proposal = evaluated(tmp_path, recorded["task"], recorded["wording"], recorded["reply"])
+    assert proposal.ok and proposal.scope is not None and proposal.scope.ok, proposal.refusal
+    assert [c.where(task.file) for c in proposal.scope.dropped] == ["heldout/tabnanny.py:137-155 (deleted)",
+                                                                    "heldout/tabnanny.py:247 (deleted)"]
+    assert "    # members:\n" in proposal.new and "    Members:\n" in proposal.new
+    assert task.judge(task.originals(), {task.file: proposal.new})[0] is True

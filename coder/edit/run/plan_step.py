@@ -112,14 +112,15 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.spec
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
-    text = _region_only(proposal)
+    text, renamed = _region_only(proposal), ""
+    if plan.adds is not None:  # the new method alone is an insertion after the member shown; its name the user's
+        text = as_insertion(original, step.start, step.end, text, plan.adds[0])
+        text, renamed = named_as_asked(original, step.start, step.end, text, *plan.adds)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
         wrong = spec_problem(original, splice(original, [Replacement(step.start, step.end, text)]), spec)
         if wrong is not None:  # a parameter nobody asked for, a change out of place: asked again, saying so
             return wrong.reason, text, retry_note(wrong.code, wrong.reason, spec)
     if plan.adds is not None:
-        text = as_insertion(original, step.start, step.end, text, plan.adds[0])
-        text, renamed = named_as_asked(original, step.start, step.end, text, *plan.adds)
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
         flag = method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
