@@ -265,6 +265,8 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     result.update(proposal.to_json())
     if proposal.retried:  # a region reply a code rule refused was asked once more (EditEngine.retry_request)
         _say(f"the first reply was refused ({proposal.retried}); asked once more, saying why", err)
+    if proposal.scope is not None and (left := proposal.scope.dropped_note()):  # coder took a change out
+        _say(left, err)
     _print_checks(proposal, err)
     if not proposal.ok:
         _say(_stats_line(proposal), err)

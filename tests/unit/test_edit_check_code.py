@@ -175,5 +175,5 @@ def test_an_add_method_plan_shows_the_model_the_attributes_its_class_sets(tmp_pa
     assert isinstance(prepared, plan_run.PlanRequest)
     (step,) = prepared.plan.steps
     assert step.note is not None and step.note.endswith(
-        "The attributes the methods of class TopologicalSorter set: self._nfinished, self._node2info, "
-        "self._npassedout, self._ready_nodes.")
+        "The attributes the methods of class TopologicalSorter set (with the values __init__ gives them): "
+        "self._node2info = {}, self._ready_nodes = None, self._npassedout = 0, self._nfinished = 0.")

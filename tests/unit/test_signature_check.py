@@ -203,3 +203,33 @@ def test_a_plan_step_with_an_unasked_parameter_is_asked_again_with_the_reason(tm
     signatures = iter(["node_count(self, year)"] * 2)
     refused = plan_run.run_plan(engine, prepared, ScriptedModel(engine, add_count))
     assert not refused.ok and "gained a parameter year" in (refused.refusal or "")
+
+
+def test_a_def_that_loses_a_parameter_the_instruction_does_not_name_is_refused(tmp_path: Path) -> None:
+    # applied WRONG on the H200 (bug-textwrap-indent, wording 1, the retry's reply): `def indent(text, prefix)`,
+    # predicate gone; every caller passing one now raises TypeError
+    task = next(t for t in TASKS if t.name == "bug-textwrap-indent")
+    make_repo(tmp_path / "r", task.originals())
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = engine.prepare(tmp_path / "r" / task.file, task.wordings[1], mode="region", symbol="indent")
+    reply = (Path(__file__).resolve().parents[1] / "data" / "edit" / "h200_1203" / "textwrap_indent_w1.reply.txt")
+    proposal = engine.evaluate(request, reply.read_text(), finish_reason="stop")
+    assert not proposal.ok and proposal.refusal_code == "contract"
+    assert "indent no longer takes its parameter predicate" in str(proposal.refusal)
+
+
+def test_a_parameter_the_instruction_removes_or_renames_may_go() -> None:
+    from coder.edit.checks.signature import lost_parameters
+    from coder.edit.intent.read import read_instruction
+
+    old = "def f(a, b=None):\n    return a if b is None else b\n\n\nf(1)\n"
+    new = "def f(a):\n    return a\n\n\nf(1)\n"
+    renamed = "def f(a, c=None):\n    return a if c is None else c\n\n\nf(1)\n"
+    asked = read_instruction("remove the parameter b from f", {"m.py": old}, home="m.py")
+    assert lost_parameters(old, new, asked) is None
+    other = read_instruction("make f return a when `b` is None", {"m.py": old}, home="m.py")
+    assert lost_parameters(old, new, other) is None  # b is named as code: the instruction speaks of it
+    plain = read_instruction("simplify f", {"m.py": old}, home="m.py")
+    assert lost_parameters(old, new, plain) == ("f no longer takes its parameter b, which the instruction does not "
+                                                "ask to remove: a caller that passes b now raises TypeError")
+    assert lost_parameters(old, renamed, plain) is not None  # a rename the instruction does not ask for

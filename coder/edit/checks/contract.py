@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.signature import Def, defs, param_names
+from coder.edit.checks.signature import Def, defs, named_anyhow
 from coder.edit.checks.trees import parsed
 
 if TYPE_CHECKING:
@@ -113,8 +113,7 @@ def _dynamic(fn: Def) -> bool:
 
 def broken_contract(old: str, new: str, spec: ChangeSpec) -> str | None:
     """Why a def ``new`` changes now returns None where it returned a value, or ignores an argument (None: neither)."""
-    named = ({w.rsplit(".", 1)[-1] for w in spec.facts.code_words} | set(spec.facts.gone) | param_names(spec)
-             | {a for a, _ in spec.renames} | set(spec.facts.ignored))
+    named = named_anyhow(spec)
     try:
         before, after = defs(parsed(old)), defs(parsed(new))
     except (SyntaxError, ValueError, RecursionError):

@@ -95,6 +95,7 @@ class Scope:
     basis: str  # what the instruction was read as: "rename tokenize -> lex", "region function f", ...
     changes: tuple[Change, ...]
     missing: tuple[str, ...] = ()  # new names the instruction asks for (`flags=0`) that the result never uses
+    dropped: tuple[Change, ...] = ()  # unexplained changes of the reply given back before this scope (checks/trim.py)
 
     @property
     def unexplained(self) -> list[Change]:
@@ -122,6 +123,14 @@ class Scope:
             parts.append(f"the result never uses {', '.join(self.missing)}, which the instruction asks for")
         return "; ".join(parts)
 
+    def dropped_note(self) -> str:
+        """What was given back of the reply before it was judged (empty: nothing)."""
+        if not (n := len(self.dropped)):
+            return ""
+        where = ", ".join(c.where(self.rel) for c in self.dropped[:6])
+        return (f"left out {n} change{'s' if n > 1 else ''} of the reply that the instruction does not explain "
+                f"({self.basis}): {where}; the original lines are kept there")
+
     def hunk_flags(self, diff: str) -> list[bool]:
         """Per ``@@`` hunk of the unified ``diff`` of this proposal: True when it holds an unexplained change."""
         flags = []
@@ -143,6 +152,7 @@ class Scope:
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form: the basis and every unexplained change."""
         return {"kind": self.kind, "basis": self.basis, "changes": len(self.changes), "missing": list(self.missing),
+                "dropped": [c.where(self.rel) for c in self.dropped],
                 "unexplained": [{**c.to_json(), "where": c.where(self.rel)} for c in self.unexplained]}
 
 
@@ -167,16 +177,17 @@ def _line_changes(old_lines: list[str], new_lines: list[str]) -> list[tuple[int,
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
-def check_scope(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region | None = None) -> Scope:
+def check_scope(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region | None = None,
+                dropped: tuple[Change, ...] = ()) -> Scope:
     """Classify every change from ``old`` to ``new`` as explained by the change ``spec`` or not.
 
     ``region`` is the region a region-mode request replaced (None for a whole-file rewrite).
     New names the instruction asks for in backticks (`flags=0`), or as a new parameter, must
-    appear in ``new``.
+    appear in ``new``. ``dropped``: the reply's changes already given back (kept for the record).
     """
     scope = _classify(old, new, spec, rel=rel, region=region)
     missing = _missing_names(old, new, spec)
-    return dataclasses.replace(scope, missing=missing) if missing else scope
+    return dataclasses.replace(scope, missing=missing, dropped=dropped) if missing or dropped else scope
 
 
 def _missing_names(old: str, new: str, spec: ChangeSpec) -> tuple[str, ...]:

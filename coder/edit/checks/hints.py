@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
 
-def _notes(fn: Def) -> str:
+def type_notes(fn: Def) -> str:
     """Everything ``fn`` says about types: its parameters' annotations and its return's."""
     a = fn.args
     params = [p for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p is not None]
@@ -40,7 +40,7 @@ def _returns(old: str, new: str, spec: ChangeSpec) -> tuple[list[str], list[str]
         after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
     except (SyntaxError, ValueError, RecursionError):
         return None
-    covered = [q for q, fn in after.items() if q in before and _notes(before[q]) != _notes(fn)]
+    covered = [q for q, fn in after.items() if q in before and type_notes(before[q]) != type_notes(fn)]
     given = [q for q in covered if after[q].returns is not None and before[q].returns is None]
     return given, [q for q in covered if after[q].returns is None]
 

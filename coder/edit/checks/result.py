@@ -29,7 +29,12 @@ from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reach import outside_targets, reach_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
 from coder.edit.checks.sameness import same_behaviour
-from coder.edit.checks.signature import asked_parameter_problem, signature_hint, unasked_parameters
+from coder.edit.checks.signature import (
+    asked_parameter_problem,
+    lost_parameters,
+    signature_hint,
+    unasked_parameters,
+)
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -137,6 +142,8 @@ def spec_problem(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
                                              "blank lines, comments or layout")
     if (unasked := unasked_parameters(old, new, spec)) is not None:
         return EditRefused("signature", unasked)
+    if (lost := lost_parameters(old, new, spec)) is not None:  # the callers' side: told as a broken contract
+        return EditRefused("contract", lost)
     if (where := misplaced(old, new, spec)) is not None:
         return EditRefused("placement", where)
     return None

@@ -37,6 +37,13 @@ def param_names(spec: ChangeSpec) -> set[str]:
     return {n for n in names if n.isidentifier()}
 
 
+def named_anyhow(spec: ChangeSpec) -> set[str]:
+    """Names the instruction speaks of as code, or as ones to remove, rename or ignore: a def may lose or stop
+    using a parameter of these (that may be what it asks), never another."""
+    return ({w.rsplit(".", 1)[-1] for w in spec.facts.code_words} | set(spec.facts.gone) | param_names(spec)
+            | {a for a, _ in spec.renames} | set(spec.facts.ignored))
+
+
 def defs(tree: ast.Module) -> dict[str, tuple[Def, ast.ClassDef | None]]:
     """Every def of the module by qualified name (``f``, ``C.m``, ``C.Inner.m``), with its class (None: a function)."""
     out: dict[str, tuple[Def, ast.ClassDef | None]] = {}
@@ -168,6 +175,31 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
             if named and required and spec.action in _ADDS and is_asked:
                 return (f"{qual} requires {name}, which the instruction does not describe (it describes the "
                         f"parameters {', '.join(sorted(named))}): a call as described raises TypeError")
+    return None
+
+
+def lost_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why a def that is still there takes a parameter fewer (or one renamed) that the instruction does not name.
+
+    Applied on the H200 (Qwen2.5-Coder-1.5B): asked again to make ``indent`` leave blank lines alone after a
+    reply that ignored ``predicate``, the model dropped it: ``def indent(text, prefix)``. Every caller that
+    passes a predicate now raises TypeError. A deletion, and a rewrite that keeps only the name, are not held.
+    """
+    if spec.action == "delete" or spec.facts.keeps_names:
+        return None
+    try:
+        before, after = defs(parsed(old)), defs(parsed(new))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    named = named_anyhow(spec)
+    for qual, (fn, owner) in after.items():
+        if qual not in before:
+            continue
+        now = {p for p, _ in _params(fn, owner)}
+        lost = [p for p, _ in _params(*before[qual]) if p not in now and p not in named]
+        if lost:
+            return (f"{qual} no longer takes its parameter {lost[0]}, which the instruction does not ask to remove: "
+                    f"a caller that passes {lost[0]} now raises TypeError")
     return None
 
 

@@ -38,7 +38,7 @@ from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
 from coder.edit.plan.steps import RENAMED_BY_SCOPE as RENAMED_BY_SCOPE
 from coder.edit.plan.steps import Plan as Plan
 from coder.edit.plan.steps import Step as Step
-from coder.edit.source.attrs import attributes_set, listed
+from coder.edit.source.attrs import init_values, state_listed
 from coder.edit.source.regions import Region, python_symbols
 from coder.edit.source.units import leaves, name_rows, units
 
@@ -219,7 +219,9 @@ def _state_note(text: str, qual: str, label: str) -> str:
     """`` The attributes the methods of C set: self.a, self.b.``: what a new method needs to see of its class.
 
     Seen on the 2-core CPU and the H200: the 1.5B, shown the end of TopologicalSorter and asked for
-    ``node_count``, read ``self.nodes`` (twice, retry included); the graph is ``self._node2info``.
+    ``node_count``, read ``self.nodes`` (twice, retry included); the graph is ``self._node2info``. And on
+    the H200, "add a reset() method to Repr that puts all the limits back to their defaults", shown the
+    names alone, came back with ``self.maxlist = 1000`` (``__init__`` sets 6): the literal values go too.
     """
     try:
         body = ast.parse(text).body
@@ -231,8 +233,10 @@ def _state_note(text: str, qual: str, label: str) -> str:
         if cls is None:
             return ""
         body = cls.body
-    names = attributes_set(cls) if cls is not None else []
-    return f" The attributes the methods of {label} set: {listed(names, 12)}." if names else ""
+    if cls is None or not (state := state_listed(cls)):
+        return ""
+    given = " (with the values __init__ gives them)" if init_values(cls) else ""
+    return f" The attributes the methods of {label} set{given}: {state}."
 
 
 _KIND_WORDS = {"annotations": "type annotations", "docstrings": "docstrings", "comments": "comments"}

@@ -25,9 +25,9 @@ from coder.edit.apply import gitcli
 from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.behaviour import ExampleCheck
 from coder.edit.checks.explained import check_scope
-from coder.edit.checks.hints import complete_init_returns
 from coder.edit.checks.reply import EditRefused, check_reply
 from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
+from coder.edit.checks.trim import kinds_kept
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
 from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
@@ -350,13 +350,13 @@ class EditEngine:
                 region_kind=region.kind if region else None, region_name=region.name if region else None,
                 stopped_at_fence=stats.stopped_at_fence, spec=spec,
             )
-            new = complete_init_returns(snap.text, new, spec)  # a hints edit: __init__ returns None
+            new, dropped = kinds_kept(request, new, spec)  # a hints edit: __init__ -> None; other kinds given back
             if (broken := check_result(snap.rel, new, old=snap.text,
                                        spec=None if request.in_plan else spec)) is not None:
                 raise broken  # the whole new file: it parses, gains no undefined name, breaks no code rule
         except EditRefused as refused:
             return EditProposal(request, snap.text, "", stats, refused.code, refused.reason, reply)
-        scope = check_scope(snap.text, new, spec, rel=snap.rel,
+        scope = check_scope(snap.text, new, spec, rel=snap.rel, dropped=dropped,
                             region=request.region if request.mode == "region" else None)
         proposal = EditProposal(request, new, unified_diff(snap.rel, snap.text, new), stats, reply=reply, scope=scope)
         if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session

@@ -64,6 +64,7 @@ class StepResult:
     retried: str | None  # why the first reply was flagged: it was asked once more
     refused: str | None  # why the second reply was flagged too: the plan is refused
     flagged_reply: str = ""  # the first reply, when it was flagged (kept for the record)
+    note: str = ""  # how an accepted reply was used, when not as it came (a new method renamed as asked)
 
     def to_json(self, kind: str = "") -> dict[str, object]:
         """The ``--json`` form (``kind``: the plan's, for ``done_by``).
@@ -76,7 +77,7 @@ class StepResult:
         stats = p.stats if p is not None else None
         return {"path": self.step.rel, "lines": [self.step.start, self.step.end], "label": self.step.label,
                 "why": self.step.why, "how": self.step.how, "done_by": self.step.done_by(kind),
-                "retried": self.retried, "refused": self.refused,
+                "retried": self.retried, "refused": self.refused, "note": self.note or None,
                 "seconds": round(stats.elapsed, 3) if stats is not None else None,
                 "request_class": p.request_class if p is not None else None,
                 "k": p.k if p is not None else None,
@@ -176,6 +177,7 @@ class PlanProposal:
         lines += [f"plan: {s.step.rel} {s.step.label}: retried once ({s.retried})"
                   + (f"; refused again ({s.refused})" if s.refused else "; the retry was accepted")
                   for s in self.retries]
+        lines += [f"plan: {s.step.rel} {s.step.label}: {s.note}" for s in self.steps if s.note]
         lines += [f"plan: note: {n}" for n in plan.notes]
         return lines
 

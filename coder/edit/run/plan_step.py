@@ -27,8 +27,10 @@ from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
 from coder.edit.source.splice import (
     Replacement,
+    as_insertion,
     line_span,
     method_added,
+    named_as_asked,
     rename_matches,
     rename_tokens,
     splice,
@@ -106,11 +108,15 @@ def _region_only(proposal: EditProposal) -> str:
 
 def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
            step: planning.Step) -> tuple[str | None, str, str]:
-    """(why the reply cannot be used, or None; the region text to use; what a retry is told to do about it)."""
+    """(why the reply cannot be used, or None; the region text to use; what a retry is told to do about it, or
+    when the reply is used, what the user is told of how (a new method renamed as asked), else empty)."""
     plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.spec
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
-    text = _region_only(proposal)
+    text, renamed = _region_only(proposal), ""
+    if plan.adds is not None:  # the new method alone is an insertion after the member shown; its name the user's
+        text = as_insertion(original, step.start, step.end, text, plan.adds[0])
+        text, renamed = named_as_asked(original, step.start, step.end, text, *plan.adds)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         wrong = spec_problem(original, spliced, spec)
@@ -123,7 +129,8 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
-        return method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced), text, ""
+        flag = method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
+        return flag, text, "" if flag else renamed
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text, ""
     check = rename_matches(expected, text, plan.renames)
@@ -151,7 +158,7 @@ def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, rename
     with PARSE_LOCK:  # steps run on threads; CPython 3.11's parser is not thread-safe
         flag, text, hint = _judge(proposal, expected, prepared, step)
     if flag is None:
-        return StepResult(step, text, proposal, None, None)
+        return StepResult(step, text, proposal, None, None, note=hint)
     return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint)
 
 
@@ -174,9 +181,9 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     full = renamed.get(step.rel)
     narrowed = replace(step, start=a, end=b)
     with PARSE_LOCK:
-        still, text, _ = _judge(second, line_span(full, a, b) if full is not None else None, prepared, narrowed)
+        still, text, note = _judge(second, line_span(full, a, b) if full is not None else None, prepared, narrowed)
     if still is not None:
         return StepResult(step, None, second, flag, still, first_reply)
     if full is not None:  # outside the narrowed lines nothing uses the old name: the rename is the original
         text = line_span(full, step.start, a - 1) + text + line_span(full, b + 1, step.end)
-    return StepResult(step, text, second, flag, None, first_reply)
+    return StepResult(step, text, second, flag, None, first_reply, note=note)

@@ -39,3 +39,39 @@ def attributes_set(cls: ast.ClassDef) -> list[str]:
 def listed(names: list[str], limit: int = 8) -> str:
     """``self.a, self.b ...``: at most ``limit`` of ``names`` for a prompt or a reason."""
     return ", ".join(f"self.{name}" for name in names[:limit]) + (" ..." if len(names) > limit else "")
+
+
+def init_values(cls: ast.ClassDef, width: int = 30) -> dict[str, str]:
+    """``{attr: value}`` for each ``self.attr = <literal>`` statement of ``cls.__init__``'s own body, in order.
+
+    Only literals (``6``, ``'...'``, ``()``, ``-1``) no wider than ``width``: what a method that puts the
+    state back ("reset the limits to their defaults") must write, and what the model cannot guess.
+    """
+    init = next((n for n in cls.body if isinstance(n, FUNC) and n.name == "__init__"), None)
+    me = self_name(init) if init is not None else None
+    out: dict[str, str] = {}
+    for stmt in init.body if init is not None and me is not None else []:
+        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
+            else []
+        if value is None or len(targets) != 1:
+            continue
+        target = targets[0]
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me):
+            continue
+        try:
+            ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if len(text := ast.unparse(value)) <= width:
+            out.setdefault(target.attr, text)
+    return out
+
+
+def state_listed(cls: ast.ClassDef, limit: int = 12) -> str:
+    """``self.a = 6, self.b ...``: the attributes the methods of ``cls`` set, with ``__init__``'s literal values
+    (those first, in its order), at most ``limit``; empty when the methods set none."""
+    values = init_values(cls)
+    names = [*values, *(n for n in attributes_set(cls) if n not in values)]
+    shown = [f"self.{n} = {values[n]}" if n in values else f"self.{n}" for n in names[:limit]]
+    return ", ".join(shown) + (" ..." if len(names) > limit else "")

@@ -264,3 +264,58 @@ def method_added(old: str, new: str, qual: str, name: str) -> str | None:
     if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == defs[0].name for n in before):
         return f"{qual} already has a method {defs[0].name}"
     return None
+
+
+def as_insertion(original: str, start: int, end: int, reply: str, qual: str) -> str:
+    """The region text for an add-method reply: ``reply`` as is, or the region kept with the reply after it.
+
+    The plan shows the class's last member and asks for the new method right after it; a small model
+    often answers with the new method alone (the H200's Qwen2.5-Coder-1.5B: queue's ``clear``, shlex's
+    ``tokens``), which as the region's replacement drops that member. A reply that is exactly one def is
+    read as what it is, an insertion after the region at the class's member indentation, unless it has the
+    name of a member the region holds (then it is that member rewritten); anything else replaces the region,
+    and :func:`method_added` judges either.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(reply))
+        body = _class_body(original, qual)
+    except SyntaxError:
+        return reply
+    if body is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return reply
+    shown = {n.name for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and start <= n.lineno <= end}
+    if tree.body[0].name in shown:
+        return reply
+    indent = " " * body[0].col_offset
+    new = textwrap.indent(textwrap.dedent(reply).strip("\n") + "\n", indent, lambda line: bool(line.strip()))
+    return line_span(original, start, end) + "\n" + new
+
+
+def named_as_asked(original: str, start: int, end: int, text: str, qual: str, name: str) -> tuple[str, str]:
+    """The region text with the one method it adds to ``qual`` renamed ``name``, and a note saying so.
+
+    The method's name is the user's: asked for ``clear``, the H200's 1.5B wrote the method and named it
+    ``drop_queue`` (twice, retry included). When the reply adds exactly one new def under another name,
+    neither name is a member the class had, and nothing in the file but that def spells the model's name,
+    renaming it is exact; otherwise the text is returned as it is (and :func:`method_added` says why not),
+    with an empty note.
+    """
+    if not name:
+        return text, ""
+    spliced = splice(original, [Replacement(start, end, text)])
+    try:
+        before, after = _class_body(original, qual), _class_body(spliced, qual)
+        spelled = [t.string for t in tokenize.generate_tokens(io.StringIO(spliced).readline) if t.type == tokenize.NAME]
+    except (SyntaxError, tokenize.TokenError):
+        return text, ""
+    if before is None or after is None:
+        return text, ""
+    kept = {ast.dump(n) for n in before}
+    added = [n for n in after if ast.dump(n) not in kept]
+    if len(added) != 1 or not isinstance(added[0], ast.FunctionDef | ast.AsyncFunctionDef) or added[0].name == name:
+        return text, ""
+    got = added[0].name
+    had = {n.name for n in before if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    if {got, name} & had or spelled.count(got) != 1:
+        return text, ""
+    return rename_tokens(text, [(got, name)]), f"the model named the new method {got}: renamed {name}, as asked"

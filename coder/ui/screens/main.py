@@ -290,11 +290,13 @@ class MainScreen(Screen[None]):
         def decided(accept: bool | None) -> None:
             self.decide(bool(accept))
 
-        from coder.edit.run.plan_result import PlanProposal
+        from coder.edit.run.plan_result import PlanProposal, PlanScope
         from coder.textsafe import added_hidden
 
         scope = proposal.scope
         lines = [scope.refusal()] if scope is not None and not scope.ok else []
+        if not isinstance(scope, PlanScope) and scope is not None and (left := scope.dropped_note()):
+            lines.append(left)  # what coder took out of the reply before judging it
         parts = proposal.files if isinstance(proposal, PlanProposal) else [proposal]
         if hidden := [h for p in parts for h in added_hidden(p.request.snapshot.text, p.new)]:  # <U+XXXX> in the diff
             lines.append(f"adds invisible or control code points: {', '.join(hidden[:6])}")

@@ -1,0 +1,109 @@
+"""A comments-, docstrings- or hints-only reply with a change of another kind besides: that change taken out.
+
+Seen on the H200 (Qwen2.5-Coder-1.5B): asked for type hints, the model also wrote a docstring, or a
+``__repr__``; asked for a comment, it wrote a docstring as well. The scope guard flags such a change, and
+the retry that follows tends to do worse (the retries of those pairs dropped the hints and kept the
+docstring). When every unexplained change is a run of lines that can be given back on its own, the
+original lines are put back, the rest is checked again (every change explained, the result check
+passes), and that is the result, with what was taken out said (:attr:`Scope.dropped
+<coder.edit.checks.explained.Scope>`). When nothing explained is left, or the rest fails a check, the
+reply stays as it came and is flagged as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from typing import TYPE_CHECKING
+
+from coder.edit.checks.explained import Change, check_scope
+from coder.edit.checks.hints import complete_init_returns, type_notes
+from coder.edit.checks.kinds import Invariant, invariant_for, same_code
+from coder.edit.checks.result import PYTHON, check_result
+from coder.edit.checks.signature import defs
+from coder.edit.checks.trees import parsed
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+    from coder.edit.proposal import EditRequest
+
+
+GIVE_BACK_AT_MOST = 4  # unexplained changes looked at; a reply with more is flagged as it came
+
+
+def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, tuple[Change, ...]]:
+    """``new`` made what a kinds-only request asks: ``__init__``'s ``-> None`` filled in, and the changes of
+    another kind given back when the rest stands alone; with the changes given back (empty: none)."""
+    snap = request.snapshot
+    new = complete_init_returns(snap.text, new, spec)  # a hints edit: __init__ returns None
+    invariant = invariant_for(spec, snap.rel)
+    if invariant is None or request.in_plan or not snap.rel.endswith(PYTHON):
+        return new, ()  # a plan's regions are judged as one file, after the splice
+    region = request.region if request.mode == "region" else None
+
+    def unexplained(text: str) -> list[Change] | None:
+        scope = check_scope(snap.text, text, spec, rel=snap.rel, region=region)
+        return None if scope.missing or any(c.note for c in scope.unexplained) else scope.unexplained
+
+    off, asked = unexplained(new), _asked(new, invariant)
+    if not off or len(off) > GIVE_BACK_AT_MOST or asked is None:
+        return new, ()
+    old_lines, text, given = snap.text.splitlines(keepends=True), new, []
+    while off:
+        for trial, change in _give_backs(off[-1], old_lines, text.splitlines(keepends=True)):
+            left = unexplained(trial)
+            if left is not None and len(left) < len(off) and _asked(trial, invariant) == asked:
+                text, off = trial, left
+                given.append(change)
+                break
+        else:
+            return new, ()
+    if text == snap.text or check_result(snap.rel, text, old=snap.text, spec=spec) is not None:
+        return new, ()
+    return text, tuple(sorted(given, key=lambda c: c.old_start))
+
+
+def _give_backs(c: Change, old: list[str], lines: list[str]) -> list[tuple[str, Change]]:
+    """Ways to take change ``c`` out of ``lines``, least first: a run of the lines it added inside changed
+    ones (a docstring written under an annotated def line), then the whole change (the original lines back)
+    when it adds lines only or changes no code. Changed or deleted code is never given back: a reply that
+    rewrote code it was not asked to touch (an inverted condition, a member dropped) is flagged as it came."""
+    out = []
+    n_old, n_new = c.old_end - c.old_start + 1, c.new_end - c.new_start + 1
+    extra = n_new - n_old
+    if n_old > 0 and extra > 0:
+        for k in range(n_new - extra + 1):
+            at = c.new_start - 1 + k
+            out.append(("".join(lines[:at] + lines[at + extra:]),
+                        Change(c.old_start + k, c.old_start + k - 1, at + 1, at + extra, False, c.why)))
+    whole = "".join(lines[:c.new_start - 1] + old[c.old_start - 1:c.old_end] + lines[c.new_end:])
+    if c.what == "added" or same_code(whole, "".join(lines)):
+        out.append((whole, c))
+    return out
+
+
+def _asked(text: str, invariant: Invariant) -> list[str] | None:
+    """What ``text`` holds of the kinds asked: each annotated def's annotations, each docstring, each comment.
+
+    A change given back must take none of it: "add type hints to every method of C (msg and opt are str)"
+    once came back with ``__init__``'s hints in the same lines as a class attribute's value dropped; giving
+    those lines back would leave ``__init__`` bare and pass every check.
+    """
+    try:
+        tree = parsed(text)
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        comments = [t.string for t in tokens if t.type == tokenize.COMMENT]
+    except (SyntaxError, ValueError, RecursionError, tokenize.TokenError):
+        return None
+    out: list[str] = []
+    if invariant.hints:
+        out += [f"{q} {type_notes(fn)}" for q, (fn, _) in defs(tree).items()
+                if fn.returns is not None or any(isinstance(n, ast.arg) and n.annotation for n in ast.walk(fn.args))]
+        out += [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.AnnAssign)]
+    if invariant.docstrings:
+        out += [ast.get_docstring(n, clean=False) or "" for n in ast.walk(tree)
+                if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
+    if not (invariant.hints or invariant.docstrings):
+        out += comments
+    return out
