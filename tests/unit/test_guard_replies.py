@@ -116,14 +116,13 @@ def test_a_comment_with_a_docstring_besides_is_applied_without_the_docstring(tmp
     assert task.judge(task.originals(), {task.file: proposal.new})[0] is True
 
 
-def test_a_docstring_reply_that_also_deleted_comments_gets_them_back(tmp_path: Path) -> None:
-    # tabnanny-docstring w0 on the H200, refused: "turn the comment block into a class docstring" wrote the
-    # docstring and deleted the block and another comment; deleting comments changes no code, so both are
-    # given back: the docstring is applied beside the comments it repeats, and the note says what was left out
+def test_a_docstring_reply_that_also_deleted_comments_stays_refused(tmp_path: Path) -> None:
+    # tabnanny-docstring w0 on the H200: "turn the comment block into a class docstring" wrote the docstring and
+    # deleted the block and another comment; a deletion is never given back (the block's deletion is what the
+    # user asked for: put back beside the docstring it would repeat it), so the guard's flag stands
     recorded = REPLIES["tabnanny-docstring_w0"]
     task, proposal = evaluated(tmp_path, recorded["task"], recorded["wording"], recorded["reply"])
-    assert proposal.ok and proposal.scope is not None and proposal.scope.ok, proposal.refusal
-    assert [c.where(task.file) for c in proposal.scope.dropped] == ["heldout/tabnanny.py:137-155 (deleted)",
-                                                                    "heldout/tabnanny.py:247 (deleted)"]
-    assert "    # members:\n" in proposal.new and "    Members:\n" in proposal.new
-    assert task.judge(task.originals(), {task.file: proposal.new})[0] is True
+    assert proposal.scope is not None and not proposal.scope.ok
+    assert not proposal.scope.dropped
+    assert [c.where(task.file) for c in proposal.scope.unexplained] == ["heldout/tabnanny.py:137-155 (deleted)",
+                                                                        "heldout/tabnanny.py:247 (deleted)"]

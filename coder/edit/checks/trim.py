@@ -67,8 +67,9 @@ def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, t
 def _give_backs(c: Change, old: list[str], lines: list[str]) -> list[tuple[str, Change]]:
     """Ways to take change ``c`` out of ``lines``, least first: a run of the lines it added inside changed
     ones (a docstring written under an annotated def line), then the whole change (the original lines back)
-    when it adds lines only or changes no code. Changed or deleted code is never given back: a reply that
-    rewrote code it was not asked to touch (an inverted condition, a member dropped) is flagged as it came."""
+    when it adds lines only or changes no code in place. Changed code and deleted lines are never given back:
+    a reply that rewrote code it was not asked to touch (an inverted condition, a member dropped) is flagged as
+    it came."""
     out = []
     n_old, n_new = c.old_end - c.old_start + 1, c.new_end - c.new_start + 1
     extra = n_new - n_old
@@ -78,7 +79,9 @@ def _give_backs(c: Change, old: list[str], lines: list[str]) -> list[tuple[str, 
             out.append(("".join(lines[:at] + lines[at + extra:]),
                         Change(c.old_start + k, c.old_start + k - 1, at + 1, at + extra, False, c.why)))
     whole = "".join(lines[:c.new_start - 1] + old[c.old_start - 1:c.old_end] + lines[c.new_end:])
-    if c.what == "added" or same_code(whole, "".join(lines)):
+    # a deletion is never given back, comments included: "turn the comment block into a docstring" deletes the
+    # block on purpose, and putting it back beside the docstring applies what the user asked to remove
+    if c.what == "added" or (c.what == "changed" and same_code(whole, "".join(lines))):
         out.append((whole, c))
     return out
 
