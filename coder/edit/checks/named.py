@@ -13,6 +13,7 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from coder.edit.checks.trees import parsed
 from coder.edit.source.regions import Region, python_symbols, tree_sitter_symbols
 from coder.errors import CoderError
 
@@ -53,7 +54,7 @@ def _symbol_regions(defs: list[tuple[str, Region]], names: list[str]) -> list[Re
 def _module_head(text: str) -> int:
     """The last line before the module's first statement after its docstring (0 when unknown)."""
     try:
-        body = ast.parse(text).body
+        body = parsed(text).body
     except (SyntaxError, ValueError, RecursionError):
         return 0
     if not body:

@@ -35,6 +35,7 @@ from coder.edit.checks.signature import (
     signature_hint,
     unasked_parameters,
 )
+from coder.edit.checks.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -155,7 +156,7 @@ _CODE_ACTIONS = frozenset({"fix", "change"})  # actions that are done only when 
 def _same_code(old: str, new: str) -> bool:
     """True when both texts parse to the same syntax tree (they differ in layout or comments only)."""
     try:
-        return ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
+        return ast.dump(parsed(old)) == ast.dump(parsed(new))
     except (SyntaxError, ValueError, RecursionError):
         return False
 

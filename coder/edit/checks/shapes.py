@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.result import gained_undefined
+from coder.edit.checks.trees import parsed
 from coder.edit.source.regions import python_symbols
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def asked_for(qual: str, asked: set[str]) -> bool:
 def _module_bound(text: str) -> set[str]:
     """Names assigned at module level (``f = lambda x: ...`` keeps ``f`` defined)."""
     try:
-        body = ast.parse(text).body
+        body = parsed(text).body
     except (SyntaxError, ValueError, RecursionError):
         return set()
     return {t.id for n in body if isinstance(n, ast.Assign | ast.AnnAssign)
@@ -190,7 +191,7 @@ def _moves(old: list[str], new: list[str], spans: list[Span], out: Findings) -> 
 
 def _parse_both(old: str, new: str) -> tuple[ast.Module, ast.Module] | None:
     try:
-        return ast.parse(old), ast.parse(new)
+        return parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return None
 
