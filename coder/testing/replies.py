@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any
 
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
@@ -40,8 +39,8 @@ class ScriptedModel:
 class ScriptedStream:
     """**Test double** of the streamed request: each request gets the next reply (text, or a function of it)."""
 
-    def __init__(self, replies: list[Any]) -> None:
-        self.replies: Iterator[Any] = iter(replies)
+    def __init__(self, replies: list[str | Callable[[EditRequest], str]]) -> None:
+        self.replies: Iterator[str | Callable[[EditRequest], str]] = iter(replies)
         self.asked: list[EditRequest] = []  # every request, in order
 
     def __call__(self, backend: object, request: EditRequest, **_: object) -> Generator[RequestStats, None,
