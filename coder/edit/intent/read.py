@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
+from coder.edit.intent.context import context_only
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -282,6 +283,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
+    # "add hints to f (memo is the dict deepcopy passes around)": a name said for context is no target
+    aside = context_only(mentions, toks)
+    picked = [(m, s) for m, s in picked if m.index not in aside] or picked
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":

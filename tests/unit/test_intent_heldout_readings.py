@@ -1,0 +1,72 @@
+"""Wordings of the held-out set the H200 run of 2026-12-03 misread, read as the rule says (and replayed).
+
+Each test pins one reading rule with the recorded instruction; where the recorded reply was refused only
+because of the misreading, it is replayed through the engine and judged by the task's own check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+
+from coder.bench.edits.tasks import source
+from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.intent.read import read_instruction
+from coder.edit.intent.spec import ChangeSpec
+from coder.edit.run.engine import EditEngine
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "edit" / "h200_1203"
+TASKS = {t.name: t for t in HELDOUT}
+
+
+def _read(task: str, wording: int | str) -> ChangeSpec:
+    t = TASKS[task]
+    text = t.wordings[wording] if isinstance(wording, int) else wording
+    return read_instruction(text, {t.file: source(t.file)}, home=t.file)
+
+
+def _replay(tmp_path: Path, task: str, wording: int, reply: str) -> tuple[bool, str]:
+    """The recorded reply through auto mode's request for that wording, judged by the task's check."""
+    t = TASKS[task]
+    make_repo(tmp_path / "r", {t.file: source(t.file)})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = engine.prepare(tmp_path / "r" / t.file, t.wordings[wording], mode="auto")
+    proposal = engine.evaluate(request, (DATA / reply).read_text(), finish_reason="stop")
+    assert proposal.ok, proposal.refusal
+    return t.judge({t.file: source(t.file)}, {t.file: proposal.new})
+
+
+# --- 1. a name said for context is no target ------------------------------------------------------
+
+@pytest.mark.parametrize(("task", "wording", "target"), [
+    ("copy-hints", 0, "_keep_alive"),  # "(... memo is the dict deepcopy passes around ...)"
+    ("quopri-docstring", 1, "encodestring"),  # "(... mean the same as in encode)"
+])
+def test_a_name_in_an_aside_is_context_not_a_second_target(task: str, wording: int, target: str) -> None:
+    assert [s.qualname for s in _read(task, wording).targets] == [target]
+
+
+def test_a_comparison_names_no_target_but_a_guess_at_the_culprit_does() -> None:
+    assert [s.qualname for s in _read("copy-hints", "add type hints to _keep_alive like deepcopy has").targets] == [
+        "_keep_alive"]
+    # "looks like done() marks ..." (bug-graphlib-order) names where the bug is: no comparison
+    guess = _read("copy-hints", "deepcopy is slow, looks like _keep_alive does too much")
+    assert [s.qualname for s in guess.targets] == ["_keep_alive"]
+
+
+def test_an_aside_that_says_where_still_anchors() -> None:
+    spec = _read("timeit-move", 1)  # "... move it there (just before the module-level timeit function)"
+    assert spec.action == "move" and [s.qualname for s in spec.targets] == ["reindent"]
+    assert spec.anchor is not None and spec.anchor.symbol is not None and spec.anchor.symbol.qualname == "Timer"
+
+
+@pytest.mark.parametrize(("task", "wording", "reply", "why"), [
+    ("copy-hints", 0, "copy_hints_w0.reply.txt", "annotated, code unchanged"),
+    ("quopri-docstring", 1, "quopri_docstring_w1.reply.txt", "docstring added, code unchanged"),
+])
+def test_the_recorded_reply_refused_as_shrunk_is_the_tasks_correct_result(tmp_path: Path, task: str, wording: int,
+                                                                        reply: str, why: str) -> None:
+    # recorded on the H200: one def's reply against a region spanning two defs (115 and 65 lines): "shrunk"
+    assert _replay(tmp_path, task, wording, reply) == (True, why)
