@@ -70,3 +70,21 @@ def test_the_recorded_reply_refused_as_shrunk_is_the_tasks_correct_result(tmp_pa
                                                                         reply: str, why: str) -> None:
     # recorded on the H200: one def's reply against a region spanning two defs (115 and 65 lines): "shrunk"
     assert _replay(tmp_path, task, wording, reply) == (True, why)
+
+
+# --- 2. "too", "as well", "also" name no parameter ------------------------------------------------
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_the_new_parameter_is_read_with_its_default_and_the_callers_are_no_targets(wording: int) -> None:
+    # w0 was refused on the H200: "reindent has no parameter too" ("as a parameter too: add char=' '");
+    # "the calls in Timer.__init__" says where the callers are: reached as callers, not given the parameter
+    spec = _read("timeit-param", wording)
+    assert (spec.action, [s.qualname for s in spec.targets], spec.params, spec.reach) == (
+        "add_parameter", ["reindent"], ("char=' '",), "callers")
+
+
+@pytest.mark.parametrize("text", ["reindent should take a char parameter as well",
+                                  "reindent should also take a parameter char",
+                                  "reindent should take a char parameter too."])
+def test_an_adverb_after_parameter_is_no_parameter_name(text: str) -> None:
+    assert _read("timeit-param", text).params == ("char",)

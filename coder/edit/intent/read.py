@@ -289,7 +289,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":
-        targets = param_targets(instruction, mentions, toks, chosen, targets)
+        targets = param_targets(instruction, mentions, toks, chosen, targets, table)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, rename=action == "rename")
