@@ -88,3 +88,26 @@ def test_the_new_parameter_is_read_with_its_default_and_the_callers_are_no_targe
                                   "reindent should take a char parameter too."])
 def test_an_adverb_after_parameter_is_no_parameter_name(text: str) -> None:
     assert _read("timeit-param", text).params == ("char",)
+
+
+# --- 3. a move said as "put it after X", "X belongs below Y" --------------------------------------
+
+@pytest.mark.parametrize(("task", "wording"), [("string-move", 0), ("string-move", 1), ("timeit-move", 0),
+                                               ("timeit-move", 1)])
+def test_every_wording_of_a_move_is_cut_and_pasted_and_judged_correct(task: str, wording: int) -> None:
+    # on the H200, string-move w1 ("capwords should come last in string.py, put it after Formatter") was read as
+    # a change of a 273-line region and timeit-move w1 as a move of two defs: both went to the model, both refused
+    from coder.edit.plan.derive import derive
+    from coder.edit.source.splice import Replacement, splice
+
+    t = TASKS[task]
+    text = source(t.file)
+    plan = derive(t.file, text, _read(task, wording))
+    assert plan is not None and [s.how for s in plan.steps] == ["mechanical"] * len(plan.steps)
+    new = splice(text, [Replacement(s.start, s.end, s.text or "") for s in plan.steps])
+    assert t.judge({t.file: text}, {t.file: new}) == (True, "same syntax tree")
+
+
+def test_put_it_moves_a_def_named_before_but_puts_a_new_comment() -> None:
+    assert _read("string-move", "capwords should come last, put it after Formatter").action == "move"
+    assert _read("string-move", "put a comment above capwords").action == "comment"

@@ -94,7 +94,9 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
             nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES | KIND_WORDS), -1)
             # "put the threading import below import time": an import is a unit that moves like a def
             unit = nxt + 1 < len(toks) and toks[nxt + 1].text.lower() in ("import", "alias")
-            return ("move" if nxt in names or unit else "add"), i
+            # "capwords should come last, put it after Formatter": the pronoun is a def named before
+            named = nxt >= 0 and toks[nxt].text.lower() in ("it", "them") and any(j < i for j in names)
+            return ("move" if nxt in names or unit or named else "add"), i
         if low in _ADDVERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
