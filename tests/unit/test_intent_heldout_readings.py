@@ -111,3 +111,26 @@ def test_every_wording_of_a_move_is_cut_and_pasted_and_judged_correct(task: str,
 def test_put_it_moves_a_def_named_before_but_puts_a_new_comment() -> None:
     assert _read("string-move", "capwords should come last, put it after Formatter").action == "move"
     assert _read("string-move", "put a comment above capwords").action == "comment"
+
+
+# --- 4. a new method said without the word "method" -----------------------------------------------
+
+@pytest.mark.parametrize(("task", "wording", "owner", "new"), [
+    ("string-method", 0, "Template", "__repr__"),  # "give Template a __repr__ so printing one shows ..."
+    ("string-method", 1, "Template", "__repr__"),  # "add __repr__ to the Template class, format: Template(...)"
+    ("tabnanny-method", 0, "Whitespace", "is_mixed"),
+    ("tabnanny-method", 1, "Whitespace", "is_mixed"),  # "Whitespace needs is_mixed(self) -> bool: ..."
+])
+def test_a_dunder_of_a_class_or_a_def_taking_self_is_a_new_method(task: str, wording: int, owner: str,
+                                                                  new: str) -> None:
+    # on the H200, string-method w1 read Formatter.format from "format:" too (a 134-line region: the model put
+    # __repr__ in Formatter) and tabnanny-method w1 was a change of the whole class (the reply changed nothing)
+    spec = _read(task, wording)
+    assert (spec.action, spec.owner and spec.owner.qualname, spec.new_names, spec.targets) == (
+        "add_method", owner, (new,), ())
+
+
+@pytest.mark.parametrize("text", ["add __all__ to string.py listing the public names",
+                                  "give Template a docstring", "add a __repr__ note to the module docstring"])
+def test_a_modules_dunder_or_a_docstring_is_no_new_method(text: str) -> None:
+    assert _read("string-method", text).action != "add_method"

@@ -46,12 +46,22 @@ _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
 _SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
+_DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
+_DUNDER = "`?" + _DUNDER_NAME + "`?"
+_NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
+_GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
 _ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
                          r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "add tokens(self) returning ...": a def taking self is a method
-                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b", re.I)
+                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
+                         # "C needs is_mixed(self) -> bool": the same, said of the class
+                         r"|" + _NEEDS + r"`?[A-Za-z_]\w*\(\s*self\b"
+                         # "add __repr__ to the Template class", "give Template a __repr__": a dunder of a class
+                         r"|" + _ADD + r"\s+(?:an?\s+)?" + _DUNDER
+                         + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
+                         r"|" + _GIVE + _DUNDER, re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
@@ -72,7 +82,9 @@ _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?
                   re.I)
 _NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
               re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
-              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
+              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              re.compile(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              re.compile(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 # what a new def should do is said after these: the plain words there describe, they name no target
 _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
