@@ -134,3 +134,44 @@ def test_a_dunder_of_a_class_or_a_def_taking_self_is_a_new_method(task: str, wor
                                   "give Template a docstring", "add a __repr__ note to the module docstring"])
 def test_a_modules_dunder_or_a_docstring_is_no_new_method(text: str) -> None:
     assert _read("string-method", text).action != "add_method"
+
+
+# --- 5. a method renamed and one caller named: every region that uses it follows ------------------
+
+def _plan_labels(task: str, wording: int) -> list[str]:
+    from coder.edit.plan.derive import derive
+
+    t = TASKS[task]
+    plan = derive(t.file, source(t.file), _read(task, wording))
+    assert plan is not None
+    return [s.label for s in plan.steps]
+
+
+def test_a_renamed_method_with_its_caller_named_asks_both_regions_in_every_wording() -> None:
+    # on the H200, w0 ("rename the less method of Whitespace to less_than and update the call in process_tokens")
+    # was planned as process_tokens alone (the named caller read as the one def the rename stays in); the def
+    # kept its name and the guard refused it: "tabnanny.py:240 (not renamed)", line 240 being `def less`
+    assert _plan_labels("tabnanny-rename-method", 0) == _plan_labels("tabnanny-rename-method", 1) == [
+        "method Whitespace.less", "function process_tokens"]
+
+
+def test_the_recorded_two_region_rename_passes_under_the_first_wordings_plan(tmp_path: Path) -> None:
+    # the replies are w1's (recorded on the H200, where its plan had these two regions and was correct); under
+    # w0's plan the same two regions are asked, and the guard and the plan agree on what is renamed
+    import json
+
+    from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
+    from coder.testing.replies import ScriptedModel
+
+    t = TASKS["tabnanny-rename-method"]
+    recorded = json.loads((DATA / "tabnanny_rename_method_w1.steps.json").read_text())
+    steps = {s["label"].split()[-1]: s["reply"] for s in recorded}  # by the def's name ("method"/"function" aside)
+    make_repo(tmp_path / "r", {t.file: source(t.file)})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = prepare(engine, tmp_path / "r" / t.file, t.wordings[0])
+    assert isinstance(prepared, PlanRequest)
+    model = ScriptedModel(engine, lambda request: steps[request.region.label.split()[-1] if request.region else ""])
+    proposal = run_plan(engine, prepared, model)
+    assert proposal.ok and proposal.scope.ok, proposal.refusal
+    (only,) = proposal.files
+    assert t.judge({t.file: source(t.file)}, {t.file: only.new}) == (True, "renamed, nothing else changed")
