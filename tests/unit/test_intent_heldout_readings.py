@@ -175,3 +175,23 @@ def test_the_recorded_two_region_rename_passes_under_the_first_wordings_plan(tmp
     assert proposal.ok and proposal.scope.ok, proposal.refusal
     (only,) = proposal.files
     assert t.judge({t.file: source(t.file)}, {t.file: only.new}) == (True, "renamed, nothing else changed")
+
+
+# --- 6. the region a comment or docstring request gets -------------------------------------------
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_a_comment_in_process_tokens_is_asked_of_process_tokens_alone(wording: int) -> None:
+    # on the H200: w0 ("add a comment above if not indents[-1].less(thisguy): in process_tokens ...") took
+    # Whitespace.less from the quoted statement (region 240-327: the comment and the check went into less);
+    # w1 ("comment the INDENT branch's check: ...") took the function `check` (a 226-line region, "shrunk")
+    spec = _read("tabnanny-comment", wording)
+    assert (spec.action, [s.qualname for s in spec.targets]) == ("comment", ["process_tokens"])
+
+
+def test_a_method_called_in_a_bug_report_is_still_the_def_at_fault() -> None:
+    spec = read_instruction("Whitespace('\\t').indent_level(8) gives 1 but a tab at tab size 8 is 8 columns",
+                            {"t.py": source("heldout/tabnanny.py")}, home="t.py")
+    assert [s.qualname for s in spec.targets] == ["Whitespace.indent_level"]
+    # a code possessor qualifies its member: "Whitespace's indent_level" is still a name
+    spec = _read("tabnanny-comment", "add a comment to Whitespace's longest_run_of_spaces: what it counts")
+    assert [s.qualname for s in spec.targets] == ["Whitespace.longest_run_of_spaces"]

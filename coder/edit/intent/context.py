@@ -4,7 +4,8 @@
 deepcopy explains what memo is. "encodestring needs a docstring (quotetabs means the same as in
 encode)" documents encodestring. Taking such a name as a second target made the region span both
 defs and the reply was refused as shrunk (seen on the H200). Such a name may still say *where*
-("move it there (just before the timeit function)"): the anchor is read from every mention.
+("move it there (just before the timeit function)"): the anchor is read from every mention. For a
+comment, a docstring or hints, a method called in a statement the wording quotes is context too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from coder.edit.intent.names import ARTICLES, KIND_WORDS
 
 if TYPE_CHECKING:
     from coder.edit.intent.names import Mention, Tok
+    from coder.edit.intent.spec import Action
 
 # "like g", "the same as in g", "as with g", "similar to g", "unlike g": g is compared with, not edited
 _COMPARED = frozenset({("like",), ("unlike",), ("as", "in"), ("as", "with"), ("as", "for"), ("same", "as"),
@@ -55,8 +57,25 @@ def _compared(toks: list[Tok], i: int) -> bool:
     return tuple(before[-1:]) in _COMPARED or tuple(before[-2:]) in _COMPARED
 
 
-def context_only(mentions: list[Mention], toks: list[Tok]) -> set[int]:
-    """The token indices of mentions said only for context: in an aside, or the other side of a comparison."""
+def _of_expression(toks: list[Tok], i: int) -> bool:
+    """Word ``i`` is an attribute of an expression, in a statement the instruction quotes: ``indents[-1].less(x)``.
+
+    A name's own attribute (``self.less``, ``C.m``) is one dotted token; after ``]`` or ``)`` the receiver
+    is a value of the code.
+    """
+    return (i > 1 and toks[i - 1].text == "." and toks[i - 1].start + 1 == toks[i].start
+            and toks[i - 2].text in (")", "]"))
+
+
+def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> set[int]:
+    """The token indices of mentions said only for context: in an aside, the other side of a comparison, or,
+    for text added to the code (a comment, a docstring, hints), a method called in a statement it quotes.
+
+    Seen on the H200: "add a comment above if not indents[-1].less(thisguy): in process_tokens" took
+    Whitespace.less as a target, the region spanned both defs and the comment went into less. A bug report's
+    ``Whitespace('\\t').indent_level(8) gives 1`` names the def at fault, and keeps it.
+    """
     spans = _aside_spans(toks)
-    return {m.index for m in mentions
-            if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)}
+    prose = action in ("comment", "docstring", "type_hints")
+    return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)
+            or (prose and _of_expression(toks, m.index))}

@@ -298,7 +298,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
     # "add hints to f (memo is the dict deepcopy passes around)": a name said for context is no target
-    aside = context_only(mentions, toks)
+    aside = context_only(mentions, toks, action)
     picked = [(m, s) for m, s in picked if m.index not in aside] or picked
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
