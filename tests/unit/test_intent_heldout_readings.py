@@ -195,3 +195,21 @@ def test_a_method_called_in_a_bug_report_is_still_the_def_at_fault() -> None:
     # a code possessor qualifies its member: "Whitespace's indent_level" is still a name
     spec = _read("tabnanny-comment", "add a comment to Whitespace's longest_run_of_spaces: what it counts")
     assert [s.qualname for s in spec.targets] == ["Whitespace.longest_run_of_spaces"]
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_a_docstring_explaining_the_arguments_adds_no_parameter(wording: int) -> None:
+    # w0 ("add a docstring to _reconstruct explaining its arguments (...)") was read as "add a parameter" on the
+    # H200 (applied by luck: the add-parameter plan's region took the docstring); both wordings are a docstring
+    spec = _read("copy-docstring", wording)
+    assert (spec.action, [s.qualname for s in spec.targets], spec.allows) == (
+        "docstring", ["_reconstruct"], frozenset({"docstrings"}))
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("add a comment to _reconstruct describing each argument", "comment"),
+    ("add type hints to every parameter of _reconstruct", "type_hints"),
+    ("add a parameter strict=False to _reconstruct and document it in the docstring", "add_parameter"),
+])
+def test_what_is_added_decides_whether_the_parameters_are_the_object(text: str, action: str) -> None:
+    assert _read("copy-docstring", text).action == action

@@ -136,9 +136,11 @@ def _prose_object(instruction: str, toks: list[Tok], at: int) -> Action | None:
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
-    # "add type hints to every parameter of f" annotates: the parameters are not what is added
-    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction))
-                  and not (action == "add_parameter" and _HINTS.search(m.group(0)))), None)
+    # "add type hints to every parameter of f", "add a docstring to f explaining its arguments": the parameters
+    # are annotated or described, not added
+    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction)) and not (
+        action == "add_parameter" and (_HINTS.search(m.group(0)) or _DOCSTRING_NOUN.search(m.group(0))
+                                       or _COMMENT.search(m.group(0))))), None)
     if found is not None:
         return found
     if words.rename_pairs(instruction):
