@@ -20,9 +20,7 @@ from coder.edit.checks.result import check_result
 from coder.edit.intent.read import read_instruction
 
 # wordings read wrong today (the reading's issues, not a rule's): strict, so a fixed reading drops the mark
-MISREAD = {
-    ("copy-extract", 0): "the extraction's callers are read as deepcopy, which the correct result leaves alone",
-}
+MISREAD: dict[tuple[str, int], str] = {}
 CASES = [(t, w) for t in (*TASKS, *HELDOUT) for w in range(len(t.wordings))]
 
 

@@ -219,7 +219,7 @@ def test_what_is_added_decides_whether_the_parameters_are_the_object(text: str, 
 
 def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_here(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The plans-only count over the held-out set (17 of 34 before these rules); each task above in one plan."""
+    """The plans-only count over the held-out set (17 of 34 before these rules, 28 after); each task above in one."""
     from coder.cli.main import main
 
     touched = ("copy-hints", "quopri-docstring", "timeit-param", "string-move", "timeit-move", "string-method",
@@ -229,4 +229,14 @@ def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_her
     assert main(["bench", "--edits", "--set", "heldout", "--plans-only"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     same, total = (int(w) for w in last.removeprefix("the same plan in every wording: ").split()[::2][:2])
-    assert total == 34 and same >= 27, last
+    assert total == 34 and same >= 28, last
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_an_extraction_from_one_def_reads_that_def_and_the_new_name_in_every_wording(wording: int) -> None:
+    # w0 "... keep the deepcopy of state where it is": one call of deepcopy, not a second def to extract from
+    # (on the H200 its region ran from deepcopy to _reconstruct, 175 lines); w1 "Extract _apply_state(y, state)
+    # from _reconstruct" names the new function by its signature
+    spec = _read("copy-extract", wording)
+    assert (spec.action, [s.qualname for s in spec.targets], spec.new_names, spec.facts.extract_into) == (
+        "extract", ["_reconstruct"], ("_apply_state",), "_apply_state")

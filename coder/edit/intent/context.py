@@ -67,9 +67,18 @@ def _of_expression(toks: list[Tok], i: int) -> bool:
             and toks[i - 2].text in (")", "]"))
 
 
+def _a_call(m: Mention, toks: list[Tok], named: set[int]) -> bool:
+    """"keep the deepcopy of state where it is": a function's name used as the noun for one call of it, on a
+    value that names no def (copy-extract on the H200: deepcopy taken as a second def to extract from)."""
+    i = m.index
+    return (i > 0 and i + 2 < len(toks) and toks[i - 1].text.lower() == "the" and toks[i + 1].text.lower() == "of"
+            and toks[i + 2].word and i + 2 not in named and all(s.kind == "function" for s in m.hits))
+
+
 def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> set[int]:
-    """The token indices of mentions said only for context: in an aside, the other side of a comparison, or,
-    for text added to the code (a comment, a docstring, hints), a method called in a statement it quotes.
+    """The token indices of mentions said only for context: in an aside, the other side of a comparison, a
+    function named for one call of it ("the deepcopy of state"), or, for text added to the code (a comment,
+    a docstring, hints), a method called in a statement it quotes.
 
     Seen on the H200: "add a comment above if not indents[-1].less(thisguy): in process_tokens" took
     Whitespace.less as a target, the region spanned both defs and the comment went into less. A bug report's
@@ -77,5 +86,6 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
     """
     spans = _aside_spans(toks)
     prose = action in ("comment", "docstring", "type_hints")
+    named = {m.index for m in mentions}
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)
-            or (prose and _of_expression(toks, m.index))}
+            or (prose and _of_expression(toks, m.index)) or _a_call(m, toks, named)}

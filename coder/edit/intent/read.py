@@ -195,6 +195,8 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
             skip = words.NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
+    if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
+        out.append(into)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
     return tuple(dict.fromkeys(out))
 

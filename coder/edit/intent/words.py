@@ -266,6 +266,8 @@ _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\
 _NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
                            r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
                            r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
+# "Extract _apply_state(y, state) from _reconstruct": the new function spelled with its signature
+_EXTRACT_CALL = re.compile(r"\bextract\s+`?([A-Za-z_]\w*)\([^)]*\)`?\s+from\b", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
 _SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
@@ -340,7 +342,7 @@ def extract_into(instruction: str) -> str | None:
     """F of "extract ... into a new function F" (None when no extraction into a named function is asked)."""
     if not _EXTRACT.search(instruction):
         return None
-    found = _NEW_FUNCTION.search(instruction)
+    found = _NEW_FUNCTION.search(instruction) or _EXTRACT_CALL.search(instruction)
     return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
 
 
