@@ -219,7 +219,7 @@ def test_what_is_added_decides_whether_the_parameters_are_the_object(text: str, 
 
 def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_here(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The plans-only count over the held-out set (17 of 34 before these rules, 28 after); each task above in one."""
+    """The plans-only count over the held-out set (17 of 34 before these rules, 30 after); each task above in one."""
     from coder.cli.main import main
 
     touched = ("copy-hints", "quopri-docstring", "timeit-param", "string-move", "timeit-move", "string-method",
@@ -229,7 +229,7 @@ def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_her
     assert main(["bench", "--edits", "--set", "heldout", "--plans-only"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     same, total = (int(w) for w in last.removeprefix("the same plan in every wording: ").split()[::2][:2])
-    assert total == 34 and same >= 28, last
+    assert total == 34 and same >= 30, last
 
 
 @pytest.mark.parametrize("wording", [0, 1])
@@ -240,3 +240,29 @@ def test_an_extraction_from_one_def_reads_that_def_and_the_new_name_in_every_wor
     spec = _read("copy-extract", wording)
     assert (spec.action, [s.qualname for s in spec.targets], spec.new_names, spec.facts.extract_into) == (
         "extract", ["_reconstruct"], ("_apply_state",), "_apply_state")
+
+
+# --- the same plan for wordings read apart before (each correct on the H200) ----------------------
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_the_top_of_a_def_is_inside_it_like_its_start(wording: int) -> None:
+    # "at the top of decode, add a comment ..." / "at the start of decode's body": both inside decode
+    spec = _read("quopri-comment", wording)
+    assert spec.anchor is not None and spec.anchor.where == "inside" and spec.anchor.symbol is not None
+    assert spec.anchor.symbol.qualname == "decode"
+    above = _read("quopri-comment", "put a comment on top of decode").anchor
+    assert above is not None and above.where == "above"
+
+
+def test_the_recorded_comment_at_the_top_of_decode_is_inside_it(tmp_path: Path) -> None:
+    # recorded on the H200 (correct there, under no anchor): the inside anchor keeps it correct
+    assert _replay(tmp_path, "quopri-comment", 0, "quopri_comment_w0.reply.txt") == (
+        True, "1 comment(s) added, code unchanged")
+
+
+@pytest.mark.parametrize("text", ["delete Template.is_valid, nobody calls it",
+                                  "get rid of the is_valid method of Template",
+                                  "delete Template.is_valid, it is never called"])
+def test_a_def_nobody_calls_has_no_callers_to_change(text: str) -> None:
+    spec = _read("string-delete", text)
+    assert (spec.action, spec.facts.callers, spec.reach) == ("delete", False, "symbol")

@@ -278,7 +278,8 @@ EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code
 _IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
                            r"(?:file|module)\b", re.I)
 # "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
-CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
+CALLERS = re.compile(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
+                     r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
                      r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))", re.I)
 
 
