@@ -155,26 +155,32 @@ def test_a_renamed_method_with_its_caller_named_asks_both_regions_in_every_wordi
         "method Whitespace.less", "function process_tokens"]
 
 
-def test_the_recorded_two_region_rename_passes_under_the_first_wordings_plan(tmp_path: Path) -> None:
-    # the replies are w1's (recorded on the H200, where its plan had these two regions and was correct); under
-    # w0's plan the same two regions are asked, and the guard and the plan agree on what is renamed
+def _replay_plan(tmp_path: Path, task: str, wording: int, steps_file: str) -> tuple[bool, str]:
+    """Recorded step replies (by the def each region is) through the plan of ``wording``, judged by the task."""
     import json
 
     from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
     from coder.testing.replies import ScriptedModel
 
-    t = TASKS["tabnanny-rename-method"]
-    recorded = json.loads((DATA / "tabnanny_rename_method_w1.steps.json").read_text())
+    t = TASKS[task]
+    recorded = json.loads((DATA / steps_file).read_text())
     steps = {s["label"].split()[-1]: s["reply"] for s in recorded}  # by the def's name ("method"/"function" aside)
     make_repo(tmp_path / "r", {t.file: source(t.file)})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
-    prepared = prepare(engine, tmp_path / "r" / t.file, t.wordings[0])
+    prepared = prepare(engine, tmp_path / "r" / t.file, t.wordings[wording])
     assert isinstance(prepared, PlanRequest)
     model = ScriptedModel(engine, lambda request: steps[request.region.label.split()[-1] if request.region else ""])
     proposal = run_plan(engine, prepared, model)
     assert proposal.ok and proposal.scope.ok, proposal.refusal
     (only,) = proposal.files
-    assert t.judge({t.file: source(t.file)}, {t.file: only.new}) == (True, "renamed, nothing else changed")
+    return t.judge({t.file: source(t.file)}, {t.file: only.new})
+
+
+def test_the_recorded_two_region_rename_passes_under_the_first_wordings_plan(tmp_path: Path) -> None:
+    # the replies are w1's (recorded on the H200, where its plan had these two regions and was correct); under
+    # w0's plan the same two regions are asked, and the guard and the plan agree on what is renamed
+    assert _replay_plan(tmp_path, "tabnanny-rename-method", 0, "tabnanny_rename_method_w1.steps.json") == (
+        True, "renamed, nothing else changed")
 
 
 # --- 6. the region a comment or docstring request gets -------------------------------------------
@@ -219,7 +225,7 @@ def test_what_is_added_decides_whether_the_parameters_are_the_object(text: str, 
 
 def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_here(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The plans-only count over the held-out set (17 of 34 before these rules, 30 after); each task above in one."""
+    """The plans-only count over the held-out set (17 of 34 before these rules, 31 after); each task above in one."""
     from coder.cli.main import main
 
     touched = ("copy-hints", "quopri-docstring", "timeit-param", "string-move", "timeit-move", "string-method",
@@ -229,7 +235,7 @@ def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_her
     assert main(["bench", "--edits", "--set", "heldout", "--plans-only"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     same, total = (int(w) for w in last.removeprefix("the same plan in every wording: ").split()[::2][:2])
-    assert total == 34 and same >= 30, last
+    assert total == 34 and same >= 31, last
 
 
 @pytest.mark.parametrize("wording", [0, 1])
@@ -266,3 +272,12 @@ def test_the_recorded_comment_at_the_top_of_decode_is_inside_it(tmp_path: Path) 
 def test_a_def_nobody_calls_has_no_callers_to_change(text: str) -> None:
     spec = _read("string-delete", text)
     assert (spec.action, spec.facts.callers, spec.reach) == ("delete", False, "symbol")
+
+
+def test_a_local_said_to_be_called_a_new_name_is_a_rename_in_its_def(tmp_path: Path) -> None:
+    # "_invalid of Template: the variable i should be called start" was a change of _invalid (correct on the
+    # H200 by luck); the kind word makes start a name, so it is w0's rename plan, and w0's recorded reply passes
+    spec = _read("string-rename-local", 1)
+    assert (spec.action, spec.renames, spec.facts.confined) == ("rename", (("i", "start"),), "Template._invalid")
+    assert _replay_plan(tmp_path, "string-rename-local", 1, "string_rename_local_w0.steps.json") == (
+        True, "same syntax tree")

@@ -166,6 +166,9 @@ _RENAME_PAIR = re.compile(
 # "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
 _CALLED = re.compile(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
                      r"rename\s+it\s+to)\s+" + _IDENT, re.I)
+# "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
+_KIND_CALLED = re.compile(r"\b(?:variable|local|parameter|argument|attribute)\s+" + _IDENT
+                          + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
 _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
@@ -181,6 +184,7 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
     found += [m for m in _CALLED.finditer(instruction) if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in
               instruction]
+    found += list(_KIND_CALLED.finditer(instruction))
     # "c -> b -> a" is a chain (a path, a graph), not a rename
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
                                                                           instruction[m.end():])
