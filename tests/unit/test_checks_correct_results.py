@@ -20,10 +20,7 @@ from coder.edit.checks.result import check_result
 from coder.edit.intent.read import read_instruction
 
 # wordings read wrong today (the reading's issues, not a rule's): strict, so a fixed reading drops the mark
-MISREAD = {
-    ("copy-extract", 0): "the extraction's callers are read as deepcopy, which the correct result leaves alone",
-    ("timeit-param", 0): "the parameter is read as `too`, from the wording's prose",
-}
+MISREAD: dict[tuple[str, int], str] = {}
 CASES = [(t, w) for t in (*TASKS, *HELDOUT) for w in range(len(t.wordings))]
 
 
@@ -47,7 +44,6 @@ def test_the_correct_result_passes_the_result_check_in_every_wording(case: tuple
 SCOPE_MISREAD = {
     ("bug-getopt-equals", 2): "the report names no function: nothing scopes the fix",
     ("bug-graphlib-order", 1): "the report names static_order; the bug is in done, which it calls",
-    ("timeit-param", 0): MISREAD[("timeit-param", 0)],
     ("bug-reprlib-fill", 0): "the report names no function: nothing scopes the fix",
     ("bug-reprlib-fill", 1): "the report names no function: nothing scopes the fix",
     ("bug-timeit-reindent", 0): "the report is read as about Timer; the bug is in reindent, outside it",

@@ -32,12 +32,14 @@ REFUSED_NOW = {
     ("bug-textwrap-indent", 1),  # indent stopped using predicate
     ("bug-glob-hidden", 1), ("bug-quopri-unhex", 1),  # only a docstring, or ord(b'A') -> ord('A')
     ("reprlib-rename-local", 1), ("string-rename-local", 0),  # the local rename reached another def
+    # "(repr_dict keeps its own pieces)": an aside, no target, so the rename is held to _repr_iterable
+    ("reprlib-rename-local", 0),
     ("reprlib-method", 1),  # self.__init__.maxother: a method has no such attribute
     ("quopri-param", 0), ("quopri-param", 1),  # HEX[i].upper(): an item of bytes is an int
     ("bug-string-capwords", 1),  # sep.join with sep=None unhandled
     ("tabnanny-hints-all", 0),  # -> None left out on __init__ alone
 }
-CONFINED_NOW = {("reprlib-rename-local", 1), ("string-rename-local", 0)}
+CONFINED_NOW = {("reprlib-rename-local", 0), ("reprlib-rename-local", 1), ("string-rename-local", 0)}
 
 
 def _applied(original: str, rel: str, diff: str, tmp: Path) -> str:

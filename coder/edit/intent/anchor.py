@@ -21,8 +21,9 @@ _END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+
 # "a comment on top of f" is above f, "on top of the file" is the file's top
 _ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
 _TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
-# "a comment as the first line in the body of _v", "at the start of _v": inside the def, not above it
-_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
+# "a comment as the first line in the body of _v", "at the start (top) of _v": inside the def, not above it
+# ("on top of _v" is above it: read first)
+_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning|top)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
                       r"\bfirst\s+line\s+(?:in|of)\b", re.I)
 _AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 

@@ -118,7 +118,11 @@ def name_position(toks: list[Tok], i: int) -> bool:
     prev = toks[i - 1].text.lower() if i > 0 else ""
     nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
     possessive = nxt == "'" and i + 2 < len(toks) and toks[i + 2].text.lower() == "s"  # "quote's docstring"
-    if prev in KIND_WORDS or nxt in KIND_WORDS or nxt == ":" or possessive:
+    if prev in KIND_WORDS or nxt in KIND_WORDS:
+        return True
+    if i > 2 and prev == "s" and toks[i - 2].text == "'" and not toks[i - 3].code:
+        return False  # "the INDENT branch's check:": a plain word's noun (C's m is qualified where C is code)
+    if nxt == ":" or possessive:
         return True
     before, _ = prev_word(toks, i)
     if before == "" and nxt in _SUBJECTVERBS:  # "join needs a docstring", "parse crashes on #"

@@ -37,11 +37,18 @@ _PARAM_MORE = (
     re.compile(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
     re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
     re.compile(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
+    # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
+    re.compile(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
 )
+# "a char parameter (default ' ')": the default said after it, in parentheses
+_DEFAULT_AFTER = re.compile(r"`?\b([A-Za-z_]\w*)`?\s+(?:param(?:eter)?|arg(?:ument)?)\s*\(\s*default(?:s\s+to)?\s+("
+                            + _VALUE + r")\s*\)")
 
 
 _NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
-                                            "defaulting", "defaults"}
+                                            "defaulting", "defaults",
+                                            # "take it as a parameter too", "as a parameter as well": no name
+                                            "too", "also", "as", "well", "either", "instead", "here", "there"}
 # "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
 _HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
                         r"(?:on\s+)?to\b", re.I)
@@ -55,6 +62,8 @@ def params_of(instruction: str) -> tuple[str, ...]:
             word = m.group(1).split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", m.group(1)).replace(" = ", "="))
+    out += [f"{m.group(1)}={m.group(2)}" for m in _DEFAULT_AFTER.finditer(instruction)
+             if m.group(1).lower() not in _NOT_PARAMS]
     for m in _PARAM.finditer(instruction):
         p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
         if p and p.split(":")[0].split("=")[0].strip().lower() not in _NOT_PARAMS:
@@ -88,13 +97,34 @@ _EFFECT = re.compile(r"[:;,]\s*(?:when|whenever|if|unless)\b[^.;]*", re.I)
 
 
 def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
-                  targets: list[Symbol]) -> list[Symbol]:
+                  targets: list[Symbol], table: SymbolTable) -> list[Symbol]:
     """A new parameter's targets: not what it is handed to ("pass it on to `re.compile`"), nor a def named in
-    what it does ("when it is false, skip the names `_ishidden` says are hidden")."""
+    what it does ("when it is false, skip the names `_ishidden` says are hidden"), nor where the calls of
+    another target are ("have both calls in Timer.__init__ pass char=' '": a caller, reached as one)."""
     handed = _HANDED_TO.search(instruction)
     effects = [m.span() for m in _EFFECT.finditer(instruction)]
     used = {m.index for m in mentions if handed is not None and toks[m.index].start > handed.start()
             and m.before == "to"}
     used |= {m.index for m in mentions if any(a <= toks[m.index].start < b for a, b in effects)}
+    used |= _calling_sites(mentions, toks, chosen, table)
     kept = [s for i, s in chosen.items() if i not in used]
     return [s for s in targets if s in kept] or targets
+
+
+def _calling_sites(mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
+                   table: SymbolTable) -> set[int]:
+    """The mentions that say where another target is called: "the calls in g (and h)", "where g and h call it".
+
+    Only a def that does call another named def counts: "add p to f in C" still gives p to the def named.
+    """
+    named = {s.qualname for s in chosen.values()}
+    out: set[int] = set()
+    last = -1
+    for m in (m for m in mentions if m.index in chosen):
+        found = table.calls.get((chosen[m.index].rel, chosen[m.index].qualname))
+        calls = bool(found and set(found.callees) & named - {chosen[m.index].qualname})
+        joined = last >= 0 and all(t.text.lower() in ("and", "or", ",") for t in toks[last + 1:m.index])
+        if calls and (m.before in ("in", "where", "callers", "caller") or (joined and last in out)):
+            out.add(m.index)
+        last = m.index
+    return out

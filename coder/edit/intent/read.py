@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
+from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_in
 from coder.edit.intent.names import (
     ARTICLES,
@@ -46,12 +47,22 @@ _GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
 _SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
+_DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
+_DUNDER = "`?" + _DUNDER_NAME + "`?"
+_NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
+_GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
 _ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
                          r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "add tokens(self) returning ...": a def taking self is a method
-                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b", re.I)
+                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
+                         # "C needs is_mixed(self) -> bool": the same, said of the class
+                         r"|" + _NEEDS + r"`?[A-Za-z_]\w*\(\s*self\b"
+                         # "add __repr__ to the Template class", "give Template a __repr__": a dunder of a class
+                         r"|" + _ADD + r"\s+(?:an?\s+)?" + _DUNDER
+                         + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
+                         r"|" + _GIVE + _DUNDER, re.I)
 _ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
@@ -72,7 +83,9 @@ _FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?
                   re.I)
 _NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
               re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
-              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I))
+              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              re.compile(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              re.compile(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 # what a new def should do is said after these: the plain words there describe, they name no target
 _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
@@ -94,7 +107,9 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
             nxt = next((j for j in range(i + 1, len(toks)) if toks[j].text.lower() not in ARTICLES | KIND_WORDS), -1)
             # "put the threading import below import time": an import is a unit that moves like a def
             unit = nxt + 1 < len(toks) and toks[nxt + 1].text.lower() in ("import", "alias")
-            return ("move" if nxt in names or unit else "add"), i
+            # "capwords should come last, put it after Formatter": the pronoun is a def named before
+            named = nxt >= 0 and toks[nxt].text.lower() in ("it", "them") and any(j < i for j in names)
+            return ("move" if nxt in names or unit or named else "add"), i
         if low in _ADDVERBS:
             return "add", i
     return ("delete", len(toks)) if rid is not None else ("", -1)
@@ -122,9 +137,11 @@ def _prose_object(instruction: str, toks: list[Tok], at: int) -> Action | None:
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
-    # "add type hints to every parameter of f" annotates: the parameters are not what is added
-    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction))
-                  and not (action == "add_parameter" and _HINTS.search(m.group(0)))), None)
+    # "add type hints to every parameter of f", "add a docstring to f explaining its arguments": the parameters
+    # are annotated or described, not added
+    found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction)) and not (
+        action == "add_parameter" and (_HINTS.search(m.group(0)) or _DOCSTRING_NOUN.search(m.group(0))
+                                       or _COMMENT.search(m.group(0))))), None)
     if found is not None:
         return found
     if words.rename_pairs(instruction):
@@ -179,6 +196,8 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
             skip = words.NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
+    if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
+        out.append(into)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
     return tuple(dict.fromkeys(out))
 
@@ -283,10 +302,13 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
+    # "add hints to f (memo is the dict deepcopy passes around)": a name said for context is no target
+    aside = context_only(mentions, toks, action)
+    picked = [(m, s) for m, s in picked if m.index not in aside] or picked
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":
-        targets = param_targets(instruction, mentions, toks, chosen, targets)
+        targets = param_targets(instruction, mentions, toks, chosen, targets, table)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, rename=action == "rename")

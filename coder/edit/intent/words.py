@@ -166,6 +166,9 @@ _RENAME_PAIR = re.compile(
 # "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
 _CALLED = re.compile(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
                      r"rename\s+it\s+to)\s+" + _IDENT, re.I)
+# "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
+_KIND_CALLED = re.compile(r"\b(?:variable|local|parameter|argument|attribute)\s+" + _IDENT
+                          + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
 _AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
@@ -181,6 +184,7 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
     found += [m for m in _CALLED.finditer(instruction) if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in
               instruction]
+    found += list(_KIND_CALLED.finditer(instruction))
     # "c -> b -> a" is a chain (a path, a graph), not a rename
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
                                                                           instruction[m.end():])
@@ -266,6 +270,8 @@ _EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\
 _NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
                            r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
                            r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
+# "Extract _apply_state(y, state) from _reconstruct": the new function spelled with its signature
+_EXTRACT_CALL = re.compile(r"\bextract\s+`?([A-Za-z_]\w*)\([^)]*\)`?\s+from\b", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
 _SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
@@ -276,7 +282,8 @@ EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code
 _IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
                            r"(?:file|module)\b", re.I)
 # "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
-CALLERS = re.compile(r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
+CALLERS = re.compile(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
+                     r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
                      r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))", re.I)
 
 
@@ -340,7 +347,7 @@ def extract_into(instruction: str) -> str | None:
     """F of "extract ... into a new function F" (None when no extraction into a named function is asked)."""
     if not _EXTRACT.search(instruction):
         return None
-    found = _NEW_FUNCTION.search(instruction)
+    found = _NEW_FUNCTION.search(instruction) or _EXTRACT_CALL.search(instruction)
     return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
 
 

@@ -99,7 +99,10 @@ def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
     inside = {t.qualname for t in spec.targets if t.rel == rel and t.kind != "class" and t.name not in olds}
     if spec.facts.confined in inside:  # the reading's one def (intent.read._rename_home), also the guard's
         inside = {spec.facts.confined}
-    if spec.reach == "symbol" and inside:
+    # "rename the less method of Whitespace ... and update the call in process_tokens": a def is renamed, so every
+    # region that uses it follows (the guard holds all of them to it); naming one caller confines nothing
+    renames_def = any(t.name in olds for t in spec.targets if t.rel == rel and t.kind != "class")
+    if spec.reach == "symbol" and inside and not renames_def:
         # "in f rename the local x to y": only f's region, whatever else has its own x (seen applied wrong on
         # the H200: a held-out task's local renamed in a second method that kept its own)
         steps = [s for s in steps if s.symbol in inside] or steps
