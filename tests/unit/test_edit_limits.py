@@ -97,3 +97,20 @@ def test_the_file_untouched_after_refusal(tmp_path: Path) -> None:
     with pytest.raises(CoderError):
         read_snapshot(tmp_path, f)
     assert os.stat(f).st_mtime_ns == before.st_mtime_ns
+
+
+def test_a_docstring_request_has_room_for_one_line_per_parameter(tmp_path: Path) -> None:
+    # copy-docstring w1 on the H200: "document _reconstruct with a docstring" (46 lines, 8 parameters) was cut at
+    # 450 tokens, 128 over the region, one line before its closing fence; a docstring grows per def and parameter
+    from coder.bench.edits.tasks_heldout import HELDOUT
+    from coder.edit.run.budget import DOC_PER_DEF, DOC_PER_PARAM, GROWTH_MIN
+
+    task = next(t for t in HELDOUT if t.name == "copy-docstring")
+    make_repo(tmp_path / "r", task.originals())
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    asked = engine.prepare(tmp_path / "r" / task.file, task.wordings[1], mode="region", symbol="_reconstruct")
+    growth = asked.budget.max_tokens - asked.budget.reply_tokens
+    assert growth == DOC_PER_DEF + 8 * DOC_PER_PARAM > GROWTH_MIN + 48  # 208: the recorded docstring needed ~148
+    other = engine.prepare(tmp_path / "r" / task.file, "in _reconstruct, rename y to result", mode="region",
+                           symbol="_reconstruct")
+    assert other.budget.max_tokens - other.budget.reply_tokens == GROWTH_MIN  # no docstring asked: as before

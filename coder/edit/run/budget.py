@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coder.backends.runtime.server import ServerInfo
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+
 # Output cap = expected reply + max(GROWTH_MIN, GROWTH_MARGIN × expected reply): room for a
 # docstring per function or a new helper, not for the file a second time.
 GROWTH_MARGIN = 0.3
 GROWTH_MIN = 128
+# A docstring grows with what it documents: a line or two per def, one per parameter ("Args: ...").
+DOC_PER_DEF = 48
+DOC_PER_PARAM = 20
 
 
 @dataclass(frozen=True)
@@ -30,11 +39,29 @@ class Budget:
         return self.prompt_tokens + self.reply_tokens <= self.ctx
 
 
+def docstring_room(spec: ChangeSpec, target: str) -> int:
+    """The growth a docstring request needs for ``target``: per def it holds and per parameter of those defs.
+
+    Seen on the H200: "document _reconstruct with a docstring" (a 46-line def of 8 parameters) wrote a
+    148-token docstring against 128 tokens of growth, and stopped one line short of its closing fence.
+    """
+    if spec.action != "docstring" or "docstrings" not in spec.allows:
+        return GROWTH_MIN
+    try:
+        tree = ast.parse(textwrap.dedent(target))  # a method's region is indented
+    except (SyntaxError, ValueError, RecursionError):
+        return GROWTH_MIN
+    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    params = sum(len(f.args.posonlyargs) + len(f.args.args) + len(f.args.kwonlyargs) for f in fns)
+    return max(GROWTH_MIN, DOC_PER_DEF * len(fns) + DOC_PER_PARAM * params)
+
+
 def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, rel: str,
-                instruction_tokens: int | Callable[[], int] = 0) -> Budget:
+                instruction_tokens: int | Callable[[], int] = 0, growth: int = GROWTH_MIN) -> Budget:
     """Reserve room for the reply; refuse (suggesting region mode, or a shorter instruction) when it cannot fit.
 
-    ``instruction_tokens`` may be a function: it is counted only when the budget does not fit."""
+    ``instruction_tokens`` may be a function: it is counted only when the budget does not fit. ``growth``:
+    the least room over the expected reply (:func:`docstring_room` for a docstring request)."""
     reply = target_tokens + 16  # fence lines and a little slack for the change itself
     budget = Budget(prompt_tokens, reply, 0, ctx)
     if not budget.fits:
@@ -53,7 +80,7 @@ def plan_budget(prompt_tokens: int, target_tokens: int, ctx: int, *, mode: str, 
     # past it is a runaway (a loop the guard missed, a second copy of the file) and is refused
     # as truncated, so the margin is kept tight: every token over it is seconds of waiting.
     room = ctx - prompt_tokens
-    max_tokens = min(room, reply + max(GROWTH_MIN, round(reply * GROWTH_MARGIN)))
+    max_tokens = min(room, reply + max(growth, round(reply * GROWTH_MARGIN)))
     return Budget(prompt_tokens, reply, max_tokens, ctx)
 
 

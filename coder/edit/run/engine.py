@@ -31,7 +31,7 @@ from coder.edit.checks.trim import kinds_kept
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
 from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
-from coder.edit.run.budget import plan_budget, server_ctx
+from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
@@ -211,7 +211,7 @@ class EditEngine:
             before, after, target = "", "", snap.text
         prompt_tokens = self.counter.count_messages(prompt.messages)
         budget = plan_budget(prompt_tokens, self.counter.count(target), self.context_size(),
-                             mode=mode, rel=snap.rel,
+                             mode=mode, rel=snap.rel, growth=docstring_room(spec, target),
                              # counted only for a refusal: the offline tokenizer costs ~0.4 s to load
                              instruction_tokens=lambda: self.counter.count(instruction))
         request_class = mode if target.strip() else "fresh"  # nothing to copy: a fresh write
