@@ -233,3 +233,28 @@ def test_a_parameter_the_instruction_removes_or_renames_may_go() -> None:
     assert lost_parameters(old, new, plain) == ("f no longer takes its parameter b, which the instruction does not "
                                                 "ask to remove: a caller that passes b now raises TypeError")
     assert lost_parameters(old, renamed, plain) is not None  # a rename the instruction does not ask for
+
+
+def test_a_caller_that_gains_the_callers_parameter_is_flagged() -> None:
+    # timeit-param w0 on the H200 (2026-12-03, run 5), applied WRONG: "have both calls in Timer.__init__ pass
+    # char=' ' explicitly" came back with Timer.__init__ taking char=' ' itself and passing it on
+    from coder.bench.edits.tasks_heldout import HELDOUT
+    from coder.edit.checks.signature import unasked_parameters
+    from coder.edit.intent.read import read_instruction
+
+    task = next(t for t in HELDOUT if t.name == "timeit-param")
+    old = task.originals()[task.file]
+    spec = read_instruction(task.wordings[0], task.originals(), home=task.file)
+    callee = old.replace("def reindent(src, indent):", "def reindent(src, indent, char=' '):").replace(
+        '"\\n" + " " * indent', '"\\n" + char * indent')
+    assert callee != old
+    right = callee.replace("reindent(setup, 4)", "reindent(setup, 4, char=' ')").replace(
+        "reindent(stmt, 8)", "reindent(stmt, 8, char=' ')")
+    assert unasked_parameters(old, right, spec) is None
+    wrong = callee.replace("                 globals=None):", "                 globals=None, char=' '):").replace(
+        "reindent(setup, 4)", "reindent(setup, 4, char=char)").replace(
+        "reindent(stmt, 8)", "reindent(stmt, 8, char=char)")
+    assert "globals=None, char=' '):" in wrong
+    assert unasked_parameters(old, wrong, spec) == (
+        "Timer.__init__ gained the parameter char, which the instruction adds to reindent only: where "
+        "Timer.__init__ calls it, it passes char, it does not take it")

@@ -152,16 +152,24 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
     classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
     passed = _callbacks(tree)
     asked = {s.qualname for s in spec.targets} | set(spec.new_names)
+    # "add p to f and pass it at its calls in g": g's calls pass p, g does not gain it
+    callers_pass = spec.action == "add_parameter" and spec.facts.callers and bool(spec.targets)
+    callee = ", ".join(s.qualname for s in spec.targets)
     for qual, (fn, owner) in after.items():
         was = _previous(qual, fn, before, renames)
         params = _params(fn, owner)
         if was is not None and [p for p, _ in params] == [p for p, _ in _params(*was)]:
             continue  # the signature did not change
         is_asked = qual in asked or fn.name in asked
+        had = {p for p, _ in _params(*was)} if was is not None else set()
+        if callers_pass and not is_asked and (took := [p for p, _ in params if p in named and p not in had]):
+            # seen on the H200 (timeit-param): "have both calls in Timer.__init__ pass char=' '" came back with
+            # Timer.__init__ taking a char of its own (a dunder: checked before protocols are let through)
+            return (f"{qual} gained the parameter {took[0]}, which the instruction adds to {callee} only: "
+                    f"where {qual} calls it, it passes {took[0]}, it does not take it")
         if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
                 or _overrides(fn, owner, classes, is_asked):
             continue  # a protocol, a caller elsewhere or a base class dictates this signature
-        had = {p for p, _ in _params(*was)} if was is not None else set()
         reads = _reads(fn)
         for name, required in params:
             if name in had or name in allowed or name.startswith("_"):
