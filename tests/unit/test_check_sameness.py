@@ -84,3 +84,28 @@ def test_a_fix_of_code_that_quotes_its_docstring_stays_a_fix() -> None:
     spec = spec_of("Fix quote: its docstring says shell-escaped, but quote('') returns an empty string", "shlex.py",
                    SHLEX)
     assert spec.action == "change" and "code" in spec.allows
+
+
+INDENT = ("def indent(text, prefix, predicate=None):\n    if predicate is None:\n        def predicate(line):\n"
+          "            return line\n\n    def prefixed_lines():\n        for line in text.splitlines(True):\n"
+          "            yield (prefix + line if predicate(line) else line)\n    return ''.join(prefixed_lines())\n")
+
+
+def test_a_choice_rewritten_as_an_if_else_is_the_same_program() -> None:
+    # bug-textwrap-indent w2 on the H200 (2026-12-03), applied WRONG: the "fix" spelled the conditional yield as
+    # an if/else; the same for return and for one assignment
+    branch = INDENT.replace("            yield (prefix + line if predicate(line) else line)\n",
+                            "            if predicate(line):\n                yield (prefix + line)\n"
+                            "            else:\n                yield line\n")
+    assert same_behaviour(INDENT, branch) == "it only spells a choice as an if/else that makes the same choice"
+    ret = ("def f(x):\n    return 1 if x else 2\n",
+           "def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n")
+    assert same_behaviour(*ret) is not None
+    assign = ("def f(x):\n    y = 1 if x else 2\n    return y\n",
+              "def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y\n")
+    assert same_behaviour(*assign) is not None
+    # a different choice is a change: the real fix of indent
+    fixed = INDENT.replace("            return line\n", "            return line.strip()\n")
+    assert same_behaviour(INDENT, fixed) is None
+    other = branch.replace("                yield line\n", "                yield ''\n")
+    assert same_behaviour(INDENT, other) is None

@@ -258,3 +258,26 @@ def test_a_caller_that_gains_the_callers_parameter_is_flagged() -> None:
     assert unasked_parameters(old, wrong, spec) == (
         "Timer.__init__ gained the parameter char, which the instruction adds to reindent only: where "
         "Timer.__init__ calls it, it passes char, it does not take it")
+
+
+def test_a_parameter_with_another_default_than_asked_is_flagged() -> None:
+    # glob-callers w1 on the H200 (2026-12-03, run 5), applied WRONG: "add an include_hidden=True parameter to
+    # _listdir" came back as include_hidden=False (every existing call now leaves hidden names out)
+    from coder.bench.edits.tasks import TASKS, source
+    from coder.edit.checks.signature import asked_parameter_problem
+    from coder.edit.intent.read import read_instruction
+
+    task = next(t for t in TASKS if t.name == "glob-callers")
+    old = source("glob.py")
+    spec = read_instruction(task.wordings[1], {"glob.py": old}, home="glob.py")
+    body = ("    with contextlib.closing(_iterdir(dirname, dir_fd, dironly)) as it:\n"
+            "        return [x for x in it if include_hidden or not _ishidden(x)]\n")
+    head = "def _listdir(dirname, dir_fd, dironly):\n"
+    start = old.index(head)
+    end = old.index("\n\n", start)
+    for default, problem in (("True", None),
+                             ("False", "include_hidden defaults to False in _listdir; the instruction asks for "
+                                       "include_hidden=True")):
+        new = (old[:start] + f"def _listdir(dirname, dir_fd, dironly, include_hidden={default}):\n" + body
+               + old[end + 1:])
+        assert asked_parameter_problem(old, new, spec) == problem

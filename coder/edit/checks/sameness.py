@@ -127,6 +127,29 @@ class _Differences:
         return True
 
 
+class _Branches(ast.NodeTransformer):
+    """``if c: return a`` / ``else: return b`` as ``return a if c else b`` (also ``yield`` and one assignment).
+
+    Seen applied on the H200 as a fix of textwrap's ``indent``: ``yield (prefix + line if predicate(line) else
+    line)`` rewritten as the same choice in an if/else, which is the same program (on a copy: it changes the tree).
+    """
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.body) != 1 or len(node.orelse) != 1:
+            return node
+        a, b = node.body[0], node.orelse[0]
+        if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value is not None and b.value is not None:
+            return ast.Return(ast.IfExp(node.test, a.value, b.value))
+        if isinstance(a, ast.Expr) and isinstance(b, ast.Expr) and isinstance(a.value, ast.Yield) \
+                and isinstance(b.value, ast.Yield) and a.value.value is not None and b.value.value is not None:
+            return ast.Expr(ast.Yield(ast.IfExp(node.test, a.value.value, b.value.value)))
+        if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and len(a.targets) == len(b.targets) == 1 \
+                and ast.dump(a.targets[0]) == ast.dump(b.targets[0]):
+            return ast.Assign([a.targets[0]], ast.IfExp(node.test, a.value, b.value))
+        return node
+
+
 def same_behaviour(old: str, new: str) -> str | None:
     """How ``new`` differs from ``old`` without changing behaviour, in words (None: it changes some).
 
@@ -137,8 +160,23 @@ def same_behaviour(old: str, new: str) -> str | None:
         before, after = parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return None
+    if old == new or ast.dump(before) == ast.dump(after):
+        return None
+    if (same := _verdict(before, after)) is not None:
+        return same
+    branches = _Branches()
+    a, b = branches.visit(copy.deepcopy(before)), branches.visit(copy.deepcopy(after))
+    if ast.dump(a) == ast.dump(before) and ast.dump(b) == ast.dump(after):
+        return None  # no choice spelled as an if/else: the change stands
+    if ast.dump(a) == ast.dump(b) or _verdict(a, b) is not None:
+        return "it only spells a choice as an if/else that makes the same choice"
+    return None
+
+
+def _verdict(before: ast.Module, after: ast.Module) -> str | None:
+    """:func:`same_behaviour` of two trees as they are: docstrings aside, constants folded."""
     found = _Differences()
-    if old == new or not found.bodies(before.body, after.body):
+    if not found.bodies(before.body, after.body):
         return None
     if not found.pairs:
         return "it changes only docstrings, comments or layout" if found.docstrings else None
@@ -152,8 +190,8 @@ def same_behaviour(old: str, new: str) -> str | None:
     pair = _first_difference(*found.pairs[0])
     if pair is None:
         return "it only rewrites expressions as others of the same value"
-    a, b = pair
-    return f"it only rewrites {ast.unparse(a)} as {ast.unparse(b)}, which has the same value"
+    x, y = pair
+    return f"it only rewrites {ast.unparse(x)} as {ast.unparse(y)}, which has the same value"
 
 
 def _first_difference(a: ast.AST, b: ast.AST) -> tuple[ast.expr, ast.expr] | None:

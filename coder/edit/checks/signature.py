@@ -253,6 +253,35 @@ def asked_parameter_problem(old: str, new: str, spec: ChangeSpec,
                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for name in sorted(gained - body_reads):
             return f"{name} is never used in {target.qualname}"
+        if (wrong := _other_default(fn, gained, spec)) is not None:
+            return wrong
     if first is not None and not gained_any:  # the other targets are where it is passed or mentioned
         return f"{first} has no parameter {', '.join(sorted(names))}"
+    return None
+
+
+def _other_default(fn: Def, gained: set[str], spec: ChangeSpec) -> str | None:
+    """Why a parameter ``fn`` gained defaults to another value than the instruction gives ("x=True").
+
+    Seen applied on the H200 (glob-callers w1): "add an include_hidden=True parameter to _listdir" came back as
+    ``include_hidden=False``, which turns the behaviour every existing call had into the new one.
+    """
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults, strict=True))
+    defaults |= {p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None}
+    for entry in spec.params:
+        head, eq, value = entry.partition("=")
+        name = head.split(":", 1)[0].strip()
+        if not eq or name not in gained or name not in defaults:
+            continue
+        try:
+            asked = ast.parse(value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # "placeholder=' [" as a wording cut it: nothing to compare
+        if not isinstance(asked, ast.Constant) or not isinstance(defaults[name], ast.Constant):
+            continue
+        if ast.dump(asked) != ast.dump(defaults[name]):
+            return (f"{name} defaults to {ast.unparse(defaults[name])} in {fn.name}; "
+                    f"the instruction asks for {name}={ast.unparse(asked)}")
     return None
