@@ -55,3 +55,26 @@ def test_what_a_method_object_has_or_the_module_sets_on_it_passes() -> None:
     assert method_attribute_reads(REPR, right) is None
     tagged = REPR + "\n    def limit(self):\n        return self.repr1.default\n\nRepr.repr1.default = 6\n"
     assert method_attribute_reads(REPR, tagged) is None
+
+
+def test_a_new_method_reading_what_its_class_container_lacks_is_refused() -> None:
+    # queue-method w1 on the H200 (2026-12-03, run 5), applied WRONG: Queue.clear written as
+    # `while not self.queue.empty(): self.queue.popleft()`; Queue._init sets self.queue = deque(), which has no empty
+    from coder.bench.edits.tasks import source
+
+    old = source("queue.py")
+    anchor = "    def _get(self):\n        return self.queue.popleft()\n"
+    assert anchor in old
+    wrong = old.replace(anchor, anchor + "\n    def clear(self):\n        while not self.queue.empty():\n"
+                                         "            self.queue.popleft()\n")
+    assert missing_attributes(old, wrong) == ("self.queue is a deque, which has no attribute empty "
+                                              "(reading it raises AttributeError)")
+    right = old.replace(anchor, anchor + "\n    def clear(self):\n        with self.mutex:\n"
+                                         "            self.queue.clear()\n")
+    assert missing_attributes(old, right) is None
+    # a class that sets the attribute twice (or a name the module binds itself) leaves its type open
+    twice = "from collections import deque\nclass Q:\n    def a(self):\n        self.q = deque()\n" \
+            "    def b(self):\n        self.q = []\n"
+    assert missing_attributes(twice, twice + "    def c(self):\n        return self.q.empty()\n") is None
+    own = "def deque():\n    return 1\nclass Q:\n    def a(self):\n        self.q = deque()\n"
+    assert missing_attributes(own, own + "    def c(self):\n        return self.q.empty()\n") is None

@@ -7,12 +7,19 @@ sees nothing (the names are all defined), and the file parses.
 
 A type is known only where the code leaves no doubt: a literal (``'x'``, ``b''``, ``3``, ``[...]``,
 an f-string), a module-level name bound once in the whole module to such a literal, and an item or
-slice of a known ``str``, ``bytes`` or ``bytearray``. Only reads the edit adds are judged.
+slice of a known ``str``, ``bytes`` or ``bytearray``; in a class's own methods, ``self.x`` that the class
+sets once, to such a value or to a new builtin or ``collections`` container (``deque()``, ``dict()``).
+Only reads the edit adds are judged.
+
+Seen applied on the H200: asked for ``Queue.clear``, the model wrote ``while not self.queue.empty()``;
+``Queue._init`` sets ``self.queue = deque()``, and a deque has no ``empty``.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
 from collections import Counter
 
 from coder.edit.checks.code_rules import bindings
@@ -53,6 +60,49 @@ def _type(node: ast.expr, constants: dict[str, type]) -> type | None:
     return None
 
 
+_CONTAINERS = {"list", "dict", "set", "tuple", "bytearray", "frozenset", "deque", "OrderedDict", "defaultdict",
+               "Counter"}
+
+
+def _made(node: ast.expr, module: ast.Module) -> type | None:
+    """The type of ``deque()``, ``collections.OrderedDict()``, ``dict()``: a new container whose maker is sure."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "collections":
+        name = f.attr
+    elif isinstance(f, ast.Name) and f.id in _CONTAINERS:
+        name = f.id
+        imported = {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom)
+                    and n.module == "collections" for a in n.names}
+        if name not in imported and not isinstance(getattr(builtins, name, None), type):
+            return None
+        if bindings(module).get(name, 0) > (1 if name in imported else 0):
+            return None  # the module binds the name itself: it may be anything
+    else:
+        return None
+    kind = getattr(collections, name, None) or getattr(builtins, name, None)
+    return kind if name in _CONTAINERS and isinstance(kind, type) else None
+
+
+def _self_types(cls: ast.ClassDef, module: ast.Module, constants: dict[str, type]) -> dict[str, type]:
+    """``self.x`` the class's own methods set exactly once, to a value of a sure type: that type."""
+    sets: Counter[str] = Counter()
+    kinds: dict[str, type | None] = {}
+    for fn in cls.body:
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AugAssign | ast.AnnAssign) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    sets[t.attr] += 1
+                    value = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+                    kinds[t.attr] = (_type(value, constants) or _made(value, module)) if value is not None else None
+    return {name: kind for name, kind in kinds.items() if sets[name] == 1 and kind is not None}
+
+
 def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
     """``(expression, its type, attribute)`` for each read of an attribute its known type lacks."""
     tree = parsed(text)
@@ -63,13 +113,22 @@ def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
             kind = _type(node.value, constants)
             if kind is not None and not hasattr(kind, node.attr):
                 out[(ast.unparse(node.value), kind.__name__, node.attr)] += 1
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        own = _self_types(cls, tree, constants)
+        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+                        and isinstance(v := node.value, ast.Attribute) and isinstance(v.value, ast.Name) \
+                        and v.value.id == "self" and (kind := own.get(v.attr)) is not None \
+                        and not hasattr(kind, node.attr):
+                    out[(f"self.{v.attr}", kind.__name__, node.attr)] += 1
     if not out:
         return out
     once = {name for name, n in bindings(tree).items() if n == 1}  # a name bound again may hold anything then
     if constants.keys() - once:
         constants = {name: kind for name, kind in constants.items() if name in once}
-        return Counter({key: n for key, n in out.items()
-                        if _type(ast.parse(key[0], mode="eval").body, constants) is not None})
+        return Counter({key: n for key, n in out.items() if key[0].startswith("self.")
+                        or _type(ast.parse(key[0], mode="eval").body, constants) is not None})
     return out
 
 
