@@ -53,7 +53,12 @@ def _edit_modules(repo: Path, *extra: str) -> set[str]:
     argv = ["edit", "hello.py", "-m", "add a docstring", "--attach", f"http://127.0.0.1:{_closed_port()}",
             "--dry-run", "--json", *extra]
     root = str(Path(coder.__file__).resolve().parents[1])  # this checkout's coder, not an installed one
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    # a CODER_HOME of its own: the session's (conftest) holds the config.toml that earlier server tests wrote,
+    # and a config file that exists is read (tomllib): the edit of a fresh user's repository is what is pinned
+    home = repo.parent / f"{repo.name}-coder-home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "CODER_HOME": str(home),
+           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", _SCRIPT, *argv], cwd=repo, env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
