@@ -64,28 +64,32 @@ _CONTAINERS = {"list", "dict", "set", "tuple", "bytearray", "frozenset", "deque"
                "Counter"}
 
 
-def _made(node: ast.expr, module: ast.Module) -> type | None:
+def _makers(module: ast.Module) -> dict[str, type]:
+    """The container makers a bare name surely calls in ``module``: ``deque`` imported from ``collections`` (and
+    bound by nothing else), ``dict`` and the other builtins the module does not bind itself. Read once a file."""
+    imported = {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom)
+                and n.module == "collections" for a in n.names}
+    bound = bindings(module)
+    out: dict[str, type] = {}
+    for name in _CONTAINERS:
+        kind = getattr(collections, name, None) if name in imported else getattr(builtins, name, None)
+        if isinstance(kind, type) and bound.get(name, 0) == (1 if name in imported else 0):
+            out[name] = kind
+    return out
+
+
+def _made(node: ast.expr, makers: dict[str, type]) -> type | None:
     """The type of ``deque()``, ``collections.OrderedDict()``, ``dict()``: a new container whose maker is sure."""
     if not isinstance(node, ast.Call):
         return None
     f = node.func
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "collections":
-        name = f.attr
-    elif isinstance(f, ast.Name) and f.id in _CONTAINERS:
-        name = f.id
-        imported = {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom)
-                    and n.module == "collections" for a in n.names}
-        if name not in imported and not isinstance(getattr(builtins, name, None), type):
-            return None
-        if bindings(module).get(name, 0) > (1 if name in imported else 0):
-            return None  # the module binds the name itself: it may be anything
-    else:
-        return None
-    kind = getattr(collections, name, None) or getattr(builtins, name, None)
-    return kind if name in _CONTAINERS and isinstance(kind, type) else None
+        kind = getattr(collections, f.attr, None)
+        return kind if f.attr in _CONTAINERS and isinstance(kind, type) else None
+    return makers.get(f.id) if isinstance(f, ast.Name) else None
 
 
-def _self_types(cls: ast.ClassDef, module: ast.Module, constants: dict[str, type]) -> dict[str, type]:
+def _self_types(cls: ast.ClassDef, makers: dict[str, type], constants: dict[str, type]) -> dict[str, type]:
     """``self.x`` the class's own methods set exactly once, to a value of a sure type: that type."""
     sets: Counter[str] = Counter()
     kinds: dict[str, type | None] = {}
@@ -99,7 +103,7 @@ def _self_types(cls: ast.ClassDef, module: ast.Module, constants: dict[str, type
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                     sets[t.attr] += 1
                     value = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-                    kinds[t.attr] = (_type(value, constants) or _made(value, module)) if value is not None else None
+                    kinds[t.attr] = (_type(value, constants) or _made(value, makers)) if value is not None else None
     return {name: kind for name, kind in kinds.items() if sets[name] == 1 and kind is not None}
 
 
@@ -113,8 +117,10 @@ def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
             kind = _type(node.value, constants)
             if kind is not None and not hasattr(kind, node.attr):
                 out[(ast.unparse(node.value), kind.__name__, node.attr)] += 1
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        own = _self_types(cls, tree, constants)
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    makers = _makers(tree) if classes else {}
+    for cls in classes:
+        own = _self_types(cls, makers, constants)
         for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)):
             for node in ast.walk(fn):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
