@@ -57,6 +57,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="with --list: one JSON array of {id, kind, file, wordings, check}")
     g.add_argument("--no-guard", action="store_true",
                    help="apply changes the instruction does not explain (as --allow-unexplained)")
+    g.add_argument("--no-repo-tests", action="store_true",
+                   help="bug-fix tasks run without their module's upstream tests as the repository's test_command")
     g.add_argument("--keep-replies", action="store_true",
                    help="keep every pair's reply and diff in the JSON (to replay a later reading or check offline)")
     g.add_argument("--aider", metavar="PYTHON",
@@ -200,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                 err.print(f"[{mode} {i}/{len(chosen)}] {task.name} ({w}): {task.wordings[w][:70]}", highlight=False,
                           markup=False)
                 rows.append(run_task(server, task, mode, wording=w, guard=not args.no_guard,
-                                     keep_replies=args.keep_replies))
+                                     keep_replies=args.keep_replies, repo_tests=not args.no_repo_tests))
                 layer = f" [{rows[-1].layer}]" if rows[-1].layer else ""
                 err.print(f"  → {rows[-1].outcome}{layer}: {rows[-1].why[:100]}", highlight=False, markup=False)
         aider_tasks = list(dict.fromkeys(t for t, _ in chosen))  # Aider gets wording 0 of each task
@@ -223,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
                                                   "spec_type": server.spec_type, "k": server.k},
                        guard=not args.no_guard, argv=_argv(args, server))
     doc["interrupted"] = interrupted
+    doc["repo_tests"] = not args.no_repo_tests
     doc["set"] = args.set
     if aider_import_s:
         doc["aider_import_s"] = aider_import_s  # apart from the per-task times

@@ -34,7 +34,9 @@ from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.checks import Renamed
 from coder.bench.edits.layers import fell_back, misread, refusal_layer
 from coder.bench.edits.taskdef import Task
+from coder.bench.edits.upstream import test_command
 from coder.bench.edits.wordings import plan_key
+from coder.edit.checks.user_commands import commands
 from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
@@ -46,6 +48,7 @@ OUTCOMES = ("correct", "refused", "wrong", "skipped")
 # refusals of the result check's code rules: kept with the reply, so each can be confirmed a wrong edit offline
 EVIDENT = ("undefined", "unset_attribute", "extract_uncalled", "call_mismatch", "outside_targets", "missing_attribute",
            "contract", "partial_hints", "none_default", "no_code_change")
+UPSTREAM_TIMEOUT_S = 60.0  # test_queue takes 8 s; an edit that loops is stopped here
 _AUTHOR = Actor("coder bench", "bench@coder.invalid")
 
 
@@ -107,10 +110,13 @@ def on_disk(root: Path, task: Task) -> dict[str, str]:
 
 
 def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, guard: bool = True,
-             on_stats: Callable[[RequestStats], None] | None = None, keep_replies: bool = False) -> Outcome:
+             on_stats: Callable[[RequestStats], None] | None = None, keep_replies: bool = False,
+             repo_tests: bool = True) -> Outcome:
     """Run ``task`` in ``mode`` with its wording number ``wording`` against ``server``; the file is checked on
     disk afterwards. ``keep_replies``: every outcome keeps the model's reply and diff (else only a code rule's
-    refusals and the wrong ones do), so a later reading or check can be replayed over the whole run."""
+    refusals and the wrong ones do), so a later reading or check can be replayed over the whole run.
+    ``repo_tests``: a bug-fix task's repository has its module's upstream tests as its ``test_command``
+    (:mod:`coder.bench.edits.upstream`), which coder runs on each proposal."""
     out = Outcome(task.name, task.file, task.kind, mode, "skipped", "", wording=wording,
                   instruction=task.wordings[wording])
     if mode == "region" and not task.has_region:
@@ -120,7 +126,8 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
     try:
         repo, path = make_repo(tmp, task)
         original, first = on_disk(tmp, task), repo.head.commit.hexsha
-        _run(server, task, mode, guard, path, out, on_stats, keep_replies)
+        tests = test_command(task.kind, task.file) if repo_tests else None
+        _run(server, task, mode, guard, path, out, on_stats, keep_replies, tests)
         now = on_disk(tmp, task)
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
@@ -132,10 +139,11 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
 
 
 def _run(server: ServerInfo, task: Task, mode: str, guard: bool, path: Path, out: Outcome,
-         on_stats: Callable[[RequestStats], None] | None, keep_replies: bool) -> None:
+         on_stats: Callable[[RequestStats], None] | None, keep_replies: bool, tests: str | None) -> None:
     backend = BackendHandle(None)
     backend.replace(server)
-    engine = EditEngine(backend, path.parent, run_examples=True)  # its own throwaway tree: a fix's examples run
+    # its own throwaway tree: a fix's examples run, and its tests when it has them
+    engine = EditEngine(backend, path.parent, run_examples=True, checks=commands(tests, None, UPSTREAM_TIMEOUT_S))
     started = time.perf_counter()
     try:
         try:

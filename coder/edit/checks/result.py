@@ -187,6 +187,8 @@ _HINTS = {
     # prompt gives the same reply, so the retry says the reply came back unchanged and which change is asked
     "unchanged": "",
     "unexplained": "",  # the scope check flagged it: the note is KEEP_REST's, a plan step's scope retry says the same
+    # the user's test or lint command failed on the proposal (checks.user_commands): the reason names the tests
+    "check_failed": "Change the code so that these tests pass, and still make the change the instruction asks for.",
 }
 RETRIED = frozenset(_HINTS)
 KEEP_REST = "Change nothing the instruction does not ask for."

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # annotations only: the edit command imports this module befo
 
 TAIL_LINES = 8  # what a failure shows of the command's output
 _LINE_MAX = 200
+_FAILED = ("FAILED", "FAIL:", "ERROR")  # lines of pytest and unittest that name a failing test
+_NAMED = 3  # failing tests a retry's prompt names
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,17 @@ class CheckRun:
         how = self.why or f"exit {self.rc}"
         last = f": {self.tail[-1]}" if self.tail else ""
         return f"the {self.kind} command `{self.command}` failed on the proposal ({how}, {self.seconds:.1f} s){last}"
+
+    def failures(self) -> str:
+        """What the failure says of itself, for a retry's prompt: the lines naming failed tests, else the last.
+
+        pytest's ``FAILED tests/test_x.py::test_y - AssertionError: ...`` and unittest-style ``FAIL:``/``ERROR:``
+        lines name the test and what it asserted; the command itself (a path to an interpreter) says nothing
+        to the model.
+        """
+        named = [x for x in self.tail if x.startswith(_FAILED) and not x.startswith("FAILED (")]  # unittest's total
+        said = "; ".join(named[:_NAMED]) if named else (self.tail[-1] if self.tail else self.why or f"exit {self.rc}")
+        return f"the repository's {self.kind} command failed on it: {said}"
 
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form."""

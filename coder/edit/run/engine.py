@@ -35,7 +35,7 @@ from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
-from coder.edit.run.retry import retry_reason, spec_of
+from coder.edit.run.retry import failing_now, retry_reason, spec_of
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -280,7 +280,7 @@ class EditEngine:
         written either way). A region edit may be asked once more (:meth:`retry_request`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
-        if (why := retry_reason(proposal)) is not None:
+        if (why := failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks)) is not None:
             second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
             second.retried, second.first_reply = why[1], proposal.reply
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
@@ -300,10 +300,10 @@ class EditEngine:
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
         """The one retry of a region edit outside a plan, or None when it gets none.
 
-        When :func:`coder.edit.run.retry.retry_reason` says so (a mendable refusal, an unchanged reply, a
-        flagged one; never a retry). The prompt says what went wrong; the instruction stays the user's.
+        When :func:`coder.edit.run.retry.retry_reason` says so (never a retry). The prompt says what went wrong
+        (an unchanged fix: the tests failing now, :func:`~coder.edit.run.retry.failing_now`); the instruction stays.
         """
-        why = retry_reason(proposal)
+        why = failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks)
         return None if why is None else self._again(proposal, *why)
 
     def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:

@@ -11,12 +11,18 @@ request when its reply
 - is flagged by the scope check (``unexplained``; 20 of 255: the keyword-only ``*`` dropped in an
   annotation edit, a docstring where a comment was asked, a class's last method deleted);
 - fails the instruction's own example (:mod:`coder.edit.checks.behaviour`): the note says what the call
-  still does and what the instruction expects.
+  still does and what the instruction expects;
+- fails the user's test or lint command (:mod:`coder.edit.checks.user_commands`): the note names the failing
+  tests and what they asserted. A wrong bug fix that breaks another case of the code is what a project's
+  tests catch, and the assertion shows the model the case it broke.
 
 A plan step has its own retry (:mod:`coder.edit.run.plan_step`) and is never asked again here.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from coder.edit.checks import behaviour
 from coder.edit.checks.explained import Scope
@@ -25,8 +31,14 @@ from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 
+if TYPE_CHECKING:
+    import git
+
+    from coder.edit.checks.user_commands import UserCommand
+
 QUOTED = 3  # flagged changes quoted in the note; the scope's refusal names every one by line
 QUOTE_CHARS = 80
+_FIXES = frozenset({"fix", "change"})  # the actions whose unchanged reply is told what the tests say
 
 
 def spec_of(request: EditRequest) -> ChangeSpec:
@@ -51,12 +63,37 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
         return None  # a whole file, a plan step (retried by the plan) or a retry already: never a second retry
     if not proposal.ok:
         code = proposal.refusal_code or ""
+        if code == "check_failed":
+            failed = next((c for c in proposal.checks if not c.ok), None)
+            return (code, failed.failures()) if failed is not None and failed.rc is not None else None
         return (code, proposal.refusal or "") if code in RETRIED or code == behaviour.CODE else None
     if unchanged(proposal):
         return "unchanged", UNCHANGED
     if proposal.scope is not None and not proposal.scope.ok:
         return "unexplained", flagged(proposal.scope, proposal.old, proposal.new)
     return None
+
+
+def failing_now(why: tuple[str, str] | None, proposal: EditProposal, repo: Callable[[], git.Repo | None],
+                checks: Sequence[UserCommand]) -> tuple[str, str] | None:
+    """``why``, and for a fix that came back unchanged, what the repository's tests say of the code as it is.
+
+    22 of run 6's 68 refused pairs on the H200 were bug fixes answered twice with the region unchanged: "make
+    a change" alone did not move the model. A bug that the project's tests catch fails them now, and the
+    failing assertion (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``) shows the model the case to mend.
+    Only the test command runs (a lint says nothing of a bug), on the work tree as it is. ``repo`` is called
+    only then: opening the repository imports GitPython, which an edit with no test command never needs.
+    """
+    tests = [c for c in checks if c.kind == "test"]
+    if why is None or why[0] != "unchanged" or not tests or spec_of(proposal.request).action not in _FIXES:
+        return why
+    from coder.edit.checks.user_commands import run_on_proposal
+
+    snap = proposal.request.snapshot
+    failed = next((c for c in run_on_proposal(repo(), snap, snap.text, tests) if not c.ok and c.rc is not None), None)
+    if failed is None:
+        return why
+    return why[0], f"{why[1]}; {failed.failures().replace('failed on it', 'fails on the code as it is', 1)}"
 
 
 def flagged(scope: Scope, old: str, new: str) -> str:
