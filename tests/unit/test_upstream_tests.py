@@ -178,3 +178,15 @@ def test_an_unchanged_reply_whose_tests_pass_is_told_only_that(tmp_path: Path, m
     streamed(engine, engine.prepare(root / task.file, task.wordings[0], mode="region", symbol="scheduler.cancel"))
     assert model.asked[1].retry_note == ("(A first reply was refused: the model made no changes.) The instruction "
                                          "asks for a change of the code: make it.")
+
+
+def test_an_unchanged_fix_is_told_what_its_example_still_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, task = tmp_path / "r", TASK["bug-quopri-unhex"]  # quopri's upstream tests pass on this bug: the example tells
+    make_repo(root, {task.file: source(task.file)})
+    engine = EditEngine(None, root, ctx=32768, checks=commands(upstream.test_command(task.kind, task.file), None))
+    monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
+        [lambda r: region_reply(r, r.prompt.target)] * 2))
+    streamed(engine, engine.prepare(root / task.file, task.wordings[0], mode="region", symbol="unhex"))
+    assert model.asked[1].retry_note == (
+        "(A first reply was refused: the model made no changes; unhex(b'ff') still returns 85; the instruction "
+        "expects 255.) The instruction asks for a change of the code: make it.")

@@ -4,8 +4,7 @@
 nothing; ``run`` carries out the k decision through the :class:`~coder.backends.runtime.handle.BackendHandle`
 (a restart happens there, in the caller's thread, cancellable), streams the request and yields
 :class:`~coder.telemetry.stats.RequestStats` snapshots and finally one :class:`EditProposal`
-(validated, or carrying the refusal; a region edit a code rule or a fix's example refuses, whose reply
-changed nothing or that the scope check flags is asked once more first: :mod:`coder.edit.run.retry`);
+(validated, or refused; a region edit may be asked once more first: :mod:`coder.edit.run.retry`);
 ``apply`` writes an accepted proposal atomically and commits it. Nothing here imports Textual or openai.
 """
 
@@ -92,8 +91,7 @@ class EditEngine:
         self.prompt_cache = PromptCacheModel()  # what the server's prompt cache probably holds
         self.drift_guard, self._prediction_noted = drift_guard, False
         self._ctx, self._fixed_ctx = ctx, ctx is not None
-        files = self.tree.tracked_files() if self.tree is not None else []
-        # Frozen for the engine's lifetime so consecutive edits share a cached prefix.
+        files = self.tree.tracked_files() if self.tree is not None else []  # frozen: edits share a cached prefix
         self.repo_context = repo_context(self.root.name, files, limit=context_limit)
         self._unsubscribe = self.backend.subscribe(self._backend_changed)
 
@@ -280,7 +278,7 @@ class EditEngine:
         written either way). A region edit may be asked once more (:meth:`retry_request`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
-        if (why := failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks)) is not None:
+        if (why := self._why_again(proposal)) is not None:
             second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
             second.retried, second.first_reply = why[1], proposal.reply
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
@@ -300,11 +298,13 @@ class EditEngine:
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
         """The one retry of a region edit outside a plan, or None when it gets none.
 
-        When :func:`coder.edit.run.retry.retry_reason` says so (never a retry). The prompt says what went wrong
-        (an unchanged fix: the tests failing now, :func:`~coder.edit.run.retry.failing_now`); the instruction stays.
+        When :mod:`coder.edit.run.retry` says so (never a retry), the prompt saying what went wrong.
         """
-        why = failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks)
+        why = self._why_again(proposal)
         return None if why is None else self._again(proposal, *why)
+
+    def _why_again(self, proposal: EditProposal) -> tuple[str, str] | None:
+        return failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks, self.examples)
 
     def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
         request, spec = proposal.request, spec_of(proposal.request)

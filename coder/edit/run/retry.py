@@ -75,25 +75,32 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
 
 
 def failing_now(why: tuple[str, str] | None, proposal: EditProposal, repo: Callable[[], git.Repo | None],
-                checks: Sequence[UserCommand]) -> tuple[str, str] | None:
-    """``why``, and for a fix that came back unchanged, what the repository's tests say of the code as it is.
+                checks: Sequence[UserCommand],
+                examples: behaviour.ExampleCheck | None = None) -> tuple[str, str] | None:
+    """``why``, and for a fix that came back unchanged, what the code as it is does wrong.
 
     22 of run 6's 68 refused pairs on the H200 were bug fixes answered twice with the region unchanged: "make
-    a change" alone did not move the model. A bug that the project's tests catch fails them now, and the
-    failing assertion (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``) shows the model the case to mend.
-    Only the test command runs (a lint says nothing of a bug), on the work tree as it is. ``repo`` is called
-    only then: opening the repository imports GitPython, which an edit with no test command never needs.
-    """
-    tests = [c for c in checks if c.kind == "test"]
-    if why is None or why[0] != "unchanged" or not tests or spec_of(proposal.request).action not in _FIXES:
-        return why
-    from coder.edit.checks.user_commands import run_on_proposal
+    a change" alone did not move the model. What the code does now shows it the case to mend:
 
-    snap = proposal.request.snapshot
-    failed = next((c for c in run_on_proposal(repo(), snap, snap.text, tests) if not c.ok and c.rc is not None), None)
-    if failed is None:
+    - the instruction's own example, run on the code as it is (``unhex(b'ff') still returns 85; the
+      instruction expects 255``), where ``examples`` runs them (:mod:`coder.edit.checks.behaviour`);
+    - the repository's failing tests (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``): a bug the project's
+      tests catch fails them now. Only the test command runs (a lint says nothing of a bug). ``repo`` is called
+      only then: opening the repository imports GitPython, which an edit with no test command never needs.
+    """
+    if why is None or why[0] != "unchanged" or spec_of(proposal.request).action not in _FIXES:
         return why
-    return why[0], f"{why[1]}; {failed.failures().replace('failed on it', 'fails on the code as it is', 1)}"
+    snap, said = proposal.request.snapshot, [why[1]]
+    verdict = examples.verdict(snap, snap.text, spec_of(proposal.request)) if examples is not None else None
+    if verdict is not None and verdict.failure is not None:
+        said.append(verdict.failure.replace("after the edit, ", "", 1))
+    if tests := [c for c in checks if c.kind == "test"]:
+        from coder.edit.checks.user_commands import run_on_proposal
+
+        runs = run_on_proposal(repo(), snap, snap.text, tests)
+        if (failed := next((c for c in runs if not c.ok and c.rc is not None), None)) is not None:
+            said.append(failed.failures().replace("failed on it", "fails on the code as it is", 1))
+    return why[0], "; ".join(said)
 
 
 def flagged(scope: Scope, old: str, new: str) -> str:
