@@ -7,7 +7,8 @@ request when its reply
 - is refused by a rule a second try can mend (:data:`coder.edit.checks.result.RETRIED`);
 - changed nothing although the reading asks for a change (``unchanged``; 25 of 255 pairs on the H200:
   "Fix rgb_to_yiq: ... 0.114" came back verbatim). Greedy decoding gives the same reply to the same
-  prompt, so the retry's prompt says the reply came back unchanged and which kind of change is asked;
+  prompt, so the retry's prompt says the reply came back unchanged and which kind of change is asked, and
+  for a fix what the code as it is still does wrong (:func:`failing_now`);
 - is flagged by the scope check (``unexplained``; 20 of 255: the keyword-only ``*`` dropped in an
   annotation edit, a docstring where a comment was asked, a class's last method deleted);
 - fails the instruction's own example (:mod:`coder.edit.checks.behaviour`): the note says what the call
