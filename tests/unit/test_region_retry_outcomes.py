@@ -97,9 +97,6 @@ COMMENTED = ("def _v(m1, m2, hue):\n", "def _v(m1, m2, hue):\n    # the hue is w
 @pytest.mark.parametrize(("key", "quoted", "mend"), [
     # the keyword-only marker dropped from an annotated signature
     (("bisect-hints", 2), f"it changed `{KEYWORD_ONLY[0]}`", KEYWORD_ONLY),
-    # a docstring where a comment was asked, in two wordings
-    (("colorsys-comment", 2), 'it added `""" Hue is wrapped into [0, 1) """`', COMMENTED),
-    (("colorsys-comment", 1), 'it added `""" Wraps the hue into the range [0, 1). """`', COMMENTED),
 ])
 def test_a_reply_the_scope_check_flags_is_asked_once_more_naming_its_lines(
         key: tuple[str, int], quoted: str, mend: tuple[str, str], tmp_path: Path,
@@ -117,6 +114,22 @@ def test_a_reply_the_scope_check_flags_is_asked_once_more_naming_its_lines(
     assert proposal.retried == f"{first.scope.refusal()}; {quoted}"
     out = _settled(engine, proposal, key)
     assert (out.outcome, out.flagged, out.retried) == ("correct", False, proposal.retried), out.why
+
+
+@pytest.mark.parametrize(("key", "comment"), [
+    (("colorsys-comment", 2), "    # Hue is wrapped into [0, 1)\n"),
+    (("colorsys-comment", 1), "    # Wraps the hue into the range [0, 1).\n"),
+])
+def test_a_docstring_where_a_comment_was_asked_is_applied_as_the_comment_with_no_second_request(
+        key: tuple[str, int], comment: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the first replies on the H200 were flagged and asked again (coder.edit.checks.as_comment)
+    engine, request, model = _setup(tmp_path, monkeypatch, key, [FIRST[key]["reply"], _mended(*COMMENTED)])
+    proposal = streamed(engine, request)
+    assert len(model.asked) == 1
+    assert proposal.ok and proposal.scope is not None and proposal.scope.ok, proposal.scope
+    assert comment in proposal.new.splitlines(keepends=True) and '"""' not in proposal.diff
+    out = _settled(engine, proposal, key)
+    assert (out.outcome, out.flagged, out.retried) == ("correct", False, None), out.why
 
 
 def test_flagged_twice_is_refused_by_the_scope_guard_with_why_it_was_asked_again(
