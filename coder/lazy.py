@@ -14,10 +14,9 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
 
 # the re.Pattern methods this stands in for; each is replaced on the instance by the compiled one's
-_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub")
 
 
 class LazyPattern:
@@ -52,21 +51,13 @@ class LazyPattern:
         """:meth:`re.Pattern.finditer`."""
         return self.compiled.finditer(string, pos, endpos)
 
-    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        """:meth:`re.Pattern.findall`."""
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[str]:
+        """:meth:`re.Pattern.findall`: strings, as for every pattern here (of one group at most; more give tuples)."""
         return self.compiled.findall(string, pos, endpos)
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
         """:meth:`re.Pattern.sub`."""
         return self.compiled.sub(repl, string, count)
-
-    def subn(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> tuple[str, int]:
-        """:meth:`re.Pattern.subn`."""
-        return self.compiled.subn(repl, string, count)
-
-    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
-        """:meth:`re.Pattern.split`."""
-        return self.compiled.split(string, maxsplit)
 
     def __repr__(self) -> str:
         return f"lazy.regex({self.pattern!r}, {self.flags})"

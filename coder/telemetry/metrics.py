@@ -8,9 +8,9 @@ conditional rate is ``per_pos[i] / per_pos[i-1]``; never multiply survivals agai
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from coder import lazy
 from coder.telemetry import figures
 
 PREFIXES = {"llamacpp:": "llama.cpp", "vllm:": "vllm", "sglang:": "sglang"}
@@ -133,8 +133,8 @@ def _strip(name: str) -> tuple[str | None, str]:
 
 
 # one sample line as the engines write it: name, optional plain labels, a value (no escapes, no timestamp)
-_SAMPLE = lazy.regex(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*)\})? (\S+)')
-_LABEL = lazy.regex(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"\\]*)"')
+_SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*)\})? (\S+)')
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"\\]*)"')
 
 
 def _plain_samples(text: str) -> list[tuple[str, dict[str, str], float]]:
