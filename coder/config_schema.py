@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from coder import lazy
 from coder.errors import CoderError
 from coder.spec_vocab import ABSOLUTE_MAX_K, known_spec_types
 
@@ -66,7 +67,7 @@ Port = Annotated[int, Bounds(ge=1, le=65535)]
 KDepth = Annotated[int, Bounds(ge=0, le=ABSOLUTE_MAX_K)]
 NonEmpty = Annotated[str, _min_length(1)]
 # Profile names become state file names (servers/NAME.json): no separators, no dot-dot.
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME = lazy.regex(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _NAME_RULE = ("expected a profile name of letters, digits, '.', '_' and '-' "
               "(at most 64, starting with a letter or digit)")
 ProfileName = Annotated[str, Rule(lambda v: None if _NAME.fullmatch(v) else _NAME_RULE)]

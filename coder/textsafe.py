@@ -19,6 +19,8 @@ import re
 import unicodedata
 from collections import Counter
 
+from coder import lazy
+
 # (first, last) code point ranges: every code point of the categories Cc, Cf, Co, Cs, Zl, Zp
 # (Unicode 14, Python 3.11's tables; tests/unit/test_textsafe.py checks the running Python's)
 # except tab and newline, plus invisible ones of other categories: the soft hyphen, the
@@ -42,8 +44,8 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
 
 
-_UNSAFE = re.compile(f"[{_class(HIDDEN_RANGES)}]")
-_SURROGATE = re.compile(f"[{_class(((0xD800, 0xDFFF),))}]")
+_UNSAFE = lazy.regex(f"[{_class(HIDDEN_RANGES)}]")
+_SURROGATE = lazy.regex(f"[{_class(((0xD800, 0xDFFF),))}]")
 
 
 def _show(match: re.Match[str]) -> str:

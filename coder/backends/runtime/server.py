@@ -169,6 +169,12 @@ def _fits(value: object, hint: object) -> bool:
     return isinstance(hint, type) and isinstance(value, hint)
 
 
+# server url -> ``generated`` before a cut stream whose after-snapshot did not wait for the server to notice
+# the closed connection: llama.cpp adds a cancelled slot's counters when it releases it, all at once, so
+# the next request's before-snapshot waits until they have landed (see ServerAPI.snapshot)
+_UNSETTLED: dict[str, float] = {}
+
+
 class ServerAPI:
     """Thin httpx wrapper for the non-OpenAI endpoints (health, slots, metrics, tokenize)."""
 
@@ -252,14 +258,30 @@ class ServerAPI:
         """llama.cpp's ``/props`` object."""
         return as_object(self.get_json("/props", dict))
 
-    def snapshot(self, wait_for: SpecStats | None = None, final_seen: bool = True) -> SpecStats | None:
+    def snapshot(self, wait_for: SpecStats | None = None, final_seen: bool = True,
+                 patient: bool = True) -> SpecStats | None:
         """A ``/metrics`` snapshot for a before/after delta, or None when there is none to take
         (no ``--metrics``, not a Prometheus page coder understands, or the server is gone).
 
         llama.cpp moves its counters when a request finishes; after a cancelled stream the
         slot may still be releasing, so with ``wait_for`` wait briefly for ``generated`` to move.
+        Not ``patient`` (a cut stream whose own chunks counted its drafts): one look; counters
+        that have not moved yet give None, and the next before-snapshot of this server waits for
+        them instead (:data:`_UNSETTLED`), so no later delta takes in this request's tokens.
         """
-        deadline = time.monotonic() + (0.2 if final_seen else 1.5)
+        if wait_for is None:
+            # a before-snapshot: a cut request's counters still to land would be counted as this one's
+            unsettled = _UNSETTLED.pop(self.url, None)
+            return self._scrape_until(unsettled, 0.0 if unsettled is None else 1.5)
+        snap = self._scrape_until(wait_for.generated, (0.2 if final_seen else 1.5) if patient else 0.0)
+        if patient or snap is None or snap.generated > wait_for.generated:
+            return snap
+        _UNSETTLED[self.url] = wait_for.generated
+        return None  # no delta: the figures stay the stream's own (acceptance_source "stream")
+
+    def _scrape_until(self, generated: float | None, seconds: float) -> SpecStats | None:
+        """Scrape ``/metrics`` until ``generated`` is passed (None: once) or ``seconds`` are up; the last scrape."""
+        deadline = time.monotonic() + seconds
         pause = 0.005  # the counters usually move within milliseconds: look again soon, then less often
         while True:
             try:
@@ -268,7 +290,7 @@ class ServerAPI:
                 return None
             if snap.engine is None:
                 return None
-            if wait_for is None or snap.generated > wait_for.generated or time.monotonic() >= deadline:
+            if generated is None or snap.generated > generated or time.monotonic() >= deadline:
                 return snap
             time.sleep(pause)
             pause = min(0.05, pause * 2)

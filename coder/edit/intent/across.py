@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.spec import Destination
 
@@ -20,7 +21,7 @@ _DEF = r"(?:the\s+)?(?:(?:function|class|def)\s+)?`?([A-Za-z_]\w*)`?(?:\(\))?(?:
 _IN = r"\s+(?:in|of|inside|within)\s+(?:the\s+file\s+)?`?"
 # "import it in a.py", "add it as the last name of the from .b import (...) list", "and import them"
 # (a dot before a word is a module's, "from ._re", not a full stop)
-_IMPORT_BACK = re.compile(r"\bimport\s+(?:it|them)\b"
+_IMPORT_BACK = lazy.regex(r"\bimport\s+(?:it|them)\b"
                           r"|\b(?:add|append|put|list)\s+(?:it|them)\b(?:[^.;]|\.(?=\w))*?\bimport\b", re.I)
 _NOT_A_DEF = words.NOT_NAMES | {"end", "bottom", "top", "start", "imports", "last", "first"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from coder import lazy
 from coder.edit.intent.spec import Action, Anchor, Symbol, Where
 
 if TYPE_CHECKING:
@@ -16,16 +17,16 @@ if TYPE_CHECKING:
 
 AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
 BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
-_END = re.compile(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
+_END = lazy.regex(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
                   re.I)
 # "a comment on top of f" is above f, "on top of the file" is the file's top
-_ON_TOP_OF = re.compile(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
-_TOP = re.compile(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
+_ON_TOP_OF = lazy.regex(r"\bon\s+top\s+of\b(?!\s+(?:the\s+)?(?:file|module)\b)", re.I)
+_TOP = lazy.regex(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|module)\b", re.I)
 # "a comment as the first line in the body of _v", "at the start (top) of _v": inside the def, not above it
 # ("on top of _v" is above it: read first)
-_IN_BODY = re.compile(r"\bbody\s+of\b|\b(?:start|beginning|top)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
+_IN_BODY = lazy.regex(r"\bbody\s+of\b|\b(?:start|beginning|top)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
                       r"\bfirst\s+line\s+(?:in|of)\b", re.I)
-_AFTER_IMPORTS = re.compile(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
+_AFTER_IMPORTS = lazy.regex(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 
 
 def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbol], action: Action) -> Anchor | None:

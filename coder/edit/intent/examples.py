@@ -23,27 +23,28 @@ from __future__ import annotations
 import ast
 import re
 
+from coder import lazy
 from coder.edit.intent.spec import Example
 from coder.edit.intent.symbols import SymbolTable
 
 # builtins that only look at what the wrapped call returns: "list(g(...))" shows g's result
 PURE_WRAPPERS = frozenset({"list", "tuple", "sorted", "set", "frozenset", "dict", "len", "repr", "str", "bool"})
-_START = re.compile(r"(?<![\w.])[A-Za-z_]\w*\(")
+_START = lazy.regex(r"(?<![\w.])[A-Za-z_]\w*\(")
 _IS = r"(?:returns|gives(?:\s+back)?|yields|evaluates\s+to|produces|is)"
 _SHOULD = (r"(?:should|must|ought\s+to)\s+(?:(?:just|simply|always|instead)\s+)?"
            r"(?:return|give|be|yield|equal|evaluate\s+to)")
-_AFTER_CALL = re.compile(rf"`?\s*(?:(?P<should>{_SHOULD})|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
+_AFTER_CALL = lazy.regex(rf"`?\s*(?:(?P<should>{_SHOULD})|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
                          rf"|(?P<is>{_IS}))\s+", re.I)
-_INSTEAD = re.compile(r"\s*,?\s*(?:instead\s+of|rather\s+than|and\s+not|but\s+should\s+(?:return|give|be)"
+_INSTEAD = lazy.regex(r"\s*,?\s*(?:instead\s+of|rather\s+than|and\s+not|but\s+should\s+(?:return|give|be)"
                       r"|when\s+it\s+should\s+(?:return|give|be))\s+", re.I)
-_LATER = re.compile(rf"\b(?:it|this|that|the\s+call|the\s+result)\s+{_SHOULD}\s+", re.I)
-_ERROR = re.compile(r"`?(?:an?\s+)?`?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration))\b")
+_LATER = lazy.regex(rf"\b(?:it|this|that|the\s+call|the\s+result)\s+{_SHOULD}\s+", re.I)
+_ERROR = lazy.regex(r"`?(?:an?\s+)?`?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration))\b")
 # "when f(x) is True, ...": a condition, not the report of what f does wrong
-_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|once|as\s+long\s+as|so\s+that)\s*`?$", re.I)
+_CONDITION = lazy.regex(r"\b(?:if|when|whenever|unless|once|as\s+long\s+as|so\s+that)\s*`?$", re.I)
 _LATER_GAP = 120  # "f('') raises E, ...; it should return X": the "it" is f('') only that close
-_CONTRAST = re.compile(r"\b(?:but|while|whereas|though|although|yet|unlike)\b", re.I)
+_CONTRAST = lazy.regex(r"\b(?:but|while|whereas|though|although|yet|unlike)\b", re.I)
 _ENDS = " \t\n,.;:!?)`"  # what may follow a literal in prose
-_TUPLE_PROSE = re.compile(r"\s*,\s*[-+\d'\"\[({]")  # "returns 1, 3, 2": a list in prose, not one literal
+_TUPLE_PROSE = lazy.regex(r"\s*,\s*[-+\d'\"\[({]")  # "returns 1, 3, 2": a list in prose, not one literal
 _MAX_LITERAL = 200
 
 

@@ -14,13 +14,14 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
 
 # --- tokens --------------------------------------------------------------------------------------
 
-TOKEN = re.compile(r"`(?P<tick>[^`]+)`|(?P<word>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?|(?P<p>[^\w\s])")
+TOKEN = lazy.regex(r"`(?P<tick>[^`]+)`|(?P<word>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?P<call>\(\))?|(?P<p>[^\w\s])")
 ARTICLES = frozenset({"the", "a", "an", "its", "this", "that", "new", "existing", "whole", "entire"})
 KIND_WORDS = frozenset({"function", "func", "def", "method", "class", "helper", "functions", "methods"})
 RELATIONS = frozenset({"to", "of", "from", "in", "into", "inside", "within", "on", "for", "after", "before",

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.names import ARTICLES, Mention, Tok
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
 
-ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
+ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
                        r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
                         r"keyword\s+arg\w*)\b"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
@@ -24,7 +25,7 @@ ADD_PARAM = re.compile(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"
                         r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
                         r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
                         r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
-_PARAM = re.compile(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
+_PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
                     r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
                     r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
@@ -33,15 +34,15 @@ _VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 # the parameter spelled without the word "parameter" after it: "take flags=0", "a sep=' ' parameter",
 # "accept placeholder (default ' [...]')", "include_hidden (new parameter, default True)", "a sep parameter"
 _PARAM_MORE = (
-    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
-    re.compile(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
-    re.compile(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
-    re.compile(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
+    lazy.regex(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
+    lazy.regex(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
+    lazy.regex(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
+    lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
     # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
-    re.compile(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
+    lazy.regex(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
 )
 # "a char parameter (default ' ')": the default said after it, in parentheses
-_DEFAULT_AFTER = re.compile(r"`?\b([A-Za-z_]\w*)`?\s+(?:param(?:eter)?|arg(?:ument)?)\s*\(\s*default(?:s\s+to)?\s+("
+_DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s+(?:param(?:eter)?|arg(?:ument)?)\s*\(\s*default(?:s\s+to)?\s+("
                             + _VALUE + r")\s*\)")
 
 
@@ -50,7 +51,7 @@ _NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword
                                             # "take it as a parameter too", "as a parameter as well": no name
                                             "too", "also", "as", "well", "either", "instead", "here", "there"}
 # "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
-_HANDED_TO = re.compile(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
+_HANDED_TO = lazy.regex(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
                         r"(?:on\s+)?to\b", re.I)
 
 
@@ -93,7 +94,7 @@ def existing(params: Sequence[str], targets: Sequence[Symbol], table: SymbolTabl
 
 # ": when it is false, leave out names that `_ishidden` says are hidden.": what the parameter does, to its
 # sentence's end; the defs named there are used, not changed
-_EFFECT = re.compile(r"[:;,]\s*(?:when|whenever|if|unless)\b[^.;]*", re.I)
+_EFFECT = lazy.regex(r"[:;,]\s*(?:when|whenever|if|unless)\b[^.;]*", re.I)
 
 
 def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],

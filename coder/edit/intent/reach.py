@@ -10,10 +10,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from coder import lazy
 from coder.edit.intent.spec import ChangeSpec, Facts, Reach
 from coder.edit.intent.symbols import used_elsewhere
 
-THROUGHOUT = re.compile(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
+THROUGHOUT = lazy.regex(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
                         r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
                         re.I)
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from coder import lazy
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
@@ -43,7 +44,7 @@ from coder.edit.intent.symbols import SymbolTable
 if TYPE_CHECKING:
     from coder.edit.intent.model_read import Asker
 
-_GET_RID = re.compile(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
+_GET_RID = lazy.regex(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
 _SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
@@ -51,7 +52,7 @@ _DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special
 _DUNDER = "`?" + _DUNDER_NAME + "`?"
 _NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
 _GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
-_ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
+_ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
                          r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
@@ -63,29 +64,29 @@ _ADD_METHOD = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"metho
                          r"|" + _ADD + r"\s+(?:an?\s+)?" + _DUNDER
                          + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
                          r"|" + _GIVE + _DUNDER, re.I)
-_ADD_FUNCTION = re.compile(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
+_ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-_EXTRACT = re.compile(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
+_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
-_HINTS = re.compile(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
+_HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
-_DOCSTRING = re.compile(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
-_COMMENT = re.compile(r"\bcomments?\b", re.I)
-_DOCSTRING_NOUN = re.compile(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
+_DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
+_COMMENT = lazy.regex(r"\bcomments?\b", re.I)
+_DOCSTRING_NOUN = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 # flaws of prose, not of code: "the typo in the docstring", "a spelling mistake in the comment"
-_TEXT_FLAWS = re.compile(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
+_TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
 # where the object of a verb ends: a clause's punctuation or a word that opens a clause
 _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
                           "while", "but", "as", "it", "where", "whose"})
-_FIX = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
+_FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
-_NEW_NAMES = (re.compile(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
-              re.compile(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
-              re.compile(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
-              re.compile(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
-              re.compile(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
+_NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
+              lazy.regex(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
+              lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 # what a new def should do is said after these: the plain words there describe, they name no target
 _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
@@ -115,8 +116,8 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
     return ("delete", len(toks)) if rid is not None else ("", -1)
 
 
-_ADDS: tuple[tuple[re.Pattern[str], Action], ...] = (
-    (re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
+_ADDS: tuple[tuple[lazy.LazyPattern, Action], ...] = (
+    (lazy.regex(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
     (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 

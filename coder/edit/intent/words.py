@@ -14,23 +14,25 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coder import lazy
+
 _IDENT = r"`?([A-Za-z_][\w.]*)`?"
 
 # --- names spelled as code ---------------------------------------------------------------------
 
 # "function split", "the method Foo.bar", "class `Foo`", "def load"
-_KIND_WORD = re.compile(r"\b(function|func|def|method|class)\s+`?([A-Za-z_][\w.]*)`?(\(\))?")
-_CALL = re.compile(r"`?\b([A-Za-z_][\w.]*)\(\)`?")
-_TICKED = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
-_BACKTICKED = re.compile(r"`([^`]+)`")
-_WORD = re.compile(r"[A-Za-z_]\w*")
-LINES = re.compile(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
-_CODE_WORD = re.compile(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(])")
+_KIND_WORD = lazy.regex(r"\b(function|func|def|method|class)\s+`?([A-Za-z_][\w.]*)`?(\(\))?")
+_CALL = lazy.regex(r"`?\b([A-Za-z_][\w.]*)\(\)`?")
+_TICKED = lazy.regex(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+_BACKTICKED = lazy.regex(r"`([^`]+)`")
+_WORD = lazy.regex(r"[A-Za-z_]\w*")
+LINES = lazy.regex(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
+_CODE_WORD = lazy.regex(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(])")
 # Words right before a name that mean the symbol is new: not finding it is then expected.
-_CREATE = re.compile(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
+_CREATE = lazy.regex(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
                      r"|\bnew\s+)$", re.I)
-_MAIN_BLOCK = re.compile(r"\bmain\s+(?:block|guard|section|clause)\b", re.I)
-_RENAME_OLD = re.compile(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
+_MAIN_BLOCK = lazy.regex(r"\bmain\s+(?:block|guard|section|clause)\b", re.I)
+_RENAME_OLD = lazy.regex(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
 # Plain words that follow a kind word without naming anything ("the class that parses").
 NOT_NAMES = frozenset({
     "that", "which", "who", "to", "in", "of", "and", "or", "the", "a", "an", "with", "for", "it", "its", "is",
@@ -113,11 +115,11 @@ def looks_like_code(word: str) -> bool:
 
 
 # a string or bytes literal inside a backticked span (`b'.git'`, `'[!a]'`): its words are text, not names
-_STRING = re.compile(r"""(?<!\w)[rRbBuUfF]{0,2}(?:'[^']*'|"[^"]*")""")
+_STRING = lazy.regex(r"""(?<!\w)[rRbBuUfF]{0,2}(?:'[^']*'|"[^"]*")""")
 # a backticked call (`f('')`, `C.m(x)`): its callee is group 1 (the names reader and ticked_words share it)
-CALL_SPAN = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
-_QUOTED = re.compile(r"'[^'`]*'|\"[^\"`]*\"")
-_FROM_MODULE = re.compile(r"^\s*from\s+[.\w]+\s+import\b")
+CALL_SPAN = lazy.regex(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(.*\)", re.S)
+_QUOTED = lazy.regex(r"'[^'`]*'|\"[^\"`]*\"")
+_FROM_MODULE = lazy.regex(r"^\s*from\s+[.\w]+\s+import\b")
 
 
 def ticked_words(instruction: str, defined: Callable[[str], bool] = lambda _: False) -> tuple[str, ...]:
@@ -160,20 +162,20 @@ _AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|attribute|constant|helpe
               # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
               r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?(?:\s*\([^)]*\))?"
               r"(?:\s+everywhere)?")
-_RENAME_PAIR = re.compile(
+_RENAME_PAIR = lazy.regex(
     r"\b(?:renam(?:e|ing)|chang(?:e|ing)\s+the\s+name\s+of)\s+" + _DESCRIBED + _IDENT + _AFTER_OLD
     + r"\s+(?:to|into|as)\s+" + _IDENT, re.I)
 # "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
-_CALLED = re.compile(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
+_CALLED = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
                      r"rename\s+it\s+to)\s+" + _IDENT, re.I)
 # "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
-_KIND_CALLED = re.compile(r"\b(?:variable|local|parameter|argument|attribute)\s+" + _IDENT
+_KIND_CALLED = lazy.regex(r"\b(?:variable|local|parameter|argument|attribute)\s+" + _IDENT
                           + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
-_AND_PAIR = re.compile(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
-_ARROW_PAIR = re.compile(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
+_AND_PAIR = lazy.regex(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
+_ARROW_PAIR = lazy.regex(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
-_FROM_TO = re.compile(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
-_HANDLE = re.compile(r"\bhandl(?:e|es|ing)\b", re.I)
+_FROM_TO = lazy.regex(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
+_HANDLE = lazy.regex(r"\bhandl(?:e|es|ing)\b", re.I)
 
 
 def rename_pairs(instruction: str) -> list[tuple[str, str]]:
@@ -221,13 +223,13 @@ def _expression(ticked: str) -> bool:
 
 # "in the function `getline` only", "only in `getline`", "the local variable x in getline": one function
 _CONFINED = (
-    re.compile(r"\bin\s+(?:the\s+)?(?:function|method)\s+" + _IDENT + r"\s+only\b", re.I),
-    re.compile(r"\bin\s+" + _IDENT + r"\s+only\b", re.I),
-    re.compile(r"\bonly\s+in\s+(?:the\s+)?(?:function|method\s+)?" + _IDENT, re.I),
-    re.compile(r"\blocal\s+(?:variable|name|parameter)\s+`?\w+`?\s+(?:of|in)\s+(?:the\s+)?(?:function|method)?\s*"
+    lazy.regex(r"\bin\s+(?:the\s+)?(?:function|method)\s+" + _IDENT + r"\s+only\b", re.I),
+    lazy.regex(r"\bin\s+" + _IDENT + r"\s+only\b", re.I),
+    lazy.regex(r"\bonly\s+in\s+(?:the\s+)?(?:function|method\s+)?" + _IDENT, re.I),
+    lazy.regex(r"\blocal\s+(?:variable|name|parameter)\s+`?\w+`?\s+(?:of|in)\s+(?:the\s+)?(?:function|method)?\s*"
                + _IDENT, re.I),
     # "in _repr_iterable rename the local pieces to parts": a sentence that opens on where it happens
-    re.compile(r"(?:^|[.;:!?]\s+)in(?:side)?\s+(?:the\s+)?(?:function\s+|method\s+)?" + _IDENT
+    lazy.regex(r"(?:^|[.;:!?]\s+)in(?:side)?\s+(?:the\s+)?(?:function\s+|method\s+)?" + _IDENT
                + r"\s*,?\s+renam", re.I),
 )
 
@@ -243,46 +245,46 @@ def confined_to(instruction: str) -> str | None:
 # --- the shape of the request ----------------------------------------------------------------------
 
 # "Move the import of X ...", "Please move `f` below `g`": a request to move, not "the window does not move"
-_MOVE = re.compile(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
+_MOVE = lazy.regex(r"(?:^|[.;:!]\s+)(?:please\s+)?move\b|\bmove\s+(?:the\s+)?(?:import|statement|line|lines|call|"
                    r"assignment|definition|block)\b", re.I)
 # Verbs that make the names they take as object go away; the object runs to a preposition that names
 # where the deletion happens ("remove the print from div": div stays) or to the end of the clause.
 # A dot between identifier characters is part of a qualified name (`Sorter.__bool__`), not a full stop.
-_ASKS_GONE = re.compile(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin|get rid of)\w*"
+_ASKS_GONE = lazy.regex(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extract|split|combin|get rid of)\w*"
                         r"(?P<obj>(?:(?!\b(?:from|in|inside|within|of|into|to|with|by|so|then|because|above|"
                         r"below|before|after|around|near|at|on|for)\b)(?:[^.;:!?\n]|\.(?=[A-Za-z_])))*)", re.I)
-_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_FILE = re.compile(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
-_TRANSFORMS = re.compile(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
-_MORE_THAN_MOVE = re.compile(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
+_QUALIFIED = lazy.regex(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_FILE = lazy.regex(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
+_TRANSFORMS = lazy.regex(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
+_MORE_THAN_MOVE = lazy.regex(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
                              r"replac|convert|wrap)\w*", re.I)
-_ADD_PARAM = re.compile(r"\b(?:add\w*|give\w*|accept\w*|introduc\w*)\s+(?:an?\s+|the\s+)?"
+_ADD_PARAM = lazy.regex(r"\b(?:add\w*|give\w*|accept\w*|introduc\w*)\s+(?:an?\s+|the\s+)?"
                         r"(?:(?:new|optional|keyword|extra|boolean|bool)\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword argument)\s+`?([A-Za-z_]\w*)", re.I)
-_TO_TARGET = re.compile(r"\b(?:to|of|for)\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
-_USE_IT = re.compile(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
-_DELETE_DEF = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
+_TO_TARGET = lazy.regex(r"\b(?:to|of|for)\s+(?:the\s+)?(?:function\s+|method\s+)?`?([A-Za-z_][\w.]*)`?")
+_USE_IT = lazy.regex(r"\b(?:use|uses|using|pass|passes|forward|forwards)\s+(?:it|them)\b", re.I)
+_DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|method|class)\s+`?([A-Za-z_][\w.]*)`?",
                          re.I)
-_MODULE_DOC = re.compile(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
+_MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-_EXTRACT = re.compile(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
+_EXTRACT = lazy.regex(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
                       r"|\binto\s+(?:an?\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
-_NEW_FUNCTION = re.compile(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
+_NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
                            r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
                            r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
 # "Extract _apply_state(y, state) from _reconstruct": the new function spelled with its signature
-_EXTRACT_CALL = re.compile(r"\bextract\s+`?([A-Za-z_]\w*)\([^)]*\)`?\s+from\b", re.I)
+_EXTRACT_CALL = lazy.regex(r"\bextract\s+`?([A-Za-z_]\w*)\([^)]*\)`?\s+from\b", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
-_SHRINK = re.compile(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
+_SHRINK = lazy.regex(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
                      r"|\bcut(?:s|ting)?\b|\bget rid of\b", re.I)
-EVERYWHERE = re.compile(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
+EVERYWHERE = lazy.regex(r"\b(everywhere|across the (repo|repository|project|code ?base)|in all files|"
                         r"all (uses|usages|callers|call sites|references))\b", re.I)
 # "everywhere in this file", "all uses in the file": the file, not the repository
-_IN_THIS_FILE = re.compile(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
+_IN_THIS_FILE = lazy.regex(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|across|throughout)\s+(?:this|the)\s+"
                            r"(?:file|module)\b", re.I)
 # "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
-CALLERS = re.compile(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
+CALLERS = lazy.regex(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
                      r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
                      r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))", re.I)
 
@@ -290,11 +292,11 @@ CALLERS = re.compile(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "del
 # "the import of os", "the functools import", "import time", "the alias insort", "the line insort = insort_right"
 _NOT_BOUND = (r"(?!(?:the|a|an|of|to|after|before|below|above|under|right|directly|just|every|each|all|so|that|"
               r"should|is|comes|goes|sits|at|in|on|from)\b)")
-_STATEMENTS = (re.compile(r"\bimport\s+(?:of\s+)?`?" + _NOT_BOUND + r"([A-Za-z_]\w*)", re.I),
-               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+import\b", re.I),
-               re.compile(r"\b(?:alias|assignment)\s+`?([A-Za-z_]\w*)", re.I),
-               re.compile(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+alias\b", re.I),
-               re.compile(r"`?\b([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*`?(?!\s*\()"))
+_STATEMENTS = (lazy.regex(r"\bimport\s+(?:of\s+)?`?" + _NOT_BOUND + r"([A-Za-z_]\w*)", re.I),
+               lazy.regex(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+import\b", re.I),
+               lazy.regex(r"\b(?:alias|assignment)\s+`?([A-Za-z_]\w*)", re.I),
+               lazy.regex(r"`?\b" + _NOT_BOUND + r"([A-Za-z_]\w*)`?\s+alias\b", re.I),
+               lazy.regex(r"`?\b([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*`?(?!\s*\()"))
 
 
 def statement_names(instruction: str) -> tuple[str, ...]:
@@ -322,9 +324,9 @@ def asked_gone(instruction: str) -> frozenset[str]:
 # "make f ignore x", "stop using the x parameter", "f shouldn't read x"; "x should be ignored", "the x passed to f is
 # unused": a value the instruction asks a def to stop using (its parameter may stay, for the callers)
 _FILLER = r"(?:(?:the|its|their|any|an?|parameter|param|argument|arg|value|of|passed|given)\s+)*"
-_IGNORES = (re.compile(r"(?:\bignor\w*|\bdisregard\w*|\bstop\w*\s+(?:using|reading)|\bno\s+longer\s+(?:use|read)\w*"
+_IGNORES = (lazy.regex(r"(?:\bignor\w*|\bdisregard\w*|\bstop\w*\s+(?:using|reading)|\bno\s+longer\s+(?:use|read)\w*"
                        r"|(?:\bnot|n't|\bnever)\s+(?:use|read)\w*)\s+" + _FILLER + r"`?([A-Za-z_]\w*)`?", re.I),
-            re.compile(r"`?([A-Za-z_]\w*)`?(?:\s+[\w`]+){0,3}?\s+(?:is|are|should\s+be|must\s+be|gets?|be)\s+"
+            lazy.regex(r"`?([A-Za-z_]\w*)`?(?:\s+[\w`]+){0,3}?\s+(?:is|are|should\s+be|must\s+be|gets?|be)\s+"
                        r"(?:now\s+)?(?:ignored|unused|disregarded)\b", re.I))
 
 
@@ -367,7 +369,7 @@ def delete_defs(instruction: str) -> frozenset[str]:
 
 
 # "and the comment line above them", "together with the comment that introduces them": a delete takes the comment too
-_COMMENT_ABOVE = re.compile(r"\bcomments?(?:\s+(?:line|lines|block))?\s+(?:(?:right|just|directly|immediately)\s+)?"
+_COMMENT_ABOVE = lazy.regex(r"\bcomments?(?:\s+(?:line|lines|block))?\s+(?:(?:right|just|directly|immediately)\s+)?"
                             r"(?:above|before|over|preceding|introducing|heading|on\s+top\s+of|"
                             r"that\s+(?:introduces?|precedes?|heads?|comes?\s+before|sits?\s+above))\b", re.I)
 
@@ -378,7 +380,7 @@ def comment_above(instruction: str) -> bool:
 
 
 # "a docstring to every method of C", "document C's methods": the members, not the class itself
-_MEMBERS = re.compile(r"\bmethods?\b", re.I)
+_MEMBERS = lazy.regex(r"\bmethods?\b", re.I)
 
 
 def flags(instruction: str) -> dict[str, bool]:

@@ -12,12 +12,12 @@ little to copy and little to drift on.
 from __future__ import annotations
 
 import keyword
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.signature import asked_parameter_problem
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from coder.edit.run.engine import EditEngine
 
 Ask = Callable[[EditRequest], EditProposal]  # send one region request, get its proposal
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_WORD = lazy.regex(r"[A-Za-z_]\w*")
 
 
 def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> str:

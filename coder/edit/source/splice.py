@@ -15,6 +15,8 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coder import lazy
+
 
 @dataclass(frozen=True)
 class Replacement:
@@ -110,7 +112,7 @@ def blank_run_after(text: str, end: int) -> int:
     return max(1, n)
 
 
-_WORDS = re.compile(r"[A-Za-z_]\w*")
+_WORDS = lazy.regex(r"[A-Za-z_]\w*")
 
 
 def use_span(text: str, start: int, end: int, names: set[str]) -> tuple[int, int]:
