@@ -17,7 +17,7 @@ from coder.redact import REDACTED, redact_argv, scrub
 def _grep(key: str, *dirs: Path) -> list[str]:
     """Files under ``dirs`` containing ``key`` (real grep), excluding the 0600 key files themselves."""
     existing = [str(d) for d in dirs if d.exists()]
-    out = subprocess.run(["grep", "-r", "-l", "-F", "--exclude=*.key", key, *existing],
+    out = subprocess.run(["grep", "-r", "-l", "-F", "--exclude=*.key", "-e", key, *existing],
                          capture_output=True, text=True)
     assert out.returncode in (0, 1), out.stderr
     return out.stdout.split()
@@ -91,3 +91,12 @@ def test_backend_json_never_prints_the_key(capsys: pytest.CaptureFixture[str]) -
     _print_info(info, as_json=True)
     out = capsys.readouterr().out
     assert "s3cret-key" not in out and json.loads(out)["argv"][4] == REDACTED
+
+
+def test_a_managed_servers_key_never_reads_as_an_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # vLLM and SGLang get `--api-key KEY`: a key "-1B6sa..." (token_urlsafe, one time in 64) failed a launch
+    from coder.backends.runtime import manager
+
+    monkeypatch.setattr(manager, "key_path", lambda name: tmp_path / f"{name}.key")
+    keys = [manager._write_key(f"p{n}")[0] for n in range(200)]
+    assert all(k[0].isalnum() and len(k) == 48 for k in keys)

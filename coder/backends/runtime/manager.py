@@ -74,7 +74,9 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
 def _write_key(name: str) -> tuple[str, Path]:
     import secrets  # deferred with the launch that needs it: coder edit and the TUI only find a server
 
-    key = secrets.token_urlsafe(24)
+    # hex: a urlsafe key starts with "-" one time in 64, and vLLM and SGLang take it as `--api-key KEY`,
+    # where argparse reads "-..." as an option and the launch fails
+    key = secrets.token_hex(24)
     path = key_path(name)
     path.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -82,7 +82,7 @@ def smoke_test(binary: Path, model: Path, *, gpu_layers: int = 0, timeout: float
         return failed
     work = Path(tempfile.mkdtemp(prefix="coder-smoke-", dir=log_dir)).absolute()
     binary, model = binary.absolute(), model.absolute()  # the server runs in ``work``
-    key = secrets.token_urlsafe(24)
+    key = secrets.token_hex(24)  # as coder.backends.runtime.manager's: never "-..." on a command line
     key_file = work / "key"
     fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as fh:
