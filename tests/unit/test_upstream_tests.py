@@ -190,3 +190,17 @@ def test_an_unchanged_fix_is_told_what_its_example_still_does(tmp_path: Path, mo
     assert model.asked[1].retry_note == (
         "(A first reply was refused: the model made no changes; unhex(b'ff') still returns 85; the instruction "
         "expects 255.) The instruction asks for a change of the code: make it.")
+
+
+def test_where_examples_do_not_run_the_unchanged_retry_leaves_the_not_run_line_to_the_proposal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, task = tmp_path / "r", TASK["bug-quopri-unhex"]
+    make_repo(root, {task.file: source(task.file)})
+    engine = EditEngine(None, root, ctx=32768)  # no test command: the examples do not run (an untrusted repository)
+    monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
+        [lambda r: region_reply(r, r.prompt.target), lambda r: region_reply(r, r.prompt.target.replace(
+            "i = ord('a')", "i = ord('a')-10", 1))]))
+    proposal = streamed(engine, engine.prepare(root / task.file, task.wordings[0], mode="region", symbol="unhex"))
+    assert model.asked[1].retry_note == ("(A first reply was refused: the model made no changes.) The instruction "
+                                         "asks for a change of the code: make it.")
+    assert proposal.ok and proposal.examples and "were not run" in proposal.examples[0]

@@ -92,7 +92,9 @@ def failing_now(why: tuple[str, str] | None, proposal: EditProposal, repo: Calla
     if why is None or why[0] != "unchanged" or spec_of(proposal.request).action not in _FIXES:
         return why
     snap, said = proposal.request.snapshot, [why[1]]
-    verdict = examples.verdict(snap, snap.text, spec_of(proposal.request)) if examples is not None else None
+    # only where examples run: elsewhere verdict() says once that they were not, which the final proposal says
+    verdict = (examples.verdict(snap, snap.text, spec_of(proposal.request))
+               if examples is not None and examples.runs else None)
     if verdict is not None and verdict.failure is not None:
         said.append(verdict.failure.replace("after the edit, ", "", 1))
     if tests := [c for c in checks if c.kind == "test"]:
