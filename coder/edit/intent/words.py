@@ -43,6 +43,17 @@ NOT_NAMES = frozenset({
 })
 
 
+# verbs and adverbs that follow a kind word in prose ("the base class does nothing", "the function returns a str",
+# "the class has no state"): read as names they made a request refuse ("names class does, which string.py does
+# not define"; the 2026-12-03 demo in the TUI)
+_PROSE_AFTER_KIND = frozenset({
+    "does", "do", "did", "doesn", "has", "have", "had", "was", "were", "are", "been", "may", "might", "could",
+    "would", "shall", "returns", "raises", "takes", "gets", "needs", "uses", "handles", "works", "accepts",
+    "expects", "keeps", "gives", "yields", "makes", "already", "also", "still", "always", "never", "only", "now",
+    "just", "instead", "itself", "again", "too", "here", "there", "above", "below",
+})
+
+
 # words that stand before a kind word whose name follows it ("a new class Foo", "the helper function f")
 _BEFORE_KIND = frozenset({"a", "new", "private", "public", "helper", "static", "small", "nested", "inner", "base",
                           "module-level", "top-level", "existing", "whole", "entire", "same", "each", "every"})
@@ -98,7 +109,7 @@ def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[in
     for m in _KIND_WORD.finditer(instruction):
         before = instruction[max(0, m.start() - 24):m.start()]
         name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
-        if name.lower() in NOT_NAMES:  # "the class that parses" names nothing
+        if name.lower() in NOT_NAMES | _PROSE_AFTER_KIND:  # "the class that parses", "the base class does" name nothing
             continue
         # "the scheduler class saying what it does": the name came before the kind word, a plain word after it
         prev = re.findall(r"[\w`]+", before)
