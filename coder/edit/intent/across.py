@@ -14,6 +14,7 @@ import re
 from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.spec import Destination
+from coder.edit.intent.vocab import NOT_NAMES
 
 _AFTER = frozenset({"after", "below", "under", "following"})
 _PLACE = r"(after|below|under|following|before|above)"
@@ -23,7 +24,7 @@ _IN = r"\s+(?:in|of|inside|within)\s+(?:the\s+file\s+)?`?"
 # (a dot before a word is a module's, "from ._re", not a full stop)
 _IMPORT_BACK = lazy.regex(r"\bimport\s+(?:it|them)\b"
                           r"|\b(?:add|append|put|list)\s+(?:it|them)\b(?:[^.;]|\.(?=\w))*?\bimport\b", re.I)
-_NOT_A_DEF = words.NOT_NAMES | {"end", "bottom", "top", "start", "imports", "last", "first"}
+_NOT_A_DEF = NOT_NAMES | {"end", "bottom", "top", "start", "imports", "last", "first"}
 
 
 def _same_file(written: str, rel: str) -> bool:

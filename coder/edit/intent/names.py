@@ -18,6 +18,7 @@ from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
+from coder.edit.intent.vocab import NOT_NAMES
 
 # --- tokens --------------------------------------------------------------------------------------
 
@@ -145,7 +146,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if not t.word or i in covered:
             continue
         low = t.text.lower()
-        if low in words.NOT_NAMES and not t.code:
+        if low in NOT_NAMES and not t.code:
             continue
         hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
         if not hits and not t.code and name_position(toks, i) and len(low) > 2:

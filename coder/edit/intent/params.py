@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 
 from coder import lazy
-from coder.edit.intent import words
 from coder.edit.intent.names import ARTICLES, Mention, Tok
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
+from coder.edit.intent.vocab import NOT_NAMES
 
 ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
                        r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
@@ -46,7 +46,7 @@ _DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s+(?:param(?:eter)?|arg(?:ume
                             + _VALUE + r")\s*\)")
 
 
-_NOT_PARAMS = words.NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
+_NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
                                             "defaulting", "defaults",
                                             # "take it as a parameter too", "as a parameter as well": no name
                                             "too", "also", "as", "well", "either", "instead", "here", "there"}

@@ -40,6 +40,7 @@ from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
+from coder.edit.intent.vocab import NOT_NAMES
 
 if TYPE_CHECKING:
     from coder.edit.intent.model_read import Asker
@@ -194,7 +195,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     if action in ("add_method", "add_function", "extract"):
         for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
             name = m.group(1)
-            skip = words.NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
+            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
     if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coder import lazy
+from coder.edit.intent.vocab import BEFORE_KIND, NOT_NAMES, PROSE_AFTER_KIND
 
 _IDENT = r"`?([A-Za-z_][\w.]*)`?"
 
@@ -33,32 +34,6 @@ _CREATE = lazy.regex(r"(\b(add|create|write|introduce|insert|define|implement)\s
                      r"|\bnew\s+)$", re.I)
 _MAIN_BLOCK = lazy.regex(r"\bmain\s+(?:block|guard|section|clause)\b", re.I)
 _RENAME_OLD = lazy.regex(r"\brename\s+(?:the\s+)?(?:(?:function|method|class)\s+)?`?([A-Za-z_][\w.]*)", re.I)
-# Plain words that follow a kind word without naming anything ("the class that parses").
-NOT_NAMES = frozenset({
-    "that", "which", "who", "to", "in", "of", "and", "or", "the", "a", "an", "with", "for", "it", "its", "is",
-    "so", "this", "these", "those", "above", "below", "here", "there", "body", "name", "names", "definition",
-    "definitions", "signature", "call", "calls", "docstring", "itself", "at", "on", "by", "from", "as", "be",
-    "should", "must", "can", "will", "then", "when", "where", "whose", "variable", "variables", "parameter",
-    "parameters", "argument", "arguments", "attribute", "field", "local", "constant", "module", "file", "import",
-})
-
-
-# verbs and adverbs that follow a kind word in prose ("the base class does nothing", "the function returns a str",
-# "the class has no state"): read as names they made a request refuse ("names class does, which string.py does
-# not define"; the 2026-12-03 demo in the TUI)
-_PROSE_AFTER_KIND = frozenset({
-    "does", "do", "did", "doesn", "has", "have", "had", "was", "were", "are", "been", "may", "might", "could",
-    "would", "shall", "returns", "raises", "takes", "gets", "needs", "uses", "handles", "works", "accepts",
-    "expects", "keeps", "gives", "yields", "makes", "already", "also", "still", "always", "never", "only", "now",
-    "just", "instead", "itself", "again", "too", "here", "there", "above", "below",
-})
-
-
-# words that stand before a kind word whose name follows it ("a new class Foo", "the helper function f")
-_BEFORE_KIND = frozenset({"a", "new", "private", "public", "helper", "static", "small", "nested", "inner", "base",
-                          "module-level", "top-level", "existing", "whole", "entire", "same", "each", "every"})
-
-
 @dataclass(frozen=True)
 class Named:
     """A name or line range the instruction spells as code."""
@@ -109,11 +84,11 @@ def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[in
     for m in _KIND_WORD.finditer(instruction):
         before = instruction[max(0, m.start() - 24):m.start()]
         name, kind = m.group(2).rstrip("."), _KINDS[m.group(1)]
-        if name.lower() in NOT_NAMES | _PROSE_AFTER_KIND:  # "the class that parses", "the base class does" name nothing
+        if name.lower() in NOT_NAMES | PROSE_AFTER_KIND:  # "the class that parses", "the base class does" name nothing
             continue
         # "the scheduler class saying what it does": the name came before the kind word, a plain word after it
         prev = re.findall(r"[\w`]+", before)
-        if prev and not looks_like_code(name) and prev[-1].strip("`").lower() not in NOT_NAMES | _BEFORE_KIND:
+        if prev and not looks_like_code(name) and prev[-1].strip("`").lower() not in NOT_NAMES | BEFORE_KIND:
             continue
         add(Named(name, kind, True, bool(_CREATE.search(before))))
         taken.append(m.span())
