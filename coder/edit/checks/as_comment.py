@@ -8,7 +8,7 @@ wrote the docstring again, and four pairs were refused for it. The words are the
 wrong syntax, so they are written as ``#`` lines where the docstring stood, at its indentation. Then the
 proposal goes through every check as any reply does (the scope check, the placement of the comment).
 
-Only a new docstring (its def or class had none) of at most :data:`MAX_LINES` lines is turned, only when
+Only a new docstring of a function or method (it had none) of at most :data:`MAX_LINES` lines is turned, only when
 the reading allows comments alone, and only when the reply adds no comment of its own: beside a comment
 the docstring is an extra, which :mod:`coder.edit.checks.trim` gives back. A docstring that was there and
 changed, or that quotes coder's own retry note back, is left for the checks to flag.
@@ -21,26 +21,27 @@ import inspect
 import io
 import tokenize
 
+from coder.edit.checks.signature import Def, defs
 from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import ChangeSpec
 
 MAX_LINES = 3  # a docstring of more lines is documentation, not a misspelt comment
 _NOTE = "A first reply was refused"  # coder's retry note (checks.result.retry_note), copied back by the model
-_Scoped = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 def docstrings_as_comments(old: str, new: str, spec: ChangeSpec) -> str:
-    """``new`` with each docstring it adds turned into ``#`` comment lines, when ``spec`` asks for comments only."""
+    """``new`` with each docstring it adds to a def turned into ``#`` comment lines, when ``spec`` asks for comments
+    only (the defs of :func:`coder.edit.checks.signature.defs`: functions and methods)."""
     if spec.only != frozenset({"comments"}) or old == new or _comments(new) > _comments(old):
         return new
     try:
         before, after = parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return new
-    had = {name for name, node in _scopes(before) if ast.get_docstring(node, clean=False) is not None}
+    had = {name for name, (node, _) in defs(before).items() if ast.get_docstring(node, clean=False) is not None}
     lines = new.splitlines(keepends=True)
     turned = False
-    for name, node in sorted(_scopes(after), key=lambda item: -item[1].lineno):  # bottom up: rows stay valid
+    for name, (node, _) in sorted(defs(after).items(), key=lambda item: -item[1][0].lineno):  # bottom up: rows stay
         doc = _docstring(node)
         if name in had or doc is None or len(node.body) < 2:  # a body of the docstring alone needs it
             continue
@@ -73,22 +74,7 @@ def _comments(text: str) -> int:
         return -1
 
 
-def _scopes(tree: ast.Module) -> list[tuple[str, _Scoped]]:
-    """Every def and class with its dotted name (``C.m``; a nested def under its parent's name)."""
-    out: list[tuple[str, _Scoped]] = []
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, _Scoped):
-                name = f"{prefix}{node.name}"
-                out.append((name, node))
-                walk(node.body, f"{name}.")
-
-    walk(tree.body, "")
-    return out
-
-
-def _docstring(node: _Scoped) -> ast.Expr | None:
+def _docstring(node: Def) -> ast.Expr | None:
     first = node.body[0] if node.body else None
     if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             and isinstance(first.value.value, str)):
