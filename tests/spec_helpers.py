@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
+from pathlib import Path
 from typing import Literal
 
+from cli_helpers import make_repo
+
+from coder.bench.edits.taskdef import Task, source
 from coder.edit.intent.spec import Symbol
 from coder.edit.proposal import EditRequest
+from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
 
 
@@ -30,3 +35,15 @@ def region_reply(request: EditRequest, body: str) -> str:
     """A region reply as the model writes it: ``body`` (the region's new text) in the prompt's fence."""
     prompt = request.prompt
     return predicted_reply(replace(prompt, target=body))
+
+
+def replayed(root: Path, task: Task, instruction: str, reply: str) -> tuple[bool, bool, str, str]:
+    """(accepted, the task's judge passes, the new text, why) of a recorded region ``reply`` to ``task``, as
+    ``coder edit --yes`` evaluates it today, in a fresh repository at ``root``."""
+    make_repo(root, {task.file: source(task.file)})
+    engine = EditEngine(None, root, ctx=32768)
+    request = engine.prepare(root / task.file, instruction, mode="region", symbol=task.symbol)
+    proposal = engine.evaluate(request, reply, finish_reason="stop")
+    accepted = proposal.ok and proposal.changed and (proposal.scope is None or proposal.scope.ok)
+    judged, why = task.check(source(task.file), proposal.new) if accepted else (False, proposal.refusal or "")
+    return accepted, judged, proposal.new, why

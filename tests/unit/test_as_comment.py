@@ -10,14 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import make_repo
+from spec_helpers import replayed
 
-from coder.bench.edits.taskdef import source
 from coder.bench.edits.tasks import TASKS
 from coder.bench.edits.tasks_heldout import HELDOUT
 from coder.edit.checks.as_comment import docstrings_as_comments
 from coder.edit.intent.read import read_instruction
-from coder.edit.run.engine import EditEngine
 
 DATA = Path(__file__).parents[1] / "data" / "edit" / "h200_1203" / "run6_comment_docstrings.json"
 RUN6 = {(r["task"], r["wording"]): r for r in json.loads(DATA.read_text())["rows"]}
@@ -25,16 +23,9 @@ TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
 
 
 def _evaluated(tmp_path: Path, name: str, wording: int) -> tuple[bool, bool, str, str]:
-    """(accepted, the task's judge passes, the new text, why) of run 6's reply, as coder edit evaluates it now."""
-    task, row = TASK[name], RUN6[(name, wording)]
-    root = tmp_path / "r"
-    make_repo(root, {task.file: source(task.file)})
-    engine = EditEngine(None, root, ctx=32768)
-    request = engine.prepare(root / task.file, row["instruction"], mode="region", symbol=task.symbol)
-    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")
-    accepted = proposal.ok and proposal.changed and (proposal.scope is None or proposal.scope.ok)
-    judged, why = task.check(source(task.file), proposal.new) if accepted else (False, proposal.refusal or "")
-    return accepted, judged, proposal.new, why
+    """(accepted, the task's judge passes, the new text, why) of the recorded reply, as coder edit evaluates it now."""
+    row = RUN6[(name, wording)]
+    return replayed(tmp_path / "r", TASK[name], row["instruction"], row["reply"])
 
 
 @pytest.mark.parametrize(("name", "wording", "comment"), [

@@ -68,7 +68,7 @@ def complete_init_returns(old: str, new: str, spec: ChangeSpec) -> str:
     rows = sorted((after[q].lineno for q in bare if q.rsplit(".", 1)[-1] == "__init__"), reverse=True)
     lines = new.splitlines(keepends=True)
     for row in rows:
-        at = _header_colon(new, row)
+        at = header_colon(new, row)
         if at is None:
             return new
         r, c = at
@@ -76,8 +76,8 @@ def complete_init_returns(old: str, new: str, spec: ChangeSpec) -> str:
     return "".join(lines)
 
 
-def _header_colon(text: str, row: int) -> tuple[int, int] | None:
-    """(row, column) of the ``:`` that ends the def header starting on ``row``."""
+def header_colon(text: str, row: int) -> tuple[int, int] | None:
+    """(row, column) of the ``:`` that ends the def (or class) header starting on ``row``."""
     depth = 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

@@ -15,10 +15,12 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.as_comment import docstrings_as_comments
-from coder.edit.checks.explained import Change, check_scope
+from coder.edit.checks.explained import Change, Scope, check_scope
+from coder.edit.checks.graft import grafted
 from coder.edit.checks.hints import complete_init_returns, type_notes
 from coder.edit.checks.kinds import Invariant, invariant_for, same_code
 from coder.edit.checks.result import PYTHON, check_result
@@ -45,14 +47,46 @@ def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, t
         return new, ()  # a plan's regions are judged as one file, after the splice
     region = request.region if request.mode == "region" else None
 
+    def scope_of(text: str) -> Scope:
+        return check_scope(snap.text, text, spec, rel=snap.rel, region=region)
+
     def unexplained(text: str) -> list[Change] | None:
-        scope = check_scope(snap.text, text, spec, rel=snap.rel, region=region)
+        scope = scope_of(text)
         return None if scope.missing or any(c.note for c in scope.unexplained) else scope.unexplained
 
-    off, asked = unexplained(new), _asked(new, invariant)
-    if not off or len(off) > GIVE_BACK_AT_MOST or asked is None:
+    def stands(text: str) -> bool:
+        return text != snap.text and check_result(snap.rel, text, old=snap.text, spec=spec) is None
+
+    reply = scope_of(new)
+    if not reply.unexplained and not reply.missing:
         return new, ()
-    old_lines, text, given = snap.text.splitlines(keepends=True), new, []
+    if not reply.missing and not any(c.note for c in reply.unexplained):
+        given = _given_back(snap.text, new, reply.unexplained, invariant, unexplained)
+        if given is not None and stands(given[0]):
+            return given
+    if _takes_comments(snap.text, reply):
+        return new, ()  # "turn the comment block into a docstring": a graft would keep the block beside it
+    # what was asked shares lines with other changes, or those rewrite code in place: put it on the original
+    graft = grafted(snap.text, new, invariant, (region.start, region.end) if region else None)
+    if graft is not None and unexplained(graft) == [] and stands(graft):
+        return graft, tuple(c for c in reply.unexplained if not c.note)
+    return new, ()
+
+
+def _takes_comments(old: str, reply: Scope) -> bool:
+    """An explained change of the reply changes or deletes comment lines (a graft only adds, so it cannot)."""
+    lines = old.splitlines()
+    return any(c.explained and any(lines[i].lstrip().startswith("#") for i in range(c.old_start - 1, c.old_end))
+               for c in reply.changes)
+
+
+def _given_back(old: str, new: str, off: list[Change], invariant: Invariant,
+                unexplained: Callable[[str], list[Change] | None]) -> tuple[str, tuple[Change, ...]] | None:
+    """``new`` with each unexplained change in ``off`` given back, when each can be on its own (None: not)."""
+    asked = _asked(new, invariant)
+    if len(off) > GIVE_BACK_AT_MOST or asked is None:
+        return None
+    old_lines, text, given = old.splitlines(keepends=True), new, []
     while off:
         for trial, change in _give_backs(off[-1], old_lines, text.splitlines(keepends=True)):
             left = unexplained(trial)
@@ -61,9 +95,7 @@ def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, t
                 given.append(change)
                 break
         else:
-            return new, ()
-    if text == snap.text or check_result(snap.rel, text, old=snap.text, spec=spec) is not None:
-        return new, ()
+            return None
     return text, tuple(sorted(given, key=lambda c: c.old_start))
 
 
