@@ -14,6 +14,8 @@
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
 #   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
+#   linefix        scripts/dev/linefix_ab.py: the line question of an unchanged fix, both forms side by side, on a
+#                  plain llama-server (127.0.0.1, no drafting: the answers are short)
 #   status         build and model state
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
@@ -114,6 +116,17 @@ split)
 edits)
   $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \
     | grep -v "^  "
+  ;;
+linefix)
+  "$BIN" -m "$MODEL" -ngl 99 -c 16384 -np 1 --host 127.0.0.1 --port 8093 >"$OUT/linefix_server.log" 2>&1 &
+  pid=$!
+  $PY -c "import time,urllib.request as u
+for _ in range(120):
+    try: u.urlopen('http://127.0.0.1:8093/health', timeout=2); break
+    except Exception: time.sleep(0.5)"
+  $PY scripts/dev/linefix_ab.py --url http://127.0.0.1:8093 --out "$OUT/linefix.json" 2>&1 | tee "$OUT/linefix.log" \
+    | tail -4
+  kill "$pid"
   ;;
 status)
   build_state; ls -la "$MODEL" 2>/dev/null; nvidia-smi --query-gpu=memory.used --format=csv,noheader

@@ -16,6 +16,7 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.taskdef import source
 from coder.bench.edits.tasks import TASKS
+from coder.edit.intent.model_read import Asker
 from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 from coder.edit.run import linefix
 from coder.edit.run.engine import EditEngine
@@ -36,7 +37,7 @@ def _request(tmp_path: Path, name: str, wording: int = 0) -> tuple[EditEngine, E
     return engine, request
 
 
-def _asked(answer: str, seen: list[tuple[list[dict[str, str]], dict[str, object]]]) -> linefix.Asker:
+def _asked(answer: str, seen: list[tuple[list[dict[str, str]], dict[str, object]]]) -> Asker:
     def ask(messages: list[dict[str, str]], schema: dict[str, object], max_tokens: int) -> str:
         seen.append((messages, schema))
         assert max_tokens == linefix.MAX_TOKENS
@@ -53,7 +54,11 @@ def test_the_question_numbers_the_region_and_its_schema_names_only_code_lines(tm
     props = schema["properties"]
     assert isinstance(props, dict)
     assert props["line"]["enum"] == list(range(75, 98))  # the function's 23 lines, each code
-    assert schema["required"] == ["line", "fixed"] and schema["additionalProperties"] is False
+    assert props["why"] == {"type": "string", "maxLength": linefix.WHY_CHARS}
+    assert schema["required"] == ["why", "line", "fixed"] and schema["additionalProperties"] is False
+    assert "Say in one sentence what goes wrong, then which one line is wrong" in user
+    messages, schema = linefix.question(request, "", explain=False)
+    assert schema["required"] == ["line", "fixed"] and "What the code does now" not in messages[1]["content"]
 
 
 @pytest.mark.parametrize("answer", [

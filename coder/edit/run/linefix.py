@@ -26,7 +26,8 @@ from coder.edit.run.prompt import predicted_reply
 if TYPE_CHECKING:
     from coder.edit.run.engine import EditEngine
 
-MAX_TOKENS = 200  # a line or three of code in JSON
+MAX_TOKENS = 260  # a sentence and a line or three of code, in JSON
+WHY_CHARS = 200
 MAX_LINES = 12  # a fix of more lines is a rewrite, which the region request is for
 SYSTEM = ("You find the line of code that causes a reported bug, and write it corrected. "
           "Answer only with the JSON asked for.")
@@ -51,20 +52,29 @@ def _numbered(request: EditRequest) -> tuple[list[int], str]:
     return code, shown
 
 
-def question(request: EditRequest, facts: str) -> tuple[list[Message], dict[str, object]]:
+def question(request: EditRequest, facts: str, *,
+             explain: bool = True) -> tuple[list[Message], dict[str, object]]:
     """The messages and schema of the question for ``request`` (a region edit); ``facts``: what the code does
-    wrong as it is (the retry's note: failing examples and tests), or empty."""
+    wrong as it is (the retry's note: failing examples and tests), or empty.
+
+    ``explain``: the answer first says in a sentence what goes wrong (``why``, at most :data:`WHY_CHARS`
+    characters), then names the line. Without it, the 1.5B on the CPU named a line with a comment about a subtle
+    case and wrote it back unchanged (``scripts/dev/linefix_ab.py`` measures both forms side by side)."""
     assert request.region is not None
     code, shown = _numbered(request)
     known = f"\nWhat the code does now: {facts}\n" if facts else ""
+    say = "Say in one sentence what goes wrong, then which" if explain else "Which"
     user = (f"File {request.snapshot.rel}, {request.region.label}:\n\n{shown}\n\n"
             f"Bug report: {request.instruction.strip()}\n{known}\n"
-            "Which one line is wrong? Give its number and the corrected code that replaces it, indented as in "
+            f"{say} one line is wrong: its number and the corrected code that replaces it, indented as in "
             "the file (more than one line if the fix needs lines added there).")
+    fields: dict[str, object] = {"line": {"type": "integer", "enum": code}, "fixed": {"type": "string"}}
+    if explain:
+        fields = {"why": {"type": "string", "maxLength": WHY_CHARS}, **fields}
     schema: dict[str, object] = {
         "type": "object",
-        "properties": {"line": {"type": "integer", "enum": code}, "fixed": {"type": "string"}},
-        "required": ["line", "fixed"],
+        "properties": fields,
+        "required": list(fields),
         "additionalProperties": False,
     }
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], schema
@@ -103,14 +113,14 @@ def target_with(request: EditRequest, fix: LineFix) -> str | None:
     return "".join(lines[:at]) + new + "".join(lines[at + 1:])
 
 
-def answered(request: EditRequest, why: str, ask: Asker,
-             evaluate: Callable[[str], EditProposal]) -> EditProposal | None:
+def answered(request: EditRequest, why: str, ask: Asker, evaluate: Callable[[str], EditProposal], *,
+             explain: bool = True) -> EditProposal | None:
     """The fix as the answer to the question, judged by ``evaluate`` (the engine's, as any reply) and marked as
     the retry it stands for; None when the answer names no line of the region or changes nothing.
 
     ``why``: the retry's reason (:func:`coder.edit.run.retry.failing_now`: unchanged, and what the code does wrong).
     """
-    messages, schema = question(request, why.removeprefix(UNCHANGED).lstrip("; "))
+    messages, schema = question(request, why.removeprefix(UNCHANGED).lstrip("; "), explain=explain)
     fix = parse(ask(messages, schema, MAX_TOKENS), request)
     target = target_with(request, fix) if fix is not None else None
     if fix is None or target is None:
