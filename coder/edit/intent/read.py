@@ -22,7 +22,7 @@ from coder import lazy
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
-from coder.edit.intent.examples import examples_in
+from coder.edit.intent.examples import examples_of
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -388,8 +388,8 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
         from coder.edit.intent.model_read import model_read
 
         spec = model_read(spec, table, ask)
-    if spec.action == "change":  # a fix's failing calls, run before and after the edit (checks.behaviour)
-        spec = replace(spec, examples=examples_in(instruction, table))
+    # a fix's failing calls, a new __repr__'s text: run before and after the edit (checks.behaviour)
+    spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")))
     return replace(spec, seconds=time.perf_counter() - started)
 
 
