@@ -292,7 +292,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
     mentions = report.named(toks, table, mentions) if bug else mentions
-    chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames)
+    chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames, behaviour=action in ("change", "unknown"))
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
