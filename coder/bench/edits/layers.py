@@ -27,6 +27,7 @@ _CHECK = frozenset({
     "undefined", "unset_attribute", "extract_uncalled", "call_mismatch",  # the result check's code rules
     "none_default", "parameter", "outside_targets", "missing_attribute", "contract", "partial_hints",
     "signature", "placement", "no_code_change",  # the spec's rules: unasked parameter, misplaced, no code changed
+    "guard_only",  # a fix that only raises where a wrong result was reported (coder.edit.checks.guards)
     "unexplained",  # the explained-change rules (the scope guard under --yes)
     "behaviour",  # a fix's own example, run before and after the edit (coder.edit.checks.behaviour)
     "not_applied",

@@ -23,6 +23,7 @@ from pyflakes import checker, messages
 from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, method_attribute_reads, unset_self_reads
 from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
+from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
 from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.placement import misplaced, placement_hint
@@ -109,9 +110,8 @@ def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused |
     """The rules on a parsed result that gains no undefined name, in order: the first that refuses says why."""
     if (wrong := spec_problem(old, new, spec)) is not None:
         return wrong
-    if spec.action in _CODE_ACTIONS and (same := same_behaviour(old, new)) is not None:
-        # seen on the H200: a fix of _ishidden that reworded glob's docstring, ord(b'A') rewritten as ord('A')
-        return EditRefused("no_code_change", f"the instruction asks to change code, but {same}")
+    if spec.action in _CODE_ACTIONS and (unchanged := _behaviour_unchanged(old, new, spec)) is not None:
+        return unchanged
     if (outside := outside_targets(old, new, spec, rel)) is not None:
         return EditRefused("outside_targets", outside)
     if (unset := unset_self_reads(old, new) or method_attribute_reads(old, new)) is not None:
@@ -130,6 +130,16 @@ def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused |
         return EditRefused("contract", broken)
     if (partial := partial_returns(old, new, spec)) is not None:
         return EditRefused("partial_hints", partial)
+    return None
+
+
+def _behaviour_unchanged(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
+    """Why a change of code leaves what the code computes as it was: the same program, or only a new raise."""
+    if (same := same_behaviour(old, new)) is not None:
+        # seen on the H200: a fix of _ishidden that reworded glob's docstring, ord(b'A') rewritten as ord('A')
+        return EditRefused("no_code_change", f"the instruction asks to change code, but {same}")
+    if (guarded := only_guards_added(old, new, spec)) is not None:
+        return EditRefused("guard_only", f"the instruction reports no error to raise, but {guarded}")
     return None
 
 
@@ -166,6 +176,8 @@ def _same_code(old: str, new: str) -> bool:
 # model's next try is no better)
 _HINTS = {
     "no_code_change": "Change the code that the instruction is about.",
+    "guard_only": "Change what the code does so that the result is the one the instruction describes; raising an "
+                  "error does not fix it.",
     "extract_uncalled": "Call the new function where the extracted code was.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",

@@ -24,6 +24,9 @@ class Calls:
 
     callees: tuple[str, ...]  # qualified names of the file's defs it calls, in the order of the calls
     hands_on: bool  # some parameter is only passed on to calls, one of them a def of the file
+    # a module-level function that calls a method of its own name ("def fill(text, ...): ... w.fill(text)"):
+    # a convenience wrapper, so its name may as well mean the method, which does the work
+    wraps_method: bool = False
 
 
 def file_calls(tree: ast.Module) -> dict[str, Calls]:
@@ -79,4 +82,6 @@ def _calls(node: _Def, functions: set[str], methods: set[str], cls: str) -> Call
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
             and n.id in handed and id(n) not in passed_ids}  # a use of its own: it reads the value
     hands_on = any(handed[p] and p not in used for p in params)
-    return Calls(tuple(dict.fromkeys(callees)), hands_on)
+    wraps = not cls and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == node.name
+                            for c in ast.walk(node))
+    return Calls(tuple(dict.fromkeys(callees)), hands_on, wraps)

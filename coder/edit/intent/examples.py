@@ -24,7 +24,7 @@ import ast
 import re
 
 from coder import lazy
-from coder.edit.intent.spec import Example
+from coder.edit.intent.spec import ChangeSpec, Example
 from coder.edit.intent.symbols import SymbolTable
 
 # builtins that only look at what the wrapped call returns: "list(g(...))" shows g's result
@@ -46,6 +46,17 @@ _CONTRAST = lazy.regex(r"\b(?:but|while|whereas|though|although|yet|unlike)\b", 
 _ENDS = " \t\n,.;:!?)`"  # what may follow a literal in prose
 _TUPLE_PROSE = lazy.regex(r"\s*,\s*[-+\d'\"\[({]")  # "returns 1, 3, 2": a list in prose, not one literal
 _MAX_LITERAL = 200
+
+
+def examples_of(spec: ChangeSpec, instruction: str, table: SymbolTable, text: str = "") -> tuple[Example, ...]:
+    """The examples the edit read as ``spec`` is held to: a fix's failing calls (with their bytes twins, from
+    the home file's ``text``), a new ``__repr__``'s text."""
+    if spec.action == "change":
+        found = examples_in(instruction, table)
+        return tuple(dict.fromkeys((*found, *bytes_twins(found, text))))
+    if spec.action == "add_method" and spec.owner is not None:
+        return shown_as(instruction, table, spec.new_names, spec.owner.qualname)
+    return ()
 
 
 def examples_in(instruction: str, table: SymbolTable) -> tuple[Example, ...]:
@@ -200,3 +211,58 @@ def _literal_node(node: ast.expr) -> bool:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
     return True
+
+
+# "so printing one shows Template('hello $name')", "its repr should look like Point(1, 2)": what a new
+# __repr__ gives for an instance built by that very call (the convention that eval(repr(x)) rebuilds x)
+_SHOWS = lazy.regex(r"\b(?:shows?|showing|displays?|prints?|looks?\s+like|reads?|gives?|returns?|as|like|"
+                    r"be|is)\s*:?\s*`?$", re.I)
+_REPRS = {"__repr__": "repr", "__str__": "str"}
+
+
+def shown_as(instruction: str, table: SymbolTable, new_names: tuple[str, ...], owner: str | None) -> tuple[
+        Example, ...]:
+    """The example a new ``__repr__`` (or ``__str__``) of class ``owner`` is asked to give: the one call of
+    ``owner`` the instruction quotes after "shows", "prints", "looks like"... is also its expected text
+    (``repr(Template('hello $name')) == "Template('hello $name')"``). None when the call is not the only one
+    of the class, or its arguments are not literals: a value is never guessed."""
+    fn = next((_REPRS[n] for n in new_names if n in _REPRS), None)
+    if fn is None or owner is None or "." in owner or not table.lookup(owner):
+        return ()
+    spans = [s for s in _calls(instruction) if _callable(instruction[s[0]:s[1]], {owner})]
+    if len(spans) != 1 or not _SHOWS.search(instruction, 0, spans[0][0]):
+        return ()
+    call = instruction[slice(*spans[0])]
+    node = ast.parse(call, mode="eval").body
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == owner):
+        return ()  # "Template('x').substitute()" is no instance's text
+    return (Example(f"{fn}({call})", expected=repr(call)),)
+
+
+def bytes_twins(examples: tuple[Example, ...], text: str) -> tuple[Example, ...]:
+    """The same failing calls with bytes for their str arguments, for a function whose own code handles bytes.
+
+    "_ishidden('') raises IndexError, it should return False", of ``def _ishidden(path): return path[0] in
+    ('.', b'.'[0])``: a function written for str and bytes alike is reported with a str, and the fix must mend
+    both (``path == ''`` mended ``_ishidden('')`` and left ``_ishidden(b'')`` raising, on the H200). Only a plain
+    ``f(...)`` whose body has a bytes literal, its str arguments ASCII, and no str in what the report says it
+    returns (the bytes call's right value is then not known)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    handles = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+        isinstance(c, ast.Constant) and isinstance(c.value, bytes) for c in ast.walk(n))}
+    out: list[Example] = []
+    for example in examples:
+        node = ast.parse(example.call, mode="eval").body
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handles) or any(
+                isinstance(ast.literal_eval(v), str) for v in (example.expected, example.wrong) if v is not None):
+            continue
+        args = [ast.literal_eval(a) for a in node.args]
+        if node.keywords or not any(isinstance(a, str) for a in args) or not all(
+                a.isascii() for a in args if isinstance(a, str)):
+            continue
+        twin = ", ".join(repr(a.encode() if isinstance(a, str) else a) for a in args)
+        out.append(Example(f"{node.func.id}({twin})", example.expected, example.wrong, example.raises))
+    return tuple(out)

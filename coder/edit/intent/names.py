@@ -212,8 +212,11 @@ def _word_run(toks: list[Tok], i: int) -> list[int]:
     return run
 
 
-def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolTable) -> list[Symbol]:
-    """``m``'s symbols, narrowed by a class named next to it ("m of the class C", "the method m from C", "C's m")."""
+def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolTable, *,
+            behaviour: bool = False) -> list[Symbol]:
+    """``m``'s symbols, narrowed by a class named next to it ("m of the class C", "the method m from C", "C's m").
+
+    ``behaviour``: the instruction changes what code does (a wrapper's name is then no sure pick)."""
     hits = m.hits
     for other in mentions:
         if other is m or not any(s.kind == "class" for s in other.hits):
@@ -232,9 +235,25 @@ def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolT
     kind = kind_hint(toks, m.index)
     if kind is not None and any(s.kind == kind for s in hits):
         hits = [s for s in hits if s.kind == kind]
-    # a bare name that is exactly a top-level symbol means it ("fill": the function, not TextWrapper.fill)
-    exact = [s for s in hits if s.qualname == m.word]
+    # a bare name that is exactly a top-level symbol means it ("fill": the function, not TextWrapper.fill), but
+    # not for a change of behaviour when that function only wraps the method: which one does the work is for
+    # the reading to decide ("repeat() should hand back its results sorted": repeat or Timer.repeat)
+    exact = [s for s in hits if s.qualname == m.word and not (behaviour and _wraps(table, s, hits, toks, mentions))]
     return exact or hits
+
+
+def _wraps(table: SymbolTable, function: Symbol, hits: list[Symbol], toks: list[Tok], mentions: list[Mention]) -> bool:
+    """Whether ``function`` only stands for a method of its own name among ``hits`` (a convenience wrapper the
+    words do not pin down): not when they name a parameter only the function takes ("the default width of wrap"),
+    nor when they name the method's class too (its member would be read, and the class dropped)."""
+    calls = table.calls.get((function.rel, function.qualname))
+    methods = [s for s in hits if s.kind == "method" and s.rel == function.rel and s.name == function.name]
+    if calls is None or not calls.wraps_method or not methods:
+        return False
+    own = set(table.params.get((function.rel, function.qualname), ())) - {function.name}
+    own -= {p for s in methods for p in table.params.get((s.rel, s.qualname), ())}
+    named = {s.qualname for o in mentions for s in o.hits if s.kind == "class"}
+    return not own & {t.text for t in toks} and not any(s.qualname.rpartition(".")[0] in named for s in methods)
 
 
 _KIND_OF = {"function": "function", "functions": "function", "func": "function", "def": "function",
@@ -253,15 +272,16 @@ def kind_hint(toks: list[Tok], i: int) -> str | None:
     return _KIND_OF.get(toks[j].text.lower()) if j >= 0 else None
 
 
-def resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]],
-            ) -> tuple[dict[int, Symbol], list[str], list[str]]:
-    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt)."""
+def resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, renames: list[tuple[str, str]], *,
+            behaviour: bool = False) -> tuple[dict[int, Symbol], list[str], list[str]]:
+    """(the symbol each sure mention names, the words that could name several, the plain words left in doubt);
+    ``behaviour`` as for :func:`qualify`."""
     chosen: dict[int, Symbol] = {}
     ambiguous: list[str] = []
     doubtful: list[str] = []
     olds = {a for a, _ in renames}
     for m in mentions:
-        hits = qualify(m, mentions, toks, table)
+        hits = qualify(m, mentions, toks, table, behaviour=behaviour)
         if not m.sure:
             doubtful.append(m.word)
         elif len(hits) == 1:

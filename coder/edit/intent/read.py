@@ -22,7 +22,7 @@ from coder import lazy
 from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
-from coder.edit.intent.examples import examples_in
+from coder.edit.intent.examples import examples_of
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -222,7 +222,7 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        callers=f["callers"],
+        callers=f["callers"], errors=f["errors"],
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))
@@ -292,7 +292,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
     mentions = report.named(toks, table, mentions) if bug else mentions
-    chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames)
+    chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames, behaviour=action in ("change", "unknown"))
     # a class named only to qualify a member ("m of the class C") is not a target itself
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
@@ -388,8 +388,8 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
         from coder.edit.intent.model_read import model_read
 
         spec = model_read(spec, table, ask)
-    if spec.action == "change":  # a fix's failing calls, run before and after the edit (checks.behaviour)
-        spec = replace(spec, examples=examples_in(instruction, table))
+    # a fix's failing calls, a new __repr__'s text: run before and after the edit (checks.behaviour)
+    spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")))
     return replace(spec, seconds=time.perf_counter() - started)
 
 

@@ -162,6 +162,11 @@ _ARROW_PAIR = lazy.regex(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 _LITERAL = r"(-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|`[^`]+`)"
 _FROM_TO = lazy.regex(r"\bfrom\s+" + _LITERAL + r"\s+(?:to|into)\s+" + _LITERAL)
 _HANDLE = lazy.regex(r"\bhandl(?:e|es|ing)\b", re.I)
+# an error the change is about: raising one, a crash, input to reject ("raise ValueError", "crashes on ''", "reject
+# negative n"); without such words a fix that only adds a raise answers a report of a wrong result with an error
+_ERRORS = lazy.regex(r"\b(?:rais|throw|error|exception|crash|reject|refus|invalid|illegal|validat|check|guard|assert"
+                     r"|fail|traceback|complain|forbid|disallow|accept|allow|warn|abort)\w*|\w+(?:Error|Exception)\b",
+                     re.I)
 
 
 def rename_pairs(instruction: str) -> list[tuple[str, str]]:
@@ -370,8 +375,9 @@ _MEMBERS = lazy.regex(r"\bmethods?\b", re.I)
 
 
 def flags(instruction: str) -> dict[str, bool]:
-    """The yes/no details: handles, uses_new, keeps_names, module_doc, members, shrinks, callers, everywhere."""
+    """The yes/no details: handles, uses_new, keeps_names, module_doc, members, shrinks, callers, everywhere, errors."""
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
+            "errors": bool(_ERRORS.search(instruction)),
             "members": bool(_MEMBERS.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),

@@ -232,6 +232,9 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         files.append(EditProposal(request, new, unified_diff(rel, snap.text, new), stats, scope=scope))
     elapsed = sum(r.proposal.stats.elapsed for r in results if r.proposal is not None)
     plan = PlanProposal(prepared, files, results, stats=RequestStats(elapsed=elapsed, finish_reason="stop"))
+    if (unmet := _held_to_examples(engine, prepared, files)) is not None:
+        plan.refusal_code, plan.refusal = unmet
+        return plan
     changed = [(p.request.snapshot, p.new) for p in files if p.changed]
     if changed:  # said once per engine (a CLI run, a TUI session)
         plan.checks_not_run, engine.checks_not_run = engine.checks_not_run, ""
@@ -240,6 +243,20 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
         if failed := next((c for c in plan.checks if not c.ok), None):
             plan.refusal_code, plan.refusal = "check_failed", failed.line()
     return plan
+
+
+def _held_to_examples(engine: EditEngine, prepared: PlanRequest, files: list[EditProposal]) -> tuple[str, str] | None:
+    """The code and reason of the first example a new method fails ("shows Template('hello $name')"), run on
+    its class's file before and after (:mod:`coder.edit.checks.behaviour`); None when all pass or none ran."""
+    spec = prepared.spec
+    if spec is None or not spec.examples or spec.owner is None:
+        return None
+    for p in files:
+        if p.changed and p.request.snapshot.rel == spec.owner.rel:
+            engine.examples.hold(p, spec)
+            if p.refusal_code is not None:
+                return p.refusal_code, p.refusal or ""
+    return None
 
 
 def apply_plan(engine: EditEngine, proposal: PlanProposal) -> ApplyResult:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from coder.edit.apply.files import FileSnapshot
+from coder.edit.checks.behaviour import CODE as EXAMPLE_FAILED
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import across
 from coder.edit.plan import derive as planning
@@ -276,6 +277,8 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
     proposal = file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
     # the whole file's scope check names changes no instruction explains: re-ask the regions holding them
     again = {i: why for i, why in _unexplained_steps(prepared, proposal).items() if results[i].retried is None}
+    if not again and proposal.refusal_code == EXAMPLE_FAILED:  # a new __repr__ that gives another text than shown
+        again = {i: proposal.refusal or "" for i in indices if results[i].retried is None}
     if not again:
         return proposal
     for i, why in again.items():

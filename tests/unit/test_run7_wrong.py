@@ -1,0 +1,178 @@
+"""The H200's run 7 (2026-12-03) edits applied wrong, replayed through today's reading, checks and retry.
+
+``tests/data/edit/h200_1203/run7_wrong.json`` holds Qwen2.5-Coder-1.5B's replies (auto mode); each request of
+the replay, the retry's included, is answered with the recorded reply (:class:`ScriptedStream`), and the
+task's judge says what an applied result is. Three general rules refuse five of the nine: a fix that only
+adds a raise where no error was reported (:mod:`coder.edit.checks.guards`), the bytes twin of a str example
+for a function that handles bytes, and the text a new ``__repr__`` is said to show
+(:mod:`coder.edit.intent.examples`); a sixth, a wrapper's name that also names the method it calls, is left
+to the model's reading (:mod:`coder.edit.intent.names`). The other four are pinned as still wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+
+from coder.bench.edits.run import proposed
+from coder.bench.edits.tasks import TASKS
+from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.checks.guards import only_guards_added
+from coder.edit.intent.examples import bytes_twins, examples_in, shown_as
+from coder.edit.intent.read import read_instruction
+from coder.edit.intent.spec import Example
+from coder.edit.intent.symbols import SymbolTable
+from coder.edit.proposal import EditRequest
+from coder.edit.run import engine as engine_module
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
+from coder.errors import CoderError
+from coder.testing.replies import ScriptedModel, ScriptedStream, streamed
+
+DATA = Path(__file__).parents[1] / "data" / "edit" / "h200_1203" / "run7_wrong.json"
+ROWS = {(r["task"], r["wording"]): r for r in json.loads(DATA.read_text())["rows"]}
+TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
+
+
+def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wording: int) -> tuple[str, str, int]:
+    """(outcome, why, requests made) of the recorded pair as ``coder edit --yes`` decides it now."""
+    task, row = TASK[name], ROWS[(name, wording)]
+    root = tmp_path / "r"
+    originals = task.originals()
+    make_repo(root, originals)
+    engine = EditEngine(None, root, ctx=32768, run_examples=True)
+    try:
+        request = prepare(engine, root / task.file, row["instruction"])
+    except CoderError as exc:
+        return "refused", str(exc), 0
+    if isinstance(request, PlanRequest):
+        model = ScriptedModel(engine, [s["reply"] for s in row["step_replies"] for _ in range(2)])
+        proposal = run_plan(engine, request, model)
+        asked = len(model.asked)
+    else:
+        stream = ScriptedStream([row["reply"]] * 2)
+        monkeypatch.setattr(engine_module, "stream_edit", stream)
+        assert isinstance(request, EditRequest)
+        proposal = streamed(engine, request)
+        asked = len(stream.asked)
+    if not proposal.ok or (proposal.scope is not None and not proposal.scope.ok):
+        return "refused", str(proposal.refusal or (proposal.scope and proposal.scope.refusal())), asked
+    ok, why = task.judge(originals, {**originals, **proposed(proposal, root)})
+    return ("correct" if ok else "wrong"), why, asked
+
+
+GUARD = ("the instruction reports no error to raise, but the reply only adds a check that raises one "
+         "(`if event not in self._queue`): what the code computes is unchanged")
+
+
+@pytest.mark.parametrize(("name", "wording", "outcome", "why", "asked"), [
+    # a ValueError guard added, the order left wrong: refused after the one retry
+    ("bug-sched-cancel", 0, "refused", GUARD, 2),
+    ("bug-sched-cancel", 2, "refused", GUARD, 2),
+    ("bug-sched-cancel", 1, "correct", "2 behaviour case(s) right, the rest unchanged", 1),
+    # `path == ''` mends _ishidden('') and not the bytes twin the function's own code handles
+    ("glob-fix", 2, "refused", "after the edit, _ishidden(b'') still raises IndexError; the instruction expects False",
+     2),
+    ("glob-fix", 0, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
+    ("glob-fix", 1, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
+    # the repr the instruction shows, run on the new __repr__
+    ("string-method", 0, "refused", "after the edit, repr(Template('hello $name')) returns "
+     "'Template(\"hello $name\")'; the instruction expects \"Template('hello $name')\"", 2),
+    # "repeat" names the function repeat and the method it wraps, Timer.repeat: the model's reading decides
+    # (none here: the request is refused with the line asking to qualify it)
+    ("timeit-behaviour", 1, "refused", "heldout/timeit.py: the instruction names 'repeat', which is ambiguous: "
+     "function Timer.repeat (line 186), function repeat (line 240); qualify it (e.g. method Class.name) or give lines "
+     "A-B", 0),
+    ("timeit-behaviour", 0, "correct", "3 behaviour case(s) right, the rest unchanged", 1),
+    # no rule here sees these: a format, not an example; no example at all
+    ("string-method", 1, "wrong", "repr(m.Template('hi $who')) gives 'Template(hi $who)', not \"Template('hi $who')\"",
+     1),
+    ("tabnanny-method", 0, "wrong", "m.Whitespace('\\tx = 1').is_mixed() gives True, not False", 1),
+    ("tabnanny-method", 1, "wrong", "m.Whitespace('    ').is_mixed() gives True, not False", 1),
+    ("bug-tabnanny-level", 1, "wrong", "m.Whitespace('\\t').indent_level(8) gives 1, not 8", 1),
+])
+def test_run7s_pair_is_decided_as_pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wording: int,
+                                         outcome: str, why: str, asked: int) -> None:
+    assert _replayed(tmp_path, monkeypatch, name, wording) == (outcome, why, asked)
+
+
+F = "def f(xs, x):\n    xs.remove(x)\n    return xs\n"
+GUARDED = "def f(xs, x):\n    if x not in xs:\n        raise ValueError('no')\n    xs.remove(x)\n    return xs\n"
+
+
+@pytest.mark.parametrize(("instruction", "new", "refused"), [
+    ("f leaves the list out of order after a removal", GUARDED, True),
+    ("f should raise ValueError when x is missing", GUARDED, False),  # an error asked for
+    ("f crashes when x is missing", GUARDED, False),
+    ("f should reject an x that is not in xs", GUARDED, False),
+    ("f leaves the list out of order", GUARDED.replace("    return xs", "    xs.sort()\n    return xs"), False),
+    ("f leaves the list out of order", F.replace("    return xs", "    assert xs\n    return xs"), True),
+    # a guard that returns is a fix of its own ("_ishidden('') should return False")
+    ("f leaves the list out of order", GUARDED.replace("raise ValueError('no')", "return xs"), False),
+])
+def test_only_a_new_raise_for_a_report_without_an_error_is_refused(instruction: str, new: str, refused: bool) -> None:
+    spec = read_instruction(instruction, {"m.py": F}, home="m.py")
+    assert (only_guards_added(F, new, spec) is not None) is refused
+
+
+HIDDEN = "def hidden(path):\n    return path[0] in ('.', b'.'[0])\n\ndef first(s):\n    return s[0] == 'x'\n"
+
+
+def test_a_str_example_gets_its_bytes_twin_only_where_the_function_handles_bytes() -> None:
+    table = SymbolTable.of({"m.py": HIDDEN}, "m.py")
+    found = examples_in("hidden('') raises IndexError, it should return False; first('') raises IndexError too",
+                        table)
+    assert bytes_twins(found, HIDDEN) == (Example("hidden(b'')", expected="False", raises="IndexError"),)
+    said = examples_in("hidden('.x') returns 'yes' instead of True", table)
+    assert bytes_twins(said, HIDDEN) == ()  # a str said of the result: the bytes call's value is not known
+
+
+TEMPLATE = "class T:\n    def __init__(self, s):\n        self.s = s\n"
+
+
+@pytest.mark.parametrize(("instruction", "examples"), [
+    ("give T a __repr__ so printing one shows T('hi')", (Example("repr(T('hi'))", expected="\"T('hi')\""),)),
+    ("give T a __str__ so that printing one looks like T(1)", (Example("str(T(1))", expected="'T(1)'"),)),
+    ("add a __repr__ method to T: it should look like T(1)", (Example("repr(T(1))", expected="'T(1)'"),)),
+    ("add __repr__ to T, format: T(<repr of s>)", ()),  # a format, not a value
+    ("add a __repr__ to T so that T('a') shows as T(s='a')", ()),  # two calls: which is the text is not guessed
+    ("add a size method to T that returns len(T('ab').s)", ()),  # no __repr__ asked
+])
+def test_a_new_repr_is_held_to_the_one_call_it_is_said_to_show(instruction: str,
+                                                                examples: tuple[Example, ...]) -> None:
+    spec = read_instruction(instruction, {"m.py": TEMPLATE}, home="m.py")
+    assert spec.examples == examples
+    new = ("__str__",) if "__str__" in instruction else ("__repr__",)
+    assert shown_as(instruction, SymbolTable.of({"m.py": TEMPLATE}, "m.py"), new, "T") == examples
+
+
+WRAPS = ("class W:\n    def fill(self, text):\n        return text\n\n"
+         "def fill(text, width=70):\n    return W().fill(text)\n")
+
+
+@pytest.mark.parametrize(("instruction", "targets", "ambiguous"), [
+    ("fill() should strip the text", (), ("fill",)),  # the wrapper or the method it calls: the model reads it
+    ("add a docstring to fill", ("fill",), ()),  # not a change of behaviour: the function
+    ("change the default width of fill from 70 to 80", ("fill",), ()),  # a parameter only the function takes
+    ("make the method fill of W strip the text", ("W.fill",), ()),
+])
+def test_a_wrappers_name_is_ambiguous_only_for_a_change_of_what_it_does(instruction: str, targets: tuple[str, ...],
+                                                                        ambiguous: tuple[str, ...]) -> None:
+    spec = read_instruction(instruction, {"m.py": WRAPS}, home="m.py")
+    assert (tuple(s.qualname for s in spec.targets), spec.ambiguous) == (targets, ambiguous)
+
+
+def test_the_models_reading_settles_the_wrapper(tmp_path: Path) -> None:
+    task, row = TASK["timeit-behaviour"], ROWS[("timeit-behaviour", 1)]
+    asked: list[str] = []
+
+    def ask(messages: list[dict[str, str]], schema: dict[str, object], max_tokens: int) -> str:
+        asked.append(messages[-1]["content"])
+        return '{"action": "change", "target": "Timer.repeat"}'
+
+    spec = read_instruction(row["instruction"], task.originals(), home=task.file, ask=ask)
+    assert [s.qualname for s in spec.targets] == ["Timer.repeat"] and spec.read_by == "model"
+    assert "- Timer.repeat (method)\n- repeat (function)" in asked[0]
