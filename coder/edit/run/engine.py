@@ -299,10 +299,8 @@ class EditEngine:
         return proposal
 
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
-        """The one retry of a region edit outside a plan, or None when it gets none.
-
-        When :mod:`coder.edit.run.retry` says so (never a retry), the prompt saying what went wrong.
-        """
+        """The one retry of a region edit outside a plan when :mod:`coder.edit.run.retry` says so (never a retry),
+        its prompt saying what went wrong; None when it gets none."""
         why = self._why_again(proposal)
         return None if why is None else self._again(proposal, *why)
 
@@ -397,7 +395,5 @@ class EditEngine:
 
 
 def _candidate(request: EditRequest | None) -> auto.Candidate | None:
-    if request is None:
-        return None
-    return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
-                          request.budget.prompt_tokens, request.budget.reply_tokens)
+    return None if request is None else auto.Candidate(request.mode, request.request_class, prompt_text(
+        request.messages), request.budget.prompt_tokens, request.budget.reply_tokens)
