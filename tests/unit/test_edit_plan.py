@@ -287,13 +287,27 @@ def test_a_new_method_is_still_a_new_method() -> None:
 def test_a_parameter_passed_at_named_calls_is_the_callee_s_and_each_caller_is_a_step(wording: int) -> None:
     """glob-callers names _listdir, _glob1 and _rlistdir: _listdir gains it, the two callers are their own regions.
 
-    As one region over all three (84 lines), the 1.5B on the H200 answered with 13 lines in every wording."""
+    As one region over all three (84 lines), the 1.5B on the H200 answered with 13 lines in every wording.
+    Every wording spells what the calls pass (include_hidden=include_hidden): the callers are done mechanically."""
     from coder.bench.edits.tasks import TASKS, source
 
     task = next(t for t in TASKS if t.name == "glob-callers")
     p = spec_of.derive("glob.py", source("glob.py"), task.wordings[wording])
     assert p is not None and p.kind == "add_param"
     assert [(s.label, s.how) for s in p.steps] == [
-        ("function _glob1", "model"), ("function _listdir", "model"), ("function _rlistdir", "model")]
-    assert [s.note is not None and s.note.startswith("This region calls _listdir") for s in p.steps] == [
-        True, False, True]
+        ("function _glob1", "mechanical"), ("function _listdir", "model"), ("function _rlistdir", "mechanical")]
+    assert [s.text for s in p.steps if s.how == "mechanical"] == [
+        "def _glob1(dirname, pattern, dir_fd, dironly, include_hidden=False):\n"
+        "    names = _listdir(dirname, dir_fd, dironly, include_hidden=include_hidden)\n"
+        "    if include_hidden or not _ishidden(pattern):\n"
+        "        names = (x for x in names if include_hidden or not _ishidden(x))\n"
+        "    return fnmatch.filter(names, pattern)\n",
+        "def _rlistdir(dirname, dir_fd, dironly, include_hidden=False):\n"
+        "    names = _listdir(dirname, dir_fd, dironly, include_hidden=include_hidden)\n"
+        "    for x in names:\n"
+        "        if include_hidden or not _ishidden(x):\n"
+        "            yield x\n"
+        "            path = _join(dirname, x) if dirname else x\n"
+        "            for y in _rlistdir(path, dir_fd, dironly,\n"
+        "                               include_hidden=include_hidden):\n"
+        "                yield _join(x, y)\n"]

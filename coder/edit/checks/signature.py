@@ -266,10 +266,20 @@ def _other_default(fn: Def, gained: set[str], spec: ChangeSpec) -> str | None:
     Seen applied on the H200 (glob-callers w1): "add an include_hidden=True parameter to _listdir" came back as
     ``include_hidden=False``, which turns the behaviour every existing call had into the new one.
     """
+    for name, given, asked in other_defaults(fn, gained, spec):
+        return (f"{name} defaults to {ast.unparse(given)} in {fn.name}; "
+                f"the instruction asks for {name}={ast.unparse(asked)}")
+    return None
+
+
+def other_defaults(fn: Def, gained: set[str], spec: ChangeSpec) -> list[tuple[str, ast.Constant, ast.Constant]]:
+    """``(name, default given, default asked)`` of each parameter ``fn`` gained with a literal default other than
+    the literal the instruction gives it."""
     a = fn.args
     positional = [*a.posonlyargs, *a.args]
     defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults, strict=True))
     defaults |= {p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None}
+    out = []
     for entry in spec.params:
         head, eq, value = entry.partition("=")
         name = head.split(":", 1)[0].strip()
@@ -279,9 +289,7 @@ def _other_default(fn: Def, gained: set[str], spec: ChangeSpec) -> str | None:
             asked = ast.parse(value.strip(), mode="eval").body
         except (SyntaxError, ValueError, RecursionError):
             continue  # "placeholder=' [" as a wording cut it: nothing to compare
-        if not isinstance(asked, ast.Constant) or not isinstance(defaults[name], ast.Constant):
-            continue
-        if ast.dump(asked) != ast.dump(defaults[name]):
-            return (f"{name} defaults to {ast.unparse(defaults[name])} in {fn.name}; "
-                    f"the instruction asks for {name}={ast.unparse(asked)}")
-    return None
+        given = defaults[name]
+        if isinstance(asked, ast.Constant) and isinstance(given, ast.Constant) and ast.dump(asked) != ast.dump(given):
+            out.append((name, given, asked))
+    return out

@@ -41,8 +41,10 @@ _PARAM_MORE = (
     # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
     lazy.regex(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
 )
-# "a char parameter (default ' ')": the default said after it, in parentheses
-_DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s+(?:param(?:eter)?|arg(?:ument)?)\s*\(\s*default(?:s\s+to)?\s+("
+# "a char parameter (default ' ')", "include_hidden (new parameter, default True)": the default said after it,
+# in parentheses
+_DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*(?:\s(?:param(?:eter)?|arg(?:ument)?)\s*\(|"
+                            r"\(\s*new\s+(?:param(?:eter)?|arg(?:ument)?)\s*,)\s*default(?:s\s+to)?\s+("
                             + _VALUE + r")\s*\)")
 
 
@@ -79,6 +81,22 @@ def params_of(instruction: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+
+
+# "pass include_hidden=include_hidden at its calls", "have both calls pass char=' ' explicitly": what each call passes
+_PASSES = lazy.regex(r"\bpass(?:es|ing)?\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")", re.I)
+
+
+def passes_of(instruction: str, params: Sequence[str]) -> tuple[str, ...]:
+    """The keyword arguments ``name=value`` the instruction has the calls pass, for the parameters it adds."""
+    names = {name_of(p) for p in params}
+    out = []
+    for m in _PASSES.finditer(instruction):
+        name, _, value = m.group(1).partition("=")
+        value = value.strip().rstrip(".`")
+        if name.strip() in names and value:
+            out.append(f"{name.strip()}={value}")
+    return tuple(dict.fromkeys(out))
 
 
 def name_of(param: str) -> str:

@@ -89,6 +89,7 @@ class Facts:
     shrinks: bool = False  # words that make a much shorter reply plausible (remove, simplify...)
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
     callers: bool = False  # the callers or call sites are to change too
+    passes: tuple[str, ...] = ()  # "pass char=' ' at its calls": the keyword argument each call passes, as spelled
     everywhere: bool = False  # every file that uses the names
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order

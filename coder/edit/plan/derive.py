@@ -15,7 +15,8 @@ change must touch:
   another file, with the source's import of it (:mod:`coder.edit.plan.across`, given that file's text);
 - **move or delete an import or a module-level assignment** (:mod:`coder.edit.plan.statements`):
   cut (and pasted) mechanically, like a def;
-- **add a parameter**: the function, and its callers when the instruction asks for them;
+- **add a parameter**: the function, and its callers when the instruction asks for them (mechanically
+  when it spells what each call passes: :mod:`coder.edit.plan.passes`);
 - **add a method**: the class, or (for a long class) its last method with the new one after it;
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
   top-level boundaries, each told the kind of change allowed.
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.plan.delete import derive_delete
 from coder.edit.plan.locate import region_of, regions_using
+from coder.edit.plan.passes import passed_at_calls
 from coder.edit.plan.statements import derive_statement
 from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
 from coder.edit.plan.steps import RENAMED_BY_SCOPE as RENAMED_BY_SCOPE
@@ -174,8 +176,15 @@ def _add_param(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]
         rows = _called(text, bare, method='.' in qual) - set(range(start, end + 1))
         for u in leaves(units(text)):
             if any(u.start <= r <= u.end for r in rows) and not (start <= u.start <= end):
-                steps.append(Step(rel, u.start, u.end, u.label if u.symbol else f"lines {u.start}-{u.end}",
-                                  f"calls {bare}", symbol=u.symbol,
+                label = u.label if u.symbol else f"lines {u.start}-{u.end}"
+                # "pass char=' ' at its calls": the keyword each call gains is spelled out, no model request
+                done = passed_at_calls(text, u.start, u.end, bare, method="." in qual,
+                                       keyword=spec.facts.passes[0]) if len(spec.facts.passes) == 1 else None
+                if done is not None:
+                    steps.append(Step(rel, u.start, u.end, label, f"passes {spec.facts.passes[0]} to {bare}",
+                                      "mechanical", symbol=u.symbol, text=done))
+                    continue
+                steps.append(Step(rel, u.start, u.end, label, f"calls {bare}", symbol=u.symbol,
                                   note=f"This region calls {bare}: update its call(s) of {bare} as the "
                                        f"instruction says, and change nothing else."))
     steps.sort(key=lambda s: s.start)

@@ -64,7 +64,8 @@ class Plan:
         if self.kind in ("delete", "move"):
             done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
             return f"{done}, {asks}" if self.requests else done
-        return asks
+        mechanical = len(self.steps) - self.requests  # an add-parameter plan's callers, when the calls are spelled
+        return f"{asks}, {mechanical} done mechanically" if mechanical else asks
 
     @property
     def read(self) -> str:

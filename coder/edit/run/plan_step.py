@@ -22,6 +22,7 @@ from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.signature import asked_parameter_problem
 from coder.edit.plan import derive as planning
+from coder.edit.plan.passes import with_asked_defaults
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
@@ -113,12 +114,15 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.spec
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
-    text, renamed = _region_only(proposal), ""
+    text, renamed, told = _region_only(proposal), "", ""
     if plan.adds is not None:  # the new method alone is an insertion after the member shown; its name the user's
         text = as_insertion(original, step.start, step.end, text, plan.adds[0])
         text, renamed = named_as_asked(original, step.start, step.end, text, *plan.adds)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
         spliced = splice(original, [Replacement(step.start, step.end, text)])
+        fixed, told = with_asked_defaults(original, spliced, spec)  # "x=True" spelled: no retry for x=False
+        if told:
+            spliced, text = fixed, _region_of(original, fixed, step)
         wrong = spec_problem(original, spliced, spec)
         if wrong is not None:  # a parameter nobody asked for, a change out of place: asked again, saying so
             return wrong.reason, text, retry_note(wrong.code, wrong.reason, spec)
@@ -132,9 +136,16 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         flag = method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
         return flag, text, "" if flag else renamed
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
-        return None, text, ""
+        return None, text, told
     check = rename_matches(expected, text, plan.renames)
     return check.problem, check.text, ""
+
+
+def _region_of(original: str, spliced: str, step: planning.Step) -> str:
+    """The text of ``step``'s region in ``spliced``: what lies between the original's lines before and after it."""
+    before, after = line_span(original, 1, step.start - 1), line_span(original, step.end + 1, len(original))
+    assert spliced.startswith(before) and spliced.endswith(after)  # only the region's def was changed
+    return spliced[len(before):len(spliced) - len(after)]
 
 
 def _retry_note(plan: planning.Plan, flag: str, code: str = "", hint: str = "") -> str:
