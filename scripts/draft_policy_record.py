@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_copy import CONFIGS, Server, generate, workloads  # noqa: E402
+from copy_variants import variant  # noqa: E402
 
 from coder.bench import lossless  # noqa: E402
 
@@ -50,12 +51,14 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=1100)
     ap.add_argument("--ctx", type=int, default=16384)
     ap.add_argument("--ngl", type=int, default=0)
+    ap.add_argument("--variant", default="fast", help="a copy_variants.py variant (e.g. sized) for every request")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     flags = [f.format(deep=args.cap) for f in CONFIGS["prediction+ngram-mod"]]
     server = Server(args.binary, args.model, flags, args, {"LLAMA_CODER_STEP_TIMINGS": "1"})
     rows: list[dict[str, Any]] = []
     only = set(filter(None, args.only.split(",")))
+    body = variant(args.variant).body
     try:
         for w in workloads(args.files, args.kinds.split(","), len(args.files)):
             if only and w.name not in only:
@@ -63,7 +66,7 @@ def main() -> int:
             tokens = lossless.prompt_tokens(server.api, w.messages)
             generate(server.api, tokens, 1)
             at = Path(server.log_path).stat().st_size
-            r = generate(server.api, tokens, args.max_tokens, cap=args.cap, prediction=w.prediction)
+            r = generate(server.api, tokens, args.max_tokens, cap=args.cap, prediction=w.prediction, extra=body)
             time.sleep(0.5)  # the last step is logged after the reply went out
             log = Path(server.log_path).read_bytes()[at:].decode(errors="replace")
             steps = [(int(d), int(a)) for b, d, a in STEP.findall(log) if int(b) <= args.cap + 1]
@@ -72,7 +75,8 @@ def main() -> int:
                          "steps": steps, "tps": r["tps"], "al": r["al"], "by_type": r["by_type"]})
             print(f"{w.name:40s} n={r['n']:5d} steps={len(steps):4d} AL {r['al'] or 1:5.2f} "
                   f"{r['tps'] or 0:6.1f} tok/s", file=sys.stderr)
-            args.out.write_text(json.dumps({"cap": args.cap, "max_tokens": args.max_tokens, "rows": rows}))
+            args.out.write_text(json.dumps({"cap": args.cap, "max_tokens": args.max_tokens, "body": body,
+                                            "rows": rows}))
     finally:
         server.close()
     return 0

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 PLAIN_MS = 2.1
 WIDE_MS = 9.5
@@ -309,14 +313,24 @@ def main() -> int:
     recs = [json.loads(path.read_text()) for path in args.records]
     if args.check:
         for rec in recs:
-            check(rec["rows"], rec["cap"], rec["max_tokens"], args.ctx)
+            check(rec["rows"], recorded_policy(rec), rec["cap"], rec["max_tokens"], args.ctx)
     table(recs, POLICIES, args.ctx)
     return 0
 
 
-def check(rows: list[dict[str, Any]], cap: int, max_tokens: int, n_ctx: int) -> None:
-    """Today's simulated steps against the server's own, per request."""
-    for r, s in zip(rows, simulate(rows, TODAY, cap, max_tokens, n_ctx), strict=True):
+def recorded_policy(rec: dict[str, Any]) -> Policy:
+    """The policy a record's requests asked for (prediction-v1's POLICY_FIELDS; none: today's)."""
+    from coder.backends.toolchain.prediction_patch import POLICY_FIELDS
+
+    body = rec.get("body") or {}
+    eager, resync, partial = (int(body.get(f, 0)) for f in POLICY_FIELDS)
+    return Policy("recorded", eager=eager, resync=resync, partial=partial) if eager or resync or partial else TODAY
+
+
+def check(rows: list[dict[str, Any]], policy: Policy, cap: int, max_tokens: int, n_ctx: int) -> None:
+    """The simulated steps against the server's own, per request, under the policy the record used."""
+    print(f"check under {policy}")
+    for r, s in zip(rows, simulate(rows, policy, cap, max_tokens, n_ctx), strict=True):
             got = [tuple(x) for x in s["steps"]]
             want = [tuple(x) for x in r["steps"]]
             # the server may log its last step after the reply went out, so the record can lack it
