@@ -284,7 +284,7 @@ POLICIES = (
 )
 
 
-def table(recs: list[dict[str, Any]], policies: Sequence[Policy], n_ctx: int) -> None:
+def table(recs: list[dict[str, Any]], policies: Sequence[Policy], n_ctx: int, per_request: bool = False) -> None:
     """Per policy and class: steps, spec steps, AL, modelled ms and tok/s (sums over the class's requests);
     each record is replayed on a server of its own."""
     print(f"{'policy':22s} {'class':7s} {'n':>6s} {'steps':>6s} {'spec':>5s} {'AL':>6s} {'ms':>8s} {'tok/s':>7s}"
@@ -292,15 +292,17 @@ def table(recs: list[dict[str, Any]], policies: Sequence[Policy], n_ctx: int) ->
     base: dict[str, float] = {}
     for pol in policies:
         sims = [s for rec in recs for s in simulate(rec["rows"], pol, rec["cap"], rec["max_tokens"], n_ctx)]
-        for cls in sorted({s["cls"] for s in sims}):
-            group = [s for s in sims if s["cls"] == cls]
+        keys = sorted({s["name"] if per_request else s["cls"] for s in sims})
+        for cls in keys:
+            group = [s for s in sims if (s["name"] if per_request else s["cls"]) == cls]
             n = sum(s["n"] - 1 for s in group)
             ms = sum(s["ms"] for s in group)
             spec = sum(s["n_spec"] for s in group)
             acc = sum(a for s in group for _, a in s["steps"])
             tps = n / ms * 1000
             base.setdefault(cls, tps)
-            print(f"{pol.name:22s} {cls:7s} {n:6d} {sum(s['n_steps'] for s in group):6d} {spec:5d} "
+            label = f"{cls[:44]:44s}" if per_request else f"{cls:7s}"
+            print(f"{pol.name:22s} {label} {n:6d} {sum(s['n_steps'] for s in group):6d} {spec:5d} "
                   f"{1 + acc / max(spec, 1):6.2f} {ms:8.1f} {tps:7.0f} {tps / base[cls]:7.3f}")
 
 
@@ -309,12 +311,15 @@ def main() -> int:
     ap.add_argument("records", type=Path, nargs="+", help="draft_policy_record.py files, one server each")
     ap.add_argument("--check", action="store_true", help="compare today's simulated steps with the recorded ones")
     ap.add_argument("--ctx", type=int, default=16384)
+    ap.add_argument("--per-request", action="store_true", help="one row per request instead of per class")
+    ap.add_argument("--policies", default="", help="comma-separated policy names (default: all)")
     args = ap.parse_args()
     recs = [json.loads(path.read_text()) for path in args.records]
     if args.check:
         for rec in recs:
             check(rec["rows"], recorded_policy(rec), rec["cap"], rec["max_tokens"], args.ctx)
-    table(recs, POLICIES, args.ctx)
+    chosen = [p for p in POLICIES if not args.policies or p.name in args.policies.split(",")]
+    table(recs, chosen, args.ctx, args.per_request)
     return 0
 
 
