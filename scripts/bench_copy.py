@@ -303,6 +303,8 @@ def main() -> int:
     ap.add_argument("--variants", default="fast",
                     help=f"run-time variants, parts joined by + ({', '.join(PARTS)}), each config "
                          "run under each; the first is the reference")
+    ap.add_argument("--variants-for", default="",
+                    help="configs run under the variants after the first (default: every config)")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the block-8 ceiling runs (cap 7)")
     ap.add_argument("--caps", default="8,16,32,64")
     ap.add_argument("--block", type=int, default=7, help="the model drafter's depth (a block-8 drafter)")
@@ -342,7 +344,9 @@ def main() -> int:
     for v in args.variants:
         variant(v)  # an unknown part stops here, before any server starts
     # side by side: each config under every variant before the next config
-    names = [n if i == 0 else f"{n}@{v}" for n in args.configs.split(",") for i, v in enumerate(args.variants)]
+    varied = set(filter(None, args.variants_for.split(","))) or set(args.configs.split(","))
+    names = [n if i == 0 else f"{n}@{v}" for n in args.configs.split(",") for i, v in enumerate(args.variants)
+             if i == 0 or n in varied]
     for name in names:
         print(f"config {name}", file=sys.stderr)
         rows += run_config(name, args, loads, toks, refs)

@@ -16,6 +16,11 @@ environment variables, llama-server flags or request fields. The parts:
 * ``argmax``: request fields ``top_k 0, top_p 1, min_p 0`` that make those samplers empty, so that at
   temperature 0 the chain left is one ``ggml_argmax`` per row (plus ``dist`` over one candidate).
   The reply is the same greedy reply; without ``bs`` it changes nothing the greedy fast path does.
+* ``sized``, ``sized4``, ``eager``, ``resync``: the prediction drafter's sizing policy (request fields of
+  prediction-v1, ``POLICY_FIELDS``; scripts/draft_policy_sim.py chose the values): ``sized`` re-synchronises
+  on one token near where the output left the prediction and drafts at most 16 tokens right after any
+  re-synchronisation (64 again after one fully accepted draft); ``sized4`` the same from 4 tokens (4, 16,
+  64); ``eager`` and ``resync`` are ``sized``'s two halves alone.
 * ``noargmax``: greedy-argmax-v1 off (``LLAMA_CODER_NO_GREEDY_ARGMAX``): the logits of every verified row
   copied to the host and scanned there by the greedy fast path, as before that patch.
 
@@ -28,6 +33,8 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
+
+from coder.backends.toolchain.prediction_patch import POLICY_FIELDS
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,11 @@ class Variant:
         return {"env": self.env, "flags": list(self.flags), "body": self.body}
 
 
+def _policy(eager: int, resync: int, partial: int = 0) -> Variant:
+    """A sizing policy of the prediction drafter, as request fields."""
+    return Variant(body=dict(zip(POLICY_FIELDS, (eager, resync, partial), strict=True)))
+
+
 PARTS: dict[str, Variant] = {
     "fast": Variant(),
     "stock": Variant(env={"LLAMA_CODER_NO_GREEDY_FAST": "1", "LLAMA_CODER_ALWAYS_CLONE": "1"}),
@@ -51,6 +63,10 @@ PARTS: dict[str, Variant] = {
     "bs": Variant(flags=("-bs",)),
     "argmax": Variant(body={"top_k": 0, "top_p": 1.0, "min_p": 0.0}),
     "noargmax": Variant(env={"LLAMA_CODER_NO_GREEDY_ARGMAX": "1"}),
+    "sized": _policy(eager=1, resync=16),
+    "sized4": _policy(eager=1, resync=4),
+    "eager": _policy(eager=1, resync=0),
+    "resync": _policy(eager=0, resync=16),
 }
 ALIASES = {"stock-steps": "stock+steps"}
 STEP_PHASES = ("total_ms", "pre_ms", "draft_ms", "decode_ms", "post_ms", "sample_ms", "verify_ms", "process_ms")

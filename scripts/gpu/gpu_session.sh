@@ -11,6 +11,8 @@
 #   steps          bench_copy with the per-step phase log (and CUDA graphs off), for attribution
 #   prose          bench_copy: fresh prose and region rewrites, none vs prediction + ngram-mod at cap 64, CUDA
 #                  graphs on and off side by side, with the lossless verdicts (issue 35's fresh-prose and region rows)
+#   policy [VAR]   bench_copy: region and full rewrites, prediction + ngram-mod at cap 64 with today's draft sizing
+#                  and the sized policy (VAR, default `sized`) side by side in one binary, with the lossless verdicts
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
 #   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
@@ -97,6 +99,14 @@ prose)
     --configs none,prediction+ngram-mod --variants fast,nographs --caps 64 --no-ceiling \
     --kinds region,fresh --max-tokens 1100 --reps "${2:-3}" --json "$OUT/prose.json" 2>&1 \
     | tee "$OUT/prose.log" | grep -v "^  "
+  ;;
+policy)
+  # issue 35's region row: the prediction drafter's sizing policy (scripts/draft_policy_sim.py), one server
+  # launch per variant so that ngram-mod's table starts equal; plain greedy once, as the lossless reference
+  $PY scripts/bench_copy.py --binary "$BIN" --model "$MODEL" --ngl 99 --ctx 16384 $FILES \
+    --configs none,prediction+ngram-mod --variants "fast,${2:-sized}" --variants-for prediction+ngram-mod \
+    --caps 64 --no-ceiling --kinds rename,param,docstrings,region --max-tokens 1100 --reps "${3:-1}" \
+    --json "$OUT/policy.json" 2>&1 | tee "$OUT/policy.log" | grep -v "^  "
   ;;
 e2e)
   gpu_profile

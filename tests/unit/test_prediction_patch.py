@@ -44,6 +44,24 @@ def test_every_edit_lands_once_after_the_draft_cap_and_is_idempotent(sources: Pa
     assert 'add((new field_json("prediction"))' in first["tools/server/server-schema.cpp"]
 
 
+def test_the_sizing_policy_is_three_request_fields_defaulting_to_today(sources: Path) -> None:
+    draft_cap_patch.apply(sources)
+    prediction_patch.apply(sources)
+    header = (sources / "common/speculative.h").read_text()
+    schema = (sources / "tools/server/server-schema.cpp").read_text()
+    task = (sources / "tools/server/server-task.h").read_text()
+    ctx = (sources / "tools/server/server-context.cpp").read_text()
+    spec = (sources / "common/speculative.cpp").read_text()
+    assert prediction_patch.POLICY_MARKER in header and "struct common_speculative_prediction_policy" in header
+    for i, name in enumerate(prediction_patch.POLICY_FIELDS):
+        assert f'add((new field_num("{name}", params.prediction_policy[{i}]))' in schema
+    assert "int32_t prediction_policy[3] = {0, 0, 0};" in task  # unset: the default sizing
+    # the policy is set right after the prediction, which begin() has just reset
+    at = ctx.index("common_speculative_set_prediction(spec.get(), slot.id, pred);")
+    assert ctx.index("common_speculative_set_prediction_policy(spec.get(), slot.id, policy);") > at
+    assert "->set_policy(seq_id, policy);" in spec and "static bool resync_near(" in spec
+
+
 def test_order_does_not_matter_between_the_two_patches(sources: Path, pristine: Path) -> None:
     prediction_patch.apply(sources)
     draft_cap_patch.apply(sources)

@@ -14,6 +14,9 @@ static int32_t common_speculative_prediction_n_max(const common_params_speculati
 struct common_speculative_impl_prediction : public common_speculative_impl {
     static constexpr size_t N_SYNC   = 4;    // output tokens that must match to re-synchronise
     static constexpr size_t N_WINDOW = 2048; // how far past the confirmed position a re-sync looks
+    static constexpr size_t N_NEAR   = 8;    // how far past the lost position an eager re-sync looks
+    static constexpr int32_t N_GROW  = 4;    // a fully accepted draft grows the budget that much
+    static constexpr int32_t N_FLOOR = 4;    // the smallest budget after a partial acceptance
 
     struct seq_info {
         llama_tokens pred;
@@ -24,6 +27,10 @@ struct common_speculative_impl_prediction : public common_speculative_impl {
         size_t run      = 0;   // consecutive matching tokens since the last (re)sync
         bool   aligned  = true;
         int    n_miss   = 0;   // own drafts in a row rejected at their first token
+        size_t lost     = 0;   // cursor when the output last left the prediction
+        int32_t budget  = 0;   // draft budget set by the policy (0: n_max)
+        int32_t last_draft = 0;
+        common_speculative_prediction_policy policy; // all zero: the default sizing
     };
 
     std::vector<seq_info> sinfos;
@@ -43,6 +50,10 @@ struct common_speculative_impl_prediction : public common_speculative_impl {
         sinfos[seq_id].pred = pred;
     }
 
+    void set_policy(llama_seq_id seq_id, const common_speculative_prediction_policy & policy) {
+        sinfos[seq_id].policy = policy;
+    }
+
     bool process(const common_batch & /*batch*/) override {
         return true;
     }
@@ -54,9 +65,28 @@ struct common_speculative_impl_prediction : public common_speculative_impl {
                 s.anchor = s.cursor;
             }
         } else {
+            if (s.aligned) {
+                s.lost = s.cursor;
+            }
             s.aligned = false;
             s.run     = 0;
         }
+    }
+
+    // policy.eager: an insertion or a substitution rejoins the prediction right where it left,
+    // so a short tail is searched for there first, in a window of N_NEAR tokens
+    static bool resync_near(seq_info & s, const llama_tokens & tail) {
+        const size_t n   = tail.size();
+        const size_t end = std::min(s.pred.size(), s.lost + N_NEAR + n);
+        for (size_t p = s.lost; p + n <= end; ++p) {
+            if (std::equal(tail.begin(), tail.end(), s.pred.begin() + p)) {
+                s.cursor  = p + n;
+                s.aligned = true;
+                s.run     = 0;
+                return true;
+            }
+        }
+        return false;
     }
 
     // find tail in the prediction, forward from the confirmed position, within the window
@@ -90,29 +120,37 @@ struct common_speculative_impl_prediction : public common_speculative_impl {
         s.n_seen = n_out;
 
         if (!s.aligned) {
-            const size_t n = N_SYNC * (1 + (size_t) std::min(s.n_miss, 3));
-            if (n_out < n) {
-                return;
+            auto tail_of = [&](size_t n) {
+                llama_tokens tail(n);
+                for (size_t j = 0; j < n; ++j) {
+                    tail[j] = out_at(n_out - n + j);
+                }
+                return tail;
+            };
+            const size_t e = (size_t) std::max(0, s.policy.eager);
+            const bool near = e > 0 && s.n_miss == 0 && n_out >= e && resync_near(s, tail_of(e));
+            if (!near) {
+                const size_t n = N_SYNC * (1 + (size_t) std::min(s.n_miss, 3));
+                if (n_out < n || !resync(s, tail_of(n))) {
+                    return;
+                }
             }
-            llama_tokens tail(n);
-            for (size_t j = 0; j < n; ++j) {
-                tail[j] = out_at(n_out - n + j);
-            }
-            if (!resync(s, tail)) {
-                return;
+            if (s.policy.resync > 0) {
+                s.budget = s.policy.resync; // re-synchronised: short drafts until one is fully accepted
             }
         }
         if (s.cursor >= s.pred.size()) {
             return;
         }
 
-        int32_t n_draft = n_max;
+        int32_t n_draft = s.budget > 0 ? std::min(n_max, s.budget) : n_max;
         if (dp.n_max > 0) {
             n_draft = std::min(n_draft, dp.n_max);
         }
         // rejected at the first token: shorter drafts until one is accepted
         n_draft = std::max(1, n_draft >> (2 * std::min(s.n_miss, 3)));
         n_draft = std::min<int32_t>(n_draft, (int32_t) (s.pred.size() - s.cursor));
+        s.last_draft = n_draft;
         dp.result->assign(s.pred.begin() + s.cursor, s.pred.begin() + s.cursor + n_draft);
     }
 
@@ -131,6 +169,13 @@ struct common_speculative_impl_prediction : public common_speculative_impl {
         }
         auto & s = sinfos[seq_id];
         s.n_miss = n_accepted == 0 ? s.n_miss + 1 : 0;
+        if (n_accepted >= s.last_draft) {
+            if (s.budget > 0) {
+                s.budget = s.budget >= n_max / N_GROW ? 0 : s.budget * N_GROW;
+            }
+        } else if (n_accepted > 0 && s.policy.partial > 0) {
+            s.budget = std::max(N_FLOOR, std::min(n_max, s.policy.partial * ((int32_t) n_accepted + 1)));
+        }
     }
 };
 

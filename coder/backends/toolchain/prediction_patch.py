@@ -13,6 +13,17 @@ size) and a new speculator type, ``prediction``, drafts from a cursor aligned wi
 - a draft rejected at its first token halves-twice its next draft and lengthens the match needed to
   re-synchronise, so a prediction unrelated to the output costs a few short drafts, then nothing.
 
+How it sizes its drafts can be changed per request (all zero, the default, is the sizing above), so
+policies are compared side by side in one binary (``POLICY_FIELDS``, scripts/draft_policy_sim.py):
+
+- ``speculative.prediction_eager`` E: after the output leaves the prediction, first look for its last
+  E tokens within a few tokens of where it left (an insertion or a substitution rejoins there), before
+  the N_SYNC search from the confirmed position;
+- ``speculative.prediction_resync`` R: right after a re-synchronisation, draft at most R tokens, four
+  times more after each fully accepted draft, back to the full budget;
+- ``speculative.prediction_partial`` P: after a draft accepted in part (A tokens), draft at most
+  P * (A + 1) next.
+
 The type is listed first in the chain (``--spec-type prediction,ngram-mod,draft-simple``): when it
 has no draft the next type drafts, and a model drafter stays in sync through the chain's
 ``is_other`` accept calls. Accepted and rejected tokens go through the server's counters,
@@ -33,6 +44,9 @@ from coder.backends.toolchain.prediction_impl import IMPL as _IMPL
 from coder.spec_vocab import LLAMACPP_PREDICTION_FIELD, LLAMACPP_TIMINGS_BY_TYPE
 
 PATCH_NAME = "prediction-v1"
+# per-request sizing policy of the prediction drafter (see above), 0 = the default
+POLICY_FIELDS = ("speculative.prediction_eager", "speculative.prediction_resync", "speculative.prediction_partial")
+POLICY_MARKER = "coder: prediction sizing policy"
 SPEC_TYPE = "prediction"
 REQUEST_FIELD = LLAMACPP_PREDICTION_FIELD
 # timings key with the per-speculator breakdown: {type: {"steps", "draft_n", "draft_n_accepted"}}
@@ -51,6 +65,18 @@ void common_speculative_set_prediction(common_speculative * spec, llama_seq_id s
     for (auto & impl : spec->impls) {
         if (impl->type == COMMON_SPECULATIVE_TYPE_PREDICTION) {
             static_cast<common_speculative_impl_prediction *>(impl.get())->set_prediction(seq_id, prediction);
+        }
+    }
+}
+
+void common_speculative_set_prediction_policy(common_speculative * spec, llama_seq_id seq_id,
+                                              const common_speculative_prediction_policy & policy) {
+    if (spec == nullptr) {
+        return;
+    }
+    for (auto & impl : spec->impls) {
+        if (impl->type == COMMON_SPECULATIVE_TYPE_PREDICTION) {
+            static_cast<common_speculative_impl_prediction *>(impl.get())->set_policy(seq_id, policy);
         }
     }
 }
@@ -113,6 +139,17 @@ _SCHEMA = r"""
         }));
 """
 
+_POLICY_SCHEMA = "".join(
+    f'    add((new field_num("{name}", params.prediction_policy[{i}])) // {POLICY_MARKER}\n'
+    "        ->set_hard_limits(0, 4096)\n"
+    f'        ->set_desc("prediction drafter: {what} (0 = default)"));\n'
+    for i, (name, what) in enumerate(zip(POLICY_FIELDS, (
+        "re-sync on this many output tokens near where the output left the prediction",
+        "draft budget right after a re-sync, x4 per fully accepted draft",
+        "after a partial acceptance of A tokens, a budget of this * (A + 1)",
+    ), strict=True))
+)
+
 _PROMETHEUS = r"""
     // coder: labeled counters, one time series per speculator type
     if (!metrics.n_draft_by_type.empty()) {
@@ -144,7 +181,13 @@ EDITS: tuple[AnchoredEdit, ...] = (
         "\n// coder: the request's predicted output as a speculator type; it sits past\n"
         "// COMMON_SPECULATIVE_TYPE_COUNT so every stock type keeps its value\n"
         "constexpr common_speculative_type COMMON_SPECULATIVE_TYPE_PREDICTION =\n"
-        "    (common_speculative_type) (COMMON_SPECULATIVE_TYPE_COUNT + 1);\n",
+        "    (common_speculative_type) (COMMON_SPECULATIVE_TYPE_COUNT + 1);\n"
+        f"\n// {POLICY_MARKER}: per request, all zero = the default sizing\n"
+        "struct common_speculative_prediction_policy {\n"
+        "    int32_t eager   = 0; // > 0: re-sync on the last `eager` output tokens near where the output left\n"
+        "    int32_t resync  = 0; // > 0: the draft budget right after a re-sync, x4 per fully accepted draft\n"
+        "    int32_t partial = 0; // > 0: after a draft accepted in part (A tokens), a budget of partial * (A + 1)\n"
+        "};\n",
     ),
     AnchoredEdit(
         _SPEC_H,
@@ -152,6 +195,8 @@ EDITS: tuple[AnchoredEdit, ...] = (
         "\n// coder: the predicted output of seq_id for this generation (call after common_speculative_begin)\n"
         "void common_speculative_set_prediction(common_speculative * spec, llama_seq_id seq_id,"
         " const llama_tokens & prediction);\n"
+        "void common_speculative_set_prediction_policy(common_speculative * spec, llama_seq_id seq_id,"
+        " const common_speculative_prediction_policy & policy);\n"
         "\n// coder: the type of the implementation that produced seq_id's last draft (NONE before any)\n"
         "enum common_speculative_type common_speculative_last_type(const common_speculative * spec,"
         " llama_seq_id seq_id);\n"
@@ -199,13 +244,14 @@ EDITS: tuple[AnchoredEdit, ...] = (
         "tools/server/server-task.h",
         "    int32_t n_cache_reuse = 0; // min chunk size to attempt reusing from the cache via KV shifting"
         " (0 = disabled)\n",
-        "    llama_tokens prediction; // coder: the request's predicted output, tokenized once\n",
+        "    llama_tokens prediction; // coder: the request's predicted output, tokenized once\n"
+        f"    int32_t prediction_policy[3] = {{0, 0, 0}}; // {POLICY_MARKER}: eager, resync, partial\n",
     ),
     AnchoredEdit(
         "tools/server/server-schema.cpp",
         '            ctx.params.response_fields = json_value(data, "response_fields", std::vector<std::string>());\n'
         "        }));\n",
-        _SCHEMA,
+        _SCHEMA + _POLICY_SCHEMA,
     ),
     AnchoredEdit(
         "tools/server/server-context.cpp",
@@ -217,6 +263,12 @@ EDITS: tuple[AnchoredEdit, ...] = (
         "                            pred.resize(slot.n_ctx);\n"
         "                        }\n"
         "                        common_speculative_set_prediction(spec.get(), slot.id, pred);\n"
+        "                        const int32_t * pp = slot.task->params.prediction_policy;\n"
+        "                        common_speculative_prediction_policy policy;\n"
+        "                        policy.eager   = pp[0];\n"
+        "                        policy.resync  = pp[1];\n"
+        "                        policy.partial = pp[2];\n"
+        "                        common_speculative_set_prediction_policy(spec.get(), slot.id, policy);\n"
         "                    }\n",
     ),
     # --- which speculator drafted how much ---
