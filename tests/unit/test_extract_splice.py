@@ -55,15 +55,28 @@ GETOPT_CALLS = "(getopt calls it: `longopts = _longopts_list(longopts)`)"  # wha
     # the helper returns list(longopts) alone: no caller holds that code
     ("getopt-extract", 1, "getopt does not call the new function _longopts_list"),
     ("colorsys-extract", 0, "the edit removes rgb_to_hsv, which should call the new function _hue"),
-    ("colorsys-extract", 1, "the edited file uses names nothing defines: bc (line 78), gc (line 78), bc (line 80), "
-                            "rc (line 80) ..."),
-    ("colorsys-extract", 2, "the edited file uses names nothing defines: bc (line 78), gc (line 78), bc (line 80), "
-                            "rc (line 80) ..."),
-    ("copy-extract", 1, "the edited file uses names nothing defines: _apply_state (line 302)"),
+    # the lines setting rc, gc and bc left in the callers, or the helper never written: asked once more
+    ("colorsys-extract", 1, "the new function _hue reads bc, gc, rc, which it never sets"),
+    ("colorsys-extract", 2, "the new function _hue reads bc, gc, rc, which it never sets"),
+    ("copy-extract", 1, "the new function _apply_state is not defined"),
 ])
 def test_run7s_other_extractions_stay_refused(tmp_path: Path, name: str, wording: int, why: str) -> None:
     accepted, _, _, got = _evaluated(tmp_path, name, wording)
     assert not accepted and got == why
+
+
+def test_an_extraction_half_done_is_refused_as_one_a_retry_can_mend(tmp_path: Path) -> None:
+    task, row = TASK["colorsys-extract"], RUN7[("colorsys-extract", 1)]
+    root = tmp_path / "r"
+    make_repo(root, {task.file: source(task.file)})
+    engine = EditEngine(None, root, ctx=32768)
+    request = _prepare(engine, task, "auto", root / task.file, row["instruction"])
+    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")  # type: ignore[arg-type]
+    retry = engine.retry_request(proposal)
+    assert proposal.refusal_code == "extract_uncalled" and retry is not None
+    assert retry.retry_note == ("(A first reply was refused: the new function _hue reads bc, gc, rc, which it never "
+                                "sets.) Put the extracted lines into the new function and call it from rgb_to_hls, "
+                                "rgb_to_hsv in their place.")
 
 
 def test_the_caller_whose_lines_are_the_body_gets_the_call_with_the_returned_name() -> None:

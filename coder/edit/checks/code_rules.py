@@ -241,6 +241,25 @@ def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
     return None
 
 
+def extraction_undefined(new: str, spec: ChangeSpec, gained: list[tuple[str, int]]) -> str | None:
+    """Why names ``new`` gained undefined (``gained``: name, line) make the extraction ``spec`` asks undone: the new
+    function is called but never written, or it reads names it never sets (the lines setting them left in the
+    callers, seen on the H200: ``_hue`` reading rc, gc and bc); None when neither is the case."""
+    target, _ = extraction(spec)
+    try:
+        fn = functions(parsed(new)).get(target or "")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if target is None or (fn is None and target not in {n for n, _ in gained}):
+        return None
+    if fn is None:
+        return f"the new function {target} is not defined"
+    if all(fn.lineno <= row <= (fn.end_lineno or fn.lineno) for _, row in gained):
+        names = ", ".join(sorted({n for n, _ in gained}))
+        return f"the new function {target} reads {names}, which it never sets"
+    return None
+
+
 def _call_statement(fn: ast.FunctionDef | ast.AsyncFunctionDef, target: str) -> str | None:
     """A one-line statement of ``fn`` that is a call of ``target`` or an assignment of one (None: none is).
 
