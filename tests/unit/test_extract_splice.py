@@ -151,3 +151,14 @@ def test_nothing_changes_without_an_extraction_or_with_a_function_that_was_there
     new = HELPER + old
     assert extraction_spliced(old, new, spec_of("add a function _scale(v) that doubles v", "m.py", old)) == new
     assert _spliced(new, new) == new  # _scale was there: not a new function
+
+
+@pytest.mark.parametrize("old", [
+    "def f(n):\n    g = lambda: w\n    w = n * 2\n    w += 1\n    print(g())\n",  # a closure reads w later
+    "def f(n):\n    global w\n    w = n * 2\n    w += 1\n    return w\n",  # w is the module's in f, F's own in F
+    "def f(n):\n    w = n * 2\n    w += 1\n    return locals()\n",  # names reached otherwise than by name
+    "def f(n, _scale):\n    w = n * 2\n    w += 1\n    return w\n",  # the new name is a local of the caller
+])
+def test_a_caller_whose_names_are_reached_otherwise_keeps_the_lines(old: str) -> None:
+    helper = HELPER if "lambda" not in old else "def _scale(v):\n    w = v * 2\n    w += 1\n\n"
+    assert _spliced(old, helper + old) == helper + old

@@ -11,9 +11,10 @@ rewriting of the caller is done here, mechanically, and only where it is exactly
   its own loops; S reads no local of its own before it sets it.
 * A caller the spec names that does not call F holds a run of statements equal to S as syntax trees,
   with F's parameters read as the caller's names (one caller name per parameter).
-* The run is not inside a loop or a ``try`` of the caller, and nothing the caller runs after it reads a
-  name the run sets, except the name F returns; the names S reads from the module are not the caller's
-  locals (in F they would be globals).
+* The run is not inside a loop or a ``try`` of the caller, and nothing the caller runs after it (nor a
+  closure of the caller) reads a name the run sets, except the name F returns; the names S reads from
+  the module are not the caller's locals (in F they would be globals); the caller has no ``global`` or
+  ``nonlocal`` and calls no ``locals()``, ``vars()``, ``eval`` or ``exec``.
 
 The run's lines become ``NAME = F(args)`` (``F(args)`` when F returns nothing). The result then goes
 through every check as any reply does; a caller where no run is exactly F's body is left as it came,
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 _FORBIDDEN = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.FunctionDef,
               ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.NamedExpr)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # a caller's closures read its names later
+_INTROSPECT = frozenset({"locals", "vars", "eval", "exec"})
 _AROUND_OK = (ast.If, ast.With, ast.AsyncWith)  # what may enclose the run: it runs once, in order
 
 
@@ -115,8 +118,10 @@ def _runs(caller: ast.FunctionDef | ast.AsyncFunctionDef,
           helper: _Helper) -> list[tuple[list[ast.stmt], str]]:
     """The runs of ``caller``'s statements that are ``helper``'s body, each with the call that replaces it."""
     owned = _locals(caller)
-    if helper.globals & owned:
+    if helper.globals & owned or helper.name in owned or _opaque(caller):
         return []
+    closed_over = {n.id for inner in ast.walk(caller) if inner is not caller and isinstance(inner, _SCOPES)
+                   for n in ast.walk(inner) if isinstance(n, ast.Name)}
     out = []
     n = len(helper.body)
     for stmts, later in _statement_lists(caller.body, []):
@@ -129,10 +134,17 @@ def _runs(caller: ast.FunctionDef | ast.AsyncFunctionDef,
             if (call := _call(helper, mapping, owned)) is None:
                 continue
             kept = {mapping.get(helper.returned, helper.returned)} if helper.returned else set()
-            if not (_stores(stmts[i:i + n]) - kept) & _exposed([*stmts[i + n:], *later], set()):
-                out.append((stmts[i:i + n], call))
+            if not (_stores(run) - kept) & (_exposed([*stmts[i + n:], *later], set()) | closed_over):
+                out.append((run, call))
                 free = i + n
     return out
+
+
+def _opaque(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when ``fn``'s names are reached otherwise than by name: ``global``/``nonlocal`` (a name the run
+    sets would be the module's there, the helper's own in F), or ``locals()``, ``vars()``, ``eval``, ``exec``."""
+    return any(isinstance(n, ast.Global | ast.Nonlocal) or (isinstance(n, ast.Name) and n.id in _INTROSPECT)
+               for n in ast.walk(fn))
 
 
 def _statement_lists(body: list[ast.stmt], later: list[ast.stmt]) -> list[tuple[list[ast.stmt], list[ast.stmt]]]:
