@@ -79,7 +79,9 @@ def test_unknown_inheritance_ends_the_attribute_check() -> None:
 
 def test_an_extracted_function_that_a_named_function_does_not_call_is_refused() -> None:
     only_gnu = GETOPT.replace(GNU_BODY, CALL, 1).replace("def getopt(args, shortopts, longopts = []):", HELPER, 1)
-    assert extracted_uncalled(GETOPT, only_gnu, EXTRACT) == "getopt does not call the new function _longopts_list"
+    assert extracted_uncalled(GETOPT, only_gnu, EXTRACT) == (
+        "getopt does not call the new function _longopts_list "
+        "(gnu_getopt calls it: `longopts = _longopts_list(longopts)`)")
     refused = check_result("getopt.py", only_gnu, old=GETOPT, instruction=EXTRACT)
     assert refused is not None and refused.code == "extract_uncalled"
     both = only_gnu.replace(GETOPT_BODY, CALL, 1)

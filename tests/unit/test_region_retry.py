@@ -58,8 +58,8 @@ def test_an_uncalled_extraction_is_asked_once_more_saying_where_to_call_it(instr
     body = request.prompt.target
     assert body.startswith(HEAD) and TO_LIST in body
     called = HELPER + body.replace(TO_LIST, "    longopts = _longopts_list(longopts)\n", 1)
-    _, _, second = refused_then_mended(engine, request, HELPER + body, "extract_uncalled",
-                                       "Call the new function from getopt.", called)
+    note = "Put the extracted lines into the new function and call it from getopt in their place."
+    _, _, second = refused_then_mended(engine, request, HELPER + body, "extract_uncalled", note, called)
     assert second.new == GETOPT.replace(body, called, 1)
 
 

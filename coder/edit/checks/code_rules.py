@@ -180,7 +180,7 @@ def _no_such_method_attribute(tree: ast.Module, cls: ast.ClassDef, classes: dict
     return None
 
 
-def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Every function and method by its own name and by ``Class.name`` (the last one wins)."""
     out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for node in tree.body:
@@ -194,22 +194,29 @@ def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctio
     return out
 
 
-def _calls(node: ast.AST, name: str) -> bool:
+def calls(node: ast.AST, name: str) -> bool:
     """True when ``node`` calls ``name`` (as a plain name or as an attribute, ``self.name``)."""
     return any(isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == name)
                                             or (isinstance(n.func, ast.Attribute) and n.func.attr == name))
                for n in ast.walk(node))
 
 
-def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
-    """Why ``new`` does not do the extraction ``spec`` asks for (None: it does, or none is asked)."""
+def extraction(spec: ChangeSpec) -> tuple[str | None, list[str]]:
+    """The new function an extraction asks for (None: none is asked) and the names it spells, callers among them."""
     # the grammar's "into a new function X", else an extract action's first new name ("pull ... out into a helper X")
     target = spec.facts.extract_into or (spec.new_names[0] if spec.action == "extract" and spec.new_names else None)
+    spelled = [t.name for t in spec.targets] + [w.rsplit(".", 1)[-1] for w in spec.facts.ticked]
+    return target, spelled
+
+
+def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why ``new`` does not do the extraction ``spec`` asks for (None: it does, or none is asked)."""
+    target, spelled = extraction(spec)
     if target is None:
         return None
     try:
         tree = parsed(new)
-        before, after = _functions(parsed(old)), _functions(tree)
+        before, after = functions(parsed(old)), functions(tree)
     except (SyntaxError, ValueError, RecursionError):
         return None
     if target in before:
@@ -217,19 +224,52 @@ def extracted_uncalled(old: str, new: str, spec: ChangeSpec) -> str | None:
     defined = after.get(target)
     if defined is None:
         return f"the new function {target} is not defined"
-    spelled = [t.name for t in spec.targets] + [w.rsplit(".", 1)[-1] for w in spec.facts.ticked]
     # applied on the H200 after a retry: rgb_to_hsv deleted, its body put into rgb_to_hls, which called _hue
     if gone := [n for n in dict.fromkeys(spelled) if n != target and n in before and n not in after]:
         return f"the edit removes {gone[0]}, which should call the new function {target}"
     named = [n for n in dict.fromkeys(spelled) if n != target and n in before and n in after]
     for name in named:
-        if not _calls(after[name], target):
-            return f"{name} does not call the new function {target}"
+        if not calls(after[name], target):
+            shown = next((f" ({other} calls it: `{call}`)" for other in named if other != name
+                          for call in [_call_statement(after[other], target)] if call), "")
+            return f"{name} does not call the new function {target}{shown}"
     if not named:
         inside = {id(n) for n in ast.walk(defined)}
         outside = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n) not in inside]
-        if not any(_calls(call, target) for call in outside):
+        if not any(calls(call, target) for call in outside):
             return f"the new function {target} is never called"
+    return None
+
+
+def extraction_undefined(new: str, spec: ChangeSpec, gained: list[tuple[str, int]]) -> str | None:
+    """Why names ``new`` gained undefined (``gained``: name, line) make the extraction ``spec`` asks undone: the new
+    function is called but never written, or it reads names it never sets (the lines setting them left in the
+    callers, seen on the H200: ``_hue`` reading rc, gc and bc); None when neither is the case."""
+    target, _ = extraction(spec)
+    try:
+        fn = functions(parsed(new)).get(target or "")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if target is None or (fn is None and target not in {n for n, _ in gained}):
+        return None
+    if fn is None:
+        return f"the new function {target} is not defined"
+    if all(fn.lineno <= row <= (fn.end_lineno or fn.lineno) for _, row in gained):
+        names = ", ".join(sorted({n for n, _ in gained}))
+        return f"the new function {target} reads {names}, which it never sets"
+    return None
+
+
+def _call_statement(fn: ast.FunctionDef | ast.AsyncFunctionDef, target: str) -> str | None:
+    """A one-line statement of ``fn`` that is a call of ``target`` or an assignment of one (None: none is).
+
+    Said with a caller that does not call the new function: a retry that reads how another caller calls it
+    (spliced there by coder, :mod:`~coder.edit.checks.extract_splice`) has the line to write."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Expr | ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == target \
+                and (text := ast.unparse(node)).count("\n") == 0:
+            return text
     return None
 
 

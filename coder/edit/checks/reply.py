@@ -12,6 +12,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from coder.edit.checks.code_rules import extraction
 from coder.edit.source.layout import keep_layout
 from coder.textsafe import first_surrogate
 
@@ -253,7 +254,7 @@ def _check_no_context_copy(body: str, target: str, before: str, after: str, n: i
 
 
 def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpec | None) -> None:
-    """A symbol reply must be exactly one def/class of that symbol.
+    """A symbol reply must be exactly one def/class of that symbol (an extraction's: and its new function).
 
     A different name is accepted only when the instruction mentions it (a rename);
     otherwise the model rewrote a neighbour it saw as context.
@@ -262,8 +263,11 @@ def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpe
         tree = ast.parse(textwrap.dedent(body))
     except SyntaxError:
         raise EditRefused("not_single_region", "the region reply does not parse on its own") from None
-    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
-    if len(tree.body) != 1 or len(defs) != 1:
+    new_fn = extraction(spec)[0] if spec is not None else None
+    # an extraction may answer its region with the new function beside it (written into the file there)
+    kept = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == new_fn and n.name != name)]
+    defs = [n for n in kept if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    if len(kept) != 1 or len(defs) != 1 or len(tree.body) - len(kept) > 1:
         what = ", ".join(_describe(n) for n in tree.body[:4]) or "nothing"
         raise EditRefused(
             "not_single_region", f"the reply should be one {kind}{' ' + name if name else ''}, got: {what}"

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING
 
 from pyflakes import checker, messages
 
-from coder.edit.checks.code_rules import broken_calls, extracted_uncalled, method_attribute_reads, unset_self_reads
+from coder.edit.checks.code_rules import (
+    broken_calls,
+    extracted_uncalled,
+    extraction_undefined,
+    method_attribute_reads,
+    unset_self_reads,
+)
 from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
 from coder.edit.checks.guards import only_guards_added
@@ -102,6 +108,8 @@ def check_result(path: Path | str, new: str, *, old: str | None = None,
     gained = gained_undefined(old, new, name)
     if not gained:
         return None if spec is None else _code_rules(old, new, spec, str(path))
+    if spec is not None and (undone := extraction_undefined(new, spec, gained)) is not None:
+        return EditRefused("extract_uncalled", undone)  # an extraction half done: asked once more, as uncalled
     shown = ", ".join(f"{n} (line {row})" for n, row in gained[:4]) + (" ..." if len(gained) > 4 else "")
     return EditRefused("undefined", f"the edited file uses names nothing defines: {shown}")
 
@@ -178,7 +186,7 @@ _HINTS = {
     "no_code_change": "Change the code that the instruction is about.",
     "guard_only": "Change what the code does so that the result is the one the instruction describes; raising an "
                   "error does not fix it.",
-    "extract_uncalled": "Call the new function where the extracted code was.",
+    "extract_uncalled": "Put the extracted lines into the new function and call it where they were.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
     "parameter": "Add the parameter to the definition and use it in the body where the instruction says.",
@@ -224,7 +232,8 @@ def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
     elif spec is not None and code == "outside_targets":
         hint = reach_hint(spec)
     elif code == "extract_uncalled" and spec is not None and spec.targets:
-        hint = f"Call the new function from {', '.join(s.qualname for s in spec.targets)}."
+        hint = (f"Put the extracted lines into the new function and call it from "
+                f"{', '.join(s.qualname for s in spec.targets)} in their place.")
     return f"(A first reply was refused: {reason}.) {hint}".strip()
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.as_comment import docstrings_as_comments
 from coder.edit.checks.explained import Change, Scope, check_scope
+from coder.edit.checks.extract_splice import extraction_spliced
 from coder.edit.checks.graft import grafted
 from coder.edit.checks.hints import complete_init_returns, type_notes
 from coder.edit.checks.kinds import Invariant, invariant_for, same_code
@@ -37,11 +38,14 @@ GIVE_BACK_AT_MOST = 4  # unexplained changes looked at; a reply with more is fla
 
 def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, tuple[Change, ...]]:
     """``new`` made what a kinds-only request asks: ``__init__``'s ``-> None`` filled in, a new docstring where
-    comments are asked made a comment (:mod:`~coder.edit.checks.as_comment`), and the changes of another kind
-    given back when the rest stands alone; with the changes given back (empty: none)."""
+    comments are asked made a comment (:mod:`~coder.edit.checks.as_comment`), an extraction's new function
+    called where a caller still holds its body (:mod:`~coder.edit.checks.extract_splice`), and the changes of
+    another kind given back when the rest stands alone; with the changes given back (empty: none)."""
     snap = request.snapshot
     new = complete_init_returns(snap.text, new, spec)  # a hints edit: __init__ returns None
     new = docstrings_as_comments(snap.text, new, spec)  # a comment asked for, written as a docstring
+    if not request.in_plan:  # an extraction's new function written but not called: the call put in its place
+        new = extraction_spliced(snap.text, new, spec)
     invariant = invariant_for(spec, snap.rel)
     if invariant is None or request.in_plan or not snap.rel.endswith(PYTHON):
         return new, ()  # a plan's regions are judged as one file, after the splice
