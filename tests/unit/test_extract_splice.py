@@ -162,3 +162,16 @@ def test_nothing_changes_without_an_extraction_or_with_a_function_that_was_there
 def test_a_caller_whose_names_are_reached_otherwise_keeps_the_lines(old: str) -> None:
     helper = HELPER if "lambda" not in old else "def _scale(v):\n    w = v * 2\n    w += 1\n\n"
     assert _spliced(old, helper + old) == helper + old
+
+
+def test_an_extraction_that_leaves_the_lines_in_place_beside_the_call_is_refused(tmp_path: Path) -> None:
+    # the 1.5B's retry on the CPU: both callers keep the code and call the helper before returning
+    row = json.loads((DATA.parent / "getopt_extract_cpu_retry.json").read_text())
+    task = TASK[row["task"]]
+    make_repo(tmp_path / "r", {task.file: source(task.file)})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    request = _prepare(engine, task, "auto", tmp_path / "r" / task.file, row["instruction"])
+    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")  # type: ignore[arg-type]
+    assert not proposal.ok and proposal.refusal_code == "extract_uncalled"
+    assert proposal.refusal == ("getopt calls _longopts_list but still holds the lines it was extracted from "
+                                "(`if type(longopts) == type(''):`): put the call in their place")

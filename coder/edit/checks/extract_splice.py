@@ -78,6 +78,38 @@ def extraction_spliced(old: str, new: str, spec: ChangeSpec) -> str:
     return "".join(lines)
 
 
+def left_inline(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why ``new`` is an extraction only in name: a named caller calls the new function and still holds the lines
+    that are its body (None: no caller does).
+
+    Seen on the CPU (Qwen2.5-Coder-1.5B, 2026-12-03): the retry of getopt-extract left the code in both callers
+    and added ``longopts = _longopts_list(longopts)`` before each return. Every call still gives the same, and
+    each caller calls the new function, so the result checks and the task's judge passed it."""
+    target, spelled = extraction(spec)
+    if target is None:
+        return None
+    try:
+        before, tree = functions(parsed(old)), parsed(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    after = functions(tree)
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == target), None)
+    if target in before or fn is None or (helper := _helper(fn)) is None:
+        return None
+    for name in dict.fromkeys(spelled):
+        caller = after.get(name)
+        if name == target or caller is None or not calls(caller, target):
+            continue
+        n = len(helper.body)
+        for stmts, _ in _statement_lists(caller.body, []):
+            for i in range(len(stmts) - n + 1):
+                if all(_same(a, b, {}, helper.params) for a, b in zip(stmts[i:i + n], helper.body, strict=True)):
+                    first = ast.unparse(stmts[i]).splitlines()[0]
+                    return (f"{name} calls {target} but still holds the lines it was extracted from (`{first}`): "
+                            f"put the call in their place")
+    return None
+
+
 def _helper(fn: ast.FunctionDef) -> _Helper | None:
     """``fn`` as a body to find, or None when it is not one that can stand for a caller's lines."""
     a = fn.args
