@@ -37,6 +37,7 @@ from coder.edit.proposal import EditRequest  # noqa: E402
 from coder.edit.run import linefix  # noqa: E402
 from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.edit.run.prompt import predicted_reply  # noqa: E402
+from coder.errors import CoderError  # noqa: E402
 
 FORMS = {"explain": True, "line": False}
 
@@ -62,8 +63,11 @@ def one(task: Any, wording: int, form: str, ask_url: str, key: str | None) -> di
         make_repo(tmp, task)
         engine = EditEngine(None, tmp, ctx=32768, run_examples=True,
                             checks=commands(test_command(task.kind, task.file), None, UPSTREAM_TIMEOUT_S))
-        request = _prepare(engine, task, "auto", tmp / task.file, task.wordings[wording])
         row: dict[str, object] = {"task": task.name, "wording": wording, "form": form}
+        try:
+            request = _prepare(engine, task, "auto", tmp / task.file, task.wordings[wording])
+        except CoderError as exc:  # refused before any request (an ambiguous name, with no model to read it)
+            return {**row, "outcome": "not a region", "why": str(exc)}
         if not isinstance(request, EditRequest) or request.mode != "region":
             return {**row, "outcome": "not a region"}
         why = engine._why_again(engine.evaluate(request, predicted_reply(request.prompt), finish_reason="stop"))

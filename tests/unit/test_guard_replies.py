@@ -32,11 +32,13 @@ def evaluated(tmp_path: Path, name: str, wording: int, reply: str) -> tuple[Task
 
 def test_a_class_attribute_annotated_with_its_value_is_a_hint_and_one_that_loses_it_is_not(tmp_path: Path) -> None:
     # getopt-class-hints, all three wordings on the H200: `opt = ''` became `opt: str`: the class attribute is
-    # gone (GetoptError.opt raises AttributeError), a true change; the guard keeps refusing it
+    # gone (GetoptError.opt raises AttributeError), a true change; it is left out, and only the defs' annotations
+    # are put on the original (checks/graft.py)
     reply = (DATA / "getopt_class_hints_w0.reply.txt").read_text()
     _, dropped = evaluated(tmp_path / "a", "getopt-class-hints", 0, reply)
-    assert dropped.scope is not None and not dropped.scope.ok
-    assert "getopt.py:44-46 (changed)" in dropped.scope.refusal()
+    assert dropped.scope is not None and dropped.scope.ok
+    assert "getopt.py:44-46 (changed)" in dropped.scope.dropped_note()
+    assert "    opt = ''\n    msg = ''\n    def __init__(self, msg: str, opt: str = '') -> None:\n" in dropped.new
     # the same annotations keeping the values: type hints only
     kept = reply.replace("opt: str\n", "opt: str = ''\n").replace("msg: str\n", "msg: str = ''\n")
     _, hinted = evaluated(tmp_path / "b", "getopt-class-hints", 0, kept)
