@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""The line question of a fix answered unchanged (coder.edit.run.linefix), its two forms side by side.
+"""The line question for a bug fix answered unchanged, its two forms side by side: an experiment, not in coder.
+
+A 1.5B model asked to rewrite a function with a bug in it copies the function back (14 suite pairs on the H200,
+runs 6 and 7, again when asked once more). This asks instead a short question under a JSON schema whose
+``line`` is an enum of the region's code lines: which line is wrong, and the code that replaces it, with
+(``explain``) or without (``line``) a sentence first on what goes wrong. The answer is put in place and judged
+as ``coder edit --yes`` judges a reply, then by the task's own judge.
 
 For every bug-fix task of ``coder bench --edits`` (the suite and the held-out set, each wording, auto mode's
-region), the region as it stands is taken as the model's unchanged first reply; the retry's reason is computed as
-``coder edit`` computes it (the instruction's examples, the module's upstream tests), and the question is asked of
-a running server in both forms: ``explain`` (a sentence on what goes wrong, then the line) and ``line`` (the
-line alone). Each answer is put in place and judged as ``coder edit --yes`` judges a reply, then by the task's
-own judge. Prints a table and writes every answer to ``--out`` (real replies, for tests).
+region), the region as it stands is taken as the model's unchanged first reply, and the retry's reason is
+computed as ``coder edit`` computes it (the instruction's examples, the module's upstream tests). Prints a
+table and writes every answer to ``--out`` (real replies). On the H200 (2026-12-03, run 8) neither form was a
+net gain, so coder does not ask it: docs/benchmarks/2026-12-03-h200-edits-run8.md.
 
     .venv/bin/python scripts/dev/linefix_ab.py --url http://127.0.0.1:8093 --out linefix.json
 """
@@ -21,6 +26,8 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +39,118 @@ from coder.bench.edits.tasks import TASKS  # noqa: E402
 from coder.bench.edits.tasks_heldout import HELDOUT  # noqa: E402
 from coder.bench.edits.upstream import test_command  # noqa: E402
 from coder.edit.checks.user_commands import commands  # noqa: E402
-from coder.edit.intent.model_read import Asker  # noqa: E402
-from coder.edit.proposal import EditRequest  # noqa: E402
-from coder.edit.run import linefix  # noqa: E402
+from coder.edit.intent.model_read import Asker, Message  # noqa: E402
+from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest  # noqa: E402
 from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.edit.run.prompt import predicted_reply  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 
 FORMS = {"explain": True, "line": False}
+
+
+MAX_TOKENS = 260  # a sentence and a line or three of code, in JSON
+WHY_CHARS = 200
+MAX_LINES = 12  # a fix of more lines is a rewrite, which the region request is for
+SYSTEM = ("You find the line of code that causes a reported bug, and write it corrected. "
+          "Answer only with the JSON asked for.")
+
+
+@dataclass(frozen=True)
+class LineFix:
+    """The answer: line ``line`` of the file (1-based) is to read ``fixed`` (one or more lines, no final newline)."""
+
+    line: int
+    fixed: str
+
+
+def _numbered(request: EditRequest) -> tuple[list[int], str]:
+    """The region's code line numbers (file numbering) and the region shown with them."""
+    assert request.region is not None
+    start = request.region.start
+    lines = request.prompt.target.splitlines()
+    code = [start + i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    width = len(str(start + len(lines)))
+    shown = "\n".join(f"{start + i:>{width}}| {line}" for i, line in enumerate(lines))
+    return code, shown
+
+
+def question(request: EditRequest, facts: str, *,
+             explain: bool = True) -> tuple[list[Message], dict[str, object]]:
+    """The messages and schema of the question for ``request`` (a region edit); ``facts``: what the code does
+    wrong as it is (the retry's note: failing examples and tests), or empty.
+
+    ``explain``: the answer first says in a sentence what goes wrong (``why``, at most :data:`WHY_CHARS`
+    characters), then names the line. Without it, the 1.5B on the CPU named a line with a comment about a subtle
+    case and wrote it back unchanged (``scripts/dev/linefix_ab.py`` measures both forms side by side)."""
+    assert request.region is not None
+    code, shown = _numbered(request)
+    known = f"\nWhat the code does now: {facts}\n" if facts else ""
+    say = "Say in one sentence what goes wrong, then which" if explain else "Which"
+    user = (f"File {request.snapshot.rel}, {request.region.label}:\n\n{shown}\n\n"
+            f"Bug report: {request.instruction.strip()}\n{known}\n"
+            f"{say} one line is wrong: its number and the corrected code that replaces it, indented as in "
+            "the file (more than one line if the fix needs lines added there).")
+    fields: dict[str, object] = {"line": {"type": "integer", "enum": code}, "fixed": {"type": "string"}}
+    if explain:
+        fields = {"why": {"type": "string", "maxLength": WHY_CHARS}, **fields}
+    schema: dict[str, object] = {
+        "type": "object",
+        "properties": fields,
+        "required": list(fields),
+        "additionalProperties": False,
+    }
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], schema
+
+
+def parse(reply: str, request: EditRequest) -> LineFix | None:
+    """The answer in ``reply``, when it is the schema's JSON naming a line of the region; None otherwise."""
+    try:
+        data = json.loads(reply)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("fixed"), str) or type(data.get("line")) is not int:
+        return None
+    code, _ = _numbered(request)
+    fixed = data["fixed"].rstrip("\n")
+    if data["line"] not in code or not fixed.strip() or len(fixed.splitlines()) > MAX_LINES:
+        return None
+    return LineFix(data["line"], fixed)
+
+
+def target_with(request: EditRequest, fix: LineFix) -> str | None:
+    """The region's text with ``fix`` put in, indented as the line it replaces; None when it changes nothing."""
+    assert request.region is not None
+    lines = request.prompt.target.splitlines(keepends=True)
+    at = fix.line - request.region.start
+    old = lines[at]
+    indent = old[:len(old) - len(old.lstrip())]
+    rows = fix.fixed.splitlines()
+    first = rows[0]
+    given = first[:len(first) - len(first.lstrip())]
+    # the answer's own indentation moved to the line's: "return x" for an indented "    return y"
+    shifted = [indent + row[len(given):] if row.startswith(given) and row.strip() else row for row in rows]
+    new = "".join(row.rstrip() + "\n" for row in shifted)
+    if new.rstrip("\n") == old.rstrip("\n"):
+        return None
+    return "".join(lines[:at]) + new + "".join(lines[at + 1:])
+
+
+def answered(request: EditRequest, why: str, ask: Asker, evaluate: Callable[[str], EditProposal], *,
+             explain: bool = True) -> EditProposal | None:
+    """The fix as the answer to the question, judged by ``evaluate`` (the engine's, as any reply); None when the
+    answer names no line of the region or changes nothing.
+
+    ``why``: the retry's reason (:func:`coder.edit.run.retry.failing_now`: unchanged, and what the code does wrong).
+    """
+    messages, schema = question(request, why.removeprefix(UNCHANGED).lstrip("; "), explain=explain)
+    fix = parse(ask(messages, schema, MAX_TOKENS), request)
+    target = target_with(request, fix) if fix is not None else None
+    if fix is None or target is None:
+        return None
+    started = time.perf_counter()
+    proposal = evaluate(predicted_reply(replace(request.prompt, target=target)))
+    proposal.validate_s = time.perf_counter() - started
+    return proposal
 
 
 def asker(url: str, key: str | None, log: list[str]) -> Asker:
@@ -75,7 +186,7 @@ def one(task: Any, wording: int, form: str, ask_url: str, key: str | None) -> di
             return {**row, "outcome": "no retry"}
         log: list[str] = []
         started = time.perf_counter()
-        p = linefix.answered(request, why[1], asker(ask_url, key, log),
+        p = answered(request, why[1], asker(ask_url, key, log),
                              lambda reply: engine.evaluate(request, reply, finish_reason="stop"),
                              explain=FORMS[form])
         row.update(seconds=round(time.perf_counter() - started, 3), answer=log[0] if log else None)

@@ -32,10 +32,9 @@ from coder.edit.plan import auto
 from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
 from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
-from coder.edit.run.linefix import line_fixed
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
-from coder.edit.run.retry import asks_the_line, failing_now, retry_reason, spec_of
+from coder.edit.run.retry import failing_now, retry_reason, spec_of
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -280,10 +279,8 @@ class EditEngine:
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
         if (why := self._why_again(proposal)) is not None:
-            second = line_fixed(self, proposal, why) if self.server and asks_the_line(why, proposal) else None
-            if second is None:  # not a fix, or the answer named no usable line: the region once more
-                second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
-            second.retried, second.first_reply = second.retried or why[1], proposal.reply
+            second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
+            second.retried, second.first_reply = why[1], proposal.reply
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
         yield proposal
 
@@ -299,8 +296,10 @@ class EditEngine:
         return proposal
 
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
-        """The one retry of a region edit outside a plan when :mod:`coder.edit.run.retry` says so (never a retry),
-        its prompt saying what went wrong; None when it gets none."""
+        """The one retry of a region edit outside a plan, or None when it gets none.
+
+        When :mod:`coder.edit.run.retry` says so (never a retry), the prompt saying what went wrong.
+        """
         why = self._why_again(proposal)
         return None if why is None else self._again(proposal, *why)
 
@@ -395,5 +394,7 @@ class EditEngine:
 
 
 def _candidate(request: EditRequest | None) -> auto.Candidate | None:
-    return None if request is None else auto.Candidate(request.mode, request.request_class, prompt_text(
-        request.messages), request.budget.prompt_tokens, request.budget.reply_tokens)
+    if request is None:
+        return None
+    return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
+                          request.budget.prompt_tokens, request.budget.reply_tokens)

@@ -37,25 +37,21 @@ def read_for(snap: FileSnapshot, instruction: str, *, root: Path, has_repo: bool
         files = {**tracked_python(root, exclude=[snap.rel]), snap.rel: snap.text}
     elif backend is None or not needs_model(first):
         return first  # settled by the grammar: the file is not parsed again
-    ask = schema_asker(backend) if backend is not None else None  # "everywhere" without a server: the grammar only
+    ask = _asker(backend) if backend is not None else None  # "everywhere" without a server: the grammar only
     return read_instruction(instruction, files, home=snap.rel, ask=ask, repository=repository)  # the model once
 
 
-def schema_asker(backend: BackendHandle, phase: str = "reading", name: str = "change"
-                 ) -> Callable[[list[Message], dict[str, object], int], str]:
-    """A short question under a JSON schema, asked through the one request runner (no k change, no learning).
-
-    ``phase`` is its phase of ``coder edit --timings``: the reading's own, or the request's for a question that
-    stands in for an edit's second request (:mod:`coder.edit.run.linefix`)."""
+def _asker(backend: BackendHandle) -> Callable[[list[Message], dict[str, object], int], str]:
     def ask(messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
+        """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
         from coder.backends.runtime.request import run_request
         from coder.telemetry import timings
 
-        choice = KChoice(None, "fresh", f"{phase}: a short answer under a schema, no k change", "launch")
-        with timings.phase(phase):
+        choice = KChoice(None, "fresh", "reading the instruction: no k change", "launch")
+        with timings.phase(timings.READING):  # its own phase: outside the edit's request, inside coder's time
             outcome = run_request(backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
                                   extra_body={"response_format": {"type": "json_schema", "json_schema": {
-                                      "name": name, "schema": schema}}},
+                                      "name": "change", "schema": schema}}},
                                   metrics=False, learn=False)
         return outcome.text
     return ask

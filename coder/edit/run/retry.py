@@ -75,13 +75,6 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
     return None
 
 
-def asks_the_line(why: tuple[str, str], proposal: EditProposal) -> bool:
-    """True when the second try of ``proposal`` is the question of :mod:`coder.edit.run.linefix` (which line is
-    wrong) rather than the region asked again: a fix that came back unchanged. Asked again whole, such a reply
-    came back unchanged again on the H200 every time (runs 6 and 7)."""
-    return why[0] == "unchanged" and spec_of(proposal.request).action in _FIXES
-
-
 def failing_now(why: tuple[str, str] | None, proposal: EditProposal, repo: Callable[[], git.Repo | None],
                 checks: Sequence[UserCommand],
                 examples: behaviour.ExampleCheck | None = None) -> tuple[str, str] | None:
