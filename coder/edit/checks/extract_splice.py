@@ -55,20 +55,13 @@ class _Helper:
 def extraction_spliced(old: str, new: str, spec: ChangeSpec) -> str:
     """``new`` with each run of a named caller's statements that is exactly the new function's body replaced
     by a call to it (``new`` as it came when there is none, or no extraction is asked)."""
-    target, spelled = extraction(spec)
-    if target is None:
+    if (found := _extraction(old, new, spec)) is None:
         return new
-    try:
-        before, tree = functions(parsed(old)), parsed(new)
-    except (SyntaxError, ValueError, RecursionError):
-        return new
-    after = functions(tree)
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == target), None)
-    if target in before or fn is None or (helper := _helper(fn)) is None:
-        return new
+    helper, before, after, spelled = found
+    target = helper.name
     lines = new.splitlines(keepends=True)
     edits: list[tuple[int, int, str]] = []
-    for name in dict.fromkeys(spelled):
+    for name in spelled:
         caller = after.get(name)
         if name == target or name not in before or caller is None or calls(caller, target):
             continue
@@ -85,18 +78,11 @@ def left_inline(old: str, new: str, spec: ChangeSpec) -> str | None:
     Seen on the CPU (Qwen2.5-Coder-1.5B, 2026-12-03): the retry of getopt-extract left the code in both callers
     and added ``longopts = _longopts_list(longopts)`` before each return. Every call still gives the same, and
     each caller calls the new function, so the result checks and the task's judge passed it."""
-    target, spelled = extraction(spec)
-    if target is None:
+    if (found := _extraction(old, new, spec)) is None:
         return None
-    try:
-        before, tree = functions(parsed(old)), parsed(new)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    after = functions(tree)
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == target), None)
-    if target in before or fn is None or (helper := _helper(fn)) is None:
-        return None
-    for name in dict.fromkeys(spelled):
+    helper, _, after, spelled = found
+    target = helper.name
+    for name in spelled:
         caller = after.get(name)
         if name == target or caller is None or not calls(caller, target):
             continue
@@ -108,6 +94,26 @@ def left_inline(old: str, new: str, spec: ChangeSpec) -> str | None:
                     return (f"{name} calls {target} but still holds the lines it was extracted from (`{first}`): "
                             f"put the call in their place")
     return None
+
+
+_Functions = dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+
+
+def _extraction(old: str, new: str, spec: ChangeSpec) -> tuple[_Helper, _Functions, _Functions, list[str]] | None:
+    """The new function of an extraction ``spec`` asks for, as a body to find, with the functions before and after
+    and the callers the spec names; None when none is asked, a text does not parse, the function is not new in
+    ``new``, or it cannot stand for a caller's lines."""
+    target, spelled = extraction(spec)
+    if target is None:
+        return None
+    try:
+        before, tree = functions(parsed(old)), parsed(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == target), None)
+    if target in before or fn is None or (helper := _helper(fn)) is None:
+        return None
+    return helper, before, functions(tree), list(dict.fromkeys(spelled))
 
 
 def _helper(fn: ast.FunctionDef) -> _Helper | None:
