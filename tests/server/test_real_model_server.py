@@ -136,8 +136,10 @@ def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_mo
 
     The new first statement reads ``s`` and ``v`` before they are assigned: every call would raise.
 
-    The reply is complete, one block, and parses; the result check refuses it (pyflakes: the new
-    file reads ``s`` and ``v`` where nothing defines them), so it never reaches the review.
+    The reply is complete, one block, and parses. Where it holds the docstring, that alone is put on the
+    original and the statement is left out (``coder/edit/checks/graft.py``); where it holds only the statement,
+    the result check refuses it (pyflakes: the new file reads ``s`` and ``v`` where nothing defines them), so
+    it never reaches the review.
     """
     _, proposal, path, spec = _edit(server_factory, tmp_path, "colorsys_drift")
     recorded = {name: (DATA / name).read_text() for name in DRIFT_REPLIES}
@@ -146,6 +148,10 @@ def test_recorded_drift_reply(server_factory: Callable[..., ServerInfo], real_mo
     assert matches, f"a reply not recorded yet (CODER_RECORD_REAL=1 records it):\n{proposal.reply}"
     original = (DATA / "colorsys.py.txt").read_text()
     assert path.read_text() == original  # nothing written before apply
-    assert proposal.ok is spec["ok_today"] is False and proposal.refusal_code == spec["refused_today"]
-    assert proposal.refusal is not None and DRIFT_REPLIES[matches[0]] in proposal.refusal
+    if '"""' in proposal.reply:  # the docstring asked for is there: put on the original, the drift left out
+        assert proposal.ok and proposal.scope is not None and proposal.scope.ok
+        assert "if s == 0.0:" not in proposal.new and proposal.scope.dropped_note()
+    else:  # nothing asked for in the reply, only the drift: refused
+        assert proposal.ok is spec["ok_today"] is False and proposal.refusal_code == spec["refused_today"]
+        assert proposal.refusal is not None and DRIFT_REPLIES[matches[0]] in proposal.refusal
     assert path.read_text() == original

@@ -45,9 +45,15 @@ def test_recorded_reply_gets_its_verdict(case: str, tmp_path: Path) -> None:
     if expected.exists():  # an accepted, correct edit: exactly the committed bytes, nothing flagged
         assert proposal.ok and proposal.new == expected.read_text(), proposal.refusal
         assert proposal.scope is not None and proposal.scope.ok, proposal.scope
-    else:  # the drift: complete and parses, but it reads s and v before they are assigned
-        assert proposal.ok is spec["ok_today"] is False and proposal.refusal_code == spec["refused_today"]
-        assert proposal.refusal == "the edited file uses names nothing defines: s (line 137), v (line 138)"
+    else:  # the drift: complete and parses, but it reads s and v before they are assigned; the docstring kept
+        # only the docstring asked for is put on the original (checks/graft.py); the two lines are left out, said
+        # (spec's ok_today / refused_today is the verdict on the drift alone: the AMD EPYC reply, with no docstring)
+        assert proposal.ok and proposal.refusal_code is None and spec["refused_today"] == "undefined"
+        assert proposal.scope is not None and proposal.scope.ok
+        assert "colorsys.py:126 (added)" in proposal.scope.dropped_note()
+        added = [line[1:] for line in proposal.diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        assert added[0] == '    """' and added[-1] == '    """' and not any("s == 0.0" in line for line in added)
+        assert proposal.new.replace("\n".join(added) + "\n", "", 1) == proposal.old
         scope = check_scope(proposal.old, proposal.request.before + _body(proposal.reply) + proposal.request.after,
                             str(spec["instruction"]), rel=str(spec["file"]), region=proposal.request.region)
         assert not scope.ok and ("rgb_to_hsv" in scope.refusal() or "colorsys.py" in scope.refusal())
