@@ -95,3 +95,14 @@ def test_two_docstrings_given_and_a_def_of_the_region_left_bare_is_partial() -> 
 def test_an_existing_docstring_is_not_reworded() -> None:
     old = 'def f():\n    """Old."""\n    return 1\n'
     assert grafted(old, 'def f():\n    """New."""\n    return 2\n', DOCS) is None
+
+
+def test_class_hints_that_leave_a_method_bare_are_not_grafted(tmp_path: Path) -> None:
+    # the 1.5B on the CPU (scripts/demo, 2026-12-03), the TUI's stream as shown: __init__ annotated, __str__ bare,
+    # the class attributes' values dropped; the graft would have landed __init__ alone, which the user rejected
+    reply = ("```python\nclass GetoptError(Exception):\n    opt: str\n    msg: str\n"
+             "    def __init__(self, msg: str, opt: str = ''):\n        self.msg = msg\n        self.opt = opt\n"
+             "        Exception.__init__(self, msg, opt)\n    def __str__(self):\n        return self.msg\n```\n")
+    accepted, _, _, why = replayed(tmp_path / "r", TASK["getopt-class-hints"], RUN7[("getopt-class-hints", 0)]
+                                   ["instruction"], reply)
+    assert not accepted, why

@@ -35,13 +35,16 @@ _Node = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 Edit = tuple[int, int, list[str]]  # original rows first..last (1-based; last = first - 1: an insertion) and lines
 
 
-def grafted(old: str, new: str, invariant: Invariant, within: tuple[int, int] | None = None) -> str | None:
+def grafted(old: str, new: str, invariant: Invariant, within: tuple[int, int] | None = None, *,
+            every: bool = False) -> str | None:
     """``old`` with the annotations and docstrings of ``new`` that ``invariant`` allows put on it; None when there
     are none, when the result does not keep ``old``'s code, or when it is partial (below).
 
     ``within``: the original rows the request replaced (None: the whole file). When the reply gives two or more
     defs there the kind asked ("every method"), each def there that has none must get it from the graft: a
-    reply that mangled one method and documented the others would otherwise land with that method bare."""
+    reply that mangled one method and documented the others would otherwise land with that method bare.
+    ``every``: each def there must get the hints it lacks whatever the count (the rows are a class, and hints on
+    a class are its methods' hints: on the CPU the 1.5B annotated ``GetoptError.__init__`` and left ``__str__``)."""
     if not (invariant.hints or invariant.docstrings):
         return None
     try:
@@ -59,7 +62,8 @@ def grafted(old: str, new: str, invariant: Invariant, within: tuple[int, int] | 
                                                                   comments))}
         lacking = {q for q, x in a.items() if not isinstance(x, ast.ClassDef) and _lacks(kind, x)
                    and (within is None or (within[0] <= x.lineno and (x.end_lineno or x.lineno) <= within[1]))}
-        if sum(not isinstance(a[q], ast.ClassDef) for q in made) >= 2 and lacking - made.keys():
+        several = sum(not isinstance(a[q], ast.ClassDef) for q in made) >= 2 or (every and kind == "hints")
+        if several and lacking - made.keys():
             return None
         edits += [e for es in made.values() for e in es]
     out = _applied(old_lines, edits)

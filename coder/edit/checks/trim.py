@@ -71,7 +71,8 @@ def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, t
     if _takes_comments(snap.text, reply):
         return new, ()  # "turn the comment block into a docstring": a graft would keep the block beside it
     # what was asked shares lines with other changes, or those rewrite code in place: put it on the original
-    graft = grafted(snap.text, new, invariant, (region.start, region.end) if region else None)
+    graft = grafted(snap.text, new, invariant, (region.start, region.end) if region else None,
+                    every=region is not None and region.kind == "class")
     if graft is not None and unexplained(graft) == [] and stands(graft):
         return graft, tuple(c for c in reply.unexplained if not c.note)
     return new, ()
