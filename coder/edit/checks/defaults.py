@@ -23,7 +23,7 @@ from coder.edit.checks.trees import parsed
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _defaults(fn: Def) -> dict[str, ast.expr]:
+def param_defaults(fn: Def) -> dict[str, ast.expr]:
     """Each parameter with a default, and that default."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
@@ -80,8 +80,8 @@ def unhandled_none_defaults(old: str, new: str) -> str | None:
     for qual, was, fn in _pairs(old, new):
         if was is None:
             continue
-        old_defaults = _defaults(was)
-        for name, default in _defaults(fn).items():
+        old_defaults = param_defaults(was)
+        for name, default in param_defaults(fn).items():
             prior = old_defaults.get(name)
             if _is_none(default) and prior is not None and not _is_none(prior) and not _handles(fn, name):
                 return (f"{qual}'s {name} now defaults to None, but {qual} never handles None "
@@ -114,7 +114,7 @@ def none_dereferenced(old: str, new: str) -> str | None:
     for qual, was, fn in _pairs(old, new):
         if was is not None and ast.dump(was) == ast.dump(fn):
             continue
-        for name, default in _defaults(fn).items():
+        for name, default in param_defaults(fn).items():
             if not _is_none(default) or _handles(fn, name) or _rebinds(fn, name):
                 continue
             had = _derefs(was, name) if was is not None else []

@@ -25,6 +25,7 @@ from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
+from coder.edit.run.hints_ask import asked_hints
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
 from coder.edit.run.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
 from coder.edit.run.warmup.cache import prompt_text
@@ -58,9 +59,9 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     if spec is None or spec.instruction != instruction:
         spec = engine.read(snap, instruction)
     plan = planning.derive(snap.rel, snap.text, spec) if mode == "auto" else None
-    not_moved = ""  # why a move to another file is not mechanical: said with the request that does it instead
-    if plan is None and mode == "auto" and spec.dest is not None:
-        plan, not_moved = _moved_across(engine, snap, spec)
+    not_moved = ""  # why a move to another file (or hints) is not mechanical: said with the request that does it
+    if plan is None and mode == "auto":
+        plan, not_moved = _mechanical_beyond(engine, snap, spec)
     wants_all = spec.reach == "everywhere" if everywhere is None else everywhere
     if plan is not None and plan.kind == "rename" and wants_all:
         plan = _across_files(engine, plan, snap)
@@ -80,6 +81,15 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
         if plan is None:
             return request  # auto's own full request (None in full mode: the caller builds it)
     return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
+
+
+def _mechanical_beyond(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:
+    """The mechanical plans that need more than the file: another file (a move), or the model's types (hints)."""
+    if spec.dest is not None:
+        return _moved_across(engine, snap, spec)
+    if spec.action == "type_hints" and spec.targets:
+        return asked_hints(engine, snap, spec)
+    return None, ""
 
 
 def _moved_across(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:

@@ -37,18 +37,23 @@ def read_for(snap: FileSnapshot, instruction: str, *, root: Path, has_repo: bool
         files = {**tracked_python(root, exclude=[snap.rel]), snap.rel: snap.text}
     elif backend is None or not needs_model(first):
         return first  # settled by the grammar: the file is not parsed again
-    ask = _asker(backend) if backend is not None else None  # "everywhere" without a server: the grammar only
+    ask = json_asker(backend) if backend is not None else None  # "everywhere" without a server: the grammar only
     return read_instruction(instruction, files, home=snap.rel, ask=ask, repository=repository)  # the model once
 
 
-def _asker(backend: BackendHandle) -> Callable[[list[Message], dict[str, object], int], str]:
+def json_asker(backend: BackendHandle, phase: str = "reading",
+               why: str = "reading the instruction") -> Callable[[list[Message], dict[str, object], int], str]:
+    """Send one short question under a JSON schema; its time goes to ``phase`` of ``--timings``.
+
+    The reading's own phase by default: a completion, outside the edit's request, inside coder's time.
+    """
     def ask(messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
         """One short request under a JSON schema, through the one request runner (no k change, no learning)."""
         from coder.backends.runtime.request import run_request
         from coder.telemetry import timings
 
-        choice = KChoice(None, "fresh", "reading the instruction: no k change", "launch")
-        with timings.phase(timings.READING):  # its own phase: outside the edit's request, inside coder's time
+        choice = KChoice(None, "fresh", f"{why}: no k change", "launch")
+        with timings.phase(phase):
             outcome = run_request(backend, messages, choice, max_tokens=max_tokens, temperature=0.0,
                                   extra_body={"response_format": {"type": "json_schema", "json_schema": {
                                       "name": "change", "schema": schema}}},
