@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 from typing import Protocol
@@ -184,12 +185,19 @@ class Docstring:
 
 @dataclass(frozen=True)
 class Comment:
-    """``target`` has more comments than before; the syntax tree (docstrings too) is unchanged."""
+    """``target`` has more comments than before; the syntax tree (docstrings too) is unchanged.
+
+    ``above``: the code lines (stripped) the instruction puts the comment above; every occurrence of each
+    inside ``target`` must gain a comment line right above it (blank lines between allowed) or at its end.
+    A comment anywhere else in the function is not what was asked.
+    """
 
     target: str
+    above: tuple[str, ...] = ()
+    near: tuple[str, ...] = ()  # looser: above, at the end of, or first in the block under each such line
 
     def __call__(self, old: str, new: str) -> tuple[bool, str]:
-        """Tree equality, plus at least one new comment inside the target's lines."""
+        """Tree equality, plus at least one new comment inside the target's lines, where ``above``/``near`` say."""
         tree = _parse(new)
         if tree is None:
             return False, "does not parse"
@@ -198,6 +206,14 @@ class Comment:
         before, after = _comments(old, self.target), _comments(new, self.target)
         if after <= before:
             return False, f"no new comment inside {self.target}"
+        for code, below in ((c, False) for c in self.above):
+            was, now = _comments_at(old, self.target, code, below), _comments_at(new, self.target, code, below)
+            if not now or len(was) != len(now) or any(n <= w for w, n in zip(was, now, strict=True)):
+                return False, f"no new comment above {code!r}"
+        for code in self.near:
+            was, now = _comments_at(old, self.target, code, True), _comments_at(new, self.target, code, True)
+            if not now or len(was) != len(now) or any(n <= w for w, n in zip(was, now, strict=True)):
+                return False, f"no new comment at {code!r}"
         return True, f"{after - before} comment(s) added, code unchanged"
 
 
@@ -225,6 +241,31 @@ class MethodDocstrings:
 def _only_docstrings_changed(old: str, new_tree: ast.Module) -> bool:
     """True when ``new_tree`` and ``old``'s tree are the same once every docstring is stripped."""
     return ast.dump(_strip_docs(new_tree)) == ast.dump(_strip_docs(ast.parse(old)))
+
+
+def _comments_at(text: str, target: str, code: str, below: bool = False) -> list[int]:
+    """For each line of ``target`` that reads ``code``: the comment lines right above it (and 1 if it ends in one;
+    with ``below``, those right under it too)."""
+    node = find_def(ast.parse(text), target)
+    if node is None:
+        return []
+    lines = text.splitlines()
+    out = []
+    for i in range(node.lineno - 1, node.end_lineno or node.lineno):
+        line = lines[i]
+        bare = re.sub(r"\s+#.*$", "", line).strip() if "#" not in code else line.strip()
+        if bare != code:
+            continue
+        n, j = int(line.strip() != code), i - 1  # a comment at the end of the line itself counts
+        while j >= 0 and (not lines[j].strip() or lines[j].lstrip().startswith("#")):
+            n += lines[j].lstrip().startswith("#")
+            j -= 1
+        j = i + 1
+        while below and j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith("#")):
+            n += lines[j].lstrip().startswith("#")
+            j += 1
+        out.append(n)
+    return out
 
 
 def _comments(text: str, target: str) -> int:

@@ -62,13 +62,13 @@ FIRST: tuple[Task, ...] = (
          ("Add a one-line comment at the top of the body of `_v` saying that the hue is wrapped into [0, 1).",
           "add a one-line comment at the start of _v explaining that the hue gets wrapped into [0, 1)",
           "Put a short comment as the first line in the body of _v: the hue is wrapped into [0, 1)"),
-         Comment("_v"), symbol="_v"),
+         Comment("_v", ("hue = hue % 1.0",)), symbol="_v"),
     # bisect.py (110 lines)
     Task("bisect-comment", "bisect.py", "comment",
          ("Add a comment above each while loop in `bisect_left` saying what it does.",
           "add a comment above each while loop in bisect_left explaining what it does",
           "Document the while loops of bisect_left with a comment above each one"),
-         Comment("bisect_left"), symbol="bisect_left"),
+         Comment("bisect_left", ("while lo < hi:",)), symbol="bisect_left"),
     Task("bisect-hints", "bisect.py", "hints",
          ("Add type hints to every parameter and the return value of `insort_right`: "
           "a: list, x: object, lo: int, hi: int | None, key: object, returns None.",
@@ -119,7 +119,7 @@ FIRST: tuple[Task, ...] = (
          ("Add a comment above the while loop in the method `scheduler.run` saying what it does.",
           "add a comment above the while loop in scheduler.run explaining it",
           "In the run method of the class scheduler, put a comment above the while loop saying what it does"),
-         Comment("scheduler.run"), symbol="scheduler.run"),
+         Comment("scheduler.run", ("while True:",)), symbol="scheduler.run"),
     Task("sched-rename", "sched.py", "rename",
          ("Rename the method `enterabs` to `enter_at` everywhere in this file.",
           "rename the enterabs method to enter_at",
@@ -154,7 +154,7 @@ FIRST: tuple[Task, ...] = (
           "strings are returned unquoted.",
           "in quote, add a comment above if _find_unsafe(s) is None: saying that safe strings are returned unquoted",
           "Comment the _find_unsafe check in quote: safe strings come back unquoted"),
-         Comment("quote"), symbol="quote"),
+         Comment("quote", near=("if _find_unsafe(s) is None:",)), symbol="quote"),
     # queue.py (326 lines)
     Task("queue-hints", "queue.py", "hints",
          ("Add type hints to the method `Queue.put_nowait`: item is object and it returns None.",

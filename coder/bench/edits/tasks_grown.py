@@ -104,7 +104,7 @@ GROWN: tuple[Task, ...] = (
           "add a comment above for node in n2i: in _find_cycle saying it starts a depth-first search from every node",
           "In TopologicalSorter._find_cycle, explain the for node in n2i loop with a comment above it: a depth-first "
           "search starts from each node"),
-         Comment("TopologicalSorter._find_cycle"), symbol="TopologicalSorter._find_cycle"),
+         Comment("TopologicalSorter._find_cycle", ("for node in n2i:",)), symbol="TopologicalSorter._find_cycle"),
     # queue.py (326 lines; the first tasks use it too)
     Task("queue-method", "queue.py", "method",
          ("Add a method `clear(self)` to the class `Queue` that removes every item from the queue, holding "
@@ -242,7 +242,8 @@ GROWN: tuple[Task, ...] = (
           "in _netrclex.get_token, put a comment over the if ch == '\"': line explaining that quoted tokens may "
           "contain whitespace",
           "In get_token of the class _netrclex, explain the quote branch (if ch == '\"':) with a comment above it: "
-          "quoted tokens can contain whitespace"), Comment("_netrclex.get_token"), symbol="_netrclex.get_token"),
+          "quoted tokens can contain whitespace"),
+         Comment("_netrclex.get_token", ("if ch == '\"':",)), symbol="_netrclex.get_token"),
     # wsgiref/handlers.py (570 lines)
     Task("handlers-rename-attribute", "wsgiref/handlers.py", "rename",
          ("Rename the attribute `bytes_sent` to `sent_length` everywhere in this file.",

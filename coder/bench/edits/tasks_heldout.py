@@ -120,7 +120,7 @@ QUOPRI: tuple[Task, ...] = (
           "has no a2b_qp",
           "put a comment at the start of decode's body noting that the line-by-line loop is just a fallback for "
           "when binascii.a2b_qp is missing"),
-         Comment("decode"), symbol="decode"),
+         Comment("decode", ("if a2b_qp is not None:",)), symbol="decode"),
     Task("quopri-param", "heldout/quopri.py", "param",
          ("let quote take a lowercase=False flag that makes it emit lowercase hex (=ff instead of =FF)",
           "quote(): optional lowercase argument, default False; when it's true the two hex digits come out in "
@@ -142,7 +142,7 @@ STRING: tuple[Task, ...] = (
          ("add a comment above the return in capwords saying that split(None) also drops leading and trailing "
           "whitespace",
           "capwords: comment the return line, note that with sep=None runs of whitespace collapse into one space"),
-         Comment("capwords"), symbol="capwords"),
+         Comment("capwords", near=("return (sep or ' ').join(map(str.capitalize, s.split(sep)))",)), symbol="capwords"),
     Task("string-method", "heldout/string.py", "method",
          ("give Template a __repr__ so printing one shows Template('hello $name') instead of <string.Template "
           "object at 0x...>",
@@ -227,7 +227,7 @@ TABNANNY: tuple[Task, ...] = (
           "must be deeper than the previous one at every tab size",
           "in process_tokens, comment the INDENT branch's check: the new indentation has to be strictly greater "
           "than the enclosing one for all tab sizes"),
-         Comment("process_tokens"), symbol="process_tokens"),
+         Comment("process_tokens", near=("if not indents[-1].less(thisguy):",)), symbol="process_tokens"),
 )
 
 TIMEIT: tuple[Task, ...] = (

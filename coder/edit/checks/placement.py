@@ -44,9 +44,44 @@ class _Added:
 
 
 def where_words(anchor: Anchor) -> str:
-    """The anchor in words: ``above C.m``, ``after the imports``."""
+    """The anchor in words: ``above C.m``, ``after the imports``, ``right above `while lo < hi:` in f``."""
+    if anchor.line is not None and anchor.symbol is not None:
+        which = "each line" if anchor.each else "the line"
+        return f"right above {which} `{anchor.line}` in {anchor.symbol.qualname}"
     said = _WORDS[anchor.where]
     return f"{said} {anchor.symbol.qualname}" if anchor.symbol is not None else said
+
+
+def _line_spans(old_tree: ast.Module, text: list[str], anchor: Anchor) -> list[tuple[int, int]] | None:
+    """For each line of the anchor's symbol that reads ``anchor.line``: the old insertion points right above it."""
+    assert anchor.symbol is not None and anchor.line is not None  # the caller checks
+    found = _find(old_tree.body, anchor.symbol.qualname)
+    if found is None:
+        return None
+    node = found[0][found[1]]
+    spans = []
+    for row in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+        if text[row - 1].strip() == anchor.line:
+            lo = row - 1
+            while lo > 0 and (not text[lo - 1].strip() or text[lo - 1].lstrip().startswith("#")):
+                lo -= 1
+            spans.append((lo, row - 1))
+    return spans or None
+
+
+def _line_misplaced(added: list[_Added], spans: list[tuple[int, int]], anchor: Anchor) -> str | None:
+    """Why the added comments are not right above the anchor's line (each one, when asked so)."""
+    comments = [a for a in added if any(line.lstrip().startswith("#") for line in a.lines)]
+    if not comments:
+        return None  # no comment added: the result check says what is missing
+    for a in comments:
+        if not any(lo <= a.at and a.upto <= hi for lo, hi in spans):
+            return (f"a comment was asked {where_words(anchor)}, but it is at line {a.row} "
+                    f"({a.lines[0].strip()[:60]!r})")
+    got = sum(1 for lo, hi in spans if any(lo <= a.at and a.upto <= hi for a in comments))
+    if anchor.each and got < len(spans):
+        return f"a comment was asked {where_words(anchor)} ({len(spans)} of them), but {got} got one"
+    return None
 
 
 def _find(body: list[ast.stmt], qualname: str) -> tuple[list[ast.stmt], int] | None:
@@ -154,6 +189,9 @@ def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
     if names and by_tree:
         return _tree_placed(new_tree, names[0], anchor)
     lines = len(old.splitlines())
+    if anchor.line is not None and anchor.symbol is not None and spec.action == "comment":
+        spans = _line_spans(old_tree, old.splitlines(), anchor)
+        return None if spans is None else _line_misplaced(_added(old, new), spans, anchor)
     if anchor.symbol is not None:
         found = _find(old_tree.body, anchor.symbol.qualname)
         if found is None or _find(new_tree.body, anchor.symbol.qualname) is None:
@@ -171,11 +209,15 @@ def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
         first = added[0]
         return (f"the change was asked {where_words(anchor)}, but it is at line {first.row} "
                 f"({first.lines[0].strip()[:60]!r})")
-    if spec.action == "comment":
-        for a in added:
-            if a not in there and any(line.lstrip().startswith("#") for line in a.lines):
-                return (f"a comment was asked {where_words(anchor)}, but one is also at line {a.row} "
-                        f"({a.lines[0].strip()[:60]!r})")
+    return _also_elsewhere(added, there, anchor) if spec.action == "comment" else None
+
+
+def _also_elsewhere(added: list[_Added], there: list[_Added], anchor: Anchor) -> str | None:
+    """Why a comment asked at the anchor also lands somewhere else (None: it does not)."""
+    for a in added:
+        if a not in there and any(line.lstrip().startswith("#") for line in a.lines):
+            return (f"a comment was asked {where_words(anchor)}, but one is also at line {a.row} "
+                    f"({a.lines[0].strip()[:60]!r})")
     return None
 
 

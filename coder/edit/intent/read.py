@@ -1,13 +1,12 @@
 """One reading of the instruction: its verb, its names resolved against the code, and its relation words.
 
 :func:`read_instruction` is the one entry: it turns an instruction and the files involved into a
-:class:`~coder.edit.intent.spec.ChangeSpec`. The grammar is tolerant, not anchored on the whole
-sentence: it finds the verb anywhere ("get rid of", "move ... so that it comes right after"),
-resolves every word that equals a symbol of the files (backticked or bare, any case), and reads
-the relation words around the names ("m of the class C", "from the class C", "after g",
-"at the end of the file"). When it finds no action, or a name could mean more than one symbol,
-the running model is asked once (:mod:`coder.edit.intent.model_read`), under a schema whose
-symbol fields are the real symbols. A reading that still finds nothing is an ordinary request.
+:class:`~coder.edit.intent.spec.ChangeSpec`. The tolerant grammar finds the verb anywhere ("get rid of",
+"move ... so that it comes right after"), resolves every word that equals a symbol of the files
+(backticked or bare, any case), and reads the relation words around the names ("m of the class C",
+"from the class C", "after g", "at the end of the file"). When it finds no action, or a name could mean
+more than one symbol, the running model is asked once (:mod:`coder.edit.intent.model_read`), under a
+schema whose symbol fields are the real symbols. A reading that still finds nothing is an ordinary request.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from coder.edit.intent import across, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
+from coder.edit.intent.lines import line_anchor
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -374,10 +374,9 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
                      ask: Asker | None = None, repository: bool = False) -> ChangeSpec:
     """The change spec of ``instruction`` over ``files`` (relative path -> text), ``home`` being edited.
 
-    ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the
-    grammar finds no action or an ambiguous name. Never raises for wording; names are resolved against
-    the code, so a word that names nothing in the files is no target. ``repository``: ``files`` are all
-    the repository's, so a reach "everywhere" whose names only ``home`` uses is ``home``'s.
+    ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the grammar
+    finds no action or an ambiguous name. Never raises for wording; a word that names nothing in the files is
+    no target. ``repository``: ``files`` are all the repository's (a reach "everywhere" only ``home`` uses is its).
     """
     started = time.perf_counter()
     table = SymbolTable.of(files, home)
@@ -388,8 +387,9 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
         from coder.edit.intent.model_read import model_read
 
         spec = model_read(spec, table, ask)
-    # a fix's failing calls, a new __repr__'s text: run before and after the edit (checks.behaviour)
-    spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")))
+    # a fix's failing calls, a new __repr__'s text (checks.behaviour); the line a comment goes above (lines.py)
+    spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")),
+                   anchor=line_anchor(spec, instruction, files.get(home, "")))
     return replace(spec, seconds=time.perf_counter() - started)
 
 

@@ -46,6 +46,8 @@ class Anchor:
 
     where: Where
     symbol: Symbol | None = None  # None for "top", "end" and "after_imports" of the file
+    line: str | None = None  # a code line of ``symbol`` (stripped) the change goes right above (intent/lines.py)
+    each: bool = False  # above every line of ``symbol`` that reads ``line`` ("each while loop"), not one
 
 
 @dataclass(frozen=True)

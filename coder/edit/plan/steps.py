@@ -46,7 +46,7 @@ class Step:
 class Plan:
     """The regions an instruction touches, over one file or several."""
 
-    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "hints" | "windows"
+    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "hints" | "comment" | "windows"
     instruction: str
     steps: tuple[Step, ...]
     reason: str
@@ -61,8 +61,8 @@ class Plan:
         asks = f"{self.requests} region(s) to the model"
         if self.kind == "rename":
             return RENAMED_BY_SCOPE if self.requests == 0 else asks
-        if self.kind == "hints":
-            return "the types named by the model, written mechanically"
+        if self.kind in ("hints", "comment"):
+            return f"the {'types' if self.kind == 'hints' else 'words'} named by the model, written mechanically"
         if self.kind in ("delete", "move"):
             done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
             return f"{done}, {asks}" if self.requests else done

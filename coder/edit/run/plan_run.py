@@ -24,8 +24,8 @@ from coder.edit.plan import across
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
+from coder.edit.run.asked import asked_plan
 from coder.edit.run.engine import EditEngine
-from coder.edit.run.hints_ask import asked_hints
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
 from coder.edit.run.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
 from coder.edit.run.warmup.cache import prompt_text
@@ -84,12 +84,10 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
 
 
 def _mechanical_beyond(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:
-    """The mechanical plans that need more than the file: another file (a move), or the model's types (hints)."""
+    """The mechanical plans that need more than the file: another file (a move), or the model's short answer."""
     if spec.dest is not None:
         return _moved_across(engine, snap, spec)
-    if spec.action == "type_hints" and spec.targets:
-        return asked_hints(engine, snap, spec)
-    return None, ""
+    return asked_plan(engine, snap, spec)  # hints, or a comment whose line is read: the model's short answer
 
 
 def _moved_across(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:

@@ -1,0 +1,90 @@
+"""The code line a comment is asked above, resolved against the target's own lines.
+
+"Add a comment above `if _find_unsafe(s) is None:` in quote", "above each while loop in bisect_left",
+"above the return in capwords", "at the top of the body of _v": each names a line of the function, and a
+comment anywhere else in it is not what was asked. On the H200 (runs 7 and 8) the 1.5B put such
+comments under the line, inside its block, in 15 of the comment pairs, and the placement check held only
+places relative to defs. The spec's :class:`~coder.edit.intent.spec.Anchor` now carries the line, as
+its text (line numbers would go stale): the placement check holds the comment to it, and a comment with
+a line anchor is written by coder, the model asked only for its words (:mod:`coder.edit.plan.comment_asked`).
+
+A line is named when the instruction spells it (backticks or not, its trailing colon optional; eight
+characters at least, so "else:" or "return" alone never match), or by its statement's keyword when the
+function has exactly one such line ("the while loop", "each while loop" over identical ones, "the
+return"). "The top (start) of the body" is the line of its first statement after the docstring.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import replace
+
+from coder import lazy
+from coder.edit.intent.spec import Anchor, ChangeSpec
+
+MIN_CHARS = 8
+_KEYWORDS = (  # (statement keyword, the words that name it: group 1 ("each") or 2 (a plural) says every one)
+    ("while", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?while[- ]loop(s)?\b", re.I)),
+    ("for", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?for[- ]loop(s)?\b", re.I)),
+    ("return", lazy.regex(r"\b(?:the|its)\s+return(?:\s+(?:line|statement))?\b()()", re.I)),
+)
+
+
+def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
+    """``spec``'s anchor, with the line of its one target a comment is asked above when the instruction names one."""
+    anchor = spec.anchor
+    if spec.action != "comment" or len(spec.targets) != 1 or spec.targets[0].kind == "class" or not text:
+        return anchor
+    if anchor is not None and anchor.where not in ("inside",):
+        return anchor  # above or after the def itself, the file's top...: placed by the def, as before
+    target = spec.targets[0]
+    lines = _code_lines(text, target.start, target.end)
+    if not lines:
+        return anchor
+    plain = instruction.replace("`", "")
+    spelled = [code for _, code in lines if len(code) >= MIN_CHARS and (
+        code in plain or (code.endswith(":") and len(code) > MIN_CHARS and code[:-1] in plain))]
+    if spelled:  # a line spelled out is that line: where it occurs twice, above one of them
+        return Anchor("above", target, line=max(spelled, key=len))
+    for keyword, words in _KEYWORDS:
+        if (said := words.search(plain)) is not None:
+            found = {code for _, code in lines if code == keyword or code.startswith((keyword + " ", keyword + "("))}
+            if len(found) == 1:  # "above each while loop": both of bisect_left's identical ones
+                return Anchor("above", target, line=found.pop(), each=bool(said.group(1) or said.group(2)))
+            return anchor
+    if anchor is not None and anchor.where == "inside":
+        first = lines[1][1] if len(lines) > 1 else None  # lines[0] is the def's header
+        return replace(anchor, line=first) if first is not None else anchor
+    return anchor
+
+
+def _code_lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
+    """(line, stripped text) of each code line of ``start``-``end``: no blank, comment, decorator or string line."""
+    inside: set[int] = set()
+    header_end = start
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.start[0] > end:
+                break
+            if tok.type == tokenize.STRING and tok.start[0] >= start and (
+                    tok.end[0] > tok.start[0] or _alone(text, tok.start[0], tok.string)):
+                inside.update(range(tok.start[0], tok.end[0] + 1))  # a docstring, or a string line of its own
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    all_lines = text.splitlines()
+    out = []
+    for n in range(start, min(end, len(all_lines)) + 1):
+        code = all_lines[n - 1].strip()
+        if not code or code.startswith(("#", "@")) or n in inside:
+            continue
+        if code.startswith(("def ", "async def ")):
+            header_end = n
+        out.append((n, code))
+    return [(n, c) for n, c in out if n >= header_end] if out else []
+
+
+def _alone(text: str, row: int, string: str) -> bool:
+    """True when line ``row`` holds nothing but ``string`` (a one-line docstring)."""
+    return text.splitlines()[row - 1].strip() == string
