@@ -18,6 +18,8 @@ change must touch:
 - **add a parameter**: the function, and its callers when the instruction asks for them (mechanically
   when it spells what each call passes: :mod:`coder.edit.plan.passes`);
 - **add a method**: the class, or (for a long class) its last method with the new one after it;
+- **a default changed from ``[]`` to None** (the mutable-default idiom): the default and ``if P is None:
+  P = []`` set mechanically in each def (:mod:`coder.edit.plan.none_default`);
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
   top-level boundaries, each told the kind of change allowed.
 
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.plan.delete import derive_delete
 from coder.edit.plan.locate import region_of, regions_using
+from coder.edit.plan.none_default import derive_none_default
 from coder.edit.plan.passes import passed_at_calls
 from coder.edit.plan.statements import derive_statement
 from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
@@ -63,7 +66,7 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), derive_delete, _move, _rename, _add_method,
-                       _add_param):
+                       _add_param, derive_none_default):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)
