@@ -18,6 +18,7 @@ change must touch:
 - **add a parameter**: the function, and its callers when the instruction asks for them (mechanically
   when it spells what each call passes: :mod:`coder.edit.plan.passes`);
 - **add a method**: the class, or (for a long class) its last method with the new one after it;
+- **docstrings for every method of a long class**: each method without one (:mod:`coder.edit.plan.members`);
 - **a default changed from ``[]`` to None** (the mutable-default idiom): the default and ``if P is None:
   P = []`` set mechanically in each def (:mod:`coder.edit.plan.none_default`);
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.plan.delete import derive_delete
 from coder.edit.plan.locate import region_of, regions_using
+from coder.edit.plan.members import derive_member_docstrings
 from coder.edit.plan.none_default import derive_none_default
 from coder.edit.plan.passes import passed_at_calls
 from coder.edit.plan.statements import derive_statement
@@ -66,7 +68,7 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), derive_delete, _move, _rename, _add_method,
-                       _add_param, derive_none_default):
+                       _add_param, derive_none_default, derive_member_docstrings):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)
