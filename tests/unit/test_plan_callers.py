@@ -186,3 +186,19 @@ def test_what_is_not_mechanical_is_left_to_the_model(name: str, keyword: str) ->
 def test_a_bare_generator_argument_is_left_to_the_model() -> None:
     code = "def g(xs, k):\n    return f(x for x in xs)\n"
     assert passed_at_calls(code, 1, 2, "f", method=False, keyword="k=k") is None
+
+
+@pytest.mark.parametrize("wording", range(3))
+def test_the_def_that_gains_the_parameter_is_told_its_callers_are_other_regions(wording: int) -> None:
+    """Runs 7 and 8 (H200): 11 of 12 replies for ``_listdir`` added include_hidden and left the body as it was."""
+    from coder.edit.plan.derive import derive
+
+    task = TASKS_BY_NAME["glob-callers"]
+    text = source(task.file)
+    plan = derive(task.file, text, read_instruction(task.wordings[wording], {task.file: text}, home=task.file))
+    assert plan is not None and plan.reason == "function _listdir gains a parameter: 3 region(s)"
+    gains = next(s for s in plan.steps if s.symbol == "_listdir")
+    assert gains.how == "model" and gains.note == (
+        "This region is function _listdir, the one that gains the parameter include_hidden: use include_hidden in "
+        "its own body to do what the instruction says. Its callers (function _glob1, function _rlistdir) are other "
+        "regions, changed separately.")

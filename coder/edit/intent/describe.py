@@ -58,6 +58,8 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
         parts.append("(" + ", ".join(dict.fromkeys(p.split(":")[0].split("=")[0].strip() for p in spec.params)) + ")")
     elif spec.action in ("add_method", "add_function", "extract") and spec.new_names:
         parts.append(("into " if spec.action == "extract" else "") + ", ".join(spec.new_names))
+    if spec.facts.none_default:  # "change the default of P from [] to None": the idiom, however worded
+        parts.append(f"(default of {spec.facts.none_default} to None)")
     if spec.owner is not None:
         parts.append(f"to class {spec.owner.qualname}")
     if spec.anchor is not None and not spec.facts.statements:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import across, report, words
+from coder.edit.intent import across, mutable_default, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
@@ -222,7 +222,7 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        callers=f["callers"], errors=f["errors"],
+        callers=f["callers"], errors=f["errors"], none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))

@@ -96,6 +96,7 @@ class Facts:
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
     with_comment: bool = False  # "delete f and g and the comment line above them": the comment above goes too
+    none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
 
 
 @dataclass(frozen=True)

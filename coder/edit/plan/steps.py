@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 RENAMED_BY_SCOPE = "renamed mechanically (scope analysis)"
 ASKED_MODEL = "asked the model"
+_DONE = {"delete": "cut mechanically", "move": "cut and pasted mechanically"}  # else "done mechanically"
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Step:
 class Plan:
     """The regions an instruction touches, over one file or several."""
 
-    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "hints" | "comment" | "windows"
+    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "hints" | "comment" | "default" | "windows"
     instruction: str
     steps: tuple[Step, ...]
     reason: str
@@ -63,8 +64,8 @@ class Plan:
             return RENAMED_BY_SCOPE if self.requests == 0 else asks
         if self.kind in ("hints", "comment"):
             return f"the {'types' if self.kind == 'hints' else 'words'} named by the model, written mechanically"
-        if self.kind in ("delete", "move"):
-            done = "cut mechanically" if self.kind == "delete" else "cut and pasted mechanically"
+        if self.kind in ("delete", "move", "default"):
+            done = _DONE.get(self.kind, "done mechanically")
             return f"{done}, {asks}" if self.requests else done
         mechanical = len(self.steps) - self.requests  # an add-parameter plan's callers, when the calls are spelled
         return f"{asks}, {mechanical} done mechanically" if mechanical else asks

@@ -22,6 +22,7 @@ from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.signature import asked_parameter_problem
 from coder.edit.plan import derive as planning
+from coder.edit.plan.members import undocumented
 from coder.edit.plan.passes import with_asked_defaults
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
@@ -130,6 +131,9 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         # signature and the body unchanged, in two wordings; the whole plan's check refused it with no second try
         if (unused := asked_parameter_problem(original, spliced, spec, within=(step.start, step.end))) is not None:
             return unused, text, retry_note("parameter", unused, spec)
+        # "a docstring to every method of C": one region per bare method, each must come back with its docstring
+        if plan.kind == "docstrings" and step.symbol and (bare := undocumented(spliced, step.symbol)) is not None:
+            return bare, text, retry_note("unchanged", bare, spec)
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
