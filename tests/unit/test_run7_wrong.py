@@ -5,14 +5,16 @@ the replay, the retry's included, is answered with the recorded reply (:class:`S
 task's judge says what an applied result is. Three general rules refuse five of the nine: a fix that only
 adds a raise where no error was reported (:mod:`coder.edit.checks.guards`), the bytes twin of a str example
 for a function that handles bytes, and the text a new ``__repr__`` is said to show
-(:mod:`coder.edit.intent.examples`); a sixth, a wrapper's name that also names the method it calls, is left
-to the model's reading (:mod:`coder.edit.intent.names`). The other four are pinned as still wrong.
+(:mod:`coder.edit.intent.examples`). Run 8 (same replies) added two: a format that asks the repr of a string
+(``Template(<repr of the template string>)``), run on a sample string, and a wrapper's name that means the
+method it hands back the value of (:mod:`coder.edit.intent.names`). The other three are pinned as still wrong.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import make_repo
@@ -37,9 +39,11 @@ ROWS = {(r["task"], r["wording"]): r for r in json.loads(DATA.read_text())["rows
 TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
 
 
-def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wording: int) -> tuple[str, str, int]:
-    """(outcome, why, requests made) of the recorded pair as ``coder edit --yes`` decides it now."""
-    task, row = TASK[name], ROWS[(name, wording)]
+def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wording: int,
+              row: dict[str, Any] | None = None) -> tuple[str, str, int]:
+    """(outcome, why, requests made) of the recorded pair as ``coder edit --yes`` decides it now (``row``: its
+    replies in place of the recorded ones)."""
+    task, row = TASK[name], row or ROWS[(name, wording)]
     root = tmp_path / "r"
     originals = task.originals()
     make_repo(root, originals)
@@ -81,15 +85,16 @@ GUARD = ("the instruction reports no error to raise, but the reply only adds a c
     # the repr the instruction shows, run on the new __repr__
     ("string-method", 0, "refused", "after the edit, repr(Template('hello $name')) returns "
      "'Template(\"hello $name\")'; the instruction expects \"Template('hello $name')\"", 2),
-    # "repeat" names the function repeat and the method it wraps, Timer.repeat: the model's reading decides
-    # (none here: the request is refused with the line asking to qualify it)
-    ("timeit-behaviour", 1, "refused", "heldout/timeit.py: the instruction names 'repeat', which is ambiguous: "
-     "function Timer.repeat (line 186), function repeat (line 240); qualify it (e.g. method Class.name) or give lines "
-     "A-B", 0),
+    # "repeat" names the function repeat, which hands back what the method it wraps, Timer.repeat, returns: a
+    # change of what it returns is made where the list is built, so the region is Timer.repeat's, and the
+    # wrapper the reply rewrote (run 7 and run 8 alike) is no reply for it
+    ("timeit-behaviour", 1, "refused", "the reply has 6 code lines where the original has 23, and the instruction "
+     "does not ask to remove code", 1),
     ("timeit-behaviour", 0, "correct", "3 behaviour case(s) right, the rest unchanged", 1),
-    # no rule here sees these: a format, not an example; no example at all
-    ("string-method", 1, "wrong", "repr(m.Template('hi $who')) gives 'Template(hi $who)', not \"Template('hi $who')\"",
-     1),
+    # the format "Template(<repr of the template string>)", run on a sample string: the string shown bare
+    ("string-method", 1, "refused", "after the edit, repr(Template(template='s0')) returns 'Template(s0)'; the "
+     "instruction expects \"Template('s0')\"", 2),
+    # no rule here sees these: no example at all
     ("tabnanny-method", 0, "wrong", "m.Whitespace('\\tx = 1').is_mixed() gives True, not False", 1),
     ("tabnanny-method", 1, "wrong", "m.Whitespace('    ').is_mixed() gives True, not False", 1),
     ("bug-tabnanny-level", 1, "wrong", "m.Whitespace('\\t').indent_level(8) gives 1, not 8", 1),
@@ -137,7 +142,7 @@ TEMPLATE = "class T:\n    def __init__(self, s):\n        self.s = s\n"
     ("give T a __repr__ so printing one shows T('hi')", (Example("repr(T('hi'))", expected="\"T('hi')\""),)),
     ("give T a __str__ so that printing one looks like T(1)", (Example("str(T(1))", expected="'T(1)'"),)),
     ("add a __repr__ method to T: it should look like T(1)", (Example("repr(T(1))", expected="'T(1)'"),)),
-    ("add __repr__ to T, format: T(<repr of s>)", ()),  # a format, not a value
+    ("add __repr__ to T, format: T(<repr of s>)", ()),  # a format, the type of s not said: no sample guessed
     ("add a __repr__ to T so that T('a') shows as T(s='a')", ()),  # two calls: which is the text is not guessed
     ("add a size method to T that returns len(T('ab').s)", ()),  # no __repr__ asked
 ])
@@ -149,30 +154,71 @@ def test_a_new_repr_is_held_to_the_one_call_it_is_said_to_show(instruction: str,
     assert shown_as(instruction, SymbolTable.of({"m.py": TEMPLATE}, "m.py"), new, "T") == examples
 
 
+PAIR = "class P:\n    def __init__(self, key, value=None):\n        self.key, self.value = key, value\n"
+
+
+@pytest.mark.parametrize(("instruction", "examples"), [
+    # a format whose placeholders ask the repr of strings, each named by its parameter: run on sample strings
+    ("add __repr__ to P, format: P(<repr of the key string>, <repr of the value string>)",
+     (Example("repr(P(key='s0', value='s1'))", expected="\"P('s0', 's1')\""),)),
+    ("add __repr__ to P, format: P(<repr of the value string>, <repr of the key string>)",
+     (Example("repr(P(value='s0', key='s1'))", expected="\"P('s0', 's1')\""),)),
+    ("add __repr__ to P, format: P(<the key string>, <the value string>)", ()),  # no repr asked: quotes not said
+    ("add __repr__ to P, format: P(<repr of the key>, <repr of the value>)", ()),  # no type said: no sample
+    ("add __repr__ to P, format: P(<repr of the key string>)", ()),  # value left out: its text is not known
+])
+def test_a_new_repr_is_held_to_a_format_that_asks_the_repr_of_its_strings(instruction: str,
+                                                                           examples: tuple[Example, ...]) -> None:
+    assert shown_as(instruction, SymbolTable.of({"m.py": PAIR}, "m.py"), ("__repr__",), "P") == examples
+
+
 WRAPS = ("class W:\n    def fill(self, text):\n        return text\n\n"
          "def fill(text, width=70):\n    return W().fill(text)\n")
 
 
-@pytest.mark.parametrize(("instruction", "targets", "ambiguous"), [
-    ("fill() should strip the text", (), ("fill",)),  # the wrapper or the method it calls: the model reads it
-    ("add a docstring to fill", ("fill",), ()),  # not a change of behaviour: the function
-    ("change the default width of fill from 70 to 80", ("fill",), ()),  # a parameter only the function takes
-    ("make the method fill of W strip the text", ("W.fill",), ()),
+@pytest.mark.parametrize(("instruction", "targets", "ambiguous", "text"), [
+    ("fill() should strip the text", ("W.fill",), (), WRAPS),  # what the wrapper returns is built by the method
+    # a wrapper that does something to the method's value of its own: either may be meant, the model reads it
+    ("fill() should strip the text", (), ("fill",), WRAPS.replace("W().fill(text)", "W().fill(text).upper()")),
+    ("add a docstring to fill", ("fill",), (), WRAPS),  # not a change of behaviour: the function
+    ("change the default width of fill from 70 to 80", ("fill",), (), WRAPS),  # a parameter only the function takes
+    ("make the method fill of W strip the text", ("W.fill",), (), WRAPS),
 ])
-def test_a_wrappers_name_is_ambiguous_only_for_a_change_of_what_it_does(instruction: str, targets: tuple[str, ...],
-                                                                        ambiguous: tuple[str, ...]) -> None:
-    spec = read_instruction(instruction, {"m.py": WRAPS}, home="m.py")
+def test_a_wrappers_name_means_the_method_for_a_change_of_what_it_returns(
+        instruction: str, targets: tuple[str, ...], ambiguous: tuple[str, ...], text: str) -> None:
+    spec = read_instruction(instruction, {"m.py": text}, home="m.py")
     assert (tuple(s.qualname for s in spec.targets), spec.ambiguous) == (targets, ambiguous)
 
 
-def test_the_models_reading_settles_the_wrapper(tmp_path: Path) -> None:
+def test_the_grammar_reads_the_wrapped_method_without_asking_the_model() -> None:
     task, row = TASK["timeit-behaviour"], ROWS[("timeit-behaviour", 1)]
     asked: list[str] = []
 
     def ask(messages: list[dict[str, str]], schema: dict[str, object], max_tokens: int) -> str:
         asked.append(messages[-1]["content"])
-        return '{"action": "change", "target": "Timer.repeat"}'
+        return '{"action": "change", "target": "repeat"}'  # run 8's reading: the wrapper
 
     spec = read_instruction(row["instruction"], task.originals(), home=task.file, ask=ask)
-    assert [s.qualname for s in spec.targets] == ["Timer.repeat"] and spec.read_by == "model"
-    assert "- Timer.repeat (method)\n- repeat (function)" in asked[0]
+    assert [s.qualname for s in spec.targets] == ["Timer.repeat"] and spec.read_by == "grammar" and not asked
+
+
+def _with_reply(name: str, wording: int, old: str, new: str) -> dict[str, Any]:
+    """The recorded row of ``(name, wording)`` with ``old`` replaced by ``new`` in its replies."""
+    row = ROWS[(name, wording)]
+    steps = [{**s, "reply": s["reply"].replace(old, new)} for s in row["step_replies"] or ()]
+    return {**row, "reply": row["reply"] and row["reply"].replace(old, new), "step_replies": steps}
+
+
+@pytest.mark.parametrize(("name", "wording", "row"), [
+    # Timer.repeat sorted, as the model wrote it for wording 0, now asked under wording 1
+    ("timeit-behaviour", 1, {**ROWS[("timeit-behaviour", 1)], "reply": ROWS[("timeit-behaviour", 0)]["reply"]}),
+    # the recorded reply with its return line as the model wrote it in run 4 (judged correct), and with !r
+    ("string-method", 1, _with_reply("string-method", 1, "f'Template({self.template})'",
+                                     "f\"Template('{self.template}')\"")),
+    ("string-method", 1, _with_reply("string-method", 1, "{self.template}", "{self.template!r}")),
+])
+def test_a_right_reply_passes_the_rules_that_refuse_run8s_wrong_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      name: str, wording: int,
+                                                                      row: dict[str, Any]) -> None:
+    outcome, why, _ = _replayed(tmp_path, monkeypatch, name, wording, row)
+    assert outcome == "correct", why

@@ -27,6 +27,9 @@ class Calls:
     # a module-level function that calls a method of its own name ("def fill(text, ...): ... w.fill(text)"):
     # a convenience wrapper, so its name may as well mean the method, which does the work
     wraps_method: bool = False
+    # such a wrapper whose every return hands back that method's call as it is ("return w.fill(text)"): what
+    # it returns is built by the method alone
+    hands_back: bool = False
 
 
 def file_calls(tree: ast.Module) -> dict[str, Calls]:
@@ -82,6 +85,25 @@ def _calls(node: _Def, functions: set[str], methods: set[str], cls: str) -> Call
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
             and n.id in handed and id(n) not in passed_ids}  # a use of its own: it reads the value
     hands_on = any(handed[p] and p not in used for p in params)
-    wraps = not cls and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == node.name
-                            for c in ast.walk(node))
-    return Calls(tuple(dict.fromkeys(callees)), hands_on, wraps)
+    wraps = not cls and any(_of_name(c, node.name) for c in ast.walk(node))
+    returns = [r.value for r in _returns(node)]
+    hands_back = wraps and bool(returns) and all(_of_name(r, node.name) for r in returns)
+    return Calls(tuple(dict.fromkeys(callees)), hands_on, wraps, hands_back)
+
+
+def _of_name(node: ast.AST | None, name: str) -> bool:
+    """Whether ``node`` is a call of a method called ``name`` (``w.fill(text)``, ``Timer(...).repeat(...)``)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+
+
+def _returns(node: _Def) -> list[ast.Return]:
+    """The return statements of ``node`` itself, not of the defs or classes nested in it."""
+    out: list[ast.Return] = []
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, ast.Return):
+            out.append(sub)
+        elif not isinstance(sub, _Def | ast.ClassDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(sub))
+    return out

@@ -230,6 +230,8 @@ def shown_as(instruction: str, table: SymbolTable, new_names: tuple[str, ...], o
     if fn is None or owner is None or "." in owner or not table.lookup(owner):
         return ()
     spans = [s for s in _calls(instruction) if _callable(instruction[s[0]:s[1]], {owner})]
+    if not spans:
+        return _format_of(instruction, table, owner, fn)
     if len(spans) != 1 or not _SHOWS.search(instruction, 0, spans[0][0]):
         return ()
     call = instruction[slice(*spans[0])]
@@ -237,6 +239,40 @@ def shown_as(instruction: str, table: SymbolTable, new_names: tuple[str, ...], o
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == owner):
         return ()  # "Template('x').substitute()" is no instance's text
     return (Example(f"{fn}({call})", expected=repr(call)),)
+
+
+# "format: Template(<repr of the template string>)": a format whose every placeholder asks the repr of a
+# string the class is built from, named by its parameter of __init__
+_FORMAT = lazy.regex(r"(?<![\w.])(?P<owner>[A-Za-z_]\w*)\((?P<args>\s*<[^<>()]*>\s*(?:,\s*<[^<>()]*>\s*)*)\)")
+_REPR_OF = lazy.regex(r"<\s*(?:the\s+)?repr(?:esentation)?\s+of\s+(?P<what>[^<>]+?)\s*>", re.I)
+_STRING = lazy.regex(r"\b(?:string|str|text)\b", re.I)
+
+
+def _format_of(instruction: str, table: SymbolTable, owner: str, fn: str) -> tuple[Example, ...]:
+    """The example a format with placeholders gives for a new ``__repr__``: run on sample strings.
+
+    ``Template(<repr of the template string>)`` says that ``repr(Template(template='s0'))`` is
+    ``"Template('s0')"``: the placeholder names the parameter ``template`` of ``Template.__init__`` and
+    says it is a string, so any string shows the format; the repr of it must be there, quotes and all (the
+    1.5B on the H200 wrote ``f'Template({self.template})'``, which shows the string bare). Only when every
+    placeholder asks a repr, names one parameter of ``__init__`` and says "string", and the placeholders name
+    every parameter but ``self``: a sample of another type would be a guess."""
+    params = [p for p in table.params.get((table.home, f"{owner}.__init__"), ()) if p != "self"]
+    for m in _FORMAT.finditer(instruction):
+        if m.group("owner") != owner:
+            continue
+        holders = [h.strip() for h in m.group("args").split(",")]
+        asked = [_REPR_OF.fullmatch(h) for h in holders]
+        names = [[p for p in params if re.search(rf"\b{re.escape(p)}\b", a.group("what"))] if a else []
+                 for a in asked]
+        if not all(a and _STRING.search(a.group("what")) for a in asked) or any(len(n) != 1 for n in names) or (
+                sorted(n[0] for n in names) != sorted(params)):
+            continue
+        samples = [f"s{i}" for i in range(len(names))]
+        call = f"{owner}({', '.join(f'{n[0]}={v!r}' for n, v in zip(names, samples, strict=True))})"
+        shown = f"{owner}({', '.join(repr(v) for v in samples)})"
+        return (Example(f"{fn}({call})", expected=repr(shown)),)
+    return ()
 
 
 def bytes_twins(examples: tuple[Example, ...], text: str) -> tuple[Example, ...]:
