@@ -20,8 +20,8 @@ _HAND: dict[str, tuple[tuple[str, str], ...]] = {
                         "    if key is None:\n        # binary search on the items\n        while lo < hi:\n"
                         "            mid = (lo + hi) // 2\n            if a[mid] < x:"),
                        ("        while lo < hi:\n            mid = (lo + hi) // 2\n            if key(a[mid]) < x:",
-                        "        # binary search on the keys\n        while lo < hi:\n            mid = (lo + hi) // 2\n"
-                        "            if key(a[mid]) < x:")),
+                        "        # binary search on the keys\n        while lo < hi:\n"
+                        "            mid = (lo + hi) // 2\n            if key(a[mid]) < x:")),
     "bisect-hints": (("def insort_right(a, x, lo=0, hi=None, *, key=None):",
                       "def insort_right(a: list, x: object, lo: int = 0, hi: int | None = None, *,\n"
                       "                 key: object = None) -> None:"),),
