@@ -194,7 +194,8 @@ class Comment:
 
     target: str
     above: tuple[str, ...] = ()
-    near: tuple[str, ...] = ()  # looser: above, at the end of, or first in the block under each such line
+    near: tuple[str, ...] = ()  # looser: above, at the end of, or first in the block under such a line
+    each: bool = False  # every line of the target that reads so ("above each while loop"), else its first
 
     def __call__(self, old: str, new: str) -> tuple[bool, str]:
         """Tree equality, plus at least one new comment inside the target's lines, where ``above``/``near`` say."""
@@ -206,14 +207,12 @@ class Comment:
         before, after = _comments(old, self.target), _comments(new, self.target)
         if after <= before:
             return False, f"no new comment inside {self.target}"
-        for code, below in ((c, False) for c in self.above):
+        for code, below in [(c, False) for c in self.above] + [(c, True) for c in self.near]:
             was, now = _comments_at(old, self.target, code, below), _comments_at(new, self.target, code, below)
+            if not self.each:  # a line spelled out is its first occurrence (netrc's `if ch == '"':` is twice there)
+                was, now = was[:1], now[:1]
             if not now or len(was) != len(now) or any(n <= w for w, n in zip(was, now, strict=True)):
-                return False, f"no new comment above {code!r}"
-        for code in self.near:
-            was, now = _comments_at(old, self.target, code, True), _comments_at(new, self.target, code, True)
-            if not now or len(was) != len(now) or any(n <= w for w, n in zip(was, now, strict=True)):
-                return False, f"no new comment at {code!r}"
+                return False, f"no new comment {'at' if below else 'above'} {code!r}"
         return True, f"{after - before} comment(s) added, code unchanged"
 
 

@@ -68,7 +68,7 @@ FIRST: tuple[Task, ...] = (
          ("Add a comment above each while loop in `bisect_left` saying what it does.",
           "add a comment above each while loop in bisect_left explaining what it does",
           "Document the while loops of bisect_left with a comment above each one"),
-         Comment("bisect_left", ("while lo < hi:",)), symbol="bisect_left"),
+         Comment("bisect_left", ("while lo < hi:",), each=True), symbol="bisect_left"),
     Task("bisect-hints", "bisect.py", "hints",
          ("Add type hints to every parameter and the return value of `insort_right`: "
           "a: list, x: object, lo: int, hi: int | None, key: object, returns None.",

@@ -66,7 +66,7 @@ def _line_spans(old_tree: ast.Module, text: list[str], anchor: Anchor) -> list[t
             while lo > 0 and (not text[lo - 1].strip() or text[lo - 1].lstrip().startswith("#")):
                 lo -= 1
             spans.append((lo, row - 1))
-    return spans or None
+    return (spans if anchor.each else spans[:1]) or None  # a line spelled out: its first, as the plan writes it
 
 
 def _line_misplaced(added: list[_Added], spans: list[tuple[int, int]], anchor: Anchor) -> str | None:

@@ -36,7 +36,7 @@ MAX_LINES = 120  # a region longer than this is not offered line by line (the en
 MAX_COMMENTS = 4
 TEXT_CHARS = 120  # the schema's maxLength: words that reach it were cut there by the grammar (refused)
 SHOWN_CHARS = 72  # of each line in the enum: enough to tell lines apart
-WIDTH = 88  # a long comment is wrapped onto several lines at this width
+WIDTH = 99  # a longer comment is wrapped onto several lines at this width
 MAX_TOKENS = 320  # four comments of 120 characters and their lines
 
 
