@@ -2,7 +2,8 @@
 
 The recordings in ``tests/data/comments/`` are the HTTP exchanges of one question each, sent by the real
 engine through ``plan_for`` to Qwen2.5-Coder-1.5B Q4_K_M on llama-server (AMD EPYC, 2 cores) and kept by
-:class:`coder.testing.record.RecordingProxy`; the replay test double answers them here. Everything on
+:class:`coder.testing.record.RecordingProxy` (``scripts/dev/record_asked.py`` records them again); the replay
+test double answers them here. Everything on
 coder's side is real. On the H200, run 8 applied these wordings' comments under the line they were asked
 above, inside its block (or at the wrong place of the body), or refused them.
 """

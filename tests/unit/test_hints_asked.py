@@ -2,7 +2,8 @@
 
 Each recording in ``tests/data/hints/`` is the HTTP exchange of one question, sent by the real engine
 through ``plan_for`` to Qwen2.5-Coder-1.5B Q4_K_M on llama-server (AMD EPYC, 2 cores), and kept through
-:class:`coder.testing.record.RecordingProxy`. Here the replay test double answers it; the question, its
+:class:`coder.testing.record.RecordingProxy` (``scripts/dev/record_asked.py`` records them again). Here the replay
+test double answers it; the question, its
 schema, the parsing and the header writing are real, and each result is judged by the bench task's judge.
 These four wordings were all refused on the H200 in run 8, where the model rewrote each function.
 """
