@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coder.edit.intent.spec import ChangeSpec, Symbol
+from coder.edit.intent.spec import Anchor, ChangeSpec, Symbol
 
 _VERB = {
     "rename": "rename", "delete": "delete", "move": "move", "add_parameter": "add a parameter",
@@ -47,6 +47,15 @@ def _reach(spec: ChangeSpec, main: bool) -> str:
     return ""
 
 
+def _where(anchor: Anchor) -> str:
+    """``after function g``, ``at the end of the file``, ``above each `while lo < hi:```."""
+    if anchor.line is not None:
+        return f"above {'each ' if anchor.each else ''}`{anchor.line}`"
+    where = anchor.where.replace("_", " ")
+    return (f"{where} {_name(anchor.symbol)}" if anchor.symbol else
+            {"end": "at the end of the file", "top": "at the top of the file"}.get(anchor.where, where))
+
+
 def describe(spec: ChangeSpec, how: str = "") -> str:
     """``delete method C.m (cut mechanically)``: the action, its targets and anchor, its reach, and ``how``."""
     main = spec.action == "delete" and bool({"__main__", "__name__"} & {*spec.facts.code_words, *spec.facts.ticked})
@@ -63,9 +72,7 @@ def describe(spec: ChangeSpec, how: str = "") -> str:
     if spec.owner is not None:
         parts.append(f"to class {spec.owner.qualname}")
     if spec.anchor is not None and not spec.facts.statements:
-        where = spec.anchor.where.replace("_", " ")
-        parts.append(f"{where} {_name(spec.anchor.symbol)}" if spec.anchor.symbol else
-                     {"end": "at the end of the file", "top": "at the top of the file"}.get(spec.anchor.where, where))
+        parts.append(_where(spec.anchor))
     if spec.dest is not None:  # a move to another file: where there, and the source's import of it
         there = (f"to the end of {spec.dest.rel}" if spec.dest.name is None
                  else f"{spec.dest.where} {spec.dest.name} in {spec.dest.rel}")
