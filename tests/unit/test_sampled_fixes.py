@@ -113,8 +113,13 @@ def test_only_a_fixs_greedy_retry_with_a_failing_oracle_is_sampled(tmp_path: Pat
 
 
 def test_the_users_failing_tests_are_an_oracle_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, request, _ = _engine(tmp_path, monkeypatch, [], runs=False, checks=(TEST,))  # the tests alone
-    assert due(_retry(engine, request), engine.oracles) == "the failing tests"
+    runs = tmp_path / "runs"
+    counted = replace(TEST, command=f"echo run >> {runs}; {TEST.command}")
+    engine, request, _ = _engine(tmp_path, monkeypatch, [], runs=False, checks=(counted,))  # the tests alone
+    retry = _retry(engine, request)
+    assert "fails on the code as it is" in retry.request.retry_note  # the retry's note said so
+    assert due(retry, engine.oracles) == "the failing tests"
+    assert runs.read_text() == "run\n"  # one run on the code as it is, for the note and the decision both
     both, both_request, _ = _engine(tmp_path / "b", monkeypatch, [], runs=None, checks=(TEST,))
     assert due(_retry(both, both_request), both.oracles) == "the failing example and tests"
 

@@ -86,7 +86,7 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
 
 
 class Oracles:
-    """What fails on the code as it is, for a fix: run once per file text and reading, kept for the last one.
+    """What fails on the code as it is, for a fix: run once per request's snapshot and reading (the last one kept).
 
     The retry's note (:func:`failing_now`) and the sampling decision (:func:`coder.edit.run.sample.due`) both ask;
     the user's test command runs once for the two. Each failing oracle is ``(kind, what it says)``:
@@ -101,17 +101,17 @@ class Oracles:
     def __init__(self, checks: Sequence[UserCommand], examples: behaviour.ExampleCheck | None,
                  repo: Callable[[], git.Repo | None]) -> None:
         self.checks, self.examples, self.repo = tuple(checks), examples, repo
-        self._last: tuple[tuple[str, str, str], tuple[tuple[str, str], ...]] | None = None
+        # the snapshot itself, not its text: a later edit of the same text re-runs the tests (other files may differ)
+        self._last: tuple[FileSnapshot, str, tuple[tuple[str, str], ...]] | None = None
 
     def failing(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
         """``(kind, what it says)`` of each oracle that fails on ``request``'s file as it is (none for no fix)."""
         snap, spec = request.snapshot, spec_of(request)
         if spec.action not in _FIXES:
             return ()
-        key = (snap.rel, snap.text, spec.instruction)
-        if self._last is None or self._last[0] != key:
-            self._last = key, self._run(request)
-        return self._last[1]
+        if self._last is None or self._last[0] is not snap or self._last[1] != spec.instruction:
+            self._last = snap, spec.instruction, self._run(request)
+        return self._last[2]
 
     def _run(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
         snap, spec, said = request.snapshot, spec_of(request), []
