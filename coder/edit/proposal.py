@@ -86,8 +86,9 @@ class Sampled:
     def line(self) -> str:
         """One line for the CLI, the TUI and the bench report."""
         if self.accepted is None:
+            still = "fail" if self.oracle.endswith("tests") else "fails"  # "the failing example and tests"
             return (f"{self.drawn} sampled {'reply' if self.drawn == 1 else 'replies'} (temperature "
-                    f"{self.temperature:g}) drawn, none passed every check; {self.oracle} still fails")
+                    f"{self.temperature:g}) drawn, none passed every check; {self.oracle} still {still}")
         return (f"accepted sample {self.accepted} of {self.of} (temperature {self.temperature:g}): "
                 f"passes {self.oracle}")
 

@@ -143,6 +143,7 @@ def test_a_second_failure_is_refused_as_the_users_command(tmp_path: Path, monkey
     # never a second greedy retry; the tests fail on the code as it is, so the retry is sampled, none passing
     assert len(model.asked) == 2 + SAMPLES and proposal.request is model.asked[1]
     assert proposal.sampled is not None and proposal.sampled.oracle == "the failing tests"
+    assert proposal.sampled.line().endswith("none passed every check; the failing tests still fail")
     assert not proposal.ok and proposal.refusal_code == "check_failed"
     assert proposal.refusal.endswith("upstream tests of string: 1 of 38 failed")
     assert refusal_layer(proposal.refusal_code) == "user command"
