@@ -26,7 +26,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from coder.backends.runtime import manager  # noqa: E402
+from coder.backends.engines.detect import detect_engine  # noqa: E402
+from coder.backends.engines.registry import adapter_for  # noqa: E402
 from coder.backends.runtime.handle import BackendHandle  # noqa: E402
 from coder.backends.runtime.server import ServerInfo  # noqa: E402
 from coder.bench.edits.run import UPSTREAM_TIMEOUT_S, _prepare, make_repo  # noqa: E402
@@ -99,7 +100,11 @@ def main() -> int:
     ap.add_argument("--key", help="its API key, if it has one")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    server = manager.attach(args.url, args.key, name="sample-ab")
+    # what `coder backend attach` learns of the server, without saving it as the user's attached server
+    server = ServerInfo(url=args.url.rstrip("/"), engine=detect_engine(args.url, args.key), api_key=args.key,
+                        profile="sample-ab", managed=False)
+    with server.api() as api:
+        adapter_for(server.engine).check_attached(server, api)
     tasks = {t.name: t for t in (*TASKS, *HELDOUT)}
     chosen = ([(tasks[p.split(":")[0]], int(p.split(":")[1])) for p in args.pairs.split(",")] if args.pairs else
               [(t, w) for t in tasks.values() if t.kind in ("bugfix", "fix") for w in range(len(t.wordings))])

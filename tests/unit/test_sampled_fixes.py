@@ -1,11 +1,13 @@
 """A fix the greedy retry did not mend is sampled while an oracle fails on the code as it is (coder.edit.run.sample).
 
-The pair is bug-quopri-unhex of the held-out set, wording 0 ("... unhex(b'ff') returns 85 instead of 255"): on the
-H200 (run 7) Qwen2.5-Coder-1.5B answered it and its retry with the region unchanged, kept verbatim in
-``tests/data/edit/sampled/unhex.json``; the wrong fix is that model's for wording 1
-(``h200_1203/wrong_fixes_with_examples.json``: it fails wording 0's example). Only the server is replaced:
-``stream_edit`` hands each request its scripted reply; the retry, the oracles, the checks and the bench's
-settle are real.
+The replies are Qwen2.5-Coder-1.5B's, verbatim (``tests/data/edit/sampled/``): the greedy ones from the H200
+(run 7), where a request and its retry both came back unchanged, and the sampled ones from 2 CPU cores
+(``scripts/dev/sample_ab.py``: the retry's prompt, temperature 0.7, seeds 1-4). bug-quopri-unhex of the held-out
+set, wording 0 ("... unhex(b'ff') returns 85 instead of 255"): no sample passed; its wrong fix is that model's
+for wording 1 (``h200_1203/wrong_fixes_with_examples.json``: it fails wording 0's example). bug-colorsys-hue,
+wording 1: samples 1 and 2 passed the module's failing upstream tests and the task's judge. Only the server is
+replaced: ``stream_edit`` hands each request its scripted reply; the retry, the oracles, the checks and the
+bench's settle are real.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ import pytest
 from cli_helpers import make_repo
 from spec_helpers import region_reply
 
+from coder.bench.edits import upstream
 from coder.bench.edits.layers import refusal_layer
 from coder.bench.edits.run import Outcome, settle, tag_layer
 from coder.bench.edits.taskdef import source
+from coder.bench.edits.tasks import TASKS
 from coder.bench.edits.tasks_heldout import HELDOUT
-from coder.edit.checks.user_commands import UserCommand
+from coder.edit.checks.user_commands import UserCommand, commands
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.proposal import EditProposal, EditRequest, Sampled
 from coder.edit.run import engine as engine_module
@@ -36,6 +40,8 @@ from coder.testing.replies import ScriptedStream, streamed
 DATA = Path(__file__).parents[1] / "data" / "edit"
 RECORDED = json.loads((DATA / "sampled" / "unhex.json").read_text())
 UNCHANGED = RECORDED["greedy_reply"]  # the H200's reply, to the request and to its retry alike
+SAMPLED = [s["reply"] for s in RECORDED["samples"]]  # the CPU's, seeds 1-4: none passes
+HUE = json.loads((DATA / "sampled" / "colorsys_hue.json").read_text())
 WRONG = next(r["reply"] for r in json.loads((DATA / "h200_1203" / "wrong_fixes_with_examples.json").read_text())[
     "rows"] if (r["task"], r["wording"]) == ("bug-quopri-unhex", 1))
 TASK = next(t for t in HELDOUT if t.name == "bug-quopri-unhex")
@@ -146,7 +152,8 @@ def test_a_wrong_sample_is_passed_over_and_the_first_that_passes_is_applied(
 
 def test_when_no_sample_passes_the_greedy_retrys_refusal_stands(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, request, model = _engine(tmp_path, monkeypatch, [UNCHANGED, UNCHANGED, *[WRONG] * 4])
+    assert [s["why"] == "unchanged" for s in RECORDED["samples"]] == [False, True, False, True]
+    engine, request, model = _engine(tmp_path, monkeypatch, [UNCHANGED, UNCHANGED, *SAMPLED])
     proposal = streamed(engine, request)
     assert len(model.asked) == 6 and [r.seed for r in model.asked[2:]] == [1, 2, 3, 4]
     assert proposal.request is model.asked[1] and proposal.ok and not proposal.changed  # the retry's proposal
@@ -181,3 +188,26 @@ def test_no_sample_starts_once_the_budget_is_spent(tmp_path: Path, monkeypatch: 
             stats.append(next(drawn))
     assert len(asked) == 2 and len(stats) == 2  # the second started at 30 s, the third would at 60 s
     assert done.value.value is retry and retry.sampled == Sampled(None, 2, 4, 0.7, "the failing example")
+
+
+def test_a_real_sample_that_passes_the_failing_tests_is_applied(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    task = next(t for t in TASKS if t.name == HUE["task"])
+    root = tmp_path / "r"
+    make_repo(root, {task.file: source(task.file)})
+    engine = EditEngine(None, root, ctx=32768, run_examples=True, checks=commands(
+        upstream.test_command(task.kind, task.file), None))  # as the bench runs it
+    monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
+        [HUE["greedy_reply"], HUE["greedy_reply"], *(s["reply"] for s in HUE["samples"])]))
+    proposal = streamed(engine, engine.prepare(root / task.file, HUE["instruction"], mode="region",
+                                               symbol="rgb_to_hls"))
+    assert len(model.asked) == 3 and model.asked[2].seed == 1  # the first sample passed: no more were asked
+    assert model.asked[1].retry_note.startswith(f"(A first reply was refused: {HUE['retried']}")  # as on the H200
+    line = "accepted sample 1 of 4 (temperature 0.7): passes the failing tests"
+    assert proposal.ok and proposal.sampled is not None and proposal.sampled.line() == line
+    assert [c.ok for c in proposal.checks] == [True]  # the module's upstream tests, failing before, pass
+    assert "+    if h < 0.0:\n+        h += 1.0\n" in proposal.diff
+    out = Outcome(task.name, task.file, task.kind, "region", "skipped", "", wording=HUE["wording"],
+                  instruction=HUE["instruction"])
+    settle(engine, proposal, task, out, guard=True)
+    assert (out.outcome, out.sampled) == ("correct", line), out.why
