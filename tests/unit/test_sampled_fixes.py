@@ -34,6 +34,7 @@ from coder.edit.run import engine as engine_module
 from coder.edit.run import sample
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.sample import due
+from coder.session.streams import retry_notes
 from coder.telemetry.stats import RequestStats
 from coder.testing.replies import ScriptedStream, streamed
 
@@ -146,6 +147,8 @@ def test_a_wrong_sample_is_passed_over_and_the_first_that_passes_is_applied(
         "accepted": 2, "drawn": 2, "of": 4, "temperature": 0.7, "oracle": "the failing example", "line": line}
     assert proposal.retried == FAILING and proposal.first_reply == UNCHANGED  # the retry's record is kept
     assert proposal.examples == ("checked: unhex(b'ff') == 255",)
+    assert retry_notes(proposal) == [  # the TUI's notes before the review (every attempt streamed into one view)
+        f"The first reply for {TASK.file} was refused ({FAILING}); asked once more.", f"{TASK.file}: {line}."]
     out = _settled(engine, proposal)
     assert (out.outcome, out.sampled, out.retried, out.layer) == ("correct", line, FAILING, None), out.why
 
