@@ -230,6 +230,14 @@ def _one_edit(tree: WorkTree | None) -> WorkTree | None:
     return OneEdit(tree.root, tree.git_dir)
 
 
+def _say_retries(proposal: EditProposal, err: TextIO) -> None:
+    """Why the first reply was asked once more, and the samples drawn after that retry."""
+    if proposal.retried:  # a region reply a code rule refused was asked once more (EditEngine.retry_request)
+        _say(f"the first reply was refused ({proposal.retried}); asked once more, saying why", err)
+    if proposal.sampled is not None:  # the retry did not mend a fix the example or tests show (coder.edit.run.sample)
+        _say(proposal.sampled.line(), err)
+
+
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
     from coder.cli.edit_timing import print_json
     from coder.edit.apply.files import diff_stat, display_diff
@@ -263,8 +271,7 @@ def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:
         _say(notice, err)
     proposal = _stream(engine, request, err)
     result.update(proposal.to_json())
-    if proposal.retried:  # a region reply a code rule refused was asked once more (EditEngine.retry_request)
-        _say(f"the first reply was refused ({proposal.retried}); asked once more, saying why", err)
+    _say_retries(proposal, err)
     if proposal.scope is not None and (left := proposal.scope.dropped_note()):  # coder took a change out
         _say(left, err)
     _print_checks(proposal, err)

@@ -45,6 +45,8 @@ class EditRequest:
     in_plan: bool = False
     spec: ChangeSpec | None = None  # the instruction read once: every check of the reply takes it
     retry_note: str = ""  # a retry's: what the first reply got wrong (in the prompt; the instruction stays the user's)
+    temperature: float = 0.0  # greedy, but for a sample of a fix (coder.edit.run.sample)
+    seed: int | None = None  # a sample's seed: the same samples on a rerun
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -66,6 +68,35 @@ class EditRequest:
         return describe(self.spec, self.how)
 
 
+@dataclass(frozen=True)
+class Sampled:
+    """The samples drawn for a fix the greedy retry did not mend, while an oracle fails (:mod:`coder.edit.run.sample`).
+
+    ``accepted`` is the 1-based sample that passed every check (None: none did, the retry's refusal stands);
+    ``drawn`` how many were asked of ``of``; ``oracle`` what fails on the code as it is
+    (``the failing example``, ``the failing tests``), which a passing sample no longer fails.
+    """
+
+    accepted: int | None
+    drawn: int
+    of: int
+    temperature: float
+    oracle: str
+
+    def line(self) -> str:
+        """One line for the CLI, the TUI and the bench report."""
+        if self.accepted is None:
+            still = "fail" if self.oracle.endswith("tests") else "fails"  # "the failing example and tests"
+            return (f"{self.drawn} sampled {'reply' if self.drawn == 1 else 'replies'} (temperature "
+                    f"{self.temperature:g}) drawn, none passed every check; {self.oracle} still {still}")
+        return (f"accepted sample {self.accepted} of {self.of} (temperature {self.temperature:g}): "
+                f"passes {self.oracle}")
+
+    def to_json(self) -> dict[str, object]:
+        """The ``--json`` and bench-row form, its line included."""
+        return {**asdict(self), "line": self.line()}
+
+
 @dataclass
 class EditProposal:
     """A validated edit ready to apply, or the reason it was refused."""
@@ -85,6 +116,7 @@ class EditProposal:
     checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
     first_reply: str = ""  # that first reply (kept for the record)
     examples: tuple[str, ...] = ()  # what the instruction's examples showed (coder.edit.checks.behaviour)
+    sampled: Sampled | None = None  # sampled replies drawn after the retry (coder.edit.run.sample)
 
     @property
     def ok(self) -> bool:
@@ -165,6 +197,7 @@ class EditProposal:
             "retried": self.retried,
             "checks_not_run": self.checks_not_run or None,
             "examples": list(self.examples),
+            "sampled": self.sampled.to_json() if self.sampled is not None else None,
         }
 
 

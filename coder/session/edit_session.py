@@ -328,8 +328,8 @@ class EditSession:
             self._queue.clear()
             self._set_state("idle")
             return
-        if isinstance(retried := getattr(proposal, "retried", None), str):  # a plan's: in its review lines
-            self.emit(ev.Note(f"The first reply for {proposal.rel} was refused ({retried}); asked once more."))
+        for line in streams.retry_notes(proposal):  # asked once more, and sampled (a plan's: its review lines)
+            self.emit(ev.Note(line))
         if proposal.checks_not_run:
             self.emit(ev.Note(proposal.checks_not_run))
         for line in getattr(proposal, "examples", ()):  # a fix's examples, run before and after (checks.behaviour)

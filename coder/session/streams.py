@@ -72,6 +72,19 @@ def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) ->
     return engine.apply(proposal) if isinstance(proposal, EditProposal) else apply_plan(engine, proposal)
 
 
+def retry_notes(proposal: EditProposal | PlanProposal) -> list[str]:
+    """Why a region edit's first reply was asked once more, and the samples drawn after (coder.edit.run.sample).
+
+    Each attempt streamed into the same feed; these notes say which one the review shows.
+    """
+    notes = []
+    if isinstance(retried := getattr(proposal, "retried", None), str):  # a plan's retries are a list
+        notes.append(f"The first reply for {proposal.rel} was refused ({retried}); asked once more.")
+    if (sampled := getattr(proposal, "sampled", None)) is not None:
+        notes.append(f"{proposal.rel}: {sampled.line()}.")
+    return notes
+
+
 def run_plan(engine: EditEngine, prepared: PlanRequest, cancel: threading.Event, emit: Callable[[ev.Event], None],
              check: Callable[[], None], baseline_tps: float | None) -> PlanProposal:
     """Run a plan for the session: started, prefill progress, then what was retried and why; the proposal."""

@@ -32,6 +32,7 @@ from coder.edit.intent.read import read_instruction
 from coder.edit.proposal import EditRequest
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
+from coder.edit.run.sample import SAMPLES
 from coder.testing.replies import ScriptedStream, streamed
 
 DATA = Path(__file__).parents[1] / "data" / "edit"
@@ -201,9 +202,11 @@ def test_a_failing_example_is_asked_once_more_with_its_line_and_the_retry_passes
 
 
 def test_a_second_failure_is_refused_by_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, request, model = _engine(tmp_path, monkeypatch, [WRONG, WRONG, WRONG])
+    engine, request, model = _engine(tmp_path, monkeypatch, [WRONG] * (2 + SAMPLES + 1))
     proposal = streamed(engine, request)
-    assert len(model.asked) == 2  # never a second retry
+    # never a second greedy retry; the example fails now, so the retry is sampled, and no sample passes
+    assert len(model.asked) == 2 + SAMPLES and {r.seed for r in model.asked[2:]} == set(range(1, SAMPLES + 1))
+    assert proposal.request is model.asked[1] and proposal.sampled is not None and proposal.sampled.accepted is None
     assert (proposal.ok, proposal.refusal_code, proposal.refusal) == (False, CODE, FAILED)
     assert refusal_layer(proposal.refusal_code) == "check"  # the bench's table files it under the checks
 

@@ -1,7 +1,7 @@
 """The H200's run 7 (2026-12-03) edits applied wrong, replayed through today's reading, checks and retry.
 
 ``tests/data/edit/h200_1203/run7_wrong.json`` holds Qwen2.5-Coder-1.5B's replies (auto mode); each request of
-the replay, the retry's included, is answered with the recorded reply (:class:`ScriptedStream`), and the
+the replay, the retry's and the samples' included, gets the recorded reply (:class:`ScriptedStream`), and the
 task's judge says what an applied result is. Three general rules refuse five of the nine: a fix that only
 adds a raise where no error was reported (:mod:`coder.edit.checks.guards`), the bytes twin of a str example
 for a function that handles bytes, and the text a new ``__repr__`` is said to show
@@ -31,6 +31,7 @@ from coder.edit.proposal import EditRequest
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
+from coder.edit.run.sample import SAMPLES
 from coder.errors import CoderError
 from coder.testing.replies import ScriptedModel, ScriptedStream, streamed
 
@@ -57,7 +58,7 @@ def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wordin
         proposal = run_plan(engine, request, model)
         asked = len(model.asked)
     else:
-        stream = ScriptedStream([row["reply"]] * 2)
+        stream = ScriptedStream([row["reply"]] * (2 + SAMPLES))  # the samples after a fix's retry, too
         monkeypatch.setattr(engine_module, "stream_edit", stream)
         assert isinstance(request, EditRequest)
         proposal = streamed(engine, request)
@@ -77,9 +78,10 @@ GUARD = ("the instruction reports no error to raise, but the reply only adds a c
     ("bug-sched-cancel", 0, "refused", GUARD, 2),
     ("bug-sched-cancel", 2, "refused", GUARD, 2),
     ("bug-sched-cancel", 1, "correct", "2 behaviour case(s) right, the rest unchanged", 1),
-    # `path == ''` mends _ishidden('') and not the bytes twin the function's own code handles
+    # `path == ''` mends _ishidden('') and not the bytes twin the function's own code handles; the example
+    # fails on the code as it is, so the retry is sampled (coder.edit.run.sample), each sample given that reply
     ("glob-fix", 2, "refused", "after the edit, _ishidden(b'') still raises IndexError; the instruction expects False",
-     2),
+     2 + SAMPLES),
     ("glob-fix", 0, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
     ("glob-fix", 1, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
     # the repr the instruction shows, run on the new __repr__

@@ -27,6 +27,7 @@ from coder.edit.checks.user_commands import UserCommand, commands
 from coder.edit.proposal import EditRequest
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
+from coder.edit.run.sample import SAMPLES
 from coder.testing.replies import ScriptedStream, streamed
 
 DATA = Path(__file__).parents[1] / "data" / "edit" / "h200_1203" / "run6_wrong.json"
@@ -137,9 +138,12 @@ def test_a_fix_failing_the_tests_is_asked_once_more_with_the_failing_test_and_th
 
 
 def test_a_second_failure_is_refused_as_the_users_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine, request, model = _engine(tmp_path, monkeypatch, CAPWORDS, [WRONG, WRONG, WRONG])
+    engine, request, model = _engine(tmp_path, monkeypatch, CAPWORDS, [WRONG] * (2 + SAMPLES + 1))
     proposal = streamed(engine, request)
-    assert len(model.asked) == 2  # never a second retry
+    # never a second greedy retry; the tests fail on the code as it is, so the retry is sampled, none passing
+    assert len(model.asked) == 2 + SAMPLES and proposal.request is model.asked[1]
+    assert proposal.sampled is not None and proposal.sampled.oracle == "the failing tests"
+    assert proposal.sampled.line().endswith("none passed every check; the failing tests still fail")
     assert not proposal.ok and proposal.refusal_code == "check_failed"
     assert proposal.refusal.endswith("upstream tests of string: 1 of 38 failed")
     assert refusal_layer(proposal.refusal_code) == "user command"
@@ -174,7 +178,7 @@ def test_an_unchanged_reply_whose_tests_pass_is_told_only_that(tmp_path: Path, m
     make_repo(root, {task.file: source(task.file)})
     engine = EditEngine(None, root, ctx=32768, checks=commands(upstream.test_command(task.kind, task.file), None))
     monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
-        [lambda r: region_reply(r, r.prompt.target)] * 2))
+        [lambda r: region_reply(r, r.prompt.target)] * (2 + SAMPLES)))  # the retry is sampled: the example fails
     streamed(engine, engine.prepare(root / task.file, task.wordings[0], mode="region", symbol="scheduler.cancel"))
     assert model.asked[1].retry_note == ("(A first reply was refused: the model made no changes.) The instruction "
                                          "asks for a change of the code: make it.")
@@ -185,7 +189,7 @@ def test_an_unchanged_fix_is_told_what_its_example_still_does(tmp_path: Path, mo
     make_repo(root, {task.file: source(task.file)})
     engine = EditEngine(None, root, ctx=32768, checks=commands(upstream.test_command(task.kind, task.file), None))
     monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
-        [lambda r: region_reply(r, r.prompt.target)] * 2))
+        [lambda r: region_reply(r, r.prompt.target)] * (2 + SAMPLES)))  # the retry is sampled: the example fails
     streamed(engine, engine.prepare(root / task.file, task.wordings[0], mode="region", symbol="unhex"))
     assert model.asked[1].retry_note == (
         "(A first reply was refused: the model made no changes; unhex(b'ff') still returns 85; the instruction "

@@ -25,7 +25,7 @@ from coder.edit.apply.files import FileSnapshot, read_snapshot, unified_diff
 from coder.edit.checks.behaviour import ExampleCheck
 from coder.edit.checks.explained import check_scope
 from coder.edit.checks.reply import EditRefused, check_reply
-from coder.edit.checks.result import PARSE_LOCK, check_result, retry_note
+from coder.edit.checks.result import PARSE_LOCK, check_result
 from coder.edit.checks.trim import kinds_kept
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
@@ -34,7 +34,8 @@ from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
-from coder.edit.run.retry import failing_now, retry_reason, spec_of
+from coder.edit.run.retry import Oracles, again, failing_now, retry_reason, spec_of
+from coder.edit.run.sample import draw, due
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -81,6 +82,7 @@ class EditEngine:
         self.checks = tuple(checks)  # the user's test/lint commands, run on each proposal (checks.user_commands)
         self.checks_not_run = checks_not_run  # why an untrusted repo's commands do not run (config.commands_not_run)
         self.examples = ExampleCheck(self.checks, runs=run_examples)  # a fix's examples (checks.behaviour)
+        self.oracles = Oracles(self.checks, self.examples, lambda: self.repo)  # what fails now (run.retry)
         # ``tree``: the work tree the caller already found at ``root`` (one ``git rev-parse`` per command)
         self.root, self.tree = (tree.root, tree) if tree is not None and use_git else gitcli.locate(root, use_git)
         self._repo: git.Repo | None = None
@@ -275,13 +277,16 @@ class EditEngine:
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
         Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A region edit may be asked once more (:meth:`retry_request`).
+        written either way). A region edit may be asked once more (:meth:`retry_request`), and a fix that
+        retry did not mend sampled while an oracle fails (:mod:`coder.edit.run.sample`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
         if (why := self._why_again(proposal)) is not None:
             second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
             second.retried, second.first_reply = why[1], proposal.reply
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
+            if (oracle := due(proposal, self.oracles)) is not None:
+                proposal = yield from draw(proposal, oracle, lambda r: self._stream_once(r, cancel, on_chunk))
         yield proposal
 
     def _stream_once(self, request: EditRequest, cancel: threading.Event | None,
@@ -304,17 +309,10 @@ class EditEngine:
         return None if why is None else self._again(proposal, *why)
 
     def _why_again(self, proposal: EditProposal) -> tuple[str, str] | None:
-        return failing_now(retry_reason(proposal), proposal, lambda: self.repo, self.checks, self.examples)
+        return failing_now(retry_reason(proposal), proposal, self.oracles)
 
     def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
-        request, spec = proposal.request, spec_of(proposal.request)
-        assert request.region is not None  # retry_reason retries region requests only
-        note = retry_note(code, reason, spec)
-        # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
-        asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
-        why = f"{request.mode_reason}; asked once more"
-        return replace(self._build(request.snapshot, asked, "region", request.region, why),
-                       instruction=request.instruction, spec=spec, retry_note=note)
+        return again(proposal, code, reason, self._build)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""

@@ -18,16 +18,23 @@ request when its reply
   tests catch, and the assertion shows the model the case it broke.
 
 A plan step has its own retry (:mod:`coder.edit.run.plan_step`) and is never asked again here.
+
+Greedy decoding answers the retry's prompt the same way each time, so a fix the retry did not mend is
+not asked greedily a third time. Where an oracle fails on the code as it is (:class:`Oracles`: the
+instruction's example, the user's tests), a few *sampled* replies to the retry's prompt are drawn and
+the first that passes every check is taken (:mod:`coder.edit.run.sample`); where none fails, nothing is
+sampled, since then no check could tell a sampled fix that is right from one that is merely different.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder.edit.checks import behaviour
 from coder.edit.checks.explained import Scope
-from coder.edit.checks.result import RETRIED
+from coder.edit.checks.result import RETRIED, retry_note
 from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
@@ -35,10 +42,13 @@ from coder.edit.proposal import UNCHANGED, EditProposal, EditRequest
 if TYPE_CHECKING:
     import git
 
+    from coder.edit.apply.files import FileSnapshot
     from coder.edit.checks.user_commands import UserCommand
+    from coder.edit.source.regions import Region
 
 QUOTED = 3  # flagged changes quoted in the note; the scope's refusal names every one by line
 QUOTE_CHARS = 80
+Build = Callable[["FileSnapshot", ChangeSpec, str, "Region | None", str], EditRequest]  # EditEngine._build
 _FIXES = frozenset({"fix", "change"})  # the actions whose unchanged reply is told what the tests say
 
 
@@ -75,35 +85,71 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
     return None
 
 
-def failing_now(why: tuple[str, str] | None, proposal: EditProposal, repo: Callable[[], git.Repo | None],
-                checks: Sequence[UserCommand],
-                examples: behaviour.ExampleCheck | None = None) -> tuple[str, str] | None:
-    """``why``, and for a fix that came back unchanged, what the code as it is does wrong.
+class Oracles:
+    """What fails on the code as it is, for a fix: run once per request's snapshot and reading (the last one kept).
+
+    The retry's note (:func:`failing_now`) and the sampling decision (:func:`coder.edit.run.sample.due`) both ask;
+    the user's test command runs once for the two. Each failing oracle is ``(kind, what it says)``:
+
+    - ``example``: the instruction's own example, run on the code as it is (``unhex(b'ff') still returns 85; the
+      instruction expects 255``), where ``examples`` runs them (:mod:`coder.edit.checks.behaviour`);
+    - ``tests``: the repository's failing tests (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``): a bug the
+      project's tests catch fails them now. Only the test command runs (a lint says nothing of a bug). ``repo``
+      is called only then: opening the repository imports GitPython, which an edit with no test command never needs.
+    """
+
+    def __init__(self, checks: Sequence[UserCommand], examples: behaviour.ExampleCheck | None,
+                 repo: Callable[[], git.Repo | None]) -> None:
+        self.checks, self.examples, self.repo = tuple(checks), examples, repo
+        # the snapshot itself, not its text: a later edit of the same text re-runs the tests (other files may differ)
+        self._last: tuple[FileSnapshot, str, tuple[tuple[str, str], ...]] | None = None
+
+    def failing(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
+        """``(kind, what it says)`` of each oracle that fails on ``request``'s file as it is (none for no fix)."""
+        snap, spec = request.snapshot, spec_of(request)
+        if spec.action not in _FIXES:
+            return ()
+        if self._last is None or self._last[0] is not snap or self._last[1] != spec.instruction:
+            self._last = snap, spec.instruction, self._run(request)
+        return self._last[2]
+
+    def _run(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
+        snap, spec, said = request.snapshot, spec_of(request), []
+        # only where examples run: elsewhere verdict() says once that they were not, which the final proposal says
+        examples = self.examples
+        verdict = examples.verdict(snap, snap.text, spec) if examples is not None and examples.runs else None
+        if verdict is not None and verdict.failure is not None:
+            said.append(("example", verdict.failure.replace("after the edit, ", "", 1)))
+        if tests := [c for c in self.checks if c.kind == "test"]:
+            from coder.edit.checks.user_commands import run_on_proposal
+
+            runs = run_on_proposal(self.repo(), snap, snap.text, tests)
+            if (failed := next((c for c in runs if not c.ok and c.rc is not None), None)) is not None:
+                said.append(("tests", failed.failures().replace("failed on it", "fails on the code as it is", 1)))
+        return tuple(said)
+
+
+def failing_now(why: tuple[str, str] | None, proposal: EditProposal, oracles: Oracles) -> tuple[str, str] | None:
+    """``why``, and for a fix that came back unchanged, what the code as it is does wrong (:class:`Oracles`).
 
     22 of run 6's 68 refused pairs on the H200 were bug fixes answered twice with the region unchanged: "make
-    a change" alone did not move the model. What the code does now shows it the case to mend:
-
-    - the instruction's own example, run on the code as it is (``unhex(b'ff') still returns 85; the
-      instruction expects 255``), where ``examples`` runs them (:mod:`coder.edit.checks.behaviour`);
-    - the repository's failing tests (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``): a bug the project's
-      tests catch fails them now. Only the test command runs (a lint says nothing of a bug). ``repo`` is called
-      only then: opening the repository imports GitPython, which an edit with no test command never needs.
+    a change" alone did not move the model. What the code does now shows it the case to mend.
     """
-    if why is None or why[0] != "unchanged" or spec_of(proposal.request).action not in _FIXES:
+    if why is None or why[0] != "unchanged":
         return why
-    snap, said = proposal.request.snapshot, [why[1]]
-    # only where examples run: elsewhere verdict() says once that they were not, which the final proposal says
-    verdict = (examples.verdict(snap, snap.text, spec_of(proposal.request))
-               if examples is not None and examples.runs else None)
-    if verdict is not None and verdict.failure is not None:
-        said.append(verdict.failure.replace("after the edit, ", "", 1))
-    if tests := [c for c in checks if c.kind == "test"]:
-        from coder.edit.checks.user_commands import run_on_proposal
+    return why[0], "; ".join([why[1], *(said for _, said in oracles.failing(proposal.request))])
 
-        runs = run_on_proposal(repo(), snap, snap.text, tests)
-        if (failed := next((c for c in runs if not c.ok and c.rc is not None), None)) is not None:
-            said.append(failed.failures().replace("failed on it", "fails on the code as it is", 1))
-    return why[0], "; ".join(said)
+
+def again(proposal: EditProposal, code: str, reason: str, build: Build) -> EditRequest:
+    """The retry of ``proposal``'s region request (``build``: the engine's), its prompt saying why it is asked again."""
+    request, spec = proposal.request, spec_of(proposal.request)
+    assert request.region is not None  # retry_reason retries region requests only
+    note = retry_note(code, reason, spec)
+    # the prompt carries the note; the spec the checks hold the reply to stays the user's reading
+    asked = replace(spec, instruction=f"{request.instruction.strip()} {note}")
+    why = f"{request.mode_reason}; asked once more"
+    return replace(build(request.snapshot, asked, "region", request.region, why),
+                   instruction=request.instruction, spec=spec, retry_note=note)
 
 
 def flagged(scope: Scope, old: str, new: str) -> str:

@@ -83,12 +83,15 @@ def stream_edit(backend: BackendHandle, request: EditRequest, *, drift_guard: bo
     """Run ``request`` through the request runner with a :class:`GuardTap`; yields live stats.
 
     The runner applies ``request.k`` (a restart happens there; ``cancel`` aborts it or the
-    stream) and feeds the k controller; ``prediction`` goes along as the predicted output.
+    stream) and feeds the k controller; ``prediction`` goes along as the predicted output. A sampled
+    request (:mod:`coder.edit.run.sample`) goes with its temperature and seed (llama.cpp, vLLM and SGLang
+    read ``seed`` from the body).
     """
     tap = GuardTap(request, drift_guard=drift_guard, on_chunk=on_chunk)
     outcome = yield from stream_request(
         backend, request.messages, request.k, max_tokens=request.budget.max_tokens, tap=tap, cancel=cancel,
-        prediction=prediction, progress=True, prompt_tokens=request.budget.prompt_tokens)
+        prediction=prediction, progress=True, prompt_tokens=request.budget.prompt_tokens,
+        temperature=request.temperature, extra_body={"seed": request.seed} if request.seed is not None else None)
     outcome.stats.stopped_at_fence = tap.fence_at is not None
     return StreamOutcome(outcome.text, outcome.stats, tap.stopped, outcome.delta)
 
