@@ -1,15 +1,10 @@
 """Edits asked as short structured questions: the model names the types or the words, coder writes them.
 
-Three uses, each one request under a JSON schema through the one request runner, at temperature 0:
-
-* **type hints** on named defs (:mod:`coder.edit.plan.hints_asked`): the plan of the edit, when a server runs;
-* **a comment whose line the reading resolved** (:func:`coder.edit.plan.comment_asked.anchored`): the plan too;
-* **any other comment edit** whose region requests were refused, flagged or unchanged after the retry
-  (:func:`coder.edit.plan.comment_asked.question`): the line and the words; the result then goes through
-  :meth:`EditEngine.evaluate` as a reply does, and is used only when accepted with nothing flagged.
-
-A plan's question is the edit's request phase of ``--timings``. With no server, or an answer that cannot be
-written, the edit goes on as before (a region request), with the reason in its notes.
+Two plans, each one request under a JSON schema through the one request runner, at temperature 0, when a
+server runs: **type hints** on named defs (:mod:`coder.edit.plan.hints_asked`), and **a comment whose line
+the reading resolved** (:mod:`coder.edit.plan.comment_asked`). The question is the edit's request phase of
+``--timings``. With no server, or an answer that cannot be written, the edit goes on as before (a region
+request), with the reason in its notes.
 """
 
 from __future__ import annotations
@@ -19,21 +14,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from coder.edit.plan import comment_asked, hints_asked
-from coder.edit.run.retry import spec_of
-from coder.edit.source.regions import split
 
 if TYPE_CHECKING:
     from coder.edit.apply.files import FileSnapshot
     from coder.edit.intent.model_read import Message
     from coder.edit.intent.spec import ChangeSpec
     from coder.edit.plan.steps import Plan
-    from coder.edit.proposal import EditProposal
     from coder.edit.run.engine import EditEngine
 
 JsonAsk = Callable[[list["Message"], dict[str, object], int], str]
 TOKENS_PER_TYPE = 16
 NOT_ASKED = "not written from the model's short answer"
-ASKED = "the comment was written from the model's short answer (line and words, JSON)"
 
 
 def _ask(engine: EditEngine) -> JsonAsk:
@@ -70,43 +61,3 @@ def asked_plan(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tupl
             return None, f"the comment {NOT_ASKED}: {comments}"
         return comment_asked.plan(snap.rel, spec, snap.text, comments, time.perf_counter() - started), ""
     return None, ""
-
-
-def wants_asking(proposal: EditProposal) -> bool:
-    """True when ``proposal`` is a single region comment edit that its region requests did not make."""
-    request = proposal.request
-    if request.mode != "region" or request.region is None or request.in_plan:
-        return False
-    made = proposal.ok and proposal.changed and (proposal.scope is None or proposal.scope.ok)
-    return not made and spec_of(request).action == "comment"
-
-
-def asked_comment(engine: EditEngine, proposal: EditProposal, ask: JsonAsk | None = None) -> EditProposal | None:
-    """The comment written from the model's JSON answer, checked like a reply; None when it is not usable."""
-    request = proposal.request
-    region, spec, snap = request.region, spec_of(request), request.snapshot
-    if region is None or (engine.backend.info is None and ask is None):
-        return None
-    q = comment_asked.question(snap.text, spec, region.start, region.end)
-    if q is None:
-        return None
-    started = time.perf_counter()
-    try:
-        answer = (ask or _ask(engine))(comment_asked.messages(spec, q), comment_asked.schema(q),
-                                       comment_asked.MAX_TOKENS)
-    except Exception:  # noqa: BLE001 - the region requests' outcome stands, whatever failed
-        return None
-    comments = comment_asked.parse(answer, q)
-    if isinstance(comments, str):
-        return None
-    target = split(snap.text, region).target
-    written = comment_asked.write(target, [(n - region.start + 1, words) for n, words in comments])
-    newline = "" if written.endswith("\n") else "\n"
-    fence = request.prompt.fence
-    result = engine.evaluate(request, f"{fence}python\n{written}{newline}{fence}", finish_reason="stop")
-    if not (result.ok and result.changed and (result.scope is None or result.scope.ok)):
-        return None
-    took = time.perf_counter() - started
-    result.retried = f"{proposal.retried or proposal.refusal or 'unchanged'}; {ASKED} in {took:.2f}s"
-    result.first_reply, result.reply = proposal.reply, answer
-    return result
