@@ -10,3 +10,6 @@ STARTED = _time.clock_gettime(getattr(_time, "CLOCK_BOOTTIME", _time.CLOCK_MONOT
 # so what it imports lives until the exit: coder edit (coder.cli.edit_timing) and the TUI (at its first
 # request) freeze it for the collector
 WHOLE_PROCESS = False
+# True once a command (coder edit) has finished everything it writes and waits for: coder.cli.main then ends the
+# process with os._exit after running the atexit handlers and flushing, skipping the interpreter's teardown
+QUICK_EXIT = False

@@ -167,7 +167,11 @@ def run_edit(args: argparse.Namespace) -> int:
     begin(plan=not (args.symbol or args.lines))  # a named region is one request: no planner (_prepare)
     result: dict[str, Any] = {"ok": False, "applied": False}
     try:
-        return _run_edit(args, result)
+        code = _run_edit(args, result)
+        import coder
+
+        coder.QUICK_EXIT = True  # written, committed and reported: nothing is left for the teardown (cli.main)
+        return code
     except CoderError as exc:
         if not args.json:
             raise

@@ -97,13 +97,17 @@ def _stream(engine: EditEngine, prepared: PlanRequest, err: TextIO) -> PlanPropo
     from coder.edit.run.plan_run import run_events
 
     proposal = None
-    # a plan's requests run on worker threads: the caller's wait for them is the request
+    # a plan's requests run on worker threads: the caller's wait for them is the request, less the
+    # time no chat completion was open (the steps' own preparation and checks: "steps")
+    since = timings.clock()
     with timings.phase(timings.REQUEST), StreamLine(err) as line:
         for event in run_events(engine, prepared):
             if isinstance(event, PlanProposal):
                 proposal = event
             else:
                 line.update(event)
+    if timings.RECORDER is not None:
+        timings.RECORDER.split_wait(since)
     if proposal is None:
         raise CoderError("internal: the plan ended without a result")
     return proposal

@@ -9,7 +9,8 @@ completion is the request (until its stream closes), anything else is the probe.
 Phases are exclusive: time inside a nested phase counts only there, never in the phase around it
 too, so no second is counted twice and ``other`` (time in no phase) makes them sum to the wall
 time. Only the thread that started the recorder is timed (a plan's requests on worker threads are
-counted as round trips, their time is the waiting caller's). The wall time starts when the process
+counted as round trips, their time is the waiting caller's; of that wait, what no chat completion
+was open for is the plan's own work, ``steps``: :meth:`Timings.split_wait`). The wall time starts when the process
 did (``/proc/self/stat``, 10 ms ticks; exact when a benchmark passes ``CODER_SPAWNED_AT``), and
 ``python`` is the interpreter's start up to coder's first line (:data:`coder.STARTED`).
 """
@@ -26,8 +27,8 @@ from pathlib import Path
 from typing import TypedDict
 
 # the phases in the order a command meets them; "other" is what no phase covered
-PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "stats", "checks",
-          "git", "output")
+PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "steps", "stats",
+          "checks", "git", "output")
 REQUEST = "request"
 READING = "reading"  # the model asked to read the instruction: a completion, but not the edit's request
 _CLOCK = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)  # as coder.STARTED; /proc is Linux only anyway
@@ -84,6 +85,7 @@ class RoundTrip:
     path: str
     phase: str
     seconds: float = 0.0
+    began: float = 0.0  # clock() when it was sent (a plan's round trips overlap: split_wait takes their union)
 
 
 @dataclass
@@ -137,6 +139,26 @@ class Timings:
         seconds = max(0.0, min(seconds, self.spent.get(source, 0.0)))
         self.spent[source] = self.spent.get(source, 0.0) - seconds
         self.spent[target] = self.spent.get(target, 0.0) + seconds
+
+    def split_wait(self, since: float, source: str = REQUEST, target: str = "steps") -> float:
+        """Re-charge to ``target`` the part of a wait in ``source`` since ``since`` when no chat completion was open.
+
+        A plan's caller waits in ``source`` while worker threads prepare, send and check its steps;
+        the union of its chat completions' intervals (on any thread) is the model's time, the rest of
+        the wait is coder's own work (each step's preparation, checks, retries, the files' validation).
+        Returns the seconds moved.
+        """
+        now = clock()
+        spans = sorted((max(t.began, since), min(t.began + t.seconds, now)) for t in self.trips
+                       if t.path.endswith("/completions") and t.began + t.seconds > since)
+        model, reach = 0.0, since
+        for begin, end in spans:
+            if end > reach:
+                model += end - max(begin, reach)
+                reach = end
+        own = max(0.0, now - since - model)
+        self.move(own, source, target)
+        return own
 
     def round_trip(self, method: str, path: str) -> RoundTrip:
         """Record one exchange; its phase is the endpoint's on the timed thread, ``(thread)`` elsewhere."""

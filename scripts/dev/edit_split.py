@@ -2,7 +2,8 @@
 """Where ``coder edit`` spends its wall time against a real server: the command's own split, per phase.
 
 Copies a standard-library module into a throw-away git repository and runs ``coder edit FILE ...
---dry-run --json`` there ``--runs`` times per mode (a region edit of one function, a full rewrite),
+--dry-run --json`` there ``--runs`` times per mode (a region edit of one function, a full rewrite; the
+model's reading; a plan of two region requests, whose own work between them is its ``steps`` phase),
 each a fresh process spawned with ``CODER_SPAWNED_AT`` so the split starts at the spawn. Per mode
 it prints the median of every phase of ``timings`` (:mod:`coder.telemetry.timings`), ``exit`` (the
 command's report to the parent seeing it exit: interpreter teardown), the request, and ``outside``:
@@ -50,6 +51,10 @@ MODES = {  # mode -> (file, extra arguments, instruction)
     # this mode's "plan" phase less the grammar mode's, where the name is qualified and the model is not asked)
     "reading": (QUEUE, ["--mode", "auto"], "Add a docstring to put"),
     "grammar": (QUEUE, ["--mode", "auto"], "Add a docstring to Queue.put"),
+    # plan-shaped (issue 35's rows that cost most outside the request): a new parameter and its one caller,
+    # two region requests of one plan (coder.edit.plan.derive's add_param), each prepared, sent and checked
+    "plan": (Path(linecache.__file__), ["--mode", "auto"],
+             "Add a parameter verbose: bool = False to updatecache and update its callers to pass it on."),
 }
 TARGETS = {"outside_s_gpu": 0.5, "outside_s_2core": 0.4}
 
@@ -113,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--attach", metavar="URL", help="a server coder did not start")
     parser.add_argument("--runs", type=int, default=5, help="runs per mode (the first is cold; default 5)")
     parser.add_argument("--modes", default="region,full",
-                        help="comma-separated: region, full (default both), reading, grammar (the model's reading)")
+                        help="comma-separated: region, full (default both), reading, grammar (the model's reading), "
+                             "plan (a two-region plan)")
     parser.add_argument("--out", type=Path, help="write every run and the medians as JSON here")
     parser.add_argument("--replay", type=Path, metavar="DIR",
                         help="with --attach: record each request once in DIR, then answer from DIR (replay_server.py)")

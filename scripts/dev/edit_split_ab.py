@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import edit_split
 
-PHASES = ["python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "stats", "checks",
+PHASES = ["python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "steps", "stats", "checks",
           "git", "output", "other", "exit"]
 
 

@@ -118,7 +118,7 @@ split)
   # the wheels went in with --no-compile: without bytecode every import compiles its source first
   $PY -m compileall -q -j 0 "$G/site" coder >/dev/null 2>&1
   $PY -m coder backend start qwen-gpu >"$OUT/split_start.log" 2>&1 || { tail -5 "$OUT/split_start.log"; exit 1; }
-  $PY scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" --modes region,full,reading,grammar \
+  $PY scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" --modes region,full,reading,grammar,plan \
     --out "$OUT/edit_split.json" 2>&1 \
     | tee "$OUT/edit_split.log"
   $PY -m coder backend stop qwen-gpu >/dev/null 2>&1

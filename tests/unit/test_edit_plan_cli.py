@@ -59,6 +59,9 @@ def test_json_shows_the_plan_and_one_undo_reverts_it(shlex_repo: Path, capsys: p
     assert (doc["read"], doc["read_by"]) == (read, "grammar")
     assert f"coder: plan: read: {read}\n" in captured.err
     assert "_print_tokens" not in (shlex_repo / "shlex.py").read_text()
+    # no chat completion was open while the caller waited for the plan: the wait is the steps' own, not the model's
+    phases = doc["timings"]["phases"]
+    assert phases["steps"] > 0 and phases.get("request", 0.0) == 0.0
     repo = git.Repo(shlex_repo)
     assert repo.head.commit.parents[0].hexsha == head and doc["commit"] == repo.head.commit.hexsha
     assert _run(["undo"]) == 0

@@ -98,6 +98,35 @@ def test_the_models_reading_is_its_own_phase_not_the_request(clock: Clock) -> No
     assert report["outside_request_s"] == pytest.approx(report["wall_s"] - 1.0)
 
 
+def test_a_plans_wait_is_the_model_only_while_a_chat_completion_is_open(clock: Clock) -> None:
+    """A plan's steps run on worker threads: their overlapping requests are the model, the gaps coder's steps."""
+    rec = timings.Timings(started=clock.now)
+    with rec.phase("probe"):
+        clock.now += 0.5
+        before = rec.round_trip("POST", "/v1/chat/completions")  # before the plan: not its wait
+        before.began, before.seconds = clock.now - 0.4, 0.3
+    since = clock.now
+    with rec.phase(timings.REQUEST):
+        for began, seconds, path in ((0.1, 1.0, "/v1/chat/completions"), (0.6, 1.0, "/v1/chat/completions"),
+                                     (1.8, 0.5, "/tokenize"), (2.0, 0.5, "/v1/chat/completions")):
+            trip = _thread_trip(rec, path)
+            trip.began, trip.seconds = since + began, seconds
+        clock.now += 3.0  # model: 0.1-1.6 and 2.0-2.5 (2.0 s); steps: 0-0.1, 1.6-2.0, 2.5-3.0 (1.0 s)
+    assert rec.split_wait(since) == pytest.approx(1.0)
+    report = rec.report()
+    assert report["phases"]["request"] == pytest.approx(2.0) and report["phases"]["steps"] == pytest.approx(1.0)
+    assert report["outside_request_s"] == pytest.approx(report["wall_s"] - 2.0)
+
+
+def _thread_trip(rec: timings.Timings, path: str) -> timings.RoundTrip:
+    """A round trip recorded on a worker thread, as a plan's steps send theirs."""
+    trips: list[timings.RoundTrip] = []
+    worker = threading.Thread(target=lambda: trips.append(rec.round_trip("POST", path)))
+    worker.start()
+    worker.join()
+    return trips[0]
+
+
 def test_other_threads_are_not_timed(clock: Clock) -> None:
     rec = timings.Timings(started=clock.now)
     seen: list[str] = []

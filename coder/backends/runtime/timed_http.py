@@ -44,7 +44,7 @@ class TimedTransport(httpx.BaseTransport):
             return self.inner.handle_request(request)
         trip = rec.round_trip(request.method, request.url.path)
         entered = rec.enter(trip.phase) if trip.phase != "(thread)" else False
-        began = timings.clock()
+        began = trip.began = timings.clock()
         ended: list[bool] = []
 
         def done() -> None:  # once: a stream may be closed twice
