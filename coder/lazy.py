@@ -4,9 +4,9 @@
 checks, which hold a few hundred patterns; compiling them all at import was ~50 ms of every edit
 while one edit's wording reaches a few dozen of them. ``lazy.regex(source, flags)`` stands where
 ``re.compile`` stood at module level and is used the same way (``search``, ``finditer``,
-``pattern`` ...). The first call compiles (:func:`coder.regex_store.compile_pattern`: ``re.compile``
-once per Python, then from a store kept between processes) and puts the compiled pattern's bound
-methods on the instance, so every later call goes straight to them: nothing is added per match.
+``pattern`` ...). The first call compiles (``re.compile``, so the ``re`` module's own cache is
+shared) and puts the compiled pattern's bound methods on the instance, so every later call goes
+straight to them: nothing is added per match.
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         """The compiled pattern (compiled now, if no method has been used yet)."""
-        from coder.regex_store import compile_pattern  # kept between processes (its docstring says how)
-
-        compiled = compile_pattern(self.pattern, self.flags)
+        compiled = re.compile(self.pattern, self.flags)
         # instance attributes shadow the methods below (plain functions): later calls skip this class
         for name in _METHODS:
             self.__dict__[name] = getattr(compiled, name)

@@ -30,7 +30,6 @@ def _evaluated(tmp_path: Path, name: str, wording: int) -> tuple[bool, bool, str
 
 @pytest.mark.parametrize(("name", "wording", "comment"), [
     ("colorsys-comment", 1, "    # Wraps the hue into the range [0, 1).\n"),
-    ("reprlib-comment", 0, "        # Replace spaces in the type name with underscores for better readability.\n"),
     ("reprlib-comment", 1, "        # Split the type name and join it with underscores.\n"),
 ])
 def test_run6s_docstring_for_a_comment_is_applied_as_that_comment(tmp_path: Path, name: str, wording: int,
@@ -38,6 +37,13 @@ def test_run6s_docstring_for_a_comment_is_applied_as_that_comment(tmp_path: Path
     accepted, judged, new, why = _evaluated(tmp_path, name, wording)
     assert accepted and judged, why
     assert comment in new.splitlines(keepends=True)
+
+
+def test_a_turned_docstring_that_is_not_where_the_instruction_puts_it_is_refused(tmp_path: Path) -> None:
+    # reprlib-comment w0 asks "above the if ' ' in typename: line": the docstring sat at the top of repr1's body
+    accepted, _, _, why = _evaluated(tmp_path, "reprlib-comment", 0)
+    assert not accepted and why.startswith("a comment was asked right above the line `if ' ' in typename:` in "
+                                           "Repr.repr1, but it is at line 56")
 
 
 @pytest.mark.parametrize(("name", "wording"), [
