@@ -13,10 +13,9 @@ and the one retry is told to change what the code computes.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed
+from coder.edit.checks.trees import fresh, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -50,11 +49,11 @@ def only_guards_added(old: str, new: str, spec: ChangeSpec) -> str | None:
     if spec.facts.errors or any(e.raises for e in spec.examples):
         return None
     try:
-        before, after = parsed(old), parsed(new)
+        parsed(old), parsed(new)  # both parse (shared trees): then each gets a fresh one to strip
     except (SyntaxError, ValueError, RecursionError):
         return None
     was, now = _Unguard(), _Unguard()
-    a, b = was.visit(copy.deepcopy(before)), now.visit(copy.deepcopy(after))
+    a, b = was.visit(fresh(old)), now.visit(fresh(new))
     if len(now.dropped) <= len(was.dropped) or ast.dump(a) != ast.dump(b):
         return None
     olds = {ast.dump(s) for s in was.dropped}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ def comment_only(old: list[str], new: list[str]) -> bool:
     return kept and any("#" in y and y not in old for y in new)  # blank lines alone are not a comment
 
 
+@lru_cache(maxsize=32)  # each kind rule asks it of the same texts: one parse per (text, kinds), not one per rule
 def _normal(text: str, docstrings: bool, hints: bool) -> str | None:
     try:
         tree = ast.parse(text)

@@ -10,6 +10,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import extraction
@@ -115,6 +116,7 @@ def elided_line(reply_body: str, original: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16)  # the result check asks it of the same two texts from several rules
 def syntax_error(text: str) -> str | None:
     """Why ``text`` does not parse as Python (``line 3: invalid syntax``), None when it does."""
     try:

