@@ -81,9 +81,9 @@ def test_the_reading_resolves_the_line_in_every_wording_that_names_one() -> None
     assert seen[("netrc-comment", 2)] == ("if ch == '\"':", False)  # "(if ch == '\"':) with a comment above it"
     assert seen[("graphlib-comment", 2)] == ("for node in n2i:", False)  # "the for node in n2i loop", no colon
     assert seen[("string-comment", 1)] == ("return (sep or ' ').join(map(str.capitalize, s.split(sep)))", False)
-    # named by no line: the INDENT branch's check, the _find_unsafe check, why the type name is split
-    assert seen[("tabnanny-comment", 1)] is None and seen[("shlex-comment", 2)] is None
-    assert seen[("reprlib-comment", 1)] is None
+    assert seen[("shlex-comment", 2)] == ("if _find_unsafe(s) is None:", False)  # "the _find_unsafe check"
+    # named by no line: "the INDENT branch's check" (two lines read INDENT), why the type name is split
+    assert seen[("tabnanny-comment", 1)] is None and seen[("reprlib-comment", 1)] is None
 
 
 def test_a_comment_under_the_line_it_was_asked_above_is_refused() -> None:

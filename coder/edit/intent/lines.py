@@ -9,7 +9,8 @@ its text (line numbers would go stale): the placement check holds the comment to
 a line anchor is written by coder, the model asked only for its words (:mod:`coder.edit.plan.comment_asked`).
 
 A line is named when the instruction spells it (backticks or not, its trailing colon optional; eight
-characters at least, so "else:" or "return" alone never match), or by its statement's keyword when the
+characters at least, so "else:" or "return" alone never match), by a name said as "the NAME check" (call,
+condition, line, branch) when one line of the function reads it, or by its statement's keyword when the
 function has exactly one such line ("the while loop", "each while loop" over identical ones, "the
 return"). "The top (start) of the body" is the line of its first statement after the docstring.
 """
@@ -25,6 +26,7 @@ from coder import lazy
 from coder.edit.intent.spec import Anchor, ChangeSpec
 
 MIN_CHARS = 8
+_NAMED_LINE = lazy.regex(r"\bthe\s+([A-Za-z_][A-Za-z0-9_]*)\s+(?:check|call|test|condition|line|branch)\b")
 _KEYWORDS = (  # (statement keyword, the words that name it: group 1 ("each") or 2 (a plural) says every one)
     ("while", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?while[- ]loop(s)?\b", re.I)),
     ("for", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?for[- ]loop(s)?\b", re.I)),
@@ -48,6 +50,10 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         code in plain or (code.endswith(":") and len(code) > MIN_CHARS and code[:-1] in plain))]
     if spelled:  # a line spelled out is that line: where it occurs twice, above one of them
         return Anchor("above", target, line=max(spelled, key=len))
+    for said in _NAMED_LINE.finditer(plain):  # "the _find_unsafe check": the one line of the def that reads the name
+        found = {code for _, code in lines if re.search(rf"\b{re.escape(said.group(1))}\b", code)}
+        if len(found) == 1:
+            return Anchor("above", target, line=found.pop())
     for keyword, words in _KEYWORDS:
         if (said := words.search(plain)) is not None:
             found = {code for _, code in lines if code == keyword or code.startswith((keyword + " ", keyword + "("))}
