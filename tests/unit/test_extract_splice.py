@@ -14,15 +14,26 @@ from cli_helpers import make_repo
 from spec_of import spec_of
 
 from coder.bench.edits.run import _prepare
-from coder.bench.edits.taskdef import source
+from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks import TASKS
 from coder.bench.edits.tasks_heldout import HELDOUT
 from coder.edit.checks.extract_splice import extraction_spliced
+from coder.edit.proposal import EditRequest
 from coder.edit.run.engine import EditEngine
 
 DATA = Path(__file__).parents[1] / "data" / "edit" / "h200_1203" / "run7_extract.json"
 RUN7 = {(r["task"], r["wording"]): r for r in json.loads(DATA.read_text())["rows"]}
 TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
+
+
+def _request(engine: EditEngine, task: Task, path: Path, instruction: str) -> EditRequest:
+    """The model's region request for the row, as run 7 sent it.
+
+    colorsys-extract is now a mechanical plan (its shared lines are the same text: test_plan_extract_same.py); its
+    recorded replies still test the checks an extraction whose lines differ gets on the model's path.
+    """
+    request = _prepare(engine, task, "auto", path, instruction)
+    return request if isinstance(request, EditRequest) else engine.prepare(path, instruction, mode="auto")
 
 
 def _evaluated(tmp_path: Path, name: str, wording: int) -> tuple[bool, bool, str, str]:
@@ -31,8 +42,8 @@ def _evaluated(tmp_path: Path, name: str, wording: int) -> tuple[bool, bool, str
     root = tmp_path / "r"
     make_repo(root, {task.file: source(task.file)})
     engine = EditEngine(None, root, ctx=32768)
-    request = _prepare(engine, task, "auto", root / task.file, row["instruction"])
-    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")  # type: ignore[arg-type]
+    request = _request(engine, task, root / task.file, row["instruction"])
+    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")
     accepted = proposal.ok and proposal.changed and (proposal.scope is None or proposal.scope.ok)
     judged, why = task.check(source(task.file), proposal.new) if accepted else (False, proposal.refusal or "")
     return accepted, judged, proposal.new, why
@@ -70,8 +81,8 @@ def test_an_extraction_half_done_is_refused_as_one_a_retry_can_mend(tmp_path: Pa
     root = tmp_path / "r"
     make_repo(root, {task.file: source(task.file)})
     engine = EditEngine(None, root, ctx=32768)
-    request = _prepare(engine, task, "auto", root / task.file, row["instruction"])
-    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")  # type: ignore[arg-type]
+    request = _request(engine, task, root / task.file, row["instruction"])
+    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")
     retry = engine.retry_request(proposal)
     assert proposal.refusal_code == "extract_uncalled" and retry is not None
     assert retry.retry_note == ("(A first reply was refused: the new function _hue reads bc, gc, rc, which it never "

@@ -217,10 +217,10 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
         ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))),
-        gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction),
+        gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction), uses_new=f["uses_new"],
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
-        extract_into=words.extract_into(instruction), handles=f["handles"], uses_new=f["uses_new"],
+        extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
         callers=f["callers"], errors=f["errors"], none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one

@@ -90,6 +90,8 @@ class Facts:
     members: bool = False  # "every method of C": a class's members, not the class itself
     shrinks: bool = False  # words that make a much shorter reply plausible (remove, simplify...)
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
+    # "_hue(r, g, b, maxc, rangec)": each name(...) spelled, its parentheses split at commas (a new def's signature)
+    signatures: tuple[tuple[str, tuple[str, ...]], ...] = ()
     callers: bool = False  # the callers or call sites are to change too
     passes: tuple[str, ...] = ()  # "pass char=' ' at its calls": the keyword argument each call passes, as spelled
     everywhere: bool = False  # every file that uses the names

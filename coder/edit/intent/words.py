@@ -344,6 +344,17 @@ def extract_into(instruction: str) -> str | None:
     return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
 
 
+# "a new function `_hue(r, g, b, maxc, rangec)`": a def's signature as spelled (or a call: the reader tells them apart)
+_SIGNATURE = lazy.regex(r"\b([A-Za-z_]\w*)\(([^()]*)\)")
+
+
+def signatures(instruction: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each ``name(a, b)`` the instruction spells, once, in its order: what its parentheses hold, split at commas."""
+    found = ((m.group(1), tuple(p.strip() for p in m.group(2).split(",")) if m.group(2).strip() else ())
+             for m in _SIGNATURE.finditer(instruction))
+    return tuple(dict.fromkeys(found))
+
+
 def is_move(instruction: str) -> bool:
     """A pure move: "move X below Y", not "move X into a new helper"."""
     return bool(_MOVE.search(instruction)) and not _MORE_THAN_MOVE.search(instruction)

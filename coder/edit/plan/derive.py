@@ -21,6 +21,8 @@ change must touch:
 - **docstrings for every method of a long class**: each method without one (:mod:`coder.edit.plan.members`);
 - **a default changed from ``[]`` to None** (the mutable-default idiom): the default and ``if P is None:
   P = []`` set mechanically in each def (:mod:`coder.edit.plan.none_default`);
+- **extract** the lines the functions named share word for word into a new function: the def and each call
+  written mechanically (:mod:`coder.edit.plan.extract_same`);
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
   top-level boundaries, each told the kind of change allowed.
 
@@ -36,6 +38,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder.edit.plan.delete import derive_delete
+from coder.edit.plan.extract_same import derive_extract_same
 from coder.edit.plan.locate import region_of, regions_using
 from coder.edit.plan.members import derive_member_docstrings
 from coder.edit.plan.none_default import derive_none_default
@@ -68,7 +71,7 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), derive_delete, _move, _rename, _add_method,
-                       _add_param, derive_none_default, derive_member_docstrings):
+                       _add_param, derive_none_default, derive_member_docstrings, derive_extract_same):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)

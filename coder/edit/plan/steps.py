@@ -47,7 +47,8 @@ class Step:
 class Plan:
     """The regions an instruction touches, over one file or several."""
 
-    kind: str  # "rename" | "delete" | "move" | "add_param" | "add_method" | "hints" | "comment" | "default" | "windows"
+    # "rename", "delete", "move", "add_param", "add_method", "hints", "comment", "default", "extract", "windows"
+    kind: str
     instruction: str
     steps: tuple[Step, ...]
     reason: str
@@ -64,7 +65,7 @@ class Plan:
             return RENAMED_BY_SCOPE if self.requests == 0 else asks
         if self.kind in ("hints", "comment"):
             return f"the {'types' if self.kind == 'hints' else 'words'} named by the model, written mechanically"
-        if self.kind in ("delete", "move", "default"):
+        if self.kind in ("delete", "move", "default", "extract"):
             done = _DONE.get(self.kind, "done mechanically")
             return f"{done}, {asks}" if self.requests else done
         mechanical = len(self.steps) - self.requests  # an add-parameter plan's callers, when the calls are spelled

@@ -1,0 +1,299 @@
+"""Extracting the lines several functions share word for word into a new function, mechanically.
+
+Seen on the H200 (Qwen2.5-Coder-1.5B, issue 34): "Extract the hue computation that ``rgb_to_hls`` and
+``rgb_to_hsv`` share ... into a new function ``_hue(r, g, b, maxc, rangec)`` ... and call it from both" was
+refused in every wording: the model wrote a ``_hue`` nothing called, or mangled the lines around it. Where the
+shared lines are the same text in every function named, the extraction needs no judgement, so coder does it:
+
+- the span is the longest run of whole statements (one statement list, at least :data:`MIN_STATEMENTS`) whose
+  text, indentation included, is found exactly once in each function;
+- its inputs are the names it reads before setting them that are the functions' locals (a global or a builtin
+  reads the same from a new top-level def); when the instruction spells the signature, its order is used and it
+  must name exactly those inputs;
+- its one output is the one name it sets that a function reads outside the span;
+- each span becomes ``out = new(inputs)``, and ``def new(inputs):`` with the span and ``return out`` goes right
+  before the first function.
+
+Anything else (the lines differ, one function named, a return or a ``break`` inside, two outputs, a name the
+span sets that the function also binds elsewhere) is no plan here: the model's region edit, as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import symtable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from coder.edit.plan.steps import Plan, Step
+from coder.edit.source.splice import block_bounds
+
+if TYPE_CHECKING:
+    from coder.edit.intent.spec import ChangeSpec
+    from coder.edit.source.regions import Region
+
+MIN_STATEMENTS = 3  # fewer shared statements is no computation worth a function of its own
+MAX_STATEMENTS = 60  # runs are compared up to this long; a longer shared run is left to the model
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+# what a span may not hold: it would leave the function, bind names in other scopes, or yield from it
+_BARRED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.FunctionDef,
+           ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Import, ast.ImportFrom, ast.Match)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of whole statements of one function: its lines (1-based, inclusive) and how many statements."""
+
+    start: int
+    end: int
+    count: int
+
+
+def derive_extract_same(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
+    """The mechanical extraction ``spec`` asks for, when its functions share the lines word for word; else None."""
+    name = spec.facts.extract_into or (spec.new_names[0] if spec.new_names else None)
+    if spec.action != "extract" or name is None or len(spec.targets) < 2 or "\r" in text:
+        return None  # a file with CR line ends keeps the model's path: the steps' text is written with \n
+    if any(t.rel != rel or t.kind != "function" or "." in t.qualname for t in spec.targets):
+        return None
+    try:
+        module = ast.parse(text)
+        table = symtable.symtable(text, rel, "exec")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if name in table.get_identifiers():
+        return None  # the module already binds or reads the new name
+    lines = text.splitlines(keepends=True)
+    defs = []
+    for target in dict.fromkeys(t.qualname for t in spec.targets):
+        found = [n for n in module.body if isinstance(n, _Def) and n.name == target]
+        scopes = [c for c in table.get_children() if c.get_name() == target and c.get_type() == "function"]
+        if len(found) != 1 or len(scopes) != 1:
+            return None
+        defs.append((found[0], scopes[0]))
+    if len(defs) < 2:
+        return None
+    spans = _shared(lines, [fn for fn, _ in defs])
+    if spans is None:
+        return None
+    parts = _parts(lines, defs, spans, name, dict(spec.facts.signatures).get(name))
+    if parts is None:
+        return None
+    params, out = parts
+    return _plan(rel, lines, spec, defs, spans, name, params, out)
+
+
+def _plan(rel: str, lines: list[str], spec: ChangeSpec, defs: list[tuple[_Def, symtable.SymbolTable]],
+          spans: list[Span], name: str, params: list[str], out: str) -> Plan | None:
+    """The steps: the new def before the first function, and each span replaced by the call."""
+    first = min((fn for fn, _ in defs), key=lambda fn: fn.lineno)
+    span = spans[0]
+    indent = _indent(lines[span.start - 1])
+    unit = _indent(lines[first.body[0].lineno - 1])  # the file's indentation step, as the function has it
+    body = []
+    for line in lines[span.start - 1:span.end]:
+        if not line.strip():
+            body.append("\n")
+        elif not line.startswith(indent):
+            return None  # a continuation line left of the span: dedenting would change it
+        else:
+            body.append(unit + line[len(indent):])
+    head = min([first.lineno, *(d.lineno for d in first.decorator_list)])
+    at, _ = block_bounds("".join(lines), head, first.end_lineno or first.lineno)
+    blank = 0
+    while at - blank > 1 and not lines[at - blank - 2].strip():
+        blank += 1
+    signature = ", ".join(params)
+    new_def = (f"def {name}({signature}):\n" + "".join(body) + f"{unit}return {out}\n" + "\n" * (blank or 2))
+    steps = [Step(rel, at, at - 1, f"before function {first.name}", f"the new function {name}", "mechanical",
+                  text=new_def)]
+    for (fn, _), s in zip(defs, spans, strict=True):
+        steps.append(Step(rel, s.start, s.end, f"lines {s.start}-{s.end}", f"calls {name}", "mechanical",
+                          symbol=fn.name, text=f"{indent}{out} = {name}({signature})\n"))
+    steps.sort(key=lambda s: (s.start, s.end))
+    callers = ", ".join(fn.name for fn, _ in defs)
+    return Plan("extract", spec.instruction, tuple(steps),
+                f"extract the {span.count} statements {callers} share into {name}({signature}): done mechanically, "
+                "no model request")
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _bodies(fn: _Def) -> Iterator[list[ast.stmt]]:
+    """Every statement list of ``fn``: its body and those of its compound statements (nested defs' excluded)."""
+    stack: list[list[ast.stmt]] = [fn.body]
+    while stack:
+        body = stack.pop()
+        yield body
+        for s in body:
+            if isinstance(s, _Def | ast.ClassDef):
+                continue
+            stack += [sub for f in ("body", "orelse", "finalbody")
+                      if isinstance(sub := getattr(s, f, None), list) and sub and isinstance(sub[0], ast.stmt)]
+            stack += [h.body for h in getattr(s, "handlers", [])]
+
+
+def _runs(lines: list[str], fn: _Def) -> dict[str, list[Span]]:
+    """Each run of at least :data:`MIN_STATEMENTS` whole-line statements of ``fn``, by its text."""
+    out: dict[str, list[Span]] = {}
+    for body in _bodies(fn):
+        # a statement owns its lines: nothing before it on its first line, nothing but a comment after its last
+        whole = [lines[s.lineno - 1][:s.col_offset].strip() == ""
+                 and lines[(s.end_lineno or s.lineno) - 1][s.end_col_offset or 0:].strip()[:1] in ("", "#")
+                 for s in body]
+        for i, a in enumerate(body):
+            for j in range(i + MIN_STATEMENTS - 1, min(len(body), i + MAX_STATEMENTS)):
+                if all(whole[i:j + 1]):
+                    end = body[j].end_lineno or body[j].lineno
+                    out.setdefault("".join(lines[a.lineno - 1:end]), []).append(Span(a.lineno, end, j - i + 1))
+    return out
+
+
+def _shared(lines: list[str], fns: list[_Def]) -> list[Span] | None:
+    """The longest run found once in every function (its span in each, in ``fns``' order); None: none or a tie."""
+    runs = [_runs(lines, fn) for fn in fns]
+    common = [(spans[0].count, len(text), text) for text, spans in runs[0].items()
+              if all(len(r.get(text, ())) == 1 for r in runs)]
+    if not common:
+        return None
+    common.sort(reverse=True)
+    if (len(common) > 1 and common[1][:2] == common[0][:2]) or common[0][0] == MAX_STATEMENTS:
+        return None  # two different runs as long, or one longer than compared: which lines are meant needs judgement
+    return [r[common[0][2]][0] for r in runs]
+
+
+class _Flow(ast.NodeVisitor):
+    """The names a span reads before it sets them (with where first read), the names it sets, and what bars it."""
+
+    def __init__(self) -> None:
+        self.reads: dict[str, tuple[int, int]] = {}
+        self.sets: set[str] = set()
+        self.barred = False
+        self.loops = 0
+
+    def _read(self, name: str, node: ast.expr) -> None:
+        if name not in self.sets:
+            self.reads.setdefault(name, (node.lineno, node.col_offset))
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._read(node.id, node)
+        elif isinstance(node.ctx, ast.Store):
+            self.sets.add(node.id)
+        else:
+            self.barred = True  # del x: the caller's x would survive a function's del
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)  # the value is read before the targets are set
+        for target in node.targets:
+            self.visit(target)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        if isinstance(node.target, ast.Name):
+            self._read(node.target.id, node.target)  # x += 1 reads x first
+        self.visit(node.target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.annotation)
+        self.visit(node.target)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        self._loop(node.body, node.orelse)
+
+    def visit_While(self, node: ast.While) -> None:
+        self.visit(node.test)
+        self._loop(node.body, node.orelse)
+
+    def _loop(self, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
+        self.loops += 1
+        for s in body:
+            self.visit(s)
+        self.loops -= 1
+        for s in orelse:
+            self.visit(s)
+
+    def visit_Break(self, node: ast.Break) -> None:
+        self.barred |= self.loops == 0  # a break of the caller's loop cannot leave a function
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        self.barred |= self.loops == 0
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name:
+            self.sets.add(node.name)
+        for s in node.body:
+            self.visit(s)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if isinstance(node, _BARRED) or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
+                                         and (node.end_lineno or node.lineno) > node.lineno):
+            self.barred = True  # a string over several lines would change with the span's indentation
+            return
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            # its own scope: the names its loops bind are not the span's, the others are read from outside
+            bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            self.barred |= any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound:
+                    self._read(n.id, n)
+            return
+        super().generic_visit(node)
+
+
+def _parts(lines: list[str], defs: list[tuple[_Def, symtable.SymbolTable]], spans: list[Span], name: str,
+           spelled: tuple[str, ...] | None) -> tuple[list[str], str] | None:
+    """The new function's parameters, in order, and its one output; None where the span cannot be one."""
+    inputs: set[str] | None = None
+    order: list[str] = []
+    outputs: set[str] = set()
+    for (fn, scope), span in zip(defs, spans, strict=True):
+        top = next(run for body in _bodies(fn) if (run := [s for s in body if span.start <= s.lineno <= span.end])
+                   and run[0].lineno == span.start)
+        flow = _Flow()
+        for s in top:
+            flow.visit(s)
+        local = {n for n in scope.get_identifiers() if scope.lookup(n).is_local()}
+        if flow.barred or name in local or name in flow.reads:
+            return None
+        mine = {n for n in flow.reads if n in local}
+        if inputs is not None and mine != inputs:
+            return None
+        inputs, order = mine, sorted(mine, key=lambda n: flow.reads[n])
+        bound, read = _outside(fn, span)
+        # a name the span sets that the function binds elsewhere may keep its old value where the span does not
+        # set it (passing it in would be the safe reading, not the span's text); a global set would go local
+        if any((n in bound and n not in mine) or n not in local for n in flow.sets):
+            return None
+        outputs |= flow.sets & read
+    if len(outputs) != 1 or inputs is None:
+        return None
+    if spelled is not None:  # as the instruction spells it, bare names only: an annotation or default is the model's
+        if not all(p.isidentifier() for p in spelled) or len(set(spelled)) != len(spelled) or set(spelled) != inputs:
+            return None
+        order = list(spelled)
+    return order, outputs.pop()
+
+
+def _outside(fn: _Def, span: Span) -> tuple[set[str], set[str]]:
+    """The names ``fn`` binds (its parameters too) and reads outside ``span``'s lines."""
+    args = fn.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    read: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not span.start <= node.lineno <= span.end:
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+    return bound, read
