@@ -50,8 +50,8 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         code in plain or (code.endswith(":") and len(code) > MIN_CHARS and code[:-1] in plain))]
     if spelled:  # a line spelled out is that line: where it occurs twice, above one of them
         return Anchor("above", target, line=max(spelled, key=len))
-    for said in _NAMED_LINE.finditer(plain):  # "the _find_unsafe check": the one line of the def that reads the name
-        found = {code for _, code in lines if re.search(rf"\b{re.escape(said.group(1))}\b", code)}
+    for named in _NAMED_LINE.finditer(plain):  # "the _find_unsafe check": the one line of the def that reads the name
+        found = {code for _, code in lines if re.search(rf"\b{re.escape(named.group(1))}\b", code)}
         if len(found) == 1:
             return Anchor("above", target, line=found.pop())
     for keyword, words in _KEYWORDS:
