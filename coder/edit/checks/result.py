@@ -30,6 +30,7 @@ from coder.edit.checks.code_rules import (
 )
 from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
+from coder.edit.checks.extract_kept import dropped_in_extraction
 from coder.edit.checks.extract_splice import left_inline
 from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
@@ -135,7 +136,8 @@ def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused |
         return EditRefused("unset_attribute", unset)
     if (lacking := missing_attributes(old, new)) is not None:
         return EditRefused("missing_attribute", lacking)
-    if (uncalled := extracted_uncalled(old, new, spec) or left_inline(old, new, spec)) is not None:
+    if (uncalled := extracted_uncalled(old, new, spec) or left_inline(old, new, spec)
+            or dropped_in_extraction(old, new, spec)) is not None:
         return EditRefused("extract_uncalled", uncalled)
     if (broken := broken_calls(old, new)) is not None:
         return EditRefused("call_mismatch", broken)

@@ -29,3 +29,15 @@ def dumped(text: str) -> str:
     """``ast.dump`` of :func:`parsed` ``(text)``: several rules compare whole trees of the same two texts."""
     return ast.dump(parsed(text))
 
+
+def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """``(qualified name, def)`` of each module-level function and each method of a module-level class."""
+    out: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            out += [(f"{node.name}.{m.name}", m) for m in node.body
+                    if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return out
+

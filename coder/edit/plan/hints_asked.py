@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.defaults import param_defaults
 from coder.edit.checks.hints import header_colon
+from coder.edit.checks.trees import top_defs
 from coder.edit.plan.steps import Plan, Step
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    by_name = dict(_defs(tree))
+    by_name = dict(top_defs(tree))
     chosen: list[tuple[str, Func]] = []
     for target in spec.targets:
         if target.kind == "class":
@@ -80,16 +81,6 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
     if not slots or len(chosen) > MAX_DEFS or len(slots) > MAX_SLOTS:
         return None
     return Question(tuple(chosen), tuple(slots), tuple(text.splitlines()))
-
-
-def _defs(tree: ast.Module) -> list[tuple[str, Func]]:
-    out: list[tuple[str, Func]] = []
-    for node in tree.body:
-        if isinstance(node, _FUNCS):
-            out.append((node.name, node))
-        elif isinstance(node, ast.ClassDef):
-            out += [(f"{node.name}.{m.name}", m) for m in node.body if isinstance(m, _FUNCS)]
-    return out
 
 
 def _params(fn: Func, method: bool) -> list[ast.arg]:
