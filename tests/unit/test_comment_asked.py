@@ -124,6 +124,7 @@ def test_words_that_repeat_the_code_or_were_cut_short_are_not_written() -> None:
     assert comment_asked.parse(json.dumps({key: "if a2b_qp is not None:"}), q) == (
         "the model's comment repeats the code: 'if a2b_qp is not None:'")
     cut = "x" * comment_asked.TEXT_CHARS
-    assert str(comment_asked.parse(json.dumps({key: cut}), q)).startswith("the model's comment was cut at 120")
+    said = str(comment_asked.parse(json.dumps({key: cut}), q))
+    assert said.startswith(f"the model's comment was cut at {comment_asked.TEXT_CHARS}")
     assert comment_asked.parse(json.dumps({key: "binascii does it when it can"}), q) == [
         (122, "binascii does it when it can")]
