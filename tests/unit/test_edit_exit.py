@@ -62,7 +62,9 @@ def _coder_edit(repo: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     home = repo.parent / "coder-home"
     home.mkdir(exist_ok=True)
     tests = str(Path(__file__).resolve().parents[1])  # ui_support, the double's recordings
-    env = {**os.environ, "CODER_HOME": str(home),
+    # PYTHONSAFEPATH: `python -c` puts the cwd (the repo, holding a shlex.py) first on sys.path, so the stdlib's
+    # shlex was that file and its bytecode landed in the repo; the `coder` entry point never runs from the cwd
+    env = {**os.environ, "CODER_HOME": str(home), "PYTHONSAFEPATH": "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [root, tests, os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-c", _SCRIPT, str(repo.parent / "atexit.txt"), *argv], cwd=repo,
                           env=env, capture_output=True, text=True, timeout=120)
