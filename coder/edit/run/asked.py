@@ -10,24 +10,22 @@ request), with the reason in its notes.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from coder.edit.plan import comment_asked, hints_asked
 
 if TYPE_CHECKING:
     from coder.edit.apply.files import FileSnapshot
-    from coder.edit.intent.model_read import Message
+    from coder.edit.intent.model_read import Asker
     from coder.edit.intent.spec import ChangeSpec
     from coder.edit.plan.steps import Plan
     from coder.edit.run.engine import EditEngine
 
-JsonAsk = Callable[[list["Message"], dict[str, object], int], str]
 TOKENS_PER_TYPE = 16
 NOT_ASKED = "not written from the model's short answer"
 
 
-def _ask(engine: EditEngine) -> JsonAsk:
+def _ask(engine: EditEngine) -> Asker:
     from coder.edit.run.reading import json_asker
     from coder.telemetry import timings
 

@@ -7,7 +7,6 @@ the file's real symbols (:mod:`coder.edit.intent.model_read`), and its time is i
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from coder.kchoice import KChoice
 if TYPE_CHECKING:
     from coder.backends.runtime.handle import BackendHandle
     from coder.edit.apply.files import FileSnapshot
-    from coder.edit.intent.model_read import Message
+    from coder.edit.intent.model_read import Asker, Message
     from coder.edit.intent.spec import ChangeSpec
 
 
@@ -42,7 +41,7 @@ def read_for(snap: FileSnapshot, instruction: str, *, root: Path, has_repo: bool
 
 
 def json_asker(backend: BackendHandle, phase: str = "reading",
-               why: str = "reading the instruction") -> Callable[[list[Message], dict[str, object], int], str]:
+               why: str = "reading the instruction") -> Asker:
     """Send one short question under a JSON schema; its time goes to ``phase`` of ``--timings``.
 
     The reading's own phase by default: a completion, outside the edit's request, inside coder's time.
