@@ -29,8 +29,9 @@ TASK = {t.name: t for t in (*TASKS, *HELDOUT)}
 def _request(engine: EditEngine, task: Task, path: Path, instruction: str) -> EditRequest:
     """The model's region request for the row, as run 7 sent it.
 
-    colorsys-extract is now a mechanical plan (its shared lines are the same text: test_plan_extract_same.py); its
-    recorded replies still test the checks an extraction whose lines differ gets on the model's path.
+    colorsys-extract and getopt-extract are now mechanical plans (their shared lines are the same text, or alike but
+    for a condition: test_plan_extract_same.py); their recorded replies still test the checks an extraction gets on
+    the model's path.
     """
     request = _prepare(engine, task, "auto", path, instruction)
     return request if isinstance(request, EditRequest) else engine.prepare(path, instruction, mode="auto")
@@ -181,8 +182,8 @@ def test_an_extraction_that_leaves_the_lines_in_place_beside_the_call_is_refused
     task = TASK[row["task"]]
     make_repo(tmp_path / "r", {task.file: source(task.file)})
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
-    request = _prepare(engine, task, "auto", tmp_path / "r" / task.file, row["instruction"])
-    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")  # type: ignore[arg-type]
+    request = _request(engine, task, tmp_path / "r" / task.file, row["instruction"])
+    proposal = engine.evaluate(request, row["reply"], finish_reason="stop")
     assert not proposal.ok and proposal.refusal_code == "extract_uncalled"
     assert proposal.refusal == ("getopt calls _longopts_list but still holds the lines it was extracted from "
                                 "(`if type(longopts) == type(''):`): put the call in their place")

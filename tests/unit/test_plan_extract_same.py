@@ -59,13 +59,107 @@ def test_colorsys_extract_is_done_mechanically_and_judged_right(tmp_path: Path, 
     assert "    h = (h/6.0) % 1.0\n    return h\n\ndef rgb_to_hls(r, g, b):" in text
 
 
-@pytest.mark.parametrize(("name", "wording"), [("getopt-extract", 0), ("getopt-extract", 1), ("getopt-extract", 2),
-                                               ("copy-extract", 0), ("copy-extract", 1)])
-def test_extractions_whose_lines_differ_still_go_to_the_model(tmp_path: Path, name: str, wording: int) -> None:
-    # getopt tests isinstance(longopts, str) in one function and type(longopts) == type("") in the other;
-    # copy-extract names one function: neither has lines to lift word for word
-    _, prepared = _prepared(tmp_path, _task(name), wording)
+@pytest.mark.parametrize("wording", [0, 1, 2])
+def test_getopt_extract_takes_getopts_lines_says_the_condition_gnu_getopt_loses_and_is_judged_right(
+        tmp_path: Path, wording: int) -> None:
+    # refused in every wording on the H200 (run 9): getopt tests type(longopts) == type(""), gnu_getopt
+    # isinstance(longopts, str), so no run is the same text; the lines are alike but for that condition
+    task = _task("getopt-extract")
+    engine, prepared = _prepared(tmp_path, task, wording)
+    assert isinstance(prepared, PlanRequest) and prepared.plan.kind == "extract" and not prepared.requests
+    plan = prepared.plan
+    assert plan.read == "extract function getopt, function gnu_getopt into _longopts_list (done mechanically)"
+    assert plan.reason.startswith("extract: _longopts_list(longopts) from getopt, then call it from gnu_getopt ")
+    assert plan.notes == ("gnu_getopt tested `isinstance(longopts, str)` where getopt tests "
+                          "`type(longopts) == type(\"\")`: gnu_getopt now runs getopt's test (the same only if the "
+                          "two conditions agree on every value)",)
+    assert plan.to_json()["notes"] == list(plan.notes)
+    proposal = run_plan(engine, prepared, _never)  # type: ignore[arg-type]  # it must never be called
+    assert proposal.ok and proposal.scope.ok, proposal.refusal or proposal.scope.refusal()
+    assert f"plan: note: {plan.notes[0]}" in proposal.review_lines()
+    originals = task.originals()
+    new = {**originals, **proposed(proposal, tmp_path / f"w{wording}")}
+    assert task.judge(originals, new)[0], task.judge(originals, new)
+    text = new[task.file]
+    assert ("def _longopts_list(longopts):\n    if type(longopts) == type(\"\"):\n        longopts = [longopts]\n"
+            "    else:\n        longopts = list(longopts)\n    return longopts\n\ndef getopt(") in text
+    assert text.count("    longopts = _longopts_list(longopts)\n") == 2 and "isinstance(longopts, str)" not in text
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_an_extraction_from_one_function_still_goes_to_the_model(tmp_path: Path, wording: int) -> None:
+    # copy-extract names one function: no lines to lift from several
+    _, prepared = _prepared(tmp_path, _task("copy-extract"), wording)
     assert not (isinstance(prepared, PlanRequest) and prepared.plan.kind == "extract")
+
+
+_ALIKE = """\
+def left(items, n):
+    total = 0
+    if isinstance(items, str):
+        items = [items]
+    else:
+        items = list(items)
+    return total, items[:n]
+
+
+def right(items, n):
+    if type(items) == type(""):
+        items = [items]
+    else:
+        items = list(items)
+    return items[n:]
+"""
+_ASK_ALIKE = "Extract the code in `left` and `right` that turns items into a list into a new function `_f(items)`"
+
+
+def _alike_plan(text: str) -> tuple[str, tuple[str, ...]] | None:
+    spec = read_instruction(_ASK_ALIKE, {"m.py": text}, home="m.py")
+    plan = derive("m.py", text, spec)
+    if plan is None or plan.kind != "extract":
+        return None
+    from coder.edit.source.splice import Replacement, splice
+
+    return splice(text, [Replacement(s.start, s.end, s.text or "") for s in plan.steps]), plan.notes
+
+
+def test_alike_lines_take_the_first_named_functions_and_say_each_condition_changed() -> None:
+    found = _alike_plan(_ALIKE)
+    assert found is not None
+    out, notes = found
+    assert out.startswith("def _f(items):\n    if isinstance(items, str):\n")
+    assert out.count("    items = _f(items)\n") == 2 and 'type("")' not in out
+    assert notes == ("right tested `type(items) == type(\"\")` where left tests `isinstance(items, str)`: right now "
+                     "runs left's test (the same only if the two conditions agree on every value)",)
+    same = _alike_plan(_ALIKE.replace('type(items) == type("")', "isinstance(items, str)"))
+    assert same is not None and same[1] == ()  # one if statement the same text: no condition changes, no note
+
+
+@pytest.mark.parametrize("change", [
+    # another statement
+    ("        items = list(items)\n    return items[n:]", "        items = tuple(items)\n    return items[n:]"),
+    # a comment only right has
+    ("        items = [items]\n    else:\n        items = list(items)\n    return items[n:]",
+     "        items = [items]\n    else:\n        # copied\n        items = list(items)\n    return items[n:]"),
+    ('type(items) == type("")', 'type(items) == type("") and n'),  # the condition reads another local
+    ("    return items[n:]", "    if type(items) == type(()):\n        items = [items]\n    else:\n"
+                            "        items = list(items)\n    return items[n:]"),  # twice in right: which one is meant?
+])
+def test_lines_alike_otherwise_than_in_their_conditions_are_no_mechanical_extraction(change: tuple[str, str]) -> None:
+    text = _ALIKE.replace(*change)
+    assert text != _ALIKE
+    assert _alike_plan(text) is None
+
+
+def test_more_conditions_changed_than_allowed_is_another_computation() -> None:
+    chain = ("    if {a}:\n        items = [items]\n    elif {b}:\n        items = []\n    elif {c}:\n"
+             "        items = [1]\n    else:\n        items = list(items)\n")
+    left = chain.format(a="items == 1", b="items == 2", c="items == 3")
+    right = chain.format(a="items == 1", b="items == 5", c="items == 6")
+    text = f"def left(items, n):\n{left}    return items\n\n\ndef right(items, n):\n{right}    return items[n:]\n"
+    assert _alike_plan(text) is not None  # two conditions differ: said
+    assert _alike_plan(text.replace("items == 1:\n        items = [items]\n    elif items == 5",
+                                    "items == 4:\n        items = [items]\n    elif items == 5")) is None  # three
 
 
 def test_signatures_are_read_as_spelled() -> None:

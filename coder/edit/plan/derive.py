@@ -21,8 +21,9 @@ change must touch:
 - **docstrings for every method of a long class**: each method without one (:mod:`coder.edit.plan.members`);
 - **a default changed from ``[]`` to None** (the mutable-default idiom): the default and ``if P is None:
   P = []`` set mechanically in each def (:mod:`coder.edit.plan.none_default`);
-- **extract** the lines the functions named share word for word into a new function: the def and each call
-  written mechanically (:mod:`coder.edit.plan.extract_same`);
+- **extract** the lines the functions named share word for word (or but for their ``if``/``while`` conditions,
+  each said in the notes) into a new function: the def and each call written mechanically
+  (:mod:`coder.edit.plan.extract_same`);
 - **windows**: a whole-file change of a long file (the spec targets no symbol), in windows at
   top-level boundaries, each told the kind of change allowed.
 

@@ -14,8 +14,15 @@ shared lines are the same text in every function named, the extraction needs no 
 - each span becomes ``out = new(inputs)``, and ``def new(inputs):`` with the span and ``return out`` goes right
   before the first function.
 
-Anything else (the lines differ, one function named, a return or a ``break`` inside, two outputs, a name the
-span sets that the function also binds elsewhere) is no plan here: the model's region edit, as before.
+Where no run is the same text in every function, runs the same but for the conditions of their ``if`` and
+``while`` statements are taken (:func:`_alike`; seen on the H200: getopt-extract, refused in every wording, where
+``getopt`` tests ``type(longopts) == type("")`` and ``gnu_getopt`` ``isinstance(longopts, str)``): the new
+function takes the first named function's lines, so the others now run its conditions. That is no equivalence
+(a ``str`` subclass passes one test and fails the other): the plan says each condition that changes, in its
+reason and notes, and at most :data:`MAX_CONDITIONS` may.
+
+Anything else (the lines differ otherwise, one function named, a return or a ``break`` inside, two outputs, a
+name the span sets that the function also binds elsewhere) is no plan here: the model's region edit, as before.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
 
 MIN_STATEMENTS = 3  # fewer shared statements is no computation worth a function of its own
 MAX_STATEMENTS = 60  # runs are compared up to this long; a longer shared run is left to the model
+MAX_CONDITIONS = 2  # conditions that may differ in alike runs: more is another computation of the same shape
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 # what a span may not hold: it would leave the function, bind names in other scopes, or yield from it
 _BARRED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.FunctionDef,
@@ -75,18 +83,23 @@ def derive_extract_same(rel: str, text: str, spec: ChangeSpec, symbols: dict[str
     if len(defs) < 2:
         return None
     spans = _shared(lines, [fn for fn, _ in defs])
+    changed: list[tuple[str, str, str]] = []
+    if spans is None and (alike := _alike(lines, [fn for fn, _ in defs])) is not None:
+        spans, changed = alike
     if spans is None:
         return None
     parts = _parts(lines, defs, spans, name, dict(spec.facts.signatures).get(name))
     if parts is None:
         return None
     params, out = parts
-    return _plan(rel, lines, spec, defs, spans, name, params, out)
+    return _plan(rel, lines, spec, defs, spans, name, params, out, changed)
 
 
 def _plan(rel: str, lines: list[str], spec: ChangeSpec, defs: list[tuple[_Def, symtable.SymbolTable]],
-          spans: list[Span], name: str, params: list[str], out: str) -> Plan | None:
-    """The steps: the new def before the first function, and each span replaced by the call."""
+          spans: list[Span], name: str, params: list[str], out: str,
+          changed: list[tuple[str, str, str]]) -> Plan | None:
+    """The steps: the new def before the first function, and each span replaced by the call (the new def's lines
+    are the first named function's; ``changed``: each other function's condition, as (function, its, the new))."""
     first = min((fn for fn, _ in defs), key=lambda fn: fn.lineno)
     span = spans[0]
     indent = _indent(lines[span.start - 1])
@@ -113,9 +126,16 @@ def _plan(rel: str, lines: list[str], spec: ChangeSpec, defs: list[tuple[_Def, s
                           symbol=fn.name, text=f"{indent}{out} = {name}({signature})\n"))
     steps.sort(key=lambda s: (s.start, s.end))
     callers = ", ".join(fn.name for fn, _ in defs)
+    if not changed:
+        return Plan("extract", spec.instruction, tuple(steps),
+                    f"extract the {span.count} statements {callers} share into {name}({signature}): done "
+                    "mechanically, no model request")
+    source, others = defs[0][0].name, ", ".join(fn.name for fn, _ in defs[1:])
+    notes = tuple(f"{fn} tested `{its}` where {source} tests `{new}`: {fn} now runs {source}'s test (the same "
+                  "only if the two conditions agree on every value)" for fn, its, new in changed)
     return Plan("extract", spec.instruction, tuple(steps),
-                f"extract the {span.count} statements {callers} share into {name}({signature}): done mechanically, "
-                "no model request")
+                f"extract: {name}({signature}) from {source}, then call it from {others} (their lines alike but for "
+                f"{len(changed)} condition(s)): done mechanically, no model request", notes=notes)
 
 
 def _indent(line: str) -> str:
@@ -140,16 +160,20 @@ def _runs(lines: list[str], fn: _Def) -> dict[str, list[Span]]:
     """Each run of at least :data:`MIN_STATEMENTS` whole-line statements of ``fn``, by its text."""
     out: dict[str, list[Span]] = {}
     for body in _bodies(fn):
-        # a statement owns its lines: nothing before it on its first line, nothing but a comment after its last
-        whole = [lines[s.lineno - 1][:s.col_offset].strip() == ""
-                 and lines[(s.end_lineno or s.lineno) - 1][s.end_col_offset or 0:].strip()[:1] in ("", "#")
-                 for s in body]
+        whole = _whole(lines, body)
         for i, a in enumerate(body):
             for j in range(i + MIN_STATEMENTS - 1, min(len(body), i + MAX_STATEMENTS)):
                 if all(whole[i:j + 1]):
                     end = body[j].end_lineno or body[j].lineno
                     out.setdefault("".join(lines[a.lineno - 1:end]), []).append(Span(a.lineno, end, j - i + 1))
     return out
+
+
+def _whole(lines: list[str], body: list[ast.stmt]) -> list[bool]:
+    """Whether each statement owns its lines: nothing before it on its first line, nothing but a comment after its
+    last."""
+    return [lines[s.lineno - 1][:s.col_offset].strip() == ""
+            and lines[(s.end_lineno or s.lineno) - 1][s.end_col_offset or 0:].strip()[:1] in ("", "#") for s in body]
 
 
 def _shared(lines: list[str], fns: list[_Def]) -> list[Span] | None:
@@ -163,6 +187,64 @@ def _shared(lines: list[str], fns: list[_Def]) -> list[Span] | None:
     if (len(common) > 1 and common[1][:2] == common[0][:2]) or common[0][0] == MAX_STATEMENTS:
         return None  # two different runs as long, or one longer than compared: which lines are meant needs judgement
     return [r[common[0][2]][0] for r in runs]
+
+
+def _alike(lines: list[str], fns: list[_Def]) -> tuple[list[Span], list[tuple[str, str, str]]] | None:
+    """The longest run found once in every function the same but for conditions, with each condition another
+    function spells otherwise than the first (function, its, the first's); None: none, a tie, or too many."""
+    runs = [_conditioned_runs(lines, fn) for fn in fns]
+    common = [(found[0][2], len(key), key) for key, found in runs[0].items()
+              if all(len(r.get(key, ())) == 1 for r in runs)]
+    if not common:
+        return None
+    common.sort(reverse=True)
+    if len(common) > 1 and common[1][:2] == common[0][:2]:
+        return None  # two different runs as long: which lines are meant needs judgement
+    found = [r[common[0][2]][0] for r in runs]
+    first = found[0][1]
+    changed = [(fn.name, its, new) for fn, (_, tests, _) in zip(fns[1:], found[1:], strict=True)
+               for its, new in zip(tests, first, strict=True) if its != new]
+    top = found[0][0].count
+    if len(changed) > MAX_CONDITIONS or top == MAX_STATEMENTS or (not changed and top >= MIN_STATEMENTS):
+        return None  # too many conditions, longer than compared, or a run the same text that _shared turned down
+    return [span for span, _, _ in found], changed
+
+
+def _conditioned_runs(lines: list[str], fn: _Def) -> dict[str, list[tuple[Span, list[str], int]]]:
+    """Each run of whole-line statements of ``fn`` holding at least :data:`MIN_STATEMENTS` statements, nested ones
+    counted, by its text with the conditions of its ``if`` and ``while`` statements left out; with those
+    conditions' texts, in order, and how many statements it holds."""
+    out: dict[str, list[tuple[Span, list[str], int]]] = {}
+    data = [line.encode() for line in lines]  # ast's columns count UTF-8 bytes
+    for body in _bodies(fn):
+        whole = _whole(lines, body)
+        for i, a in enumerate(body):
+            for j in range(i, min(len(body), i + MAX_STATEMENTS)):
+                if not whole[j]:
+                    break
+                run = body[i:j + 1]
+                count = sum(isinstance(n, ast.stmt) for s in run for n in ast.walk(s))
+                if count < MIN_STATEMENTS:
+                    continue
+                end = run[-1].end_lineno or run[-1].lineno
+                tests = sorted((n.test for s in run for n in ast.walk(s) if isinstance(n, ast.If | ast.While)),
+                               key=lambda t: (t.lineno, t.col_offset))
+                text, said, at = b"", [], (a.lineno, 0)
+                for t in tests:
+                    text += _between(data, at, (t.lineno, t.col_offset)) + b"\0"
+                    said.append(_between(data, (t.lineno, t.col_offset),
+                                         (t.end_lineno or t.lineno, t.end_col_offset or 0)).decode())
+                    at = (t.end_lineno or t.lineno, t.end_col_offset or 0)
+                text += _between(data, at, (end + 1, 0))
+                out.setdefault(text.decode(), []).append((Span(a.lineno, end, j - i + 1), said, count))
+    return out
+
+
+def _between(data: list[bytes], a: tuple[int, int], b: tuple[int, int]) -> bytes:
+    """The bytes from (line, column) ``a`` to ``b`` (lines 1-based, columns in bytes; ``b`` excluded)."""
+    if a[0] == b[0]:
+        return data[a[0] - 1][a[1]:b[1]]
+    return data[a[0] - 1][a[1]:] + b"".join(data[a[0]:b[0] - 1]) + (data[b[0] - 1][:b[1]] if b[0] <= len(data) else b"")
 
 
 class _Flow(ast.NodeVisitor):
