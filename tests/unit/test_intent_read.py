@@ -232,10 +232,10 @@ def test_every_mechanical_plan_of_the_bench_is_judged_correct_by_its_own_check()
     # imports and module-level assignments move and go like defs (issue 34); several defs go at once, with the
     # comment above them when asked (the cross-file move needs both files: tests/unit/test_plan_across.py); a
     # default changed from [] to None is set and handled (tests/unit/test_plan_none_default.py); lines two functions
-    # share word for word are extracted (tests/unit/test_plan_extract_same.py)
+    # share word for word, or but for a condition, are extracted (tests/unit/test_plan_extract_same.py)
     assert done == {n: 3 for n in ("getopt-delete-main", "getopt-move", "glob-move", "graphlib-delete", "shlex-delete",
                                    "bisect-delete-alias", "fnmatch-move", "sched-move", "glob-delete",
-                                   "getopt-default", "colorsys-extract")}
+                                   "getopt-default", "colorsys-extract", "getopt-extract")}
 
 
 # --- issue 34: the same request reads the same whatever the wording ---------------------------------
