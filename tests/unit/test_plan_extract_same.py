@@ -243,3 +243,13 @@ def test_a_name_the_span_sets_that_the_function_binds_elsewhere_is_refused() -> 
     text = _TWO.replace("    print(v)\n", "    base = ''\n    print(v)\n").replace(
         "def right(x, y):\n", "def right(x, y):\n    u = 0\n")
     assert _plan(text, _ASK.format("_f")) is None
+
+
+def test_a_run_the_same_text_that_the_word_for_word_rule_turned_down_stays_turned_down() -> None:
+    # two runs of 3 statements, 44 characters each, in both: which is meant needs judgement (a tie); counted with
+    # the statement nested in its if, the second is longer, but a run the same text is not the alike rule's
+    a = "    a = x + 123\n    b = a * 2\n    c = b - 3\n"
+    b = "    d = y\n    if d:\n        e = d\n    f = e\n"
+    text = (f"def left(x, y):\n{a}    print(c)\n{b}    return c, f\n\n\n"
+            f"def right(x, y):\n{a}    print(x)\n{b}    return f, c\n")
+    assert _plan(text, _ASK.format("_f")) is None
