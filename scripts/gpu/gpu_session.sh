@@ -18,6 +18,8 @@
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
 #   linefix        scripts/dev/linefix_ab.py: the line question of an unchanged fix, both forms side by side, on a
 #                  plain llama-server (127.0.0.1, no drafting: the answers are short)
+#   diagnose       scripts/dev/diagnose_ab.py: an unchanged fix asked again, sampled as it is or diagnosed first,
+#                  on the same plain llama-server
 #   status         build and model state
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
@@ -127,15 +129,14 @@ edits)
   $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \
     | grep -v "^  "
   ;;
-linefix)
-  "$BIN" -m "$MODEL" -ngl 99 -c 16384 -np 1 --host 127.0.0.1 --port 8093 >"$OUT/linefix_server.log" 2>&1 &
+linefix|diagnose)
+  "$BIN" -m "$MODEL" -ngl 99 -c 16384 -np 1 --host 127.0.0.1 --port 8093 >"$OUT/$1_server.log" 2>&1 &
   pid=$!
   $PY -c "import time,urllib.request as u
 for _ in range(120):
     try: u.urlopen('http://127.0.0.1:8093/health', timeout=2); break
     except Exception: time.sleep(0.5)"
-  $PY scripts/dev/linefix_ab.py --url http://127.0.0.1:8093 --out "$OUT/linefix.json" 2>&1 | tee "$OUT/linefix.log" \
-    | tail -4
+  $PY "scripts/dev/$1_ab.py" --url http://127.0.0.1:8093 --out "$OUT/$1.json" 2>&1 | tee "$OUT/$1.log" | tail -8
   kill "$pid"
   ;;
 status)

@@ -24,6 +24,7 @@ SYSTEM_PROMPT = (
 )
 
 CONTEXT_LINES = 3  # lines shown before and after a region
+REGION_ASK = "Reply with the complete new {what} in one fenced block, nothing else."
 
 # Extension -> language tag written after the opening fence (display/hint only).
 LANGUAGE_TAGS = {
@@ -102,7 +103,7 @@ def build_messages(
             parts.append(f"Lines just after {what} (context only, do not repeat):\n"
                          + _block(fence, lang, after))
         parts.append(f"File: {rel_path}, the region to rewrite ({what}):\n" + _block(fence, lang, target))
-        ask = f"Reply with the complete new {what} in one fenced block, nothing else."
+        ask = REGION_ASK.format(what=what)
     else:
         parts.append(f"File: {rel_path}\n" + _block(fence, lang, target))
         ask = "Reply with the complete new file in one fenced block, nothing else."
