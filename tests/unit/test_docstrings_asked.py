@@ -1,0 +1,145 @@
+"""Docstrings for a class's methods as a short structured question, replayed from the CPU 1.5B's real answers.
+
+Each recording in ``tests/data/docstrings/`` is the HTTP exchange of one question, sent by the real engine
+through ``plan_for`` to Qwen2.5-Coder-1.5B Q4_K_M on llama-server (AMD EPYC, 2 cores), and kept through
+:class:`coder.testing.record.RecordingProxy` (``scripts/dev/record_asked.py`` records them again). Here the
+replay test double answers it; the question, its schema, the parsing and the writing are real, and each
+result is judged by the bench task's own judge. On the H200 (run 9) graphlib-class-docstrings was refused in
+wordings 0 and 1, where one region per bare method came back with the lines shown before it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+
+from coder.backends.runtime.handle import BackendHandle
+from coder.bench.edits.run import proposed
+from coder.bench.edits.taskdef import Task
+from coder.bench.edits.tasks import TASKS
+from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.intent.read import read_instruction
+from coder.edit.plan import docstrings_asked
+from coder.edit.proposal import EditRequest
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_run import PlanRequest, plan_for, run_plan
+from coder.testing.replay import HttpRecording, ReplayServer
+
+DATA = Path(__file__).parents[1] / "data" / "docstrings"
+GRAPHLIB_KEYS = ["__init__", "_get_nodeinfo", "__bool__", "_find_cycle"]
+NETRC_KEYS = ["__init__", "_read_char", "get_token", "push_token"]
+CASES = {  # recording -> the keys asked
+    "graphlib-class-docstrings_w0": GRAPHLIB_KEYS,
+    "graphlib-class-docstrings_w1": GRAPHLIB_KEYS,
+    "graphlib-class-docstrings_w2": GRAPHLIB_KEYS,
+    "netrc-class-docstrings_w0": NETRC_KEYS,
+}
+
+
+def _task(name: str) -> Task:
+    return next(t for t in (*TASKS, *HELDOUT) if t.name == name)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_docstrings_are_asked_once_and_written_under_the_headers(tmp_path: Path, case: str) -> None:
+    name, wording = case.rsplit("_w", 1)
+    task = _task(name)
+    recording = HttpRecording.load(DATA / f"{case}.json")
+    assert recording.meta["instruction"] == task.wordings[int(wording)]  # the recording answers this very wording
+    originals = task.originals()
+    root = tmp_path / "r"
+    make_repo(root, originals)
+    with ReplayServer(recording) as server:
+        engine = EditEngine(BackendHandle(recording.server_info(server.url)), root)
+        prepared = plan_for(engine, root / task.file, task.wordings[int(wording)])
+        (body,) = server.chat_requests
+    assert isinstance(prepared, PlanRequest) and prepared.plan.kind == "docstrings"
+    assert prepared.requests == {}  # no region request: every docstring is written mechanically
+    assert prepared.plan.reason.startswith(f"asked: docstrings of {len(CASES[case])} method(s) of ")
+    assert isinstance(body, dict) and body["temperature"] == 0.0
+    schema = body["response_format"]["json_schema"]["schema"]  # type: ignore[call-overload,index]
+    assert schema["required"] == CASES[case] and schema["additionalProperties"] is False
+    proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]
+    assert proposal.ok, proposal.refusal
+    new = {**originals, **proposed(proposal, root)}
+    assert task.judge(originals, new) == (True, task.judge(originals, new)[1])
+    # every original line is there, in order: only docstring lines were added
+    old_lines, new_lines = originals[task.file].splitlines(), new[task.file].splitlines()
+    added = iter(new_lines)
+    assert all(any(line == got for got in added) for line in old_lines)
+    assert len(new_lines) - len(old_lines) >= len(CASES[case])
+
+
+def _question(text: str, instruction: str, rel: str = "m.py") -> docstrings_asked.Question | None:
+    return docstrings_asked.question(text, read_instruction(instruction, {rel: text}, home=rel))
+
+
+CLASS = ("class C:\n    def __init__(self, a):\n        self.a = a\n\n    def get(self):\n        \"\"\"Say a.\"\"\"\n"
+         "        return self.a\n\n    def put(self, a):\n        # the new value\n        self.a = a\n")
+
+
+def test_a_cut_empty_repeating_or_uniform_answer_is_not_written() -> None:
+    q = _question(CLASS, "add a docstring to every method of C that has none")
+    assert q is not None and [key for _, key, _ in q.defs] == ["__init__", "put"]  # get has one
+    good = {"__init__": "keep a", "put": "replace a"}
+    assert docstrings_asked.parse(json.dumps(good), q) == {"C.__init__": "Keep a.", "C.put": "Replace a."}
+    for answer, why in (
+            ({"__init__": "x" * docstrings_asked.TEXT_CHARS, "put": "Set a."}, "for __init__ was cut at 200"),
+            ({"__init__": "  ", "put": "Set a."}, "for __init__ is not words"),
+            ({"__init__": "Set a.", "put": ""}, "for put is not words"),
+            ({"__init__": "__init__", "put": "Set a."}, "for __init__ repeats the code"),
+            ({"__init__": "Set a.", "put": "self.a = a"}, "for put repeats the code"),
+            ({"__init__": "Set a.", "put": "def put(self, a):"}, "for put repeats the code"),
+            ({"__init__": "Set a.", "put": "Set a."}, "the same docstring for every def"),
+            ({"__init__": "Set a."}, "no docstring for put")):
+        got = docstrings_asked.parse(json.dumps(answer), q)
+        assert isinstance(got, str) and why in got, (answer, got)
+    assert isinstance(docstrings_asked.parse("__init__: keep a", q), str)
+
+
+def test_the_words_are_written_as_a_pep257_docstring_that_reads_back_as_said() -> None:
+    q = _question(CLASS, "add a docstring to every method of C that has none")
+    assert q is not None
+    said = {"C.__init__": 'Keep "a" as C:\\ sees it, and say "so"', "C.put": "Replace a " + "with b " * 20 + "."}
+    docs = docstrings_asked.write(CLASS, q, said)
+    assert not isinstance(docs, str)
+    assert docs[0] == (3, '        """Keep "a" as C:\\\\ sees it, and say "so\\""""\n')
+    lines = CLASS.splitlines(keepends=True)
+    for row, doc in sorted(docs, reverse=True):
+        lines[row - 1:row - 1] = [doc]
+    new = "".join(lines)
+    tree = ast.parse(new)
+    methods = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert ast.get_docstring(methods["__init__"]) == said["C.__init__"]
+    assert " ".join(str(ast.get_docstring(methods["put"])).split()) == " ".join(said["C.put"].split())
+    assert max(len(line) for line in new.splitlines()) <= docstrings_asked.WIDTH
+    assert "        # the new value\n" in new  # put's comment stays under its docstring
+
+
+def test_one_named_def_or_a_def_on_its_header_line_stays_a_region_edit() -> None:
+    # run 9: every single-def docstring pair was right as a region; a class's own docstring is one region too
+    for task in (*TASKS, *HELDOUT):
+        if task.kind == "docstring":
+            text = task.originals()[task.file]
+            assert all(_question(text, w, task.file) is None for w in task.wordings), task.name
+    assert _question("class C:\n    def f(self): return 1\n\n    def g(self):\n        return 2\n",
+                     "add docstrings to the methods of C") is None
+    text = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    q = _question(text, "add docstrings to f and g")
+    assert q is not None and [key for _, key, _ in q.defs] == ["f", "g"] and q.owner is None
+
+
+def test_no_server_no_question_the_region_plan_as_before(tmp_path: Path) -> None:
+    task = _task("graphlib-class-docstrings")
+    make_repo(tmp_path / "r", task.originals())
+    engine = EditEngine(None, tmp_path / "r")
+    got = plan_for(engine, tmp_path / "r" / task.file, task.wordings[0])
+    assert isinstance(got, PlanRequest) and got.plan.kind == "docstrings" and len(got.requests) == 4
+    task = _task("netrc-class-docstrings")
+    make_repo(tmp_path / "n", task.originals())
+    got = plan_for(EditEngine(None, tmp_path / "n"), tmp_path / "n" / task.file, task.wordings[0])
+    assert isinstance(got, EditRequest) and got.mode == "region"
