@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Record a real model's answers to coder's short structured questions (type hints, comment words) for the tests.
+"""Record a real model's answers to coder's short structured questions (type hints, comment words, docstrings).
 
 For each ``TASK:WORDING`` of the bench, copies the task's files into a throw-away git repository, starts
 llama-server on ``--model`` (CPU, 2 threads), and runs the real engine's ``plan_for`` through
 :class:`coder.testing.record.RecordingProxy`, so the HTTP exchange is kept byte for byte as
-``OUT/TASK_wWORDING.json`` (replayed by ``tests/unit/test_hints_asked.py`` and ``test_comment_asked.py``)::
+``OUT/TASK_wWORDING.json`` (replayed by ``tests/unit/test_hints_asked.py``, ``test_comment_asked.py`` and
+``test_docstrings_asked.py``)::
 
     PYTHONPATH=$PWD .venv/bin/python scripts/dev/record_asked.py --out tests/data/comments \\
         --binary ~/.local/share/coder/llama.cpp/*/bin/llama-server \\

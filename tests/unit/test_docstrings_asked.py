@@ -128,6 +128,9 @@ def test_one_named_def_or_a_def_on_its_header_line_stays_a_region_edit() -> None
             assert all(_question(text, w, task.file) is None for w in task.wordings), task.name
     assert _question("class C:\n    def f(self): return 1\n\n    def g(self):\n        return 2\n",
                      "add docstrings to the methods of C") is None
+    prop = ("class C:\n    @property\n    def a(self):\n        return 1\n\n    @a.setter\n    def a(self, v):\n"
+            "        pass\n")
+    assert _question(prop, "add docstrings to the methods of C") is None  # which a is meant: the region says
     text = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
     q = _question(text, "add docstrings to f and g")
     assert q is not None and [key for _, key, _ in q.defs] == ["f", "g"] and q.owner is None

@@ -20,11 +20,12 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.hints import header_colon
-from coder.edit.checks.trees import def_source, defs_by_name
+from coder.edit.checks.trees import def_source, defs_by_name, parsed, top_defs
 from coder.edit.plan.steps import Plan, Step
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
             return None  # a def that has one: replace or extend it? The region edit reads the instruction
     else:
         return None  # one named def: its region edit is right (run 9), and a class's own docstring is one too
-    if not chosen or len(chosen) > MAX_DEFS or len({q for q, _ in chosen}) != len(chosen):
+    bound = Counter(q for q, _ in top_defs(parsed(text)))
+    if not chosen or len(chosen) > MAX_DEFS or any(bound[q] > 1 for q, _ in chosen):
         return None  # none bare, too many, or a name bound twice (a property's setter): which def is meant?
     short = [q.rpartition(".")[2] for q, _ in chosen]
     keys = short if len(set(short)) == len(short) else [q for q, _ in chosen]
