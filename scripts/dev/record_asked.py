@@ -10,6 +10,8 @@ llama-server on ``--model`` (CPU, 2 threads), and runs the real engine's ``plan_
     PYTHONPATH=$PWD .venv/bin/python scripts/dev/record_asked.py --out tests/data/comments \\
         --binary ~/.local/share/coder/llama.cpp/*/bin/llama-server \\
         --model ~/.local/share/coder/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf string-comment:0
+
+On a busy 2-core box a long question's prompt can take over 30 s: set ``CODER_STREAM_IDLE_S=400`` then.
 """
 
 from __future__ import annotations
