@@ -18,6 +18,7 @@ import pytest
 from cli_helpers import make_repo
 
 from coder.backends.runtime.handle import BackendHandle
+from coder.bench.edits.checks import Docstring
 from coder.bench.edits.run import proposed
 from coder.bench.edits.taskdef import Task
 from coder.bench.edits.tasks import TASKS
@@ -32,11 +33,15 @@ from coder.testing.replay import HttpRecording, ReplayServer
 DATA = Path(__file__).parents[1] / "data" / "docstrings"
 GRAPHLIB_KEYS = ["__init__", "_get_nodeinfo", "__bool__", "_find_cycle"]
 NETRC_KEYS = ["__init__", "_read_char", "get_token", "push_token"]
-CASES = {  # recording -> the keys asked
+COLORSYS_KEYS = ["rgb_to_yiq", "yiq_to_rgb", "rgb_to_hls", "hls_to_rgb", "_v", "rgb_to_hsv", "hsv_to_rgb"]
+CASES = {  # recording -> the keys asked ("_own": an instruction of the recording's own on the task's file)
     "graphlib-class-docstrings_w0": GRAPHLIB_KEYS,
     "graphlib-class-docstrings_w1": GRAPHLIB_KEYS,
     "graphlib-class-docstrings_w2": GRAPHLIB_KEYS,
     "netrc-class-docstrings_w0": NETRC_KEYS,
+    "netrc-class-docstrings_w1": NETRC_KEYS,
+    "netrc-class-docstrings_w2": NETRC_KEYS,
+    "colorsys-docstring_own0": COLORSYS_KEYS,  # "Add a docstring to every function of this file that has none"
 }
 
 
@@ -46,27 +51,32 @@ def _task(name: str) -> Task:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_docstrings_are_asked_once_and_written_under_the_headers(tmp_path: Path, case: str) -> None:
-    name, wording = case.rsplit("_w", 1)
+    name, own, wording = case.rpartition("_own")[0] or case.rpartition("_w")[0], "_own" in case, case[-1]
     task = _task(name)
     recording = HttpRecording.load(DATA / f"{case}.json")
-    assert recording.meta["instruction"] == task.wordings[int(wording)]  # the recording answers this very wording
+    instruction = str(recording.meta["instruction"])
+    assert own or instruction == task.wordings[int(wording)]  # the recording answers this very wording
     originals = task.originals()
     root = tmp_path / "r"
     make_repo(root, originals)
     with ReplayServer(recording) as server:
         engine = EditEngine(BackendHandle(recording.server_info(server.url)), root)
-        prepared = plan_for(engine, root / task.file, task.wordings[int(wording)])
+        prepared = plan_for(engine, root / task.file, instruction)
         (body,) = server.chat_requests
     assert isinstance(prepared, PlanRequest) and prepared.plan.kind == "docstrings"
     assert prepared.requests == {}  # no region request: every docstring is written mechanically
-    assert prepared.plan.reason.startswith(f"asked: docstrings of {len(CASES[case])} method(s) of ")
+    assert prepared.plan.reason.startswith(f"asked: docstrings of {len(CASES[case])} " + ("def(s)" if own else
+                                                                                          "method(s) of "))
     assert isinstance(body, dict) and body["temperature"] == 0.0
     schema = body["response_format"]["json_schema"]["schema"]  # type: ignore[call-overload,index]
     assert schema["required"] == CASES[case] and schema["additionalProperties"] is False
     proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]
     assert proposal.ok, proposal.refusal
     new = {**originals, **proposed(proposal, root)}
-    assert task.judge(originals, new) == (True, task.judge(originals, new)[1])
+    # the bench's own judges: the task's (every method of the class), or one Docstring judge per def asked
+    verdicts = ([Docstring(key)(originals[task.file], new[task.file]) for key in CASES[case]] if own
+                else [task.judge(originals, new)])
+    assert all(ok for ok, _ in verdicts), verdicts
     # every original line is there, in order: only docstring lines were added
     old_lines, new_lines = originals[task.file].splitlines(), new[task.file].splitlines()
     added = iter(new_lines)
@@ -146,3 +156,21 @@ def test_no_server_no_question_the_region_plan_as_before(tmp_path: Path) -> None
     make_repo(tmp_path / "n", task.originals())
     got = plan_for(EditEngine(None, tmp_path / "n"), tmp_path / "n" / task.file, task.wordings[0])
     assert isinstance(got, EditRequest) and got.mode == "region"
+
+
+def test_every_function_of_the_file_is_asked_only_when_no_def_is_named() -> None:
+    task = _task("colorsys-docstring")
+    text = task.originals()[task.file]
+    for wording in ("Add a docstring to every function of this file that has none",
+                    "add docstrings to all functions in colorsys.py", "Add docstrings to the undocumented functions",
+                    "document each function with a docstring"):
+        q = _question(text, wording, task.file)
+        assert q is not None and [key for _, key, _ in q.defs] == COLORSYS_KEYS and q.owner is None, wording
+    for wording in ("Add a module docstring", "add a docstring to colorsys.py", "Add type hints to every function",
+                    "add a comment to every function"):
+        assert _question(text, wording, task.file) is None, wording
+    # over MAX_DEFS bare defs: one question would be long, and the answer too; the edit goes on as before
+    many = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(docstrings_asked.MAX_DEFS + 1))
+    assert _question(many, "add a docstring to every function") is None
+    assert _question(many.replace("def f0():\n", "def f0():\n    \"\"\"Zero.\"\"\"\n"),
+                     "add a docstring to every function") is not None  # those with one are not asked

@@ -8,8 +8,9 @@ of the defs that have none (``{"__init__": "...", "_find_cycle": "..."}``), unde
 other key. coder writes each as a PEP 257 one-line docstring (wrapped when long) right under its def's
 header, at its body's indentation; no other byte moves, and the result is checked like any reply.
 
-It applies to the methods of a class the instruction asks documented ("every method of C") and to
-several defs it names; one named def stays a region edit (run 9: 31 of 32 such pairs right, none wrong). Words that
+It applies to the methods of a class the instruction asks documented ("every method of C"), to several
+defs it names, and to every def of the file when it names none ("every function"; up to :data:`MAX_DEFS`
+bare ones); one named def stays a region edit (run 9: 31 of 32 such pairs right, none wrong). Words that
 reach the schema's maxLength (the grammar cut them), that are the def's name or one of its lines, or the
 same for every def, are not written: the edit goes on as before (its region plan or request).
 Pure: :mod:`coder.edit.run.asked` sends the question.
@@ -50,7 +51,7 @@ class Question:
 
 def question(text: str, spec: ChangeSpec) -> Question | None:
     """The question for docstrings on a class's methods or on several named defs; None when it does not apply."""
-    if (spec.action != "docstring" or spec.allows != {"docstrings"} or not spec.targets or spec.facts.module_doc
+    if (spec.action != "docstring" or spec.allows != {"docstrings"} or spec.facts.module_doc or spec.reach == "everywhere"
             or any(t.rel != spec.targets[0].rel for t in spec.targets)):
         return None
     if (by_name := defs_by_name(text)) is None:
@@ -65,6 +66,9 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
         chosen = [(t.qualname, by_name[t.qualname]) for t in spec.targets]
         if any(ast.get_docstring(fn) is not None for _, fn in chosen):
             return None  # a def that has one: replace or extend it? The region edit reads the instruction
+    elif (not spec.targets and spec.facts.every_def and spec.owner is None and not spec.lines and not spec.ambiguous
+          and spec.anchor is None):
+        chosen = [(q, fn) for q, fn in by_name.items() if ast.get_docstring(fn) is None]  # "every function": the file's
     else:
         return None  # one named def: its region edit is right (run 9), and a class's own docstring is one too
     bound = Counter(q for q, _ in top_defs(parsed(text)))
@@ -94,9 +98,14 @@ def max_tokens(q: Question) -> int:
 
 def messages(spec: ChangeSpec, q: Question) -> list[dict[str, str]]:
     """The short prompt: each def's source, the instruction (the prompt's only reader of it), what each key means."""
-    sources = "\n\n".join(def_source(q.lines, fn, BODY_LINES) for _, _, fn in q.defs)
-    if q.owner is not None:
-        sources = f"class {q.owner.rpartition('.')[2]}:\n    ...\n\n{textwrap.indent(textwrap.dedent(sources), '    ')}"
+    shown, classes = [], set()
+    for qualname, _, fn in q.defs:  # a method under its class's line, once: what "self" is
+        owner = qualname.rpartition(".")[0]
+        if owner and owner not in classes:
+            classes.add(owner)
+            shown.append(f"class {owner.rpartition('.')[2]}:\n    ...")
+        shown.append(def_source(q.lines, fn, BODY_LINES))
+    sources = "\n\n".join(shown)
     keys = "\n".join(f"- {key}: the docstring of {qualname}" for qualname, key, _ in q.defs)
     return [
         {"role": "system", "content": "You write Python docstrings. Answer in JSON: for each key, the one-line "
@@ -201,7 +210,8 @@ def plan(rel: str, spec: ChangeSpec, q: Question, docs: list[tuple[int, str]], t
                        "mechanical", symbol=qualname, text=doc)
                   for (qualname, _, _), (row, doc) in zip(q.defs, docs, strict=True))
     what = (f"{len(q.defs)} method(s) of {q.owner}" if q.owner is not None
-            else ", ".join(qualname for qualname, _, _ in q.defs[:3]) + (" ..." if len(q.defs) > 3 else ""))
+            else f"{len(q.defs)} def(s) (" + ", ".join(qualname for qualname, _, _ in q.defs[:3])
+            + (" ...)" if len(q.defs) > 3 else ")"))
     return Plan("docstrings", spec.instruction, steps,
                 f"asked: docstrings of {what}: the model said the words in {took:.2f}s (JSON), written mechanically",
                 spec=spec)
