@@ -50,9 +50,10 @@ class Question:
 
 
 def question(text: str, spec: ChangeSpec) -> Question | None:
-    """The question for docstrings on a class's methods or on several named defs; None when it does not apply."""
-    if (spec.action != "docstring" or spec.allows != {"docstrings"} or spec.facts.module_doc or spec.reach == "everywhere"
-            or any(t.rel != spec.targets[0].rel for t in spec.targets)):
+    """The question for docstrings on a class's methods, several named defs or every def of the file; None when
+    it does not apply."""
+    if (spec.action != "docstring" or spec.allows != {"docstrings"} or spec.facts.module_doc
+            or spec.reach == "everywhere" or any(t.rel != spec.targets[0].rel for t in spec.targets)):
         return None
     if (by_name := defs_by_name(text)) is None:
         return None
