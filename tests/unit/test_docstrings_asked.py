@@ -18,6 +18,7 @@ import pytest
 from cli_helpers import make_repo
 
 from coder.backends.runtime.handle import BackendHandle
+from coder.backends.runtime.server import ServerInfo
 from coder.bench.edits.checks import Docstring
 from coder.bench.edits.run import proposed
 from coder.bench.edits.taskdef import Task
@@ -174,3 +175,13 @@ def test_every_function_of_the_file_is_asked_only_when_no_def_is_named() -> None
     assert _question(many, "add a docstring to every function") is None
     assert _question(many.replace("def f0():\n", "def f0():\n    \"\"\"Zero.\"\"\"\n"),
                      "add a docstring to every function") is not None  # those with one are not asked
+
+
+def test_a_server_that_does_not_answer_leaves_the_region_plan_with_the_reason_in_its_notes(tmp_path: Path) -> None:
+    task = _task("graphlib-class-docstrings")
+    make_repo(tmp_path / "r", task.originals())
+    gone = BackendHandle(ServerInfo(url="http://127.0.0.1:9", model="m", served_model="q"))  # nothing listens there
+    got = plan_for(EditEngine(gone, tmp_path / "r"), tmp_path / "r" / task.file, task.wordings[0])
+    assert isinstance(got, PlanRequest) and got.plan.kind == "docstrings" and len(got.requests) == 4
+    (note,) = got.plan.notes
+    assert note.startswith("the docstrings not written from the model's short answer: the model could not be asked")
