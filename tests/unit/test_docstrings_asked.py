@@ -69,6 +69,8 @@ def test_the_docstrings_are_asked_once_and_written_under_the_headers(tmp_path: P
     assert prepared.plan.reason.startswith(f"asked: docstrings of {len(CASES[case])} " + ("def(s)" if own else
                                                                                           "method(s) of "))
     assert isinstance(body, dict) and body["temperature"] == 0.0
+    (asked,) = recording.chats  # the question sent today is the one the model answered
+    assert isinstance(asked.body, dict) and body["messages"] == asked.body["messages"]
     schema = body["response_format"]["json_schema"]["schema"]  # type: ignore[call-overload,index]
     assert schema["required"] == CASES[case] and schema["additionalProperties"] is False
     proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 MAX_DEFS = 12  # docstrings asked in one question
 BODY_LINES = 40  # lines of each def shown: a long body is cut there
+SHOWN_LINES = 240  # lines shown in all: with many defs each is cut shorter (a 4k-token context holds the prompt)
 TEXT_CHARS = 200  # the maxLength: words reaching it were cut there (refused)
 TOKENS_PER_DEF = 64  # ~40 tokens of words, the key and the JSON around them
 WIDTH = 99  # a longer docstring is wrapped at this width
@@ -105,7 +106,7 @@ def messages(spec: ChangeSpec, q: Question) -> list[dict[str, str]]:
         if owner and owner not in classes:
             classes.add(owner)
             shown.append(f"class {owner.rpartition('.')[2]}:\n    ...")
-        shown.append(def_source(q.lines, fn, BODY_LINES))
+        shown.append(def_source(q.lines, fn, max(8, min(BODY_LINES, SHOWN_LINES // len(q.defs)))))
     sources = "\n\n".join(shown)
     keys = "\n".join(f"- {key}: the docstring of {qualname}" for qualname, key, _ in q.defs)
     return [
