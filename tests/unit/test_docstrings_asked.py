@@ -4,8 +4,10 @@ Each recording in ``tests/data/docstrings/`` is the HTTP exchange of one questio
 through ``plan_for`` to Qwen2.5-Coder-1.5B Q4_K_M on llama-server (AMD EPYC, 2 cores), and kept through
 :class:`coder.testing.record.RecordingProxy` (``scripts/dev/record_asked.py`` records them again). Here the
 replay test double answers it; the question, its schema, the parsing and the writing are real, and each
-result is judged by the bench task's own judge. On the H200 (run 9) graphlib-class-docstrings was refused in
-wordings 0 and 1, where one region per bare method came back with the lines shown before it.
+result is judged by the bench's own judges (the task's ``MethodDocstrings``; one ``Docstring`` per def for the
+two instructions of the recordings' own, every function of colorsys.py and three named methods of queue.py).
+On the H200 (run 9) graphlib-class-docstrings was refused in wordings 0 and 1, where one region per bare
+method came back with the lines shown before it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ CASES = {  # recording -> the keys asked ("_own": an instruction of the recordin
     "netrc-class-docstrings_w1": NETRC_KEYS,
     "netrc-class-docstrings_w2": NETRC_KEYS,
     "colorsys-docstring_own0": COLORSYS_KEYS,  # "Add a docstring to every function of this file that has none"
+    "queue-docstring_own0": ["_qsize", "_put", "_get"],  # "Add docstrings to Queue._qsize, Queue._put and Queue._get"
 }
 
 
@@ -77,7 +80,9 @@ def test_the_docstrings_are_asked_once_and_written_under_the_headers(tmp_path: P
     assert proposal.ok, proposal.refusal
     new = {**originals, **proposed(proposal, root)}
     # the bench's own judges: the task's (every method of the class), or one Docstring judge per def asked
-    verdicts = ([Docstring(key)(originals[task.file], new[task.file]) for key in CASES[case]] if own
+    documented = [str(step.symbol) for step in prepared.plan.steps]
+    assert [name.rpartition(".")[2] for name in documented] == CASES[case]
+    verdicts = ([Docstring(name)(originals[task.file], new[task.file]) for name in documented] if own
                 else [task.judge(originals, new)])
     assert all(ok for ok, _ in verdicts), verdicts
     # every original line is there, in order: only docstring lines were added
