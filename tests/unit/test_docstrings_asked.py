@@ -146,6 +146,8 @@ def test_one_named_def_or_a_def_on_its_header_line_stays_a_region_edit() -> None
             assert all(_question(text, w, task.file) is None for w in task.wordings), task.name
     assert _question("class C:\n    def f(self): return 1\n\n    def g(self):\n        return 2\n",
                      "add docstrings to the methods of C") is None
+    assert _question("class C:\n    def f(self): \\\n        return 1\n\n    def g(self):\n        return 2\n",
+                     "add docstrings to the methods of C") is None
     prop = ("class C:\n    @property\n    def a(self):\n        return 1\n\n    @a.setter\n    def a(self, v):\n"
             "        pass\n")
     assert _question(prop, "add docstrings to the methods of C") is None  # which a is meant: the region says

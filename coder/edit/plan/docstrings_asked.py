@@ -81,8 +81,8 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
     lines = tuple(text.splitlines())
     for _, fn in chosen:
         colon = header_colon(text, fn.lineno)
-        if colon is None or fn.body[0].lineno <= colon[0]:
-            return None  # "def f(self): return 1": no line under the header to put it on
+        if colon is None or fn.body[0].lineno <= colon[0] or lines[colon[0] - 1].rstrip().endswith("\\"):
+            return None  # "def f(self): return 1" (or "def f(self): \" and the body): no line under the header
     return Question(tuple((q, k, fn) for (q, fn), k in zip(chosen, keys, strict=True)), owner, lines)
 
 
