@@ -45,7 +45,6 @@ CASES = {  # recording -> the keys asked ("_own": an instruction of the recordin
     "netrc-class-docstrings_w1": NETRC_KEYS,
     "netrc-class-docstrings_w2": NETRC_KEYS,
     "colorsys-docstring_own0": COLORSYS_KEYS,  # "Add a docstring to every function of this file that has none"
-    "queue-docstring_own0": ["_qsize", "_put", "_get"],  # "Add docstrings to Queue._qsize, Queue._put and Queue._get"
 }
 
 
@@ -194,3 +193,21 @@ def test_a_server_that_does_not_answer_leaves_the_region_plan_with_the_reason_in
     assert isinstance(got, PlanRequest) and got.plan.kind == "docstrings" and len(got.requests) == 4
     (note,) = got.plan.notes
     assert note.startswith("the docstrings not written from the model's short answer: the model could not be asked")
+
+
+def test_the_prompts_example_copied_is_not_written(tmp_path: Path) -> None:
+    """The CPU 1.5B answered Queue._qsize with the prompt's example word for word: true there, and a docstring
+    that would be written on any def it is copied to; coder goes on as without an answer (the region plan)."""
+    task = _task("queue-method")
+    recording = HttpRecording.load(DATA / "queue-docstring_own0.json")
+    root = tmp_path / "r"
+    make_repo(root, task.originals())
+    with ReplayServer(recording) as server:
+        engine = EditEngine(BackendHandle(recording.server_info(server.url)), root)
+        prepared = plan_for(engine, root / task.file, str(recording.meta["instruction"]))
+        assert len(server.chat_requests) == 1
+    assert not (isinstance(prepared, PlanRequest) and prepared.plan.kind == "docstrings"
+                and prepared.requests == {})
+    said = " ".join(getattr(getattr(prepared, "plan", None), "notes", ()) or ()) + " " + str(
+        getattr(getattr(prepared, "plan", None), "reason", "")) + " " + str(getattr(prepared, "mode_reason", ""))
+    assert "is the prompt's example: 'Return the number of items in the queue.'" in said, said

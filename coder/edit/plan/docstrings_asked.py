@@ -38,6 +38,7 @@ SHOWN_LINES = 240  # lines shown in all: with many defs each is cut shorter (a 4
 TEXT_CHARS = 200  # the maxLength: words reaching it were cut there (refused)
 TOKENS_PER_DEF = 64  # ~40 tokens of words, the key and the JSON around them
 WIDTH = 99  # a longer docstring is wrapped at this width
+EXAMPLE = "Return the number of items in the queue."  # the prompt's example of a docstring, never written as one
 Func = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -112,7 +113,7 @@ def messages(spec: ChangeSpec, q: Question) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": "You write Python docstrings. Answer in JSON: for each key, the one-line "
                                       "docstring of that function: one short sentence in plain English saying "
-                                      "what it does, such as \"Return the number of items in the queue.\" "
+                                      f"what it does, such as \"{EXAMPLE}\" "
                                       "No quotes, no code."},
         {"role": "user", "content": f"```python\n{sources}\n```\n\nInstruction: {spec.instruction}\n\nKeys:\n{keys}"},
     ]
@@ -136,6 +137,8 @@ def parse(reply: str, q: Question) -> dict[str, str] | str:
         words = _words(text)
         if len(words) < 3 or "```" in words or any(len(w) > 60 for w in words.split()):
             return f"the model's docstring for {key} is not words: {text[:60]!r}"
+        if _bare(words) == _bare(EXAMPLE):  # copied from the prompt (the CPU 1.5B did, for a queue's _qsize)
+            return f"the model's docstring for {key} is the prompt's example: {words!r}"
         if _says_code(words, fn, q.lines):  # the name, the header or a line of the body: not a docstring
             return f"the model's docstring for {key} repeats the code: {words[:60]!r}"
         out[qualname] = words
@@ -159,16 +162,19 @@ def _words(text: str) -> str:
     return words if words[-1] in ".!?" else f"{words}."
 
 
+def _bare(text: str) -> str:
+    """``text`` lower-cased, its brackets, colons and dots spaces, its runs of spaces one."""
+    return " ".join(text.replace("(", " ").replace(")", " ").replace(":", " ").replace(".", " ").split()).lower()
+
+
 def _says_code(words: str, fn: Func, lines: tuple[str, ...]) -> bool:
     """True when ``words`` are the def's name or one of its lines (its words in the same order)."""
-    def bare(t: str) -> str:
-        return " ".join(t.replace("(", " ").replace(")", " ").replace(":", " ").replace(".", " ").split()).lower()
-    said = bare(words)
-    if said in (bare(fn.name), bare(fn.name.replace("_", " "))):
+    said = _bare(words)
+    if said in (_bare(fn.name), _bare(fn.name.replace("_", " "))):
         return True
     body = lines[fn.lineno - 1:fn.end_lineno or fn.lineno]
     return any(len(code) >= 8 and code in said and len(said) < 2 * len(code) + 10
-               for code in (bare(line) for line in body))
+               for code in (_bare(line) for line in body))
 
 
 def docstring_lines(lines: list[str], fn: Func, colon_row: int, words: str) -> str:
