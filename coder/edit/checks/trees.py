@@ -41,3 +41,17 @@ def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFun
                     if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
     return out
 
+
+
+def defs_by_name(text: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """:func:`top_defs` of ``text`` by qualified name (the last def bound wins); None when it does not parse."""
+    try:
+        return dict(top_defs(parsed(text)))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def def_source(lines: tuple[str, ...] | list[str], fn: ast.FunctionDef | ast.AsyncFunctionDef, most: int) -> str:
+    """The text of ``fn`` (its decorators too) in the file's ``lines``, cut after ``most`` lines."""
+    start = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
+    return "\n".join(lines[start - 1:min(fn.end_lineno or fn.lineno, start + most - 1)])

@@ -222,7 +222,8 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        callers=f["callers"], errors=f["errors"], none_default=mutable_default.none_default(instruction, table.lookup),
+        every_def=f["every_def"], callers=f["callers"], errors=f["errors"],
+        none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))

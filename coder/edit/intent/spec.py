@@ -88,6 +88,7 @@ class Facts:
     files: tuple[str, ...] = ()  # file paths the instruction names
     module_doc: bool = False  # a module docstring is asked for
     members: bool = False  # "every method of C": a class's members, not the class itself
+    every_def: bool = False  # "every function", "the undocumented functions": each def (of the file, none named)
     shrinks: bool = False  # words that make a much shorter reply plausible (remove, simplify...)
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
     # "_hue(r, g, b, maxc, rangec)": each name(...) spelled, its parentheses split at commas (a new def's signature)

@@ -383,13 +383,17 @@ def comment_above(instruction: str) -> bool:
 
 # "a docstring to every method of C", "document C's methods": the members, not the class itself
 _MEMBERS = lazy.regex(r"\bmethods?\b", re.I)
+# "every function", "all the functions", "the undocumented functions": each def of the file, when none is named
+_EVERY_DEF = lazy.regex(r"\b(?:every|each|all(?:\s+(?:of\s+)?the)?|the\s+undocumented)\s+(?:undocumented\s+)?"
+                        r"(?:functions|function|defs|def)\b", re.I)
 
 
 def flags(instruction: str) -> dict[str, bool]:
-    """The yes/no details: handles, uses_new, keeps_names, module_doc, members, shrinks, callers, everywhere, errors."""
+    """The yes/no details: handles, uses_new, keeps_names, module_doc, members, every_def, shrinks, callers,
+    everywhere, errors."""
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
             "errors": bool(_ERRORS.search(instruction)),
-            "members": bool(_MEMBERS.search(instruction)),
+            "members": bool(_MEMBERS.search(instruction)), "every_def": bool(_EVERY_DEF.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),
             "everywhere": any(not _IN_THIS_FILE.match(instruction, m.end()) for m in EVERYWHERE.finditer(instruction))}

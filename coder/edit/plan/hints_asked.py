@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.defaults import param_defaults
 from coder.edit.checks.hints import header_colon
-from coder.edit.checks.trees import top_defs
+from coder.edit.checks.trees import def_source, defs_by_name
 from coder.edit.plan.steps import Plan, Step
 
 if TYPE_CHECKING:
@@ -60,11 +60,8 @@ def question(text: str, spec: ChangeSpec) -> Question | None:
     """The question for a type-hints ``spec`` naming defs or classes of the file; None when it does not apply."""
     if spec.action != "type_hints" or not spec.targets or any(t.rel != spec.targets[0].rel for t in spec.targets):
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+    if (by_name := defs_by_name(text)) is None:
         return None
-    by_name = dict(top_defs(tree))
     chosen: list[tuple[str, Func]] = []
     for target in spec.targets:
         if target.kind == "class":
@@ -107,11 +104,7 @@ def schema(q: Question) -> dict[str, object]:
 
 def messages(spec: ChangeSpec, q: Question) -> list[dict[str, str]]:
     """The short prompt: each def's source, the instruction (the prompt's only reader of it), what each key means."""
-    sources = []
-    for _, fn in q.defs:
-        start = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
-        end = min(fn.end_lineno or fn.lineno, start + BODY_LINES - 1)
-        sources.append("\n".join(q.lines[start - 1:end]))
+    sources = [def_source(q.lines, fn, BODY_LINES) for _, fn in q.defs]
     keys = "\n".join(f"- {s.key}: " + (f"the type of parameter {s.param} of {s.qualname}" if s.param
                                         else f"what {s.qualname} returns") for s in q.slots)
     return [

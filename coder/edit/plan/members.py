@@ -6,7 +6,8 @@ of the four bare methods documented, ``prepare``'s condition inverted and ``__cl
 graft (:mod:`coder.edit.checks.graft`) rightly refuses a partial "every method", so all three were refused.
 Asked for one def at a time, the same model wrote every docstring of the suite right (run 8: 30 of 30
 single-def docstring pairs). A short class (up to :data:`WHOLE_CLASS_LINES`) stays one region: ``_netrclex``
-(42 lines) came back right whole in every wording.
+(42 lines) came back right whole in every wording. With a server, the words are asked first as one short
+question (:mod:`coder.edit.plan.docstrings_asked`); these regions are what goes on when they are not written.
 
 Plain functions of text: nothing here reads files or talks to a server.
 """

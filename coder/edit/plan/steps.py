@@ -47,7 +47,8 @@ class Step:
 class Plan:
     """The regions an instruction touches, over one file or several."""
 
-    # "rename", "delete", "move", "add_param", "add_method", "hints", "comment", "default", "extract", "windows"
+    # "rename", "delete", "move", "add_param", "add_method", "hints", "comment", "docstrings", "default", "extract",
+    # "windows"
     kind: str
     instruction: str
     steps: tuple[Step, ...]
@@ -63,7 +64,7 @@ class Plan:
         asks = f"{self.requests} region(s) to the model"
         if self.kind == "rename":
             return RENAMED_BY_SCOPE if self.requests == 0 else asks
-        if self.kind in ("hints", "comment"):
+        if self.kind in ("hints", "comment") or (self.kind == "docstrings" and not self.requests):
             return f"the {'types' if self.kind == 'hints' else 'words'} named by the model, written mechanically"
         if self.kind in ("delete", "move", "default", "extract"):
             done = _DONE.get(self.kind, "done mechanically")

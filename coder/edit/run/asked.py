@@ -1,10 +1,11 @@
 """Edits asked as short structured questions: the model names the types or the words, coder writes them.
 
-Two plans, each one request under a JSON schema through the one request runner, at temperature 0, when a
-server runs: **type hints** on named defs (:mod:`coder.edit.plan.hints_asked`), and **a comment whose line
-the reading resolved** (:mod:`coder.edit.plan.comment_asked`). The question is the edit's request phase of
+Three plans, each one request under a JSON schema through the one request runner, at temperature 0, when a
+server runs: **type hints** on named defs (:mod:`coder.edit.plan.hints_asked`), **a comment whose line
+the reading resolved** (:mod:`coder.edit.plan.comment_asked`), and **docstrings for a class's methods or
+several named defs** (:mod:`coder.edit.plan.docstrings_asked`). The question is the edit's request phase of
 ``--timings``. With no server, or an answer that cannot be written, the edit goes on as before (a region
-request), with the reason in its notes.
+plan or request), with the reason in its notes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from coder.edit.plan import comment_asked, hints_asked
+from coder.edit.plan import comment_asked, docstrings_asked, hints_asked
 
 if TYPE_CHECKING:
     from coder.edit.apply.files import FileSnapshot
@@ -59,3 +60,24 @@ def asked_plan(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tupl
             return None, f"the comment {NOT_ASKED}: {comments}"
         return comment_asked.plan(snap.rel, spec, snap.text, comments, time.perf_counter() - started), ""
     return None, ""
+
+
+def asked_docstrings(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[Plan | None, str]:
+    """(the mechanical plan of docstrings for several defs, "") or (None, why not: "" when none applies).
+
+    Asked before the region plans are derived: the one region per bare method of a long class
+    (:mod:`coder.edit.plan.members`) is what goes on when this is not written.
+    """
+    if engine.backend.info is None or (dq := docstrings_asked.question(snap.text, spec)) is None:
+        return None, ""
+    started = time.perf_counter()
+    try:
+        reply = _ask(engine)(docstrings_asked.messages(spec, dq), docstrings_asked.schema(dq),
+                             docstrings_asked.max_tokens(dq))
+    except Exception as exc:  # noqa: BLE001 - as above
+        return None, f"the docstrings {NOT_ASKED}: the model could not be asked ({type(exc).__name__}: {exc})"
+    words = docstrings_asked.parse(reply, dq)
+    docs = docstrings_asked.write(snap.text, dq, words) if not isinstance(words, str) else words
+    if isinstance(docs, str):
+        return None, f"the docstrings {NOT_ASKED}: {docs}"
+    return docstrings_asked.plan(snap.rel, spec, dq, docs, time.perf_counter() - started), ""

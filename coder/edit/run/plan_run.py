@@ -24,7 +24,7 @@ from coder.edit.plan import across
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.run.asked import asked_plan
+from coder.edit.run.asked import asked_docstrings, asked_plan
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
 from coder.edit.run.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
@@ -58,10 +58,8 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     snap, _ = engine.check_target(path)
     if spec is None or spec.instruction != instruction:
         spec = engine.read(snap, instruction)
-    plan = planning.derive(snap.rel, snap.text, spec) if mode == "auto" else None
-    not_moved = ""  # why a move to another file (or hints) is not mechanical: said with the request that does it
-    if plan is None and mode == "auto":
-        plan, not_moved = _mechanical_beyond(engine, snap, spec)
+    # not_moved: why a move to another file (or hints, docstrings) is not mechanical: said with the request
+    plan, not_moved = _derived(engine, snap, spec) if mode == "auto" else (None, "")
     wants_all = spec.reach == "everywhere" if everywhere is None else everywhere
     if plan is not None and plan.kind == "rename" and wants_all:
         plan = _across_files(engine, plan, snap)
@@ -81,6 +79,21 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
         if plan is None:
             return request  # auto's own full request (None in full mode: the caller builds it)
     return _prepared(engine, plan, snap, mode, scope_rename=scope_rename)
+
+
+def _derived(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:
+    """auto's plan and, when none, why a mechanical one was not made ("" when none applies).
+
+    Docstrings for several defs are asked first: their region plan (one region per bare method of a long
+    class) is what goes on, with the reason in its notes, when the model's words are not written.
+    """
+    plan, why = asked_docstrings(engine, snap, spec)
+    if plan is not None:
+        return plan, ""
+    plan = planning.derive(snap.rel, snap.text, spec)
+    if plan is not None:
+        return (replace(plan, notes=(*plan.notes, why)) if why else plan), ""
+    return (None, why) if why else _mechanical_beyond(engine, snap, spec)
 
 
 def _mechanical_beyond(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[planning.Plan | None, str]:
