@@ -24,11 +24,11 @@ import ast
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed
 from coder.edit.source.attrs import FUNC as _FUNC
 from coder.edit.source.attrs import attributes_set, listed
 from coder.edit.source.attrs import self_attrs as _self_attrs
 from coder.edit.source.attrs import self_name as _self_name
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -25,7 +25,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.signature import Def, defs, named_anyhow
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

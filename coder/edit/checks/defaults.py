@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from coder.edit.checks.signature import Def
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 

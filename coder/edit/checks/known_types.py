@@ -23,7 +23,7 @@ import collections
 from collections import Counter
 
 from coder.edit.checks.code_rules import bindings
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 _LITERAL: dict[type[ast.AST], type] = {
     ast.JoinedStr: str, ast.List: list, ast.ListComp: list, ast.Tuple: tuple, ast.Dict: dict,

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.result import gained_undefined
-from coder.edit.checks.trees import parsed
 from coder.edit.source.regions import python_symbols
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -23,8 +23,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.source.trees import parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef

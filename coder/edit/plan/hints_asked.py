@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.defaults import param_defaults
 from coder.edit.checks.hints import header_colon
-from coder.edit.checks.trees import top_defs
 from coder.edit.plan.steps import Plan, Step
+from coder.edit.source.trees import top_defs
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coder.backends.runtime.server import ServerInfo
+from coder.edit.source.trees import parsed
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 
@@ -48,7 +49,7 @@ def docstring_room(spec: ChangeSpec, target: str) -> int:
     if spec.action != "docstring" or "docstrings" not in spec.allows:
         return GROWTH_MIN
     try:
-        tree = ast.parse(textwrap.dedent(target))  # a method's region is indented
+        tree = parsed(textwrap.dedent(target))  # a method's region is indented; the checks read it again
     except (SyntaxError, ValueError, RecursionError):
         return GROWTH_MIN
     fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]

@@ -1,7 +1,11 @@
-"""One parse per text for the result check: its rules read the same syntax trees and never change them.
+"""One parse per text: the reading, the planner and the checks read the same syntax trees and never change them.
 
 ``check_result`` runs a dozen rules on the same two texts, and each used to parse both: on a 500-line
-file that was most of the check's time. A rule that needs to change a tree (folding constants) copies it.
+file that was most of the check's time. The file as it is was parsed again by each of them for every
+reply judged (the first reply and its retry, each step of a plan, the plan's whole file), by the symbol
+table (:func:`coder.edit.source.regions.python_symbols`), the syntax check, pyflakes and the budget:
+~25 parses of one text per ``coder edit``, ~2-5 ms each on a 2-core box. A rule that needs to change a
+tree (folding constants, stripping docstrings) parses its own (:func:`fresh`).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import ast
 from functools import lru_cache
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=16)  # the file, each reply judged and its splices: a plan holds a dozen
 def parsed(text: str) -> ast.Module:
     """The syntax tree of ``text`` (shared: do not change it); raises SyntaxError as :func:`ast.parse` does."""
     return ast.parse(text)
