@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from coder.edit.source.attrs import FUNC as _FUNC
 from coder.edit.source.attrs import attributes_set, listed
 from coder.edit.source.attrs import self_attrs as _self_attrs
 from coder.edit.source.attrs import self_name as _self_name
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import parsed, same_node
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -103,7 +104,7 @@ def unset_self_reads(old: str, new: str) -> str | None:
         looked = False
         for method in (n for n in cls.body if isinstance(n, _FUNC)):
             old_method = was.get(method.name)
-            if old_method is not None and ast.dump(old_method) == ast.dump(method):
+            if old_method is not None and same_node(old_method, method):
                 continue
             reads = _self_attrs(method, store=False) - _OBJECT
             if old_method is not None:
@@ -315,8 +316,10 @@ def bindings(tree: ast.Module) -> Counter[str]:
     return out
 
 
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a retry, a plan's steps)
 def _arity_problems(source: str) -> Counter[str]:
-    """Each call to a function or method of this file whose arguments cannot bind to its signature."""
+    """Each call to a function or method of this file whose arguments cannot bind to its signature (shared:
+    do not change it)."""
     tree = parsed(source)
     out: Counter[str] = Counter()
     bound = bindings(tree)  # a def's own name is one binding: any other means it may not be that def

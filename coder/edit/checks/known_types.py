@@ -21,6 +21,7 @@ import ast
 import builtins
 import collections
 from collections import Counter
+from functools import lru_cache
 
 from coder.edit.checks.code_rules import bindings
 from coder.edit.source.trees import parsed
@@ -107,8 +108,10 @@ def _self_types(cls: ast.ClassDef, makers: dict[str, type], constants: dict[str,
     return {name: kind for name, kind in kinds.items() if sets[name] == 1 and kind is not None}
 
 
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a retry, a plan's steps)
 def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
-    """``(expression, its type, attribute)`` for each read of an attribute its known type lacks."""
+    """``(expression, its type, attribute)`` for each read of an attribute its known type lacks (shared: do not
+    change it)."""
     tree = parsed(text)
     constants = _constants(tree)
     out: Counter[tuple[str, str, str]] = Counter()

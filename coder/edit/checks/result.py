@@ -12,7 +12,6 @@ the same way); the user's own test or lint command covers them (:mod:`coder.edit
 
 from __future__ import annotations
 
-import ast
 import threading
 from collections import Counter
 from functools import lru_cache
@@ -45,7 +44,7 @@ from coder.edit.checks.signature import (
     signature_hint,
     unasked_parameters,
 )
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import dumped, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -189,7 +188,7 @@ _CODE_ACTIONS = frozenset({"fix", "change"})  # actions that are done only when 
 def _same_code(old: str, new: str) -> bool:
     """True when both texts parse to the same syntax tree (they differ in layout or comments only)."""
     try:
-        return ast.dump(parsed(old)) == ast.dump(parsed(new))
+        return dumped(old) == dumped(new)
     except (SyntaxError, ValueError, RecursionError):
         return False
 

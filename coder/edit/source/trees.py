@@ -11,6 +11,7 @@ tree (folding constants, stripping docstrings) parses its own (:func:`fresh`).
 from __future__ import annotations
 
 import ast
+import weakref
 from functools import lru_cache
 
 
@@ -32,6 +33,26 @@ def fresh(text: str) -> ast.Module:
 def dumped(text: str) -> str:
     """``ast.dump`` of :func:`parsed` ``(text)``: several rules compare whole trees of the same two texts."""
     return ast.dump(parsed(text))
+
+
+_DUMPS: weakref.WeakKeyDictionary[ast.AST, str] = weakref.WeakKeyDictionary()
+
+
+def same_node(a: ast.AST, b: ast.AST) -> bool:
+    """``ast.dump(a) == ast.dump(b)`` for nodes of shared trees (:func:`parsed`), each node dumped once.
+
+    Several rules ask, def by def, whether a def of the file as it is and its namesake in the reply are the
+    same code; the file's defs were dumped again by each rule and for each reply judged (a retry, a plan's
+    steps and its whole file). The same tree (an unchanged reply) is the same code without a dump.
+    """
+    return a is b or _dump(a) == _dump(b)
+
+
+def _dump(node: ast.AST) -> str:
+    found = _DUMPS.get(node)
+    if found is None:
+        found = _DUMPS[node] = ast.dump(node)
+    return found
 
 
 def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
