@@ -149,8 +149,8 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
     renames = dict(spec.renames)
     named = param_names(spec)
     allowed = named | set(spec.new_names) | set(renames.values())
-    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
-    passed = _callbacks(tree)
+    classes: dict[str, ast.ClassDef] = {}
+    passed: set[str] | None = None  # both read only when a signature changed: most replies change none
     asked = {s.qualname for s in spec.targets} | set(spec.new_names)
     # "add p to f and pass it at its calls in g": g's calls pass p, g does not gain it
     callers_pass = spec.action == "add_parameter" and spec.facts.callers and bool(spec.targets)
@@ -167,6 +167,9 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
             # Timer.__init__ taking a char of its own (a dunder: checked before protocols are let through)
             return (f"{qual} gained the parameter {took[0]}, which the instruction adds to {callee} only: "
                     f"where {qual} calls it, it passes {took[0]}, it does not take it")
+        if passed is None:
+            classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+            passed = _callbacks(tree)
         if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
                 or _overrides(fn, owner, classes, is_asked):
             continue  # a protocol, a caller elsewhere or a base class dictates this signature
