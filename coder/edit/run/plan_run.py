@@ -24,16 +24,16 @@ from coder.edit.plan import across
 from coder.edit.plan import derive as planning
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.engine import EditEngine
+from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
 from coder.edit.run.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 from coder.telemetry.stats import RequestStats
 
-# what only a plan found runs (its steps, their results, the model's short answers, the worker pool) loads when a
-# plan is made: the edit that is one request (most) never does, and the first thing it does is ask if there is one
+# what only a plan found runs (its steps and their retries, the model's short answers, the worker pool) loads when
+# a plan is made: the edit that is one request (most) never does, and the first thing it does is ask if there is one
 if TYPE_CHECKING:
     from coder.edit.plan.auto import Prediction
-    from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult
     from coder.edit.run.plan_step import Ask
 
 SHORT_FILE_LINES = 100  # a full rewrite of a file this short rarely drifts: auto may pick it when faster
@@ -138,7 +138,6 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
 
 def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str, *,
               scope_rename: bool = True) -> PlanRequest:
-    from coder.edit.run.plan_result import PlanRequest
     from coder.edit.run.plan_step import mechanized, region_request, step_instruction
 
     snapshots = {first.rel: first}
@@ -275,7 +274,6 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
     """Run every step (model steps through ``ask``, concurrently up to ``slots``), splice, check."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from coder.edit.run.plan_result import StepResult, file_proposals
     from coder.edit.run.plan_step import renamed_files, retry, run_step
 
     plan = prepared.plan
