@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.result import gained_undefined
 from coder.edit.source.regions import python_symbols
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import every_node, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -261,13 +261,13 @@ def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], 
 @lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a plan's steps, its whole file)
 def _fn_lines(text: str, name: str) -> tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...], frozenset[int]]:
     """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover (shared trees)."""
-    tree = parsed(text)
-    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+    every = every_node(parsed(text))
+    fns = [n for n in every if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
     lines: set[int] = set()
     for f in fns:
         start = min([f.lineno, *(d.lineno for d in f.decorator_list)])
         lines.update(range(start, (f.end_lineno or f.lineno) + 1))
-    for stmt in ast.walk(tree):
+    for stmt in every:
         if isinstance(stmt, ast.stmt) and not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
                                                          | ast.If | ast.For | ast.While | ast.With | ast.Try):
             calls = any(isinstance(c, ast.Call) and (getattr(c.func, "id", None) == name

@@ -24,7 +24,7 @@ import ast
 import builtins
 
 from coder.edit.intent.spec import ChangeSpec
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import every_node, parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -85,10 +85,12 @@ def _reads(fn: Def) -> set[str]:
 
 
 def _callbacks(tree: ast.Module) -> set[str]:
-    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on)."""
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on);
+    ``tree`` is a shared tree (:func:`coder.edit.source.trees.parsed`)."""
+    every = every_node(tree)
+    called = {id(n.func) for n in every if isinstance(n, ast.Call)}
     out = set()
-    for node in ast.walk(tree):
+    for node in every:
         if id(node) in called:
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -168,7 +170,7 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
             return (f"{qual} gained the parameter {took[0]}, which the instruction adds to {callee} only: "
                     f"where {qual} calls it, it passes {took[0]}, it does not take it")
         if passed is None:
-            classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+            classes = {node.name: node for node in every_node(tree) if isinstance(node, ast.ClassDef)}
             passed = _callbacks(tree)
         if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
                 or _overrides(fn, owner, classes, is_asked):
