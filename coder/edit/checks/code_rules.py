@@ -156,6 +156,8 @@ def method_attribute_reads(old: str, new: str) -> str | None:
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in n.decorator_list)}
         was = {n.name: n for n in before[qual].body if isinstance(n, _FUNC)} if qual in before else {}
         for method in (n for n in cls.body if isinstance(n, _FUNC)):
+            if method.name in was and same_node(was[method.name], method):
+                continue  # the same code reads the same: none of its reads is new
             reads = _method_attribute_reads(method, plain)
             for old_read in _method_attribute_reads(was[method.name], plain) if reads and method.name in was else []:
                 if old_read in reads:
