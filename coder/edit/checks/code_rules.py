@@ -312,7 +312,7 @@ def bindings(tree: ast.Module) -> Counter[str]:
 @lru_cache(maxsize=16)  # the arity and attribute-type rules both ask it of each text they judge
 def module_bindings(text: str) -> Counter[str]:
     """:func:`bindings` of the shared tree of ``text`` (shared: do not change it)."""
-    return _count_bindings(every_node(parsed(text)))
+    return _count_bindings(every_node(text))
 
 
 def _count_bindings(nodes: Iterable[ast.AST]) -> Counter[str]:
@@ -334,7 +334,7 @@ def _arity_problems(source: str) -> Counter[str]:
     """Each call to a function or method of this file whose arguments cannot bind to its signature (shared:
     do not change it)."""
     tree = parsed(source)
-    every = every_node(tree)
+    every = every_node(source)
     out: Counter[str] = Counter()
     bound = module_bindings(source)  # a def's own name is one binding: any other means it may not be that def
     top = {n.name: n for n in tree.body if isinstance(n, _FUNC) and not n.decorator_list and bound[n.name] == 1}

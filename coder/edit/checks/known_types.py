@@ -113,7 +113,7 @@ def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
     """``(expression, its type, attribute)`` for each read of an attribute its known type lacks (shared: do not
     change it)."""
     tree = parsed(text)
-    every = every_node(tree)
+    every = every_node(text)
     constants = _constants(tree)
     out: Counter[tuple[str, str, str]] = Counter()
     for node in every:

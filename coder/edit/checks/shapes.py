@@ -261,7 +261,7 @@ def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], 
 @lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a plan's steps, its whole file)
 def _fn_lines(text: str, name: str) -> tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...], frozenset[int]]:
     """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover (shared trees)."""
-    every = every_node(parsed(text))
+    every = every_node(text)
     fns = [n for n in every if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
     lines: set[int] = set()
     for f in fns:

@@ -84,10 +84,10 @@ def _reads(fn: Def) -> set[str]:
     return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _callbacks(tree: ast.Module) -> set[str]:
-    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on);
-    ``tree`` is a shared tree (:func:`coder.edit.source.trees.parsed`)."""
-    every = every_node(tree)
+def _callbacks(text: str) -> set[str]:
+    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on)
+    in ``text``."""
+    every = every_node(text)
     called = {id(n.func) for n in every if isinstance(n, ast.Call)}
     out = set()
     for node in every:
@@ -170,8 +170,8 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
             return (f"{qual} gained the parameter {took[0]}, which the instruction adds to {callee} only: "
                     f"where {qual} calls it, it passes {took[0]}, it does not take it")
         if passed is None:
-            classes = {node.name: node for node in every_node(tree) if isinstance(node, ast.ClassDef)}
-            passed = _callbacks(tree)
+            classes = {node.name: node for node in every_node(new) if isinstance(node, ast.ClassDef)}
+            passed = _callbacks(new)
         if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
                 or _overrides(fn, owner, classes, is_asked):
             continue  # a protocol, a caller elsewhere or a base class dictates this signature

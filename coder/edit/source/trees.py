@@ -55,16 +55,11 @@ def _dump(node: ast.AST) -> str:
     return found
 
 
-_NODES: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
-
-
-def every_node(tree: ast.Module) -> tuple[ast.AST, ...]:
-    """``ast.walk(tree)`` of a shared tree (:func:`parsed`), in its order, walked once: several rules walk the
-    whole file for their own kinds of node, and :func:`ast.walk` costs ~1 ms a walk of a 300-line file."""
-    found = _NODES.get(tree)
-    if found is None:
-        found = _NODES[tree] = tuple(ast.walk(tree))
-    return found
+@lru_cache(maxsize=16)
+def every_node(text: str) -> tuple[ast.AST, ...]:
+    """``ast.walk`` of the shared tree of ``text`` (:func:`parsed`), in its order, walked once: several rules walk
+    the whole file for their own kinds of node, and :func:`ast.walk` costs ~1 ms a walk of a 300-line file."""
+    return tuple(ast.walk(parsed(text)))
 
 
 def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
