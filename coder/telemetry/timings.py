@@ -4,7 +4,13 @@ One recorder per process (:data:`RECORDER`). ``coder edit`` opens a phase around
 (configuration, the server probe, planning, the request, checks, git) from the caller's side, and
 the HTTP transport every coder client is built with (:func:`coder.backends.runtime.http.make_client`)
 opens one around each round trip, named by its endpoint: ``/tokenize`` is the tokenizer, a chat
-completion is the request (until its stream closes), anything else is the probe.
+completion is the request (until its stream closes), anything else is the probe. Every chat completion
+is the model's time, the model's reading of an instruction included: that round trip is listed as
+``reading`` but its seconds are the request's, and the ``reading`` phase is coder's own work around it
+(the file's symbols, the schema, the prompt, the answer read back). Before, the whole reading counted
+outside the request, though the short questions of a plan (:mod:`coder.edit.run.asked`, the same kind of
+completion) counted as the request; and its round trip's time stopped at the headers, the answer's
+tokens landing in ``reading`` unseen.
 
 Phases are exclusive: time inside a nested phase counts only there, never in the phase around it
 too, so no second is counted twice and ``other`` (time in no phase) makes them sum to the wall
@@ -30,7 +36,7 @@ from typing import TypedDict
 PHASES = ("python", "imports", "config", "probe", "tokenizer", "plan", "reading", "request", "steps", "stats",
           "checks", "git", "output")
 REQUEST = "request"
-READING = "reading"  # the model asked to read the instruction: a completion, but not the edit's request
+READING = "reading"  # coder reading the instruction around the model's answer (that completion is the request)
 _CLOCK = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)  # as coder.STARTED; /proc is Linux only anyway
 
 
@@ -86,6 +92,11 @@ class RoundTrip:
     phase: str
     seconds: float = 0.0
     began: float = 0.0  # clock() when it was sent (a plan's round trips overlap: split_wait takes their union)
+
+    @property
+    def charged(self) -> str:
+        """The phase its time goes to: a chat completion's is the request's, whatever it is listed as."""
+        return REQUEST if self.phase == READING else self.phase
 
 
 @dataclass

@@ -47,8 +47,8 @@ MODES = {  # mode -> (file, extra arguments, instruction)
                "Add a one-line docstring to getline."),
     "full": (Path(linecache.__file__), ["--mode", "full"],
              "Rename the function updatecache to update_cache everywhere in the file."),
-    # issue 34's model reading: "put" is Queue.put or _PySimpleQueue.put, so the model is asked once (its cost is
-    # this mode's "plan" phase less the grammar mode's, where the name is qualified and the model is not asked)
+    # issue 34's model reading: "put" is Queue.put or _PySimpleQueue.put, so the model is asked once (its answer is
+    # the model's time, in "request"; coder's work around it is "reading"; read_s is the whole reading's time)
     "reading": (QUEUE, ["--mode", "auto"], "Add a docstring to put"),
     "grammar": (QUEUE, ["--mode", "auto"], "Add a docstring to Queue.put"),
     # plan-shaped (issue 35's rows that cost most outside the request): a new parameter and its one caller,

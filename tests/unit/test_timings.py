@@ -23,6 +23,7 @@ from ui_support import SCENARIOS, load, make_repo, replay
 from coder.cli import edit as edit_cli
 from coder.jsontypes import JSONValue
 from coder.telemetry import timings
+from coder.testing.hostile_transport import hostile_transport
 from coder.testing.replay import ReplayServer, send_body
 
 
@@ -82,20 +83,54 @@ def test_a_phase_left_open_inside_another_ends_with_it(clock: Clock) -> None:
     assert phases["request"] == 1.0 and phases["other"] == 1.0
 
 
-def test_the_models_reading_is_its_own_phase_not_the_request(clock: Clock) -> None:
-    """Issue 34's model reading is one chat completion, but it is coder reading, not the edit's request."""
+def test_the_models_reading_is_the_models_time_its_own_work_is_reading(clock: Clock) -> None:
+    """Issue 34's model reading is one chat completion: listed as the reading's, its seconds are the request's
+    (the model's time, as the plan's short questions' are); what coder does around it stays ``reading``."""
     rec = timings.Timings(started=clock.now)
     with rec.phase("plan"), rec.phase(timings.READING):
+        clock.now += 0.01  # the file's symbols, the schema, the prompt
         trip = rec.round_trip("POST", "/v1/chat/completions")
-        with rec.phase(trip.phase):
+        with rec.phase(trip.charged):  # as the transport charges it
             clock.now += 0.25
     edit = rec.round_trip("POST", "/v1/chat/completions")
-    with rec.phase(edit.phase):
+    with rec.phase(edit.charged):
         clock.now += 1.0
     report = rec.report()
-    assert (trip.phase, edit.phase) == ("reading", "request")
-    assert report["phases"]["reading"] == 0.25 and report["phases"]["request"] == 1.0
-    assert report["outside_request_s"] == pytest.approx(report["wall_s"] - 1.0)
+    assert (trip.phase, edit.phase) == ("reading", "request") and trip.charged == edit.charged == "request"
+    assert report["phases"]["reading"] == 0.01 and report["phases"]["request"] == 1.25
+    assert report["outside_request_s"] == pytest.approx(report["wall_s"] - 1.25)
+
+
+def test_a_chat_completion_lasts_until_its_stream_closes_on_any_thread() -> None:
+    """The transport times a completion to its last token, the reading's and a plan's worker's too: the answer's
+    tokens are the model's time, not the reading's nor the plan's own ``steps``."""
+    import httpx  # noqa: F401 - loaded before the clock runs: its import is no part of either phase
+
+    from coder.backends.runtime.http import make_client
+
+    rec = timings.start(timings.clock(), "imports")
+    rec.leave("imports")
+    body = {"messages": [], "stream": True}
+
+    def whole_stream() -> None:
+        with make_client(server.url) as client, client.stream("POST", "/v1/chat/completions", json=body) as reply:
+            for _ in reply.iter_bytes():
+                pass
+
+    try:
+        with hostile_transport("trickle", interval=0.05, hold=0.3) as server:
+            with rec.phase(timings.READING):
+                whole_stream()
+            worker = threading.Thread(target=whole_stream)
+            worker.start()
+            worker.join()
+        report = rec.report()
+    finally:
+        timings.stop()
+    reading, plans = rec.trips
+    assert (reading.phase, plans.phase) == ("reading", "(thread)")
+    assert reading.seconds >= 0.25 and plans.seconds >= 0.25  # the whole stream, not the headers
+    assert report["phases"]["request"] >= 0.25 and report["phases"].get("reading", 0.0) < 0.1
 
 
 def test_a_plans_wait_is_the_model_only_while_a_chat_completion_is_open(clock: Clock) -> None:

@@ -43,7 +43,7 @@ class TimedTransport(httpx.BaseTransport):
         if rec is None:
             return self.inner.handle_request(request)
         trip = rec.round_trip(request.method, request.url.path)
-        entered = rec.enter(trip.phase) if trip.phase != "(thread)" else False
+        entered = rec.enter(trip.charged) if trip.phase != "(thread)" else False
         began = trip.began = timings.clock()
         ended: list[bool] = []
 
@@ -52,15 +52,15 @@ class TimedTransport(httpx.BaseTransport):
                 ended.append(True)
                 trip.seconds = timings.clock() - began
                 if entered:
-                    rec.leave(trip.phase)
+                    rec.leave(trip.charged)
 
         try:
             response = self.inner.handle_request(request)
         except BaseException:
             done()
             raise
-        if trip.phase != timings.REQUEST:
-            done()
+        if timings.phase_of(trip.path) != timings.REQUEST:
+            done()  # a chat completion (a plan's on a worker thread too) lasts until its stream is closed
         else:
             assert isinstance(response.stream, httpx.SyncByteStream)
             response.stream = _Closing(response.stream, done)

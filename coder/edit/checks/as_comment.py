@@ -22,8 +22,8 @@ import io
 import tokenize
 
 from coder.edit.checks.signature import Def, defs
-from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.source.trees import parsed
 
 MAX_LINES = 3  # a docstring of more lines is documentation, not a misspelt comment
 _NOTE = "A first reply was refused"  # coder's retry note (checks.result.retry_note), copied back by the model

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed
 from coder.edit.source.attrs import FUNC as _FUNC
 from coder.edit.source.attrs import attributes_set, listed
 from coder.edit.source.attrs import self_attrs as _self_attrs
 from coder.edit.source.attrs import self_name as _self_name
+from coder.edit.source.trees import every_node, parsed, same_node
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -103,7 +105,7 @@ def unset_self_reads(old: str, new: str) -> str | None:
         looked = False
         for method in (n for n in cls.body if isinstance(n, _FUNC)):
             old_method = was.get(method.name)
-            if old_method is not None and ast.dump(old_method) == ast.dump(method):
+            if old_method is not None and same_node(old_method, method):
                 continue
             reads = _self_attrs(method, store=False) - _OBJECT
             if old_method is not None:
@@ -154,6 +156,8 @@ def method_attribute_reads(old: str, new: str) -> str | None:
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in n.decorator_list)}
         was = {n.name: n for n in before[qual].body if isinstance(n, _FUNC)} if qual in before else {}
         for method in (n for n in cls.body if isinstance(n, _FUNC)):
+            if method.name in was and same_node(was[method.name], method):
+                continue  # the same code reads the same: none of its reads is new
             reads = _method_attribute_reads(method, plain)
             for old_read in _method_attribute_reads(was[method.name], plain) if reads and method.name in was else []:
                 if old_read in reads:
@@ -302,8 +306,18 @@ def bindings(tree: ast.Module) -> Counter[str]:
 
     Counted in one walk: asking per def (a walk each) cost a 2,600-line module 0.7 s.
     """
+    return _count_bindings(ast.walk(tree))
+
+
+@lru_cache(maxsize=16)  # the arity and attribute-type rules both ask it of each text they judge
+def module_bindings(text: str) -> Counter[str]:
+    """:func:`bindings` of the shared tree of ``text`` (shared: do not change it)."""
+    return _count_bindings(every_node(text))
+
+
+def _count_bindings(nodes: Iterable[ast.AST]) -> Counter[str]:
     out: Counter[str] = Counter()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             out[node.id] += 1
         elif isinstance(node, ast.arg):
@@ -315,18 +329,21 @@ def bindings(tree: ast.Module) -> Counter[str]:
     return out
 
 
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a retry, a plan's steps)
 def _arity_problems(source: str) -> Counter[str]:
-    """Each call to a function or method of this file whose arguments cannot bind to its signature."""
+    """Each call to a function or method of this file whose arguments cannot bind to its signature (shared:
+    do not change it)."""
     tree = parsed(source)
+    every = every_node(source)
     out: Counter[str] = Counter()
-    bound = bindings(tree)  # a def's own name is one binding: any other means it may not be that def
+    bound = module_bindings(source)  # a def's own name is one binding: any other means it may not be that def
     top = {n.name: n for n in tree.body if isinstance(n, _FUNC) and not n.decorator_list and bound[n.name] == 1}
-    for node in ast.walk(tree):
+    for node in every:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top):
             continue
         if (why := _mismatch(top[node.func.id], node, bound=False)) is not None:
             out[f"{node.func.id} {why}"] += 1
-    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    classes = [n for n in every if isinstance(n, ast.ClassDef)]
     # how many classes define each method name: another one (a subclass here) may override it
     owners = Counter(name for c in classes for name in {n.name for n in c.body if isinstance(n, _FUNC)})
     for cls in classes:

@@ -25,7 +25,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.signature import Def, defs, named_anyhow
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed, same_node
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -119,7 +119,7 @@ def broken_contract(old: str, new: str, spec: ChangeSpec) -> str | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for qual, (fn, owner) in after.items():
-        if qual not in before or ast.dump(before[qual][0]) == ast.dump(fn):
+        if qual not in before or same_node(before[qual][0], fn):
             continue
         was = before[qual][0]
         value = _returns_value(was)

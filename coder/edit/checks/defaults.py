@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from coder.edit.checks.signature import Def
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed, same_node
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -112,7 +112,7 @@ def _rebinds(fn: Def, name: str) -> bool:
 def none_dereferenced(old: str, new: str) -> str | None:
     """Why a def of ``new`` now uses a parameter defaulting to None as a value, never testing it (None: none does)."""
     for qual, was, fn in _pairs(old, new):
-        if was is not None and ast.dump(was) == ast.dump(fn):
+        if was is not None and same_node(was, fn):
             continue
         for name, default in param_defaults(fn).items():
             if not _is_none(default) or _handles(fn, name) or _rebinds(fn, name):

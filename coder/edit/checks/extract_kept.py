@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed, top_defs
+from coder.edit.source.trees import parsed, top_defs
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import calls, extraction, functions
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

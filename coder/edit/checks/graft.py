@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.hints import header_colon, type_notes
 from coder.edit.checks.kinds import same_code
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.checks.kinds import Invariant

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import fresh, parsed
+from coder.edit.source.trees import fresh, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -15,7 +15,7 @@ import tokenize
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.signature import Def, defs
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from coder.edit.source.trees import dumped
+
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
@@ -42,7 +44,9 @@ def comment_only(old: list[str], new: list[str]) -> bool:
 @lru_cache(maxsize=32)  # each kind rule asks it of the same texts: one parse per (text, kinds), not one per rule
 def _normal(text: str, docstrings: bool, hints: bool) -> str | None:
     try:
-        tree = ast.parse(text)
+        if not (docstrings or hints):  # nothing taken out: the shared tree's dump (one parse the checks share)
+            return dumped(text)
+        tree = ast.parse(text)  # its own: the kinds asked are taken out of it below
     except (SyntaxError, ValueError, RecursionError):  # NUL bytes, absurd nesting: not Python
         return None
     for node in ast.walk(tree):

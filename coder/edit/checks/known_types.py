@@ -21,9 +21,10 @@ import ast
 import builtins
 import collections
 from collections import Counter
+from functools import lru_cache
 
-from coder.edit.checks.code_rules import bindings
-from coder.edit.checks.trees import parsed
+from coder.edit.checks.code_rules import module_bindings
+from coder.edit.source.trees import every_node, parsed
 
 _LITERAL: dict[type[ast.AST], type] = {
     ast.JoinedStr: str, ast.List: list, ast.ListComp: list, ast.Tuple: tuple, ast.Dict: dict,
@@ -64,12 +65,12 @@ _CONTAINERS = {"list", "dict", "set", "tuple", "bytearray", "frozenset", "deque"
                "Counter"}
 
 
-def _makers(module: ast.Module) -> dict[str, type]:
+def _makers(module: ast.Module, bound: Counter[str]) -> dict[str, type]:
     """The container makers a bare name surely calls in ``module``: ``deque`` imported from ``collections`` (and
-    bound by nothing else), ``dict`` and the other builtins the module does not bind itself. Read once a file."""
+    bound by nothing else: ``bound``, the module's bindings), ``dict`` and the other builtins the module does not
+    bind itself. Read once a file."""
     imported = {a.asname or a.name for n in module.body if isinstance(n, ast.ImportFrom)
                 and n.module == "collections" for a in n.names}
-    bound = bindings(module)
     out: dict[str, type] = {}
     for name in _CONTAINERS:
         kind = getattr(collections, name, None) if name in imported else getattr(builtins, name, None)
@@ -107,18 +108,21 @@ def _self_types(cls: ast.ClassDef, makers: dict[str, type], constants: dict[str,
     return {name: kind for name, kind in kinds.items() if sets[name] == 1 and kind is not None}
 
 
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a retry, a plan's steps)
 def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
-    """``(expression, its type, attribute)`` for each read of an attribute its known type lacks."""
+    """``(expression, its type, attribute)`` for each read of an attribute its known type lacks (shared: do not
+    change it)."""
     tree = parsed(text)
+    every = every_node(text)
     constants = _constants(tree)
     out: Counter[tuple[str, str, str]] = Counter()
-    for node in ast.walk(tree):
+    for node in every:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             kind = _type(node.value, constants)
             if kind is not None and not hasattr(kind, node.attr):
                 out[(ast.unparse(node.value), kind.__name__, node.attr)] += 1
-    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    makers = _makers(tree) if classes else {}
+    classes = [n for n in every if isinstance(n, ast.ClassDef)]
+    makers = _makers(tree, module_bindings(text)) if classes else {}
     for cls in classes:
         own = _self_types(cls, makers, constants)
         for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)):
@@ -130,7 +134,7 @@ def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
                     out[(f"self.{v.attr}", kind.__name__, node.attr)] += 1
     if not out:
         return out
-    once = {name for name, n in bindings(tree).items() if n == 1}  # a name bound again may hold anything then
+    once = {name for name, n in module_bindings(text).items() if n == 1}  # a name bound again may hold anything then
     if constants.keys() - once:
         constants = {name: kind for name, kind in constants.items() if name in once}
         return Counter({key: n for key, n in out.items() if key[0].startswith("self.")

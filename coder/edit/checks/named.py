@@ -13,8 +13,8 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed
 from coder.edit.source.regions import Region, python_symbols, tree_sitter_symbols
+from coder.edit.source.trees import parsed
 from coder.errors import CoderError
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ import ast
 import difflib
 from dataclasses import dataclass
 
-from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import Anchor, ChangeSpec
+from coder.edit.source.trees import parsed
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BEFORE = frozenset({"before", "above"})

@@ -21,7 +21,7 @@ import ast
 import copy
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import extraction
 from coder.edit.source.layout import keep_layout
+from coder.edit.source.trees import parsed
 from coder.textsafe import first_surrogate
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def elided_line(reply_body: str, original: str) -> str | None:
 def syntax_error(text: str) -> str | None:
     """Why ``text`` does not parse as Python (``line 3: invalid syntax``), None when it does."""
     try:
-        ast.parse(text)
+        parsed(text)  # the tree the result check's rules read next
     except SyntaxError as exc:
         return f"line {exc.lineno}: {exc.msg}"
     except (ValueError, RecursionError) as exc:
@@ -262,7 +263,7 @@ def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpe
     otherwise the model rewrote a neighbour it saw as context.
     """
     try:
-        tree = ast.parse(textwrap.dedent(body))
+        tree = parsed(textwrap.dedent(body))
     except SyntaxError:
         raise EditRefused("not_single_region", "the region reply does not parse on its own") from None
     new_fn = extraction(spec)[0] if spec is not None else None

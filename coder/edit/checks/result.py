@@ -12,7 +12,6 @@ the same way); the user's own test or lint command covers them (:mod:`coder.edit
 
 from __future__ import annotations
 
-import ast
 import threading
 from collections import Counter
 from functools import lru_cache
@@ -45,7 +44,7 @@ from coder.edit.checks.signature import (
     signature_hint,
     unasked_parameters,
 )
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import dumped, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -61,19 +60,23 @@ PARSE_LOCK = threading.RLock()
 
 
 def undefined_names(text: str, filename: str = "<edit>") -> list[tuple[str, int]] | None:
-    """``(name, line)`` for each use of a name nothing defines, per pyflakes; None when ``text`` does not parse."""
-    found = _undefined(text, filename)
+    """``(name, line)`` for each use of a name nothing defines, per pyflakes; None when ``text`` does not parse.
+
+    ``filename`` names the file in pyflakes' messages only; what is returned does not depend on it.
+    """
+    found = _undefined(text)
     return None if found is None else list(found)
 
 
 @lru_cache(maxsize=16)
-def _undefined(text: str, filename: str) -> tuple[tuple[str, int], ...] | None:
-    # one pyflakes pass per text: an evaluation asked six times, the original each time (~10 ms a pass, 500 lines)
+def _undefined(text: str) -> tuple[tuple[str, int], ...] | None:
+    # one pyflakes pass per text, whoever asks (the result check names the file, the scope rules do not): an
+    # evaluation asks it six times, the original each time (~10 ms a pass, 500 lines); pyflakes only reads the tree
     try:
-        tree = ast.parse(text, filename=filename)
+        tree = parsed(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    found = checker.Checker(tree, filename=filename).messages
+    found = checker.Checker(tree, filename="<edit>").messages
     return tuple((str(m.message_args[0]), int(m.lineno)) for m in found if isinstance(m, _UNDEFINED))
 
 
@@ -185,7 +188,7 @@ _CODE_ACTIONS = frozenset({"fix", "change"})  # actions that are done only when 
 def _same_code(old: str, new: str) -> bool:
     """True when both texts parse to the same syntax tree (they differ in layout or comments only)."""
     try:
-        return ast.dump(parsed(old)) == ast.dump(parsed(new))
+        return dumped(old) == dumped(new)
     except (SyntaxError, ValueError, RecursionError):
         return False
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coder.edit.checks.code_rules import bindings
-from coder.edit.checks.trees import dumped, fresh, parsed
+from coder.edit.source.trees import dumped, fresh, parsed
 
 _PURE: dict[str, Callable[..., Any]] = {f.__name__: f for f in (ord, chr, len, abs, int, float, str, bool, min, max,
                                                                   round, hex, oct, bin)}

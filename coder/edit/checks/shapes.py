@@ -29,11 +29,12 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.result import gained_undefined
-from coder.edit.checks.trees import parsed
 from coder.edit.source.regions import python_symbols
+from coder.edit.source.trees import every_node, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -71,9 +72,8 @@ def find(old: str, new: str, spec: ChangeSpec, spans: list[Span], *, python: boo
             _moves(old_lines, new_lines, spans, out)
     if trees is None:
         return out
-    old_tree, new_tree = trees
     _lost_defs(old, new, spec, spans, renamed, out)
-    _param(old_tree, new_tree, spec, spans, old_lines, new_lines, out)
+    _param((old, new), spec, spans, old_lines, new_lines, out)
     _undefined(old, new, spans, out)
     _not_deleted(old, new, spec, out)
     return out
@@ -258,14 +258,16 @@ def _moves_across(texts: tuple[str, str], trees: tuple[ast.Module, ast.Module], 
 
 # --- "add a parameter P to F" ----------------------------------------------------------------------
 
-def _fn_lines(tree: ast.Module, name: str) -> tuple[list[ast.FunctionDef | ast.AsyncFunctionDef], set[int]]:
-    """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover."""
-    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a plan's steps, its whole file)
+def _fn_lines(text: str, name: str) -> tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...], frozenset[int]]:
+    """Definitions of ``name`` and the lines that they and the statements calling ``name`` cover (shared trees)."""
+    every = every_node(text)
+    fns = [n for n in every if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
     lines: set[int] = set()
     for f in fns:
         start = min([f.lineno, *(d.lineno for d in f.decorator_list)])
         lines.update(range(start, (f.end_lineno or f.lineno) + 1))
-    for stmt in ast.walk(tree):
+    for stmt in every:
         if isinstance(stmt, ast.stmt) and not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
                                                          | ast.If | ast.For | ast.While | ast.With | ast.Try):
             calls = any(isinstance(c, ast.Call) and (getattr(c.func, "id", None) == name
@@ -273,19 +275,19 @@ def _fn_lines(tree: ast.Module, name: str) -> tuple[list[ast.FunctionDef | ast.A
                         for c in ast.walk(stmt))
             if calls:
                 lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
-    return fns, lines
+    return tuple(fns), frozenset(lines)
 
 
-def _param(old_tree: ast.Module, new_tree: ast.Module, spec: ChangeSpec, spans: list[Span], old: list[str],
+def _param(texts: tuple[str, str], spec: ChangeSpec, spans: list[Span], old: list[str],
            new: list[str], out: Findings) -> None:
     req = spec.facts.param
     if req is None:
         return
     param, name = req
-    old_fns, old_ok = _fn_lines(old_tree, name)
+    old_fns, old_ok = _fn_lines(texts[0], name)
     if not old_fns:  # "add a parameter x to control logging": no function of that name, nothing to hold to
         return
-    fns, new_ok = _fn_lines(new_tree, name)
+    fns, new_ok = _fn_lines(texts[1], name)
     for k, (i1, i2, j1, j2) in enumerate(spans):
         inside = all(n in old_ok for n in range(i1 + 1, i2 + 1)) and all(n in new_ok for n in range(j1 + 1, j2 + 1))
         if not inside and not _blank_only((i1, i2, j1, j2), old, new):

@@ -23,8 +23,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-from coder.edit.checks.trees import parsed
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.source.trees import every_node, parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -84,11 +84,13 @@ def _reads(fn: Def) -> set[str]:
     return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _callbacks(tree: ast.Module) -> set[str]:
-    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on)."""
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+def _callbacks(text: str) -> set[str]:
+    """Names used other than as the function of a call (``key=f``, ``signal(SIG, handler)``, ``self.m`` passed on)
+    in ``text``."""
+    every = every_node(text)
+    called = {id(n.func) for n in every if isinstance(n, ast.Call)}
     out = set()
-    for node in ast.walk(tree):
+    for node in every:
         if id(node) in called:
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -149,8 +151,8 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
     renames = dict(spec.renames)
     named = param_names(spec)
     allowed = named | set(spec.new_names) | set(renames.values())
-    classes = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
-    passed = _callbacks(tree)
+    classes: dict[str, ast.ClassDef] = {}
+    passed: set[str] | None = None  # both read only when a signature changed: most replies change none
     asked = {s.qualname for s in spec.targets} | set(spec.new_names)
     # "add p to f and pass it at its calls in g": g's calls pass p, g does not gain it
     callers_pass = spec.action == "add_parameter" and spec.facts.callers and bool(spec.targets)
@@ -167,6 +169,9 @@ def unasked_parameters(old: str, new: str, spec: ChangeSpec) -> str | None:
             # Timer.__init__ taking a char of its own (a dunder: checked before protocols are let through)
             return (f"{qual} gained the parameter {took[0]}, which the instruction adds to {callee} only: "
                     f"where {qual} calls it, it passes {took[0]}, it does not take it")
+        if passed is None:
+            classes = {node.name: node for node in every_node(new) if isinstance(node, ast.ClassDef)}
+            passed = _callbacks(new)
         if (fn.name.startswith("__") and fn.name.endswith("__")) or fn.name in passed \
                 or _overrides(fn, owner, classes, is_asked):
             continue  # a protocol, a caller elsewhere or a base class dictates this signature

@@ -26,7 +26,7 @@ from coder.edit.checks.hints import complete_init_returns, type_notes
 from coder.edit.checks.kinds import Invariant, invariant_for, same_code
 from coder.edit.checks.result import PYTHON, check_result
 from coder.edit.checks.signature import defs
-from coder.edit.checks.trees import parsed
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

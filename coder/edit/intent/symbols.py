@@ -20,6 +20,7 @@ from typing import Literal
 from coder.edit.intent.calls import Calls, file_calls
 from coder.edit.intent.spec import Symbol
 from coder.edit.source.regions import python_symbols, tree_sitter_symbols
+from coder.edit.source.trees import parsed
 from coder.errors import CoderError
 
 PYTHON = (".py", ".pyi")
@@ -47,7 +48,7 @@ def file_defs(rel: str, text: str) -> tuple[dict[str, tuple[str, ...]], dict[str
     if PurePath(rel).suffix.lower() not in PYTHON:
         return {}, {}
     try:
-        tree = ast.parse(text)
+        tree = parsed(text)
     except (SyntaxError, ValueError, RecursionError):
         return {}, {}
     out: dict[str, tuple[str, ...]] = {}

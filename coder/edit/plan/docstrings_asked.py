@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.hints import header_colon
-from coder.edit.checks.trees import def_source, defs_by_name, parsed, top_defs
 from coder.edit.plan.steps import Plan, Step
+from coder.edit.source.trees import def_source, defs_by_name, parsed, top_defs
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.defaults import param_defaults
 from coder.edit.checks.hints import header_colon
-from coder.edit.checks.trees import def_source, defs_by_name
 from coder.edit.plan.steps import Plan, Step
+from coder.edit.source.trees import def_source, defs_by_name
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from coder.edit.checks.signature import defs, other_defaults
 from coder.edit.source.bindings import BUILTINS, module_names
 from coder.edit.source.splice import line_span
+from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -116,7 +117,7 @@ def with_asked_defaults(old: str, new: str, spec: ChangeSpec) -> tuple[str, str]
     if spec.action != "add_parameter":
         return new, ""
     try:
-        before, after = defs(ast.parse(old)), defs(ast.parse(new))
+        before, after = defs(parsed(old)), defs(parsed(new))  # read only: the trees the checks read
     except (SyntaxError, ValueError, RecursionError):
         return new, ""
     fixes: list[tuple[int, int, int, str]] = []

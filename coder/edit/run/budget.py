@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from coder.backends.runtime.server import ServerInfo
+from coder.edit.source.trees import every_node
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 
@@ -47,11 +48,11 @@ def docstring_room(spec: ChangeSpec, target: str) -> int:
     """
     if spec.action != "docstring" or "docstrings" not in spec.allows:
         return GROWTH_MIN
-    try:
-        tree = ast.parse(textwrap.dedent(target))  # a method's region is indented
+    try:  # a method's region is indented; auto asks it of each candidate, the checks read the tree again
+        nodes = every_node(textwrap.dedent(target))
     except (SyntaxError, ValueError, RecursionError):
         return GROWTH_MIN
-    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    fns = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     params = sum(len(f.args.posonlyargs) + len(f.args.args) + len(f.args.kwonlyargs) for f in fns)
     return max(GROWTH_MIN, DOC_PER_DEF * len(fns) + DOC_PER_PARAM * params)
 

@@ -13,25 +13,28 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coder.edit.apply.files import FileSnapshot
 from coder.edit.checks.behaviour import CODE as EXAMPLE_FAILED
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import across
 from coder.edit.plan import derive as planning
-from coder.edit.plan.auto import Prediction
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.run.asked import asked_docstrings, asked_plan
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, StepResult, file_proposals
-from coder.edit.run.plan_step import Ask, mechanized, region_request, renamed_files, retry, run_step, step_instruction
 from coder.edit.run.warmup.cache import prompt_text
 from coder.errors import CoderError
 from coder.jsontypes import as_object
 from coder.telemetry.stats import RequestStats
+
+# what only a plan found runs (its steps and their retries, the model's short answers, the worker pool) loads when
+# a plan is made: the edit that is one request (most) never does, and the first thing it does is ask if there is one
+if TYPE_CHECKING:
+    from coder.edit.plan.auto import Prediction
+    from coder.edit.run.plan_step import Ask
 
 SHORT_FILE_LINES = 100  # a full rewrite of a file this short rarely drifts: auto may pick it when faster
 
@@ -87,9 +90,13 @@ def _derived(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec) -> tuple[
     Docstrings for several defs are asked first: their region plan (one region per bare method of a long
     class) is what goes on, with the reason in its notes, when the model's words are not written.
     """
-    plan, why = asked_docstrings(engine, snap, spec)
-    if plan is not None:
-        return plan, ""
+    plan, why = None, ""
+    if spec.action == "docstring":  # the only action asked before the derived plans (asked.asked_docstrings)
+        from coder.edit.run.asked import asked_docstrings
+
+        plan, why = asked_docstrings(engine, snap, spec)
+        if plan is not None:
+            return plan, ""
     plan = planning.derive(snap.rel, snap.text, spec)
     if plan is not None:
         return (replace(plan, notes=(*plan.notes, why)) if why else plan), ""
@@ -100,6 +107,10 @@ def _mechanical_beyond(engine: EditEngine, snap: FileSnapshot, spec: ChangeSpec)
     """The mechanical plans that need more than the file: another file (a move), or the model's short answer."""
     if spec.dest is not None:
         return _moved_across(engine, snap, spec)
+    if spec.action not in ("type_hints", "comment"):  # the only actions with a short answer (asked.asked_plan)
+        return None, ""
+    from coder.edit.run.asked import asked_plan
+
     return asked_plan(engine, snap, spec)  # hints, or a comment whose line is read: the model's short answer
 
 
@@ -144,6 +155,8 @@ def _across_files(engine: EditEngine, plan: planning.Plan, snap: FileSnapshot) -
 
 def _prepared(engine: EditEngine, plan: planning.Plan, first: FileSnapshot, mode: str, *,
               scope_rename: bool = True) -> PlanRequest:
+    from coder.edit.run.plan_step import mechanized, region_request, step_instruction
+
     snapshots = {first.rel: first}
     for step in plan.steps:
         if step.rel not in snapshots:
@@ -276,6 +289,10 @@ def slots_of(engine: EditEngine) -> int:
 
 def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int = 1) -> PlanProposal:
     """Run every step (model steps through ``ask``, concurrently up to ``slots``), splice, check."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from coder.edit.run.plan_step import renamed_files, retry, run_step
+
     plan = prepared.plan
     indices = sorted(prepared.requests)
     results: dict[int, StepResult] = {}

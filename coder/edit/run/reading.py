@@ -1,8 +1,8 @@
 """Reading an instruction for one file: the grammar, then the running model once when the grammar needs it.
 
 The model is asked through the one request runner, under a JSON schema whose symbol fields are enums of
-the file's real symbols (:mod:`coder.edit.intent.model_read`), and its time is its own phase of
-``coder edit --timings`` (a completion, but not the edit's request).
+the file's real symbols (:mod:`coder.edit.intent.model_read`). In ``coder edit --timings`` the completion
+is the model's time, the request's, as every chat completion's; coder's own work around it is ``reading``.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ def read_for(snap: FileSnapshot, instruction: str, *, root: Path, has_repo: bool
 
 def json_asker(backend: BackendHandle, phase: str = "reading",
                why: str = "reading the instruction") -> Asker:
-    """Send one short question under a JSON schema; its time goes to ``phase`` of ``--timings``.
+    """Send one short question under a JSON schema; coder's own time in it goes to ``phase`` of ``--timings``.
 
-    The reading's own phase by default: a completion, outside the edit's request, inside coder's time.
+    The completion itself is the model's time, the request's (:attr:`coder.telemetry.timings.RoundTrip.charged`);
+    the reading's phase by default holds what coder does around it.
     """
     def ask(messages: list[Message], schema: dict[str, object], max_tokens: int) -> str:
         """One short request under a JSON schema, through the one request runner (no k change, no learning)."""

@@ -12,10 +12,12 @@ from __future__ import annotations
 import difflib
 import io
 import tokenize
+from functools import lru_cache
 
 _SKIP = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
 
 
+@lru_cache(maxsize=4096)  # a reply's unchanged lines are the original's: each tokenized once
 def _key(line: str) -> tuple[object, ...]:
     """The line's indentation and tokens; the line itself where it does not tokenize alone (part of a string)."""
     try:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 import importlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
+from coder.edit.source.trees import parsed
 from coder.errors import CoderError
 
 
@@ -83,7 +85,12 @@ _PY_KINDS: dict[type, str] = {
 
 def python_symbols(text: str) -> list[tuple[str, Region]]:
     """Every def/class with its qualified name (``Outer.inner``), decorators included."""
-    tree = ast.parse(text)
+    return list(_python_symbols(text))
+
+
+@lru_cache(maxsize=16)  # the reading, the planner and most checks ask it of the same few texts
+def _python_symbols(text: str) -> tuple[tuple[str, Region], ...]:
+    tree = parsed(text)
     out: list[tuple[str, Region]] = []
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
@@ -99,7 +106,7 @@ def python_symbols(text: str) -> list[tuple[str, Region]]:
             visit(node.body, qual + ".")
 
     visit(tree.body, "")
-    return out
+    return tuple(out)
 
 
 def class_tail(found: list[tuple[str, Region]], qual: str) -> Region:

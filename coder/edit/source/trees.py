@@ -1,16 +1,21 @@
-"""One parse per text for the result check: its rules read the same syntax trees and never change them.
+"""One parse per text: the reading, the planner and the checks read the same syntax trees and never change them.
 
 ``check_result`` runs a dozen rules on the same two texts, and each used to parse both: on a 500-line
-file that was most of the check's time. A rule that needs to change a tree (folding constants) copies it.
+file that was most of the check's time. The file as it is was parsed again by each of them for every
+reply judged (the first reply and its retry, each step of a plan, the plan's whole file), by the symbol
+table (:func:`coder.edit.source.regions.python_symbols`), the syntax check, pyflakes and the budget:
+~25 parses of one text per ``coder edit``, ~2-5 ms each on a 2-core box. A rule that needs to change a
+tree (folding constants, stripping docstrings) parses its own (:func:`fresh`).
 """
 
 from __future__ import annotations
 
 import ast
+import weakref
 from functools import lru_cache
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=16)  # the file, each reply judged and its splices: a plan holds a dozen
 def parsed(text: str) -> ast.Module:
     """The syntax tree of ``text`` (shared: do not change it); raises SyntaxError as :func:`ast.parse` does."""
     return ast.parse(text)
@@ -28,6 +33,33 @@ def fresh(text: str) -> ast.Module:
 def dumped(text: str) -> str:
     """``ast.dump`` of :func:`parsed` ``(text)``: several rules compare whole trees of the same two texts."""
     return ast.dump(parsed(text))
+
+
+_DUMPS: weakref.WeakKeyDictionary[ast.AST, str] = weakref.WeakKeyDictionary()
+
+
+def same_node(a: ast.AST, b: ast.AST) -> bool:
+    """``ast.dump(a) == ast.dump(b)`` for nodes of shared trees (:func:`parsed`), each node dumped once.
+
+    Several rules ask, def by def, whether a def of the file as it is and its namesake in the reply are the
+    same code; the file's defs were dumped again by each rule and for each reply judged (a retry, a plan's
+    steps and its whole file). The same tree (an unchanged reply) is the same code without a dump.
+    """
+    return a is b or _dump(a) == _dump(b)
+
+
+def _dump(node: ast.AST) -> str:
+    found = _DUMPS.get(node)
+    if found is None:
+        found = _DUMPS[node] = ast.dump(node)
+    return found
+
+
+@lru_cache(maxsize=16)
+def every_node(text: str) -> tuple[ast.AST, ...]:
+    """``ast.walk`` of the shared tree of ``text`` (:func:`parsed`), in its order, walked once: several rules walk
+    the whole file for their own kinds of node, and :func:`ast.walk` costs ~1 ms a walk of a 300-line file."""
+    return tuple(ast.walk(parsed(text)))
 
 
 def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
