@@ -109,7 +109,8 @@ _JOINED = lazy.regex(r",?\s+and\s+$|,\s*$")
 def with_calls(facts: Facts, instruction: str, params: Sequence[str]) -> Facts:
     """``facts`` with what the calls pass, as spelled (:func:`passes_of`), and then the instruction without it."""
     passes = passes_of(instruction, params)
-    return replace(facts, passes=passes, own_words=without_calls(instruction) if passes else "")
+    own = without_calls(instruction) if passes else instruction
+    return replace(facts, passes=passes, own_words=own if own != instruction else "")
 
 
 def without_calls(instruction: str) -> str:
@@ -129,6 +130,8 @@ def without_calls(instruction: str) -> str:
         if (joint := _JOINED.search(instruction, start, m.start())) is not None:
             # "add a char parameter ..., and pass char=' ' ...": the sentence is the def's up to the joint
             start, stop = joint.start(), min(stop, len(instruction[:stop].rstrip(".;")))
+        if not _only_where(instruction[start:m.start()] + " " + instruction[said:stop]):
+            return instruction  # the clause asks more than what the calls pass: the def is asked all of it
         spans.append((start, stop))
     out, last = [], 0
     for a, b in spans:
@@ -139,6 +142,25 @@ def without_calls(instruction: str) -> str:
     if left and not left.endswith((".", ";")) and instruction.rstrip().endswith((".", ";")):
         left += "."
     return left.rstrip(";,").strip() or instruction
+
+
+# what a clause on the calls may say besides the keyword: where they are ("at its calls in `_glob1` and
+# `_rlistdir`", "from the two places that call it", "have both calls in Timer.__init__ ... explicitly")
+_WHERE_WORDS = frozenset({
+    "pass", "passes", "passing", "update", "have", "make", "change", "at", "its", "the", "a", "calls", "call",
+    "caller", "callers", "in", "inside", "where", "from", "of", "both", "two", "all", "places", "place", "that",
+    "it", "and", "explicitly", "each", "every", "site", "sites", "to", "so", "they", "them", "too", "also", "as",
+    "well", "with", "now", "there", "which", "calling"})
+
+
+def _only_where(words: str) -> bool:
+    """Whether ``words`` say only where the calls are: the words above, and names spelled as code (``_glob1``,
+    ``Timer.__init__``, anything in backticks). A plain word ("and raise ValueError on a bad line", "main") may
+    ask more of the def, so the clause is not cut."""
+    for token in re.findall(r"`[^`]*`|[\w.]+", words.strip(" ,;.")):
+        if not (token.startswith("`") or token.lower() in _WHERE_WORDS or "_" in token or "." in token.strip(".")):
+            return False
+    return True
 
 
 def name_of(param: str) -> str:
