@@ -3,7 +3,8 @@
 
 Variants (``--variants``): ``off`` asks the def's region as it is, first try and retry, and a missing attribute's
 retry is told only that an item has no such attribute; ``retry`` shows the retry the header with the parameter in
-place (:func:`coder.edit.run.plan_step.header_shown`), as coder does; ``first`` shows it on the first request too.
+place (:func:`coder.edit.run.plan_step.header_shown`) where the first reply left it out, as coder does;
+``first`` shows it on the first request too.
 The def's region of a plan whose calls coder writes is asked without them in every variant
 (:func:`coder.edit.intent.params.without_calls`): compare with a run recorded before it. Each pair runs through
 the bench's own ``run_task`` (the plan, the checks, the retry, the task's judge) against ``--url`` through

@@ -13,7 +13,8 @@ refused, as on the H200:
   (:func:`coder.edit.intent.params.without_calls`), and the first reply filters the names;
 - timeit-param w1: ``def reindent(src, indent=' ')``, twice, asked the whole instruction or only its own part.
   Asked again with the header written by coder (:func:`coder.edit.run.plan_step.header_shown`), the reply
-  uses ``char``;
+  uses ``char``. Only a reply without the parameter gets that retry: shlex-param w0's (``sep`` taken, unused)
+  was mended by the plain retry and not by the header;
 - quopri-param w0: ``HEX[c//16].upper()``, retry included. Told that HEX itself is a bytes that has ``lower``,
   the retry writes lower-case digits of its own. w1's retry then wrote ``c = c.lower()`` after ``c = ord(c)``,
   with the flag named ``lower`` (as its retry without the hint did): applied, wrong; a local bound to ``ord()``
@@ -39,6 +40,9 @@ CASES = {  # recording -> (outcome, the judge's words or the refusal, requests)
     "glob-callers_w0": ("correct", "parameter added and passed at 2 call(s)", 1),
     "glob-callers_w1": ("correct", "parameter added and passed at 2 call(s)", 1),
     "timeit-param_w1": ("correct", "parameter added and passed at 2 call(s)", 2),
+    # the reply took sep and left it unused: asked again as before (the region as it is), the retry uses it; shown
+    # the header written by coder instead, it left sep unused again (on the CPU, the same first reply)
+    "shlex-param_w0": ("correct", "parameter added and used", 2),
     # correct before too (run 9 and the CPU), and still: asked without the calls, its first reply is right
     "timeit-param_w0": ("correct", "parameter added and passed at 2 call(s)", 1),
     "quopri-param_w0": ("correct", "4 behaviour case(s) right, the rest unchanged", 2),

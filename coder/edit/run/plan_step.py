@@ -11,7 +11,9 @@ little to copy and little to drift on.
 
 from __future__ import annotations
 
+import ast
 import keyword
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -120,6 +122,23 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
     return replace(plan, steps=tuple(steps), reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
 
 
+def lacks_params(region: str, step: planning.Step, spec: ChangeSpec | None) -> bool:
+    """Whether ``region`` (a reply's text for ``step``) holds the def of the step without every parameter ``spec``
+    adds to it (False where it does not parse or holds no such def)."""
+    if spec is None or step.symbol is None or not (names := param_names(spec)):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(region))
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    bare = step.symbol.rsplit(".", 1)[-1]
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == bare), None)
+    if fn is None:
+        return False
+    a = fn.args
+    return not names <= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+
+
 def header_note(spec: ChangeSpec) -> str:
     """What a region shown with its header written by coder is told (:func:`header_shown`)."""
     names = " and ".join(sorted(param_names(spec)))
@@ -200,11 +219,14 @@ def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, rename
         flag, text, hint = _judge(proposal, expected, prepared, step)
     if flag is None:
         return StepResult(step, text, proposal, None, None, note=hint)
-    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint)
+    # the header is written for the retry only where the reply left the parameter out (timeit-param w1 on the CPU:
+    # then used); where the reply took it and left it unused, shown it again it stayed unused (shlex-param w0)
+    header = proposal.ok and lacks_params(text, step, prepared.spec)
+    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint, header=header)
 
 
 def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str],
-          flag: str, first_reply: str, *, hint: str = "") -> StepResult:
+          flag: str, first_reply: str, *, hint: str = "", header: bool = False) -> StepResult:
     """Ask step ``i`` once more, naming what the first reply got wrong (and ``hint``: what to do instead).
 
     Refused when the second reply is flagged too.
@@ -213,7 +235,7 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     a, b = step.start, step.end
     if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
         a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
-    shown = header_shown(prepared, step)
+    shown = header_shown(prepared, step) if header else None
     if shown is not None and plan.spec is not None:
         # "add the parameter to the definition" is done: the header shown has it, only its use is left to ask
         said = f"(A first reply was refused: {flag}.)"
