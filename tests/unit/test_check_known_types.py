@@ -22,9 +22,53 @@ def test_an_attribute_an_item_of_bytes_lacks_is_refused() -> None:
     wrong = QUOTE.replace("HEX[c % 16]))", "HEX[c % 16].lower() if lower else HEX[c % 16]))")
     refused = check_result("m.py", wrong, old=QUOTE, spec=spec_of("quote should honour lower", "m.py", QUOTE))
     assert refused is not None and refused.code == "missing_attribute" and "missing_attribute" in RETRIED
+    # what has lower is the whole bytes value: said, so the retry calls it there (on the 2-core CPU, quopri-param w0's
+    # retry then wrote the lower-case digits as bytes of their own, and the task's judge found it right)
     assert refused.reason == ("HEX[c % 16] is an int (an item of HEX), which has no attribute lower "
-                              "(reading it raises AttributeError)")
+                              "(reading it raises AttributeError); HEX itself is a bytes and has lower: call "
+                              "HEX.lower() on the whole value (or on the bytes built from its items), then take items")
     assert "an item of a bytes object is an int" in retry_note(refused.code, refused.reason)
+
+
+# quopri-param w1's retry on the 2-core CPU (Qwen2.5-Coder-1.5B Q4_K_M, run through scripts/dev/param_header_ab.py),
+# verbatim: applied, it was wrong (quote(b'\\xff', lowercase=True) raised TypeError; lower=True, AttributeError)
+INT_LOWER = ('''def quote(c, lower=False):
+    """Quote a single character."""
+    assert isinstance(c, bytes) and len(c)==1
+    c = ord(c)
+    if lower:
+        c = c.lower()
+    return ESCAPE + bytes((HEX[c//16], HEX[c%16]))
+''')
+QUOPRI_QUOTE = ('''ESCAPE = b'='
+HEX = b'0123456789ABCDEF'
+
+def quote(c):
+    """Quote a single character."""
+    assert isinstance(c, bytes) and len(c)==1
+    c = ord(c)
+    return ESCAPE + bytes((HEX[c//16], HEX[c%16]))
+''')
+
+
+def test_a_local_bound_to_a_builtins_sure_result_has_its_type() -> None:
+    wrong = QUOPRI_QUOTE.split("def quote")[0] + INT_LOWER
+    refused = check_result("m.py", wrong, old=QUOPRI_QUOTE, spec=spec_of("quote(): optional lowercase argument",
+                                                                           "m.py", QUOPRI_QUOTE))
+    assert refused is not None and refused.code == "missing_attribute"
+    assert refused.reason == "c is an int, which has no attribute lower (reading it raises AttributeError)"
+
+
+def test_a_local_that_may_hold_something_else_has_no_known_type() -> None:
+    head = QUOPRI_QUOTE.split("def quote")[0]
+    for body in ("        c = str(c)\n        c = c.lower()",  # bound again before the read
+                 "        for x in c:\n            c = 'a'\n        c.lower()"):  # a loop: the read may follow it
+        again = head + INT_LOWER.replace("        c = c.lower()", body)
+        assert missing_attributes(QUOPRI_QUOTE, again) is None
+    late = head + INT_LOWER.replace("    if lower:\n        c = c.lower()", "    f = lambda: c.lower()\n    c = 'a'")
+    assert missing_attributes(QUOPRI_QUOTE, late) is None  # the lambda runs after c = 'a'
+    shadowed = "def ord(x):\n    return str(x)\n\n" + head + INT_LOWER
+    assert missing_attributes("def ord(x):\n    return str(x)\n\n" + QUOPRI_QUOTE, shadowed) is None
 
 
 def test_an_attribute_the_type_has_passes() -> None:

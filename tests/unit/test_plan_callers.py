@@ -23,7 +23,7 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.tasks import TASKS, source
 from coder.bench.edits.tasks_heldout import HELDOUT
-from coder.edit.intent.params import params_of, passes_of
+from coder.edit.intent.params import params_of, passes_of, without_calls
 from coder.edit.intent.read import read_instruction
 from coder.edit.plan.passes import passed_at_calls, with_asked_defaults
 from coder.edit.proposal import EditRequest
@@ -188,17 +188,43 @@ def test_a_bare_generator_argument_is_left_to_the_model() -> None:
     assert passed_at_calls(code, 1, 2, "f", method=False, keyword="k=k") is None
 
 
+OWN_WORDS = ("Add a parameter `include_hidden=True` to `_listdir`: when it is false, leave out names that `_ishidden` "
+             "says are hidden.",
+             "add an include_hidden=True parameter to _listdir; when it's false, leave out the names _ishidden says "
+             "are hidden.",
+             "_listdir should skip hidden names unless include_hidden (new parameter, default True)")
+
+
 @pytest.mark.parametrize("wording", range(3))
-def test_the_def_that_gains_the_parameter_is_told_its_callers_are_other_regions(wording: int) -> None:
-    """Runs 7 and 8 (H200): 11 of 12 replies for ``_listdir`` added include_hidden and left the body as it was."""
+def test_the_def_that_gains_the_parameter_is_asked_without_the_calls(wording: int) -> None:
+    """Runs 7 to 9 (H200): asked with the whole instruction (and, in runs 8 and 9, told its callers were other
+    regions), the 1.5B added include_hidden to ``_listdir`` and left the body as it was in 14 of 18 replies. coder
+    writes the calls: the region is asked what the def itself must do, in the user's words, and nothing else."""
     from coder.edit.plan.derive import derive
 
     task = TASKS_BY_NAME["glob-callers"]
     text = source(task.file)
-    plan = derive(task.file, text, read_instruction(task.wordings[wording], {task.file: text}, home=task.file))
+    spec = read_instruction(task.wordings[wording], {task.file: text}, home=task.file)
+    plan = derive(task.file, text, spec)
     assert plan is not None and plan.reason == "function _listdir gains a parameter: 3 region(s)"
     gains = next(s for s in plan.steps if s.symbol == "_listdir")
-    assert gains.how == "model" and gains.note == (
-        "This region is function _listdir, the one that gains the parameter include_hidden: use include_hidden in "
-        "its own body to do what the instruction says. Its callers (function _glob1, function _rlistdir) are other "
-        "regions, changed separately.")
+    assert (gains.how, gains.ask, gains.ask_read, gains.note) == ("model", OWN_WORDS[wording], True, "")
+    assert [s.how for s in plan.steps if s is not gains] == ["mechanical", "mechanical"]
+
+
+@pytest.mark.parametrize(("instruction", "own"), [
+    ("reindent should take the fill character as a parameter too: add char=' ' and use it instead of the hard-coded "
+     "space. have both calls in Timer.__init__ pass char=' ' explicitly",
+     "reindent should take the fill character as a parameter too: add char=' ' and use it instead of the hard-coded "
+     "space."),
+    ("add a char parameter (default ' ') to reindent, used for the indentation, and pass char=' ' from the two places "
+     "that call it", "add a char parameter (default ' ') to reindent, used for the indentation"),
+    ("add strict=False to parse; update its callers in run_all and Reader.feed to pass strict=strict. Raise on a "
+     "bad line when strict.", "add strict=False to parse; Raise on a bad line when strict."),
+    # a clause that says more than where the calls are (or names them in plain words): the def is asked all of it
+    ("add strict=False to parse and pass strict=strict at its calls, and raise ValueError on a bad line", None),
+    ("add strict=False to parse; update its callers in main and run to pass strict=strict.", None),
+    ("add strict=False to parse", "add strict=False to parse"),  # nothing said of the calls: the instruction
+])
+def test_the_instruction_without_its_calls(instruction: str, own: str | None) -> None:
+    assert without_calls(instruction) == (own or instruction)

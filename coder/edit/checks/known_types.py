@@ -23,7 +23,7 @@ import collections
 from collections import Counter
 from functools import lru_cache
 
-from coder.edit.checks.code_rules import module_bindings
+from coder.edit.checks.code_rules import bindings, module_bindings
 from coder.edit.source.trees import every_node, parsed
 
 _LITERAL: dict[type[ast.AST], type] = {
@@ -113,6 +113,98 @@ def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
     """``(expression, its type, attribute)`` for each read of an attribute its known type lacks (shared: do not
     change it)."""
     tree = parsed(text)
+    return _module_bad_reads(text) + _local_bad_reads(tree)
+
+
+# builtins whose result has one type whatever they are given: ``c = ord(c)`` makes c an int
+_SURE_CALLS: dict[str, type] = {"ord": int, "len": int, "chr": str, "hex": str, "oct": str, "bin": str, "repr": str}
+
+
+def _local_bad_reads(tree: ast.Module) -> Counter[tuple[str, str, str]]:
+    """Reads of an attribute a local lacks, where the def's body (at its top level, so it runs once, before every
+    later line) bound the local to a builtin's sure result and nothing binds it again.
+
+    Seen applied on the 2-core CPU (Qwen2.5-Coder-1.5B, quopri's ``quote``): after ``c = ord(c)`` the retry wrote
+    ``c = c.lower()``; c is an int there, and the call raises AttributeError.
+    """
+    bound = bindings(tree)
+    out: Counter[tuple[str, str, str]] = Counter()
+    for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        for i, stmt in enumerate(fn.body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(call := stmt.value, ast.Call) and isinstance(call.func, ast.Name)
+                    and (kind := _SURE_CALLS.get(call.func.id)) is not None and not bound.get(call.func.id)):
+                continue
+            if not _declared(fn, name := stmt.targets[0].id):
+                out += _sure_reads(fn.body[i + 1:], name, kind)
+    return out
+
+
+def _sure_reads(later: list[ast.stmt], name: str, kind: type) -> Counter[tuple[str, str, str]]:
+    """The reads of ``name.attr`` (``kind`` lacking ``attr``) in ``later`` that run while ``name`` is still ``kind``:
+    statement by statement, up to and including the first that binds it again, where only the reads before that
+    binding count (a statement with no loop runs in source order; an assignment binds after its value is read)."""
+    out: Counter[tuple[str, str, str]] = Counter()
+    for j, stmt in enumerate(later):
+        binds = _binding_spots(stmt, name)
+        loops = any(isinstance(n, ast.For | ast.AsyncFor | ast.While) for n in ast.walk(stmt))
+        rebound_later = bool(bindings(ast.Module(body=later[j + 1:], type_ignores=[])).get(name))
+        for node, nested in _attribute_reads(stmt, name):
+            sure = not binds or (not loops and not nested and (node.lineno, node.col_offset) < min(binds))
+            if sure and not (nested and (binds or rebound_later)) and not hasattr(kind, node.attr):
+                out[(name, kind.__name__, node.attr)] += 1
+        if binds:
+            break
+    return out
+
+
+def _binding_spots(stmt: ast.stmt, name: str) -> list[tuple[int, int]]:
+    """Where ``stmt`` binds ``name``, as the point in source order it takes effect (an assignment: its end)."""
+    spots, assigned = [], set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            named = [t for tgt in targets for t in ast.walk(tgt) if isinstance(t, ast.Name) and t.id == name]
+            assigned |= {id(t) for t in named}
+            if named:
+                spots.append((node.end_lineno or node.lineno, node.end_col_offset or 0))
+        elif id(node) in assigned:
+            continue
+        elif (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id == name) \
+                or (isinstance(node, ast.arg) and node.arg == name) \
+                or (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name) \
+                or (isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name):
+            spots.append((getattr(node, "lineno", 0), getattr(node, "col_offset", 0)))
+    return spots
+
+
+def _attribute_reads(stmt: ast.stmt, name: str) -> list[tuple[ast.Attribute, bool]]:
+    """Each ``name.attr`` read in ``stmt``, and whether it sits in a nested def or lambda (it runs later)."""
+    out: list[tuple[ast.Attribute, bool]] = []
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            out.append((node, nested))
+        inner = nested or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(stmt, False)
+    return out
+
+
+def _declared(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``name`` is bound in ``fn`` in a way :func:`bindings` does not count (global, nonlocal, except as)."""
+    return any((isinstance(n, ast.Global | ast.Nonlocal) and name in n.names)
+               or (isinstance(n, ast.ExceptHandler) and n.name == name) for n in ast.walk(fn))
+
+
+@lru_cache(maxsize=16)  # the file as it is, asked again for each reply judged (a retry, a plan's steps)
+def _module_bad_reads(text: str) -> Counter[tuple[str, str, str]]:
+    """The reads :func:`_bad_reads` finds on module constants, their items, and a class's own attributes (shared:
+    do not change it)."""
+    tree = parsed(text)
     every = every_node(text)
     constants = _constants(tree)
     out: Counter[tuple[str, str, str]] = Counter()
@@ -152,8 +244,31 @@ def missing_attributes(old: str, new: str) -> str | None:
         return None
     expr, kind, attr = next(iter(gained))
     node = ast.parse(expr, mode="eval").body
-    why = ""
+    why, instead = "", ""
     if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-        why = f" (an item of {ast.unparse(node.value)})"
-    article = "an" if kind[0] in "aeiou" else "a"
-    return f"{expr} is {article} {kind}{why}, which has no attribute {attr} (reading it raises AttributeError)"
+        seq = ast.unparse(node.value)
+        why = f" (an item of {seq})"
+        whole = _whole_type(new, node.value)
+        if whole is not None and hasattr(whole, attr):
+            # seen on the H200 (run 9, quopri): told only that an item of HEX is an int, the 1.5B wrote HEX[i].upper()
+            # again on the retry; what has the attribute is the whole value
+            instead = (f"; {seq} itself is {_a(whole.__name__)} and has {attr}: call {seq}.{attr}() on the whole "
+                       f"value (or on the {whole.__name__} built from its items), then take items")
+    return (f"{expr} is {_a(kind)}{why}, which has no attribute {attr} (reading it raises AttributeError)"
+            f"{instead}")
+
+
+def _a(kind: str) -> str:
+    """``an int``, ``a bytes``: the type's name with its article."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def _whole_type(text: str, node: ast.expr) -> type | None:
+    """The known type of the value an item is taken of (``HEX`` of ``HEX[i]``), as :func:`_bad_reads` knew it."""
+    try:
+        tree = parsed(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    once = {name for name, n in bindings(tree).items() if n == 1}
+    constants = {name: kind for name, kind in _constants(tree).items() if name in once}
+    return _type(node, constants)

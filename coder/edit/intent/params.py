@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from coder import lazy
 from coder.edit.intent.names import ARTICLES, Mention, Tok
-from coder.edit.intent.spec import Symbol
+from coder.edit.intent.spec import Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.intent.vocab import NOT_NAMES
 
@@ -97,6 +98,69 @@ def passes_of(instruction: str, params: Sequence[str]) -> tuple[str, ...]:
         if name.strip() in names and value:
             out.append(f"{name.strip()}={value}")
     return tuple(dict.fromkeys(out))
+
+
+# where a clause of the instruction ends: a sentence's end (not the dot of ``Timer.__init__``), a semicolon
+_CLAUSE_END = lazy.regex(r"[.;](?=\s|$)")
+# where the clause that spells the calls begins, inside its sentence: ", and pass", "; update its calls to pass"
+_JOINED = lazy.regex(r",?\s+and\s+$|,\s*$")
+
+
+def with_calls(facts: Facts, instruction: str, params: Sequence[str]) -> Facts:
+    """``facts`` with what the calls pass, as spelled (:func:`passes_of`), and then the instruction without it."""
+    passes = passes_of(instruction, params)
+    own = without_calls(instruction) if passes else instruction
+    return replace(facts, passes=passes, own_words=own if own != instruction else "")
+
+
+def without_calls(instruction: str) -> str:
+    """The instruction without the clauses that spell what its calls pass ("Pass `p=p` at its calls in g and h.",
+    "..., and pass char=' ' from the two places that call it"); the instruction itself when none does.
+
+    Seen on the H200 and the 2-core CPU (run 9, glob-callers w0): shown ``_listdir`` with the whole instruction,
+    the 1.5B added ``include_hidden`` and left the body alone, retry included; asked without the sentence on
+    the calls (coder writes those), it wrote the filter the instruction asks for.
+    """
+    spans = []
+    for m in _PASSES.finditer(instruction):
+        ends = [e.end() for e in _CLAUSE_END.finditer(instruction, 0, m.start())]
+        start = ends[-1] if ends else 0
+        said = m.start() + len(m.group(0).rstrip(".`"))  # "pass strict=strict." ends at the sentence's dot
+        stop = next((e.end() for e in _CLAUSE_END.finditer(instruction, said)), len(instruction))
+        if (joint := _JOINED.search(instruction, start, m.start())) is not None:
+            # "add a char parameter ..., and pass char=' ' ...": the sentence is the def's up to the joint
+            start, stop = joint.start(), min(stop, len(instruction[:stop].rstrip(".;")))
+        if not _only_where(instruction[start:m.start()] + " " + instruction[said:stop]):
+            return instruction  # the clause asks more than what the calls pass: the def is asked all of it
+        spans.append((start, stop))
+    out, last = [], 0
+    for a, b in spans:
+        out.append(instruction[last:a])
+        last = max(last, b)
+    out.append(instruction[last:])
+    left = re.sub(r"\s+", " ", "".join(out)).strip()
+    if left and not left.endswith((".", ";")) and instruction.rstrip().endswith((".", ";")):
+        left += "."
+    return left.rstrip(";,").strip() or instruction
+
+
+# what a clause on the calls may say besides the keyword: where they are ("at its calls in `_glob1` and
+# `_rlistdir`", "from the two places that call it", "have both calls in Timer.__init__ ... explicitly")
+_WHERE_WORDS = frozenset({
+    "pass", "passes", "passing", "update", "have", "make", "change", "at", "its", "the", "a", "calls", "call",
+    "caller", "callers", "in", "inside", "where", "from", "of", "both", "two", "all", "places", "place", "that",
+    "it", "and", "explicitly", "each", "every", "site", "sites", "to", "so", "they", "them", "too", "also", "as",
+    "well", "with", "now", "there", "which", "calling"})
+
+
+def _only_where(words: str) -> bool:
+    """Whether ``words`` say only where the calls are: the words above, and names spelled as code (``_glob1``,
+    ``Timer.__init__``, anything in backticks). A plain word ("and raise ValueError on a bad line", "main") may
+    ask more of the def, so the clause is not cut."""
+    for token in re.findall(r"`[^`]*`|[\w.]+", words.strip(" ,;.")):
+        if not (token.startswith("`") or token.lower() in _WHERE_WORDS or "_" in token or "." in token.strip(".")):
+            return False
+    return True
 
 
 def name_of(param: str) -> str:

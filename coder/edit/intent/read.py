@@ -36,7 +36,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
-from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, passes_of
+from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
@@ -345,7 +345,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar", dest=dest,
         ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
-            if not chosen), lines=lines, facts=replace(facts, passes=passes_of(instruction, params)))
+            if not chosen), lines=lines, facts=with_calls(facts, instruction, params))
 
 
 def _rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:

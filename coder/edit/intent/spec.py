@@ -95,6 +95,8 @@ class Facts:
     signatures: tuple[tuple[str, tuple[str, ...]], ...] = ()
     callers: bool = False  # the callers or call sites are to change too
     passes: tuple[str, ...] = ()  # "pass char=' ' at its calls": the keyword argument each call passes, as spelled
+    # the instruction without its clauses on what the calls pass (those coder writes): what the def's region is asked
+    own_words: str = ""
     everywhere: bool = False  # every file that uses the names
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order

@@ -196,7 +196,10 @@ def _add_param(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]
                 steps.append(Step(rel, u.start, u.end, where, f"calls {bare}", symbol=u.symbol,
                                   note=f"This region calls {bare}: update its call(s) of {bare} as the "
                                        f"instruction says, and change nothing else."))
-        if len(steps) > 1 and spec.new_names:
+        if len(steps) > 1 and all(s.how == "mechanical" for s in steps[1:]) and spec.facts.own_words:
+            # every call is written by coder: the def's region is asked only what the def itself must do
+            steps[0] = replace(steps[0], ask=spec.facts.own_words, ask_read=True)
+        elif len(steps) > 1 and spec.new_names:
             steps[0] = replace(steps[0], note=_gains_note(label, spec.new_names[0], [s.label for s in steps[1:]]))
     steps.sort(key=lambda s: s.start)
     return Plan("add_param", spec.instruction, tuple(steps), f"{label} gains a parameter: {len(steps)} region(s)")

@@ -142,3 +142,64 @@ def with_asked_defaults(old: str, new: str, spec: ChangeSpec) -> tuple[str, str]
 def _names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     a = fn.args
     return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+
+
+def with_params_in_header(text: str, qualname: str, spec: ChangeSpec) -> str | None:
+    """``text`` with the def ``qualname`` taking each parameter ``spec`` adds with a literal default (``sep=' '``), as
+    spelled, after its last parameter; None when there is none to add or the header is not a plain one.
+
+    Seen on the H200 (run 9): shown ``_listdir`` and asked for ``include_hidden=True`` used in its body, the 1.5B
+    added the parameter and left the body alone, twice; asked for "a char parameter (default ' ') to reindent", it
+    gave ``indent`` the default instead, twice. The header is what the instruction spells exactly: coder writes it,
+    and the model is asked for the body with that header in place.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    found = defs(tree).get(qualname)
+    if found is None or found[0].args.kwarg is not None:
+        return None  # a parameter goes before ``**kwargs``: not the plain append done here
+    fn = found[0]
+    had = _names(fn) | {v.arg for v in (fn.args.vararg,) if v is not None}
+    added = []
+    for entry in spec.params:
+        head, eq, value = entry.partition("=")
+        name = head.split(":", 1)[0].strip()
+        try:
+            literal = eq and isinstance(ast.parse(value.strip(), mode="eval").body, ast.Constant)
+        except (SyntaxError, ValueError, RecursionError):
+            literal = False
+        if not literal or not name.isidentifier() or name in had:
+            continue
+        annotation = head.partition(":")[2].strip()
+        added.append(f"{name}: {annotation} = {value.strip()}" if annotation else f"{name}={value.strip()}")
+    if not added:
+        return None
+    row, col, piece = _header_spot(fn)
+    lines = text.splitlines(keepends=True)
+    line = lines[row - 1].encode()
+    lines[row - 1] = (line[:col] + piece.format(", ".join(added)).encode() + line[col:]).decode()
+    new = "".join(lines)
+    try:
+        after = defs(ast.parse(new)).get(qualname)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    # held to "the header gained exactly these": any other effect of the insertion (a comment in the way) is no header
+    return new if after is not None and _names(after[0]) - _names(fn) == {a.split("=")[0].split(":")[0].strip()
+                                                                         for a in added} else None
+
+
+def _header_spot(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int, str]:
+    """Where a new last parameter goes in ``fn``'s header (row, byte column) and how (``, {}`` or ``{}``)."""
+    a = fn.args
+    nodes: list[ast.arg | ast.expr] = [*a.posonlyargs, *a.args, *a.defaults, *a.kwonlyargs,
+                                       *(d for d in a.kw_defaults if d is not None), *((a.vararg,) if a.vararg else ())]
+    ends = [(n.end_lineno, n.end_col_offset) for n in nodes
+            if n.end_lineno is not None and n.end_col_offset is not None]
+    if ends:
+        row, col = max(ends)
+        return row, col, ", {}"
+    # no parameter: right after the name's opening parenthesis (``def f(`` on the def's own line)
+    return fn.lineno, fn.col_offset + len(f"{'async ' if isinstance(fn, ast.AsyncFunctionDef) else ''}def "
+                                            f"{fn.name}("), "{}"

@@ -30,6 +30,9 @@ class Step:
     text: str | None = None  # a mechanical step's replacement text
     note: str = ""  # added to the instruction for this region (what to keep, where it sits)
     ask: str = ""  # when set, this region's whole instruction instead of the user's (a rename's region)
+    # the ask is part of the user's words (an add-parameter def's, without the calls coder writes): the plan's
+    # reading holds for it, not one of the ask alone
+    ask_read: bool = False
 
     @property
     def lines(self) -> str:

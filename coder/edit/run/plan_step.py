@@ -11,7 +11,9 @@ little to copy and little to drift on.
 
 from __future__ import annotations
 
+import ast
 import keyword
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,13 +22,14 @@ from typing import TYPE_CHECKING
 from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
-from coder.edit.checks.signature import asked_parameter_problem
+from coder.edit.checks.signature import asked_parameter_problem, param_names
 from coder.edit.plan import derive as planning
 from coder.edit.plan.members import undocumented
-from coder.edit.plan.passes import with_asked_defaults
+from coder.edit.plan.passes import with_asked_defaults, with_params_in_header
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
+from coder.edit.run.prompt import region_prompt
 from coder.edit.source.splice import (
     Replacement,
     as_insertion,
@@ -54,18 +57,36 @@ def step_instruction(instruction: str, step: planning.Step, retry: str = "") -> 
 
 
 def region_request(engine: EditEngine, path: Path, step: planning.Step, instruction: str,
-                   lines: tuple[int, int] | None = None, spec: ChangeSpec | None = None) -> EditRequest:
+                   lines: tuple[int, int] | None = None, spec: ChangeSpec | None = None,
+                   shown: str | None = None) -> EditRequest:
     """The region request of ``step`` (or of its ``lines``) in ``path``, built by :meth:`EditEngine.prepare`.
 
     ``spec`` is the plan's reading: a step asked in the user's words (plus its note) keeps it, so the
     instruction is not read again per region; a step with its own ask (a rename's lines) is read anew.
+    ``shown``: the file as the prompt shows it (a header coder wrote: :func:`header_shown`), the same lines as the
+    file's; the reply still replaces the file's own region and is judged against the file.
     """
-    step_spec = replace(spec, instruction=instruction) if spec is not None and not step.ask else None
+    step_spec = replace(spec, instruction=instruction) if spec is not None and (not step.ask or step.ask_read) else None
     if lines is None and step.symbol is not None:
-        return replace(engine.prepare(path, instruction, mode="region", symbol=step.symbol, spec=step_spec),
-                       in_plan=True)
-    a, b = lines or (step.start, step.end)
-    return replace(engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}", spec=step_spec), in_plan=True)
+        request = engine.prepare(path, instruction, mode="region", symbol=step.symbol, spec=step_spec)
+    else:
+        a, b = lines or (step.start, step.end)
+        request = engine.prepare(path, instruction, mode="region", lines=f"{a}-{b}", spec=step_spec)
+    if shown is not None and request.region is not None:
+        prompt, _ = region_prompt(request.snapshot.rel, shown, request.region, instruction,
+                                  repo_context=engine.repo_context)
+        request = replace(request, prompt=prompt)
+    return replace(request, in_plan=True)
+
+
+def header_shown(prepared: PlanRequest, step: planning.Step) -> str | None:
+    """The file with the header of the def ``step`` adds a parameter to already taking it as the instruction spells
+    it (:func:`coder.edit.plan.passes.with_params_in_header`); None for any other step."""
+    spec = prepared.spec
+    if prepared.plan.kind != "add_param" or spec is None or step.symbol is None \
+            or step.symbol not in {t.qualname for t in spec.targets}:
+        return None
+    return with_params_in_header(prepared.snapshots[step.rel].text, step.symbol, spec)
 
 
 def renamed_files(prepared: PlanRequest) -> dict[str, str]:
@@ -99,6 +120,30 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
                                        text=line_span(renamed[rel], row, row)))
     steps.sort(key=lambda s: (plan.files.index(s.rel), s.start))
     return replace(plan, steps=tuple(steps), reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
+
+
+def lacks_params(region: str, step: planning.Step, spec: ChangeSpec | None) -> bool:
+    """Whether ``region`` (a reply's text for ``step``) holds the def of the step without every parameter ``spec``
+    adds to it (False where it does not parse or holds no such def)."""
+    if spec is None or step.symbol is None or not (names := param_names(spec)):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(region))
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    bare = step.symbol.rsplit(".", 1)[-1]
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == bare), None)
+    if fn is None:
+        return False
+    a = fn.args
+    return not names <= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+
+
+def header_note(spec: ChangeSpec) -> str:
+    """What a region shown with its header written by coder is told (:func:`header_shown`)."""
+    names = " and ".join(sorted(param_names(spec)))
+    return (f"The definition shown already takes {names} in its header, as the instruction asks: keep that header "
+            f"exactly, and change the body so that it uses {names} as the instruction says.")
 
 
 def _region_only(proposal: EditProposal) -> str:
@@ -174,11 +219,14 @@ def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, rename
         flag, text, hint = _judge(proposal, expected, prepared, step)
     if flag is None:
         return StepResult(step, text, proposal, None, None, note=hint)
-    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint)
+    # the header is written for the retry only where the reply left the parameter out (timeit-param w1 on the CPU:
+    # then used); where the reply took it and left it unused, shown it again it stayed unused (shlex-param w0)
+    header = proposal.ok and lacks_params(text, step, prepared.spec)
+    return retry(engine, prepared, i, ask, renamed, flag, proposal.reply, hint=hint, header=header)
 
 
 def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str],
-          flag: str, first_reply: str, *, hint: str = "") -> StepResult:
+          flag: str, first_reply: str, *, hint: str = "", header: bool = False) -> StepResult:
     """Ask step ``i`` once more, naming what the first reply got wrong (and ``hint``: what to do instead).
 
     Refused when the second reply is flagged too.
@@ -187,11 +235,16 @@ def retry(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: 
     a, b = step.start, step.end
     if step.rel in renamed:  # narrower: the statements from the first use of the old name to the last
         a, b = use_span(prepared.snapshots[step.rel].text, a, b, {old for old, _ in plan.renames})
+    shown = header_shown(prepared, step) if header else None
+    if shown is not None and plan.spec is not None:
+        # "add the parameter to the definition" is done: the header shown has it, only its use is left to ask
+        said = f"(A first reply was refused: {flag}.)"
+        hint = f"{said if hint == retry_note('parameter', flag, plan.spec) else hint} {header_note(plan.spec)}"
     note = _retry_note(plan, flag, line_span(prepared.snapshots[step.rel].text, a, b), hint)
     # a rename's retry asks only for the rename: "rename X everywhere" made small models rename the region's own def
     asked = note if step.rel in renamed else step_instruction(plan.instruction, step, note)
     again = region_request(engine, prepared.snapshots[step.rel].path, step, asked,
-                           None if (a, b) == (step.start, step.end) else (a, b), plan.spec)
+                           None if (a, b) == (step.start, step.end) else (a, b), plan.spec, shown)
     second = ask(again)
     full = renamed.get(step.rel)
     narrowed = replace(step, start=a, end=b)
