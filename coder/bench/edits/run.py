@@ -124,12 +124,15 @@ def run_task(server: ServerInfo, task: Task, mode: str, *, wording: int = 0, gua
         out.why = "the edit spans the file: no region"
         return out
     tmp = Path(tempfile.mkdtemp(prefix="coder-bench-edit-"))
+    # the prompt names the repository by its folder: a fixed name, so that a rerun sends the same bytes (a random
+    # one changed greedy replies between two CPU runs of the same pair)
+    root = tmp / "work"
     try:
-        repo, path = make_repo(tmp, task)
-        original, first = on_disk(tmp, task), repo.head.commit.hexsha
+        repo, path = make_repo(root, task)
+        original, first = on_disk(root, task), repo.head.commit.hexsha
         tests = test_command(task.kind, task.file) if repo_tests else None
         _run(server, task, mode, guard, path, out, on_stats, keep_replies, tests)
-        now = on_disk(tmp, task)
+        now = on_disk(root, task)
         out.committed = repo.head.commit.hexsha != first
         if out.outcome == "refused" and now != original:
             out.outcome, out.why = "wrong", f"refused but the file changed: {out.why}"
