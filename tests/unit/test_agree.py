@@ -1,9 +1,10 @@
 """A change of behaviour nothing checks is refused when sampled replies behave otherwise (coder.edit.run.agree).
 
-The replies are Qwen2.5-Coder-1.5B's, verbatim (``tests/data/edit/agree/``): the greedy ones from the H200 (run 9,
-applied and wrong in every run since run 3), the sampled ones from 2 CPU cores (``scripts/dev/agree_ab.py``: the
-same request at temperature 0.7, seeds 1-3). Only the server is replaced: ``stream_edit`` hands each request its
-recorded reply in the order asked; the plan, its checks, the probes, the bench's settle and judge are real.
+The replies are Qwen2.5-Coder-1.5B's, verbatim (``tests/data/edit/agree/``): the greedy ones from the H200 (run 9;
+the held-out pairs' were applied wrong in every run since run 3, glob-fix's right), the sampled ones from 2 CPU
+cores (``scripts/dev/agree_ab.py``: the same request at temperature 0.7, seeds 1-3). Only the server is replaced:
+``stream_edit`` hands each request its recorded reply in the order asked; the plan, its checks, the probes, the
+bench's settle and judge are real.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from cli_helpers import make_repo
 from coder.bench.edits import upstream
 from coder.bench.edits.layers import refusal_layer
 from coder.bench.edits.run import UPSTREAM_TIMEOUT_S, Outcome, _prepare, settle, tag_layer
+from coder.bench.edits.tasks import TASKS as SUITE
 from coder.bench.edits.tasks_heldout import HELDOUT
 from coder.edit.checks.behaviour import ExampleCheck
 from coder.edit.checks.user_commands import commands
@@ -31,7 +33,7 @@ from coder.edit.run.plan_run import run_events
 from coder.testing.replies import ScriptedStream, streamed
 
 DATA = Path(__file__).parents[1] / "data" / "edit" / "agree"
-TASKS = {t.name: t for t in HELDOUT}
+TASKS = {t.name: t for t in (*SUITE, *HELDOUT)}
 
 
 def _recorded(name: str) -> dict[str, Any]:
@@ -86,6 +88,14 @@ def test_the_h200s_wrong_indent_level_fix_is_refused_by_the_first_sample_that_pa
     assert out.outcome == "refused" and out.refusal_code == agree.CODE, out.why
     assert out.why.startswith("the model's answers disagree on Whitespace(") and ".indent_level(" in out.why
     assert "(3 sampled replies, temperature 0.7;" in out.why
+
+
+def test_a_right_fix_whose_samples_agree_is_applied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """glob-fix w0 ("make `_ishidden` return False for an empty path instead of raising IndexError"): no example
+    the reading takes, the upstream tests pass; both samples passed every check and behave as the reply does."""
+    out, model, _ = _outcome(tmp_path, monkeypatch, _recorded("glob_fix_w0.json"))
+    assert [r.seed for r in model.asked] == [None, 1, 2]
+    assert out.outcome == "correct", out.why
 
 
 def test_without_examples_run_nothing_is_sampled_and_the_wrong_reply_stands(tmp_path: Path,
