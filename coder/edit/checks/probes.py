@@ -39,8 +39,16 @@ MAX_PROBES = 400  # calls per def and candidate
 MAX_INSTANCES = 40  # constructor inputs the original accepts, per class
 _ALPHABET = 4  # characters of short literals used to build strings, the most frequent first
 _SHORT = 3  # a literal this short is a character or a few (' \t', '\r\n'), not a word
+_PATHS = "/\\~:"  # characters no probe string holds (a path out of the working folder)
 _OTHER = "x"  # one letter no literal needs to hold: a line's text after its indentation
 _INTS = (0, 1, 2, 3, 4, 8)
+# A def that reaches these is never called on made-up inputs: it may touch files, processes or the network, and
+# a probe string is no place to name a path. Modules by their top name, and builtins called by name.
+_WORLD = frozenset({"os", "shutil", "subprocess", "socket", "pathlib", "tempfile", "urllib", "http", "signal", "sys",
+                    "threading", "multiprocessing", "ctypes", "io", "glob", "select", "asyncio", "sqlite3", "ftplib",
+                    "smtplib", "webbrowser", "importlib", "builtins"})
+_CALLS = frozenset({"open", "exec", "eval", "__import__", "compile", "input", "breakpoint", "exit", "quit",
+                    "setattr", "delattr", "globals"})
 _SHOWN = 60
 
 # The child: reads {"sources": [original, candidate...], "targets": [...], "timeout", "budget"} (and run_child's
@@ -163,9 +171,13 @@ class Disagreement:
 def defs_of(source: str) -> dict[tuple[str | None, str], ast.FunctionDef | ast.AsyncFunctionDef]:
     """The module's functions and its classes' methods by ``(class, name)``; {} when it does not parse."""
     try:
-        tree = ast.parse(source)
+        return defs_of_tree(ast.parse(source))
     except SyntaxError:
         return {}
+
+
+def defs_of_tree(tree: ast.Module) -> dict[tuple[str | None, str], ast.FunctionDef | ast.AsyncFunctionDef]:
+    """:func:`defs_of` of a parsed module."""
     out: dict[tuple[str | None, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -198,6 +210,30 @@ def targets(original: str, candidates: Sequence[str], named: Iterable[tuple[str 
     return out
 
 
+def worldly(tree: ast.Module, nodes: Iterable[ast.AST]) -> bool:
+    """Whether ``nodes`` (defs of ``tree``), or a def of ``tree`` they call by name (``f(...)``, ``self.f(...)``),
+    and so on, name a module of :data:`_WORLD` or a name imported from one, or call a builtin of :data:`_CALLS`."""
+    bound: set[str] = set(_CALLS)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in _WORLD}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _WORLD:
+            bound |= {a.asname or a.name for a in node.names}
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    todo, seen = list(nodes), set()
+    while todo:
+        for sub in ast.walk(todo.pop()):
+            if isinstance(sub, ast.Name) and sub.id in bound:
+                return True
+            if isinstance(sub, ast.Call):
+                fn = sub.func
+                name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+                if name in defs and name not in seen:
+                    seen.add(name)
+                    todo.append(defs[name])
+    return False
+
+
 def _required(node: ast.FunctionDef | ast.AsyncFunctionDef | None, method: bool) -> int | None:
     """How many positional arguments a call must pass (``self`` not counted); None when keyword-only ones are
     required too, which a probe does not guess."""
@@ -227,8 +263,8 @@ def pool(nodes: Iterable[ast.AST]) -> list[str]:
                 continue
             value = sub.value
             if isinstance(value, str) and len(value) <= _SHORT:  # ' \t': a class's characters, unpacked
-                for char in value:
-                    chars[char] = chars.get(char, 0) + 1
+                for char in set(value) - set(_PATHS):
+                    chars[char] = chars.get(char, 0) + value.count(char)
             if isinstance(value, str) and len(value) <= 12 and "\n" not in value.rstrip("\n"):
                 strings.add(value)
             elif isinstance(value, int) and not isinstance(value, bool) and -8 <= value <= 64:
@@ -239,8 +275,14 @@ def pool(nodes: Iterable[ast.AST]) -> list[str]:
     longest = 3 if len(alphabet) <= 3 else 2
     for n in range(1, longest + 1):
         strings.update("".join(p) for p in itertools.product(alphabet, repeat=n))
+    strings = {s for s in strings if not _pathlike(s)}
     return ([repr(s) for s in sorted(strings, key=lambda s: (len(s), s))] + [repr(i) for i in sorted(ints)]
             + [repr(b) for b in sorted(blobs)])
+
+
+def _pathlike(text: str) -> bool:
+    """A string that could name a place outside the probes' empty working folder: ``/``, ``..``, ``~``."""
+    return any(c in text for c in _PATHS) or (len(text) > 1 and not text.strip("."))
 
 
 def _spread(items: list[list[str]], most: int) -> list[list[str]]:
@@ -260,8 +302,12 @@ def compare(snap: FileSnapshot, candidates: Sequence[str], named: Iterable[tuple
     if not found:
         return "no def to compare"
     old, first, tree = defs_of(original), defs_of(candidates[0]), ast.parse(original)
+    trees = [tree, *(ast.parse(c) for c in candidates)]
     wanted = []
     for t in found:
+        called = [(t.cls, t.meth or "__init__"), (t.cls, "__init__")] if t.cls else [(None, t.meth or "")]
+        if any(worldly(tr, [n for k in called if (n := defs_of_tree(tr).get(k)) is not None]) for tr in trees):
+            continue  # it may touch files or processes: never called on made-up inputs
         ctor: list[list[str]] = [[]]
         if t.cls is None:  # a function: the literals of its def, the original's where it has one
             scope: list[ast.AST] = [old.get((None, t.meth or "")) or first[None, t.meth or ""]]
