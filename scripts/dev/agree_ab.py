@@ -119,10 +119,10 @@ def main() -> int:
         finally:
             engine_module.stream_edit = saved  # type: ignore[assignment]
         print(f"{name:24} w{wording}: {row['outcome']} -> {out.outcome} ({time.perf_counter() - started:.0f} s): "
-              f"{out.why[:160]}", flush=True)
+              f"{out.why[:160]}" + (f"; {out.sampled}" if out.sampled else ""), flush=True)
         kept.append({"task": name, "wording": int(wording), "instruction": row["instruction"],
                      "recorded": row["outcome"], "outcome": out.outcome, "why": out.why,
-                     "refusal_code": out.refusal_code, "replies": replay.replies})
+                     "refusal_code": out.refusal_code, "sampled": out.sampled, "replies": replay.replies})
         if args.out:  # after each pair: a slow box may not finish them all
             args.out.write_text(json.dumps({"server": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, llama.cpp, 2 CPU cores",
                                             "run": args.run.name, "pairs": kept}, indent=1))
