@@ -165,3 +165,15 @@ def test_a_sample_that_agrees_with_the_wrong_reply_does_not_end_the_draw(tmp_pat
     assert [r.seed for r in model.asked] == [None, 1, 2, 3]
     assert out.outcome == "refused" and out.refusal_code == agree.CODE, out.why
     assert "(3 sampled replies, temperature 0.7;" in out.why
+
+
+def test_a_sample_that_mends_the_failing_repr_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """string-method w0 ("give Template a __repr__ so printing one shows Template('hello $name')"): the H200's step
+    and its retry both wrote ``f'Template("{self.template}")'``. The CPU's first sample wrote
+    ``f"Template('{self.template}')"``, its region shifted 4 spaces right as a whole (set back by
+    ``reindent_region``): it passes the example, every check and the task's judge."""
+    out, model, proposal = _outcome(tmp_path, monkeypatch, _recorded("string_method_w0.json"))
+    assert [r.seed for r in model.asked] == [None, None, 1]
+    assert out.outcome == "correct", out.why
+    assert isinstance(proposal, PlanProposal) and proposal.sampled is not None
+    assert proposal.sampled.line() == "accepted sample 1 of 4 (temperature 0.7): passes the failing example"
