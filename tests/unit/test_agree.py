@@ -90,16 +90,19 @@ def test_the_h200s_wrong_indent_level_fix_is_refused_by_the_first_sample_that_pa
     assert "(3 sampled replies, temperature 0.7;" in out.why
 
 
-@pytest.mark.parametrize("name", ["glob_fix_w0.json", "textwrap_constant_w0.json", "bug_wsgiref_hop_w2.json",
-                                  "fnmatch_constant_w0.json"])
+@pytest.mark.parametrize(("name", "drawn"), [("glob_fix_w0.json", 2), ("textwrap_constant_w0.json", 2),
+                                             ("bug_wsgiref_hop_w2.json", 2), ("fnmatch_constant_w0.json", 2),
+                                             ("reprlib_method_w0.json", 2)])
 def test_a_right_change_whose_samples_agree_is_applied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       name: str) -> None:
+                                                       name: str, drawn: int) -> None:
     """Right changes of the suite the probes reach (5 to 13 calls), with no example the reading takes and upstream
     tests that pass on the code as it is: glob-fix w0 ("make `_ishidden` return False for an empty path instead of
     raising IndexError"), textwrap-constant w0 (wrap and fill default to 80), bug-wsgiref-hop w2 (hop-by-hop
-    detection is case-sensitive), fnmatch-constant w0. Both samples of each passed every check and agree."""
+    detection is case-sensitive), fnmatch-constant w0: both samples of each passed every check and agree. And the
+    held-out reprlib-method w0 (a new Repr method, one call on Repr()): samples 1 and 2 pass (2 only since a reply
+    shifted right is set back) and agree."""
     out, model, _ = _outcome(tmp_path, monkeypatch, _recorded(name))
-    assert [r.seed for r in model.asked] == [None, 1, 2]
+    assert [r.seed for r in model.asked] == [None, *range(1, drawn + 1)]
     assert out.outcome == "correct", out.why
 
 
