@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import replace
 
 from coder.edit.apply.files import FileSnapshot
 from coder.edit.checks.behaviour import ExampleCheck
 from coder.edit.checks.probes import Disagreement, compare
 from coder.edit.intent.spec import ChangeSpec
-from coder.edit.proposal import EditProposal, EditRequest
+from coder.edit.proposal import EditProposal
 from coder.edit.run.retry import Oracles, spec_of
-from coder.edit.run.sample import TEMPERATURE, Ask, passes
+from coder.edit.run.sample import TEMPERATURE, Ask, passes, sampled_request
 from coder.telemetry.stats import RequestStats
 
 CODE = "disagree"  # the refusal code (a check's: coder.bench.edits.layers)
@@ -109,11 +108,6 @@ def drawn(ask: Callable[[int], str | None], judge: Callable[[list[str | None]], 
         if texts[-1] is not None or not more(texts, started, None):
             refusal = judge(texts)
     return refusal
-
-
-def sampled_request(request: EditRequest, seed: int) -> EditRequest:
-    """``request`` sampled at the temperature, seeded ``seed`` (a rerun draws alike)."""
-    return replace(request, temperature=TEMPERATURE, seed=seed)
 
 
 def check(proposal: EditProposal, oracles: Oracles, ask: Ask) -> Generator[RequestStats, None, EditProposal]:

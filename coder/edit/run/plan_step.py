@@ -26,8 +26,8 @@ from coder.edit.plan.members import undocumented
 from coder.edit.plan.passes import with_asked_defaults
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
-from coder.edit.run.agree import sampled_request
 from coder.edit.run.plan_result import PlanRequest, StepResult
+from coder.edit.run.sample import sampled_request
 from coder.edit.source.splice import (
     Replacement,
     as_insertion,
@@ -169,7 +169,7 @@ def _retry_note(plan: planning.Plan, flag: str, code: str = "", hint: str = "") 
 def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str], *,
              seed: int | None = None) -> StepResult:
     """Ask step ``i``; a flagged reply is retried once (:func:`retry`). ``seed``: a sampled reply
-    (:mod:`coder.edit.run.agree`), never retried: flagged, its text is None."""
+    (:mod:`coder.edit.run.plan_sample`), never retried: flagged, its text is None."""
     step = prepared.plan.steps[i]
     expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
     request = prepared.requests[i]
