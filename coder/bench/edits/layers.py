@@ -30,6 +30,7 @@ _CHECK = frozenset({
     "guard_only",  # a fix that only raises where a wrong result was reported (coder.edit.checks.guards)
     "unexplained",  # the explained-change rules (the scope guard under --yes)
     "behaviour",  # a fix's own example, run before and after the edit (coder.edit.checks.behaviour)
+    "disagree",  # sampled replies to a change nothing else checks behave otherwise (coder.edit.run.agree)
     "not_applied",
 })
 _READING = frozenset({"request_refused"})

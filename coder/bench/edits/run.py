@@ -318,7 +318,7 @@ def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
     else:
         out.mode, out.mode_reason = p.mode, p.request.mode_reason
         out.retried = p.retried  # a region edit asked once more: why its first reply was refused
-        out.sampled = p.sampled.line() if p.sampled is not None else None
+    out.sampled = p.sampled.line() if p.sampled is not None else None
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens
 

@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from coder.edit.apply.files import FileSnapshot
 from coder.edit.checks.user_commands import UserCommand
@@ -51,8 +52,10 @@ _SHOWN = 80  # characters of a repr said in a note
 # The child: reads {"path", "name", "package", "source", "roots", "timeout", "examples"} on stdin, writes one
 # JSON list on stdout (the module's own prints go to stderr). Each call: {"timeout": true}, {"raised": the
 # exception's class names, most derived first} or {"repr", "expected", "wrong"} (the == comparisons).
-_CHILD = r"""
-import ast, json, signal, sys, types
+# Every child's start (run_child's too): its data read, its prints sent to stderr, the tree on sys.path, and
+# _Late raised by the alarm each call sets.
+PRELUDE = r"""
+import ast, itertools, json, re, signal, sys, time, types
 data = json.load(sys.stdin)
 out, sys.stdout = sys.stdout, sys.stderr
 sys.path += data["roots"]
@@ -61,6 +64,8 @@ class _Late(BaseException):
 def _alarm(*_):
     raise _Late()
 signal.signal(signal.SIGALRM, _alarm)
+"""
+_CHILD = PRELUDE + r"""
 def run(fn, limit):
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
@@ -128,31 +133,46 @@ class Verdict:
 
 def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> list[Run] | str:
     """Run ``examples`` against ``source`` as the module at ``snap``; the runs in order, or why none ran."""
+    data = {"source": source, "timeout": TIMEOUT_S, "examples": [vars_of(e) for e in examples]}
+    told = run_child(snap, _CHILD, data, TIMEOUT_S * (len(examples) + 4) + 5)
+    if told is None:
+        return [Run(timeout=True) for _ in examples]
+    if isinstance(told, str):
+        return told
+    if told["load"]:
+        return f"importing {snap.rel} {_run_of(told['load']).said()}"
+    return [_run_of(r) for r in told["results"]]
+
+
+def run_child(snap: FileSnapshot, child: str, data: dict[str, object], limit: float) -> dict[str, Any] | str | None:
+    """Run ``child`` (Python source reading ``data`` on stdin) as described above, for the module at ``snap``.
+
+    ``child`` starts with :data:`PRELUDE`; ``data`` gains the module's ``path``, ``name``, ``package`` and
+    ``roots``. The JSON object the child writes on stdout; why there is none (a string); None when it ran past
+    ``limit`` seconds (killed, its whole session with it). :mod:`coder.edit.checks.probes` runs its probes
+    through this too.
+    """
     root, rel = snap.root, Path(snap.rel)
     parts = rel.with_suffix("").parts
     package = ".".join(parts[:-1]) if all((root / Path(*parts[:i]) / "__init__.py").is_file()
                                          for i in range(1, len(parts))) else ""
-    data = {"path": str(snap.path), "package": package, "source": source, "timeout": TIMEOUT_S,
-            "name": f"{package}.__coder_example__" if package else "__coder_example__",
-            "roots": [str(root)], "examples": [vars_of(e) for e in examples]}
+    data = {**data, "path": str(snap.path), "package": package, "roots": [str(root)],
+            "name": f"{package}.__coder_example__" if package else "__coder_example__"}
     env = {k: v for k, v in os.environ.items() if k != "CODER_API_KEY"}  # the server's key is not the code's
     with tempfile.TemporaryDirectory(prefix="coder-example-") as cwd:
-        proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], cwd=cwd, env=env, stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-I", "-c", child], cwd=cwd, env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-        limit = TIMEOUT_S * (len(examples) + 4) + 5  # a call stuck where the alarm cannot reach (C code)
-        try:
+        try:  # the limit: a call stuck where the alarm cannot reach (C code)
             out, _ = proc.communicate(json.dumps(data).encode(), timeout=limit)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # its own session: the module and whatever it started
             proc.communicate()
-            return [Run(timeout=True) for _ in examples]
+            return None
     try:
         told = json.loads(out.decode("utf-8", "replace"))
     except ValueError:
         return f"the subprocess ended without a result (exit {proc.returncode})"
-    if told["load"]:
-        return f"importing {snap.rel} {_run_of(told['load']).said()}"
-    return [_run_of(r) for r in told["results"]]
+    return told if isinstance(told, dict) else f"the subprocess wrote {type(told).__name__}, not an object"
 
 
 def _run_of(told: dict[str, object]) -> Run:

@@ -137,10 +137,15 @@ def _indent_of(text: str) -> str:
 
 
 def reindent_region(body: str, region_text: str) -> str:
-    """Restore the region's indentation when the model returned it dedented."""
+    """Restore the region's indentation when the model returned it dedented, or shifted right as a whole (every
+    line indented by more than the region's first line is: a sampled reply to a method's region came back 4 spaces
+    deeper, its ``__repr__`` right)."""
     want, got = _indent_of(region_text), _indent_of(body)
     if want and not got:
         return textwrap.indent(body, want)
+    if len(got) > len(want) and got.startswith(want) and all(
+            line.startswith(got) for line in body.splitlines() if line.strip()):
+        return textwrap.indent(textwrap.dedent(body), want)
     return body
 
 

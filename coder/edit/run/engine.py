@@ -30,6 +30,7 @@ from coder.edit.checks.trim import kinds_kept
 from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import auto
 from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
+from coder.edit.run import agree
 from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
@@ -277,8 +278,9 @@ class EditEngine:
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
         Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A region edit may be asked once more (:meth:`retry_request`), and a fix that
-        retry did not mend sampled while an oracle fails (:mod:`coder.edit.run.sample`).
+        written either way). A region edit may be asked once more (:meth:`retry_request`), a fix that
+        retry did not mend sampled while an oracle fails (:mod:`coder.edit.run.sample`), and a change of
+        behaviour no oracle checks compared with sampled replies (:mod:`coder.edit.run.agree`).
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
         if (why := self._why_again(proposal)) is not None:
@@ -287,6 +289,8 @@ class EditEngine:
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
             if (oracle := due(proposal, self.oracles)) is not None:
                 proposal = yield from draw(proposal, oracle, lambda r: self._stream_once(r, cancel, on_chunk))
+        # a change of behaviour nothing checks: refused when sampled replies behave otherwise (run.agree)
+        proposal = yield from agree.check(proposal, self.oracles, lambda r: self._stream_once(r, cancel, on_chunk))
         yield proposal
 
     def _stream_once(self, request: EditRequest, cancel: threading.Event | None,

@@ -20,7 +20,7 @@ from coder.edit.intent.spec import ChangeSpec
 from coder.edit.plan import derive as planning
 from coder.edit.plan.auto import Prediction
 from coder.edit.plan.derive import Step
-from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest
+from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditRequest, Sampled
 from coder.edit.run.budget import Budget
 from coder.edit.run.prompt import EditPrompt, language_tag
 from coder.edit.source.splice import Replacement, splice
@@ -132,6 +132,7 @@ class PlanProposal:
     reply: str = ""
     checks: tuple[CheckRun, ...] = ()  # the user's test/lint commands, run on every file of the plan at once
     checks_not_run: str = ""  # why a repository's test/lint commands did not run on it (coder.trust)
+    sampled: Sampled | None = None  # sampled replies drawn after the retry failed the example (run.plan_run)
 
     @property
     def ok(self) -> bool:
@@ -179,6 +180,8 @@ class PlanProposal:
                   for s in self.retries]
         lines += [f"plan: {s.step.rel} {s.step.label}: {s.note}" for s in self.steps if s.note]
         lines += [f"plan: note: {n}" for n in plan.notes]
+        if self.sampled is not None:
+            lines.append(f"plan: {self.sampled.line()}")
         return lines
 
     def to_json(self) -> dict[str, object]:
@@ -196,6 +199,7 @@ class PlanProposal:
                 "files": [p.to_json() for p in self.files],
                 "checks": [c.to_json() for c in self.checks],
                 "checks_not_run": self.checks_not_run or None,
+                "sampled": self.sampled.to_json() if self.sampled is not None else None,
                 "predicted": {"plan": {"requests": p.requests, "total": p.total}}
                 if (p := self.request.predicted) is not None else None}
 

@@ -291,6 +291,7 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
     """Run every step (model steps through ``ask``, concurrently up to ``slots``), splice, check."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from coder.edit.run.plan_sample import agreed, sampled, unexplained_steps
     from coder.edit.run.plan_step import renamed_files, retry, run_step
 
     plan = prepared.plan
@@ -314,30 +315,17 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
             results[i] = StepResult(step, step.text or "", None, None, None)
     proposal = file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
     # the whole file's scope check names changes no instruction explains: re-ask the regions holding them
-    again = {i: why for i, why in _unexplained_steps(prepared, proposal).items() if results[i].retried is None}
+    again = {i: why for i, why in unexplained_steps(prepared, proposal).items() if results[i].retried is None}
     if not again and proposal.refusal_code == EXAMPLE_FAILED:  # a new __repr__ that gives another text than shown
         again = {i: proposal.refusal or "" for i in indices if results[i].retried is None}
-    if not again:
-        return proposal
-    for i, why in again.items():
-        first = results[i].proposal
-        results[i] = retry(engine, prepared, i, ask, renamed, why, first.reply if first else "")
-    return file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
-
-
-def _unexplained_steps(prepared: PlanRequest, proposal: PlanProposal) -> dict[int, str]:
-    """Model steps whose region holds a change the whole file's scope check does not explain, and why."""
-    out: dict[int, str] = {}
-    for file in proposal.files:
-        if file.scope is None:
-            continue
-        for change in file.scope.unexplained:
-            lo, hi = change.old_start, max(change.old_start, change.old_end)
-            for i in prepared.requests:
-                step = prepared.plan.steps[i]
-                if step.rel == file.rel and step.start <= hi and lo <= step.end and i not in out:
-                    out[i] = f"{change.where(file.rel)}: {change.why}"
-    return out
+    if again:
+        for i, why in again.items():
+            first = results[i].proposal
+            results[i] = retry(engine, prepared, i, ask, renamed, why, first.reply if first else "")
+        proposal = file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
+    if proposal.refusal_code == EXAMPLE_FAILED:  # the retry did not mend it either: the example is an oracle
+        return sampled(engine, prepared, ask, renamed, proposal)
+    return agreed(engine, prepared, ask, renamed, proposal)
 
 
 def run_events(engine: EditEngine, prepared: PlanRequest,

@@ -30,6 +30,7 @@ from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
 from coder.edit.run.prompt import region_prompt
+from coder.edit.run.sample import sampled_request
 from coder.edit.source.splice import (
     Replacement,
     as_insertion,
@@ -210,15 +211,20 @@ def _retry_note(plan: planning.Plan, flag: str, code: str = "", hint: str = "") 
     return retry_note("unexplained", flag)  # as a single region edit's scope retry says it
 
 
-def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str]) -> StepResult:
-    """Ask step ``i``; a flagged reply is retried once (:func:`retry`)."""
+def run_step(engine: EditEngine, prepared: PlanRequest, i: int, ask: Ask, renamed: dict[str, str], *,
+             seed: int | None = None) -> StepResult:
+    """Ask step ``i``; a flagged reply is retried once (:func:`retry`). ``seed``: a sampled reply
+    (:mod:`coder.edit.run.plan_sample`), never retried: flagged, its text is None."""
     step = prepared.plan.steps[i]
     expected = line_span(renamed[step.rel], step.start, step.end) if step.rel in renamed else None
-    proposal = ask(prepared.requests[i])
+    request = prepared.requests[i]
+    proposal = ask(request if seed is None else sampled_request(request, seed))
     with PARSE_LOCK:  # steps run on threads; CPython 3.11's parser is not thread-safe
         flag, text, hint = _judge(proposal, expected, prepared, step)
     if flag is None:
         return StepResult(step, text, proposal, None, None, note=hint)
+    if seed is not None:  # a sample (plan_sample) is not retried: another sample is drawn instead
+        return StepResult(step, None, proposal, None, flag)
     # the header is written for the retry only where the reply left the parameter out (timeit-param w1 on the CPU:
     # then used); where the reply took it and left it unused, shown it again it stayed unused (shlex-param w0)
     header = proposal.ok and lacks_params(text, step, prepared.spec)
