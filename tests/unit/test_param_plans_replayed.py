@@ -45,7 +45,8 @@ CASES = {  # recording -> (outcome, the judge's words or the refusal, requests)
     "shlex-param_w0": ("correct", "parameter added and used", 2),
     # correct before too (run 9 and the CPU), and still: asked without the calls, its first reply is right
     "timeit-param_w0": ("correct", "parameter added and passed at 2 call(s)", 1),
-    "quopri-param_w0": ("correct", "4 behaviour case(s) right, the rest unchanged", 2),
+    # no example checks the new flag: two samples are drawn and agree (run/agree.py)
+    "quopri-param_w0": ("correct", "4 behaviour case(s) right, the rest unchanged", 4),
     "quopri-param_w1": ("refused", "c is an int, which has no attribute lower (reading it raises AttributeError)", 2),
 }
 
