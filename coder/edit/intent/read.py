@@ -1,11 +1,10 @@
 """One reading of the instruction: its verb, its names resolved against the code, and its relation words.
 
-:func:`read_instruction` is the one entry: it turns an instruction and the files involved into a
-:class:`~coder.edit.intent.spec.ChangeSpec`. The tolerant grammar finds the verb anywhere ("get rid of",
-"move ... so that it comes right after"), resolves every word that equals a symbol of the files
-(backticked or bare, any case), and reads the relation words around the names ("m of the class C",
-"from the class C", "after g", "at the end of the file"). When it finds no action, or a name could mean
-more than one symbol, the running model is asked once (:mod:`coder.edit.intent.model_read`), under a
+:func:`read_instruction` is the one entry: an instruction and the files involved into a :class:`.spec.ChangeSpec`.
+The tolerant grammar finds the verb anywhere ("get rid of", "move ... so that it comes right after"), resolves every
+word that equals a symbol of the files (backticked or bare, any case), and reads the relation words around the names
+("m of the class C", "from the class C", "after g", "at the end of the file"). When it finds no action, or a name
+could mean more than one symbol, the running model is asked once (:mod:`coder.edit.intent.model_read`), under a
 schema whose symbol fields are the real symbols. A reading that still finds nothing is an ordinary request.
 """
 
@@ -222,8 +221,8 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        every_def=f["every_def"], callers=f["callers"], errors=f["errors"],
-        none_default=mutable_default.none_default(instruction, table.lookup),
+        every_def=f["every_def"], callers=f["callers"], errors=f["errors"], none_default=mutable_default.none_default(
+            instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))

@@ -278,9 +278,8 @@ class EditEngine:
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
         Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A region edit may be asked once more (:meth:`retry_request`), a fix that
-        retry did not mend sampled while an oracle fails (:mod:`coder.edit.run.sample`), and a change of
-        behaviour no oracle checks compared with sampled replies (:mod:`coder.edit.run.agree`).
+        written either way). A region edit may be asked once more (:meth:`retry_request`); a fix that retry did not
+        mend is sampled while an oracle fails (:mod:`.sample`); an unchecked change of behaviour is held to samples.
         """
         proposal = yield from self._stream_once(request, cancel, on_chunk)
         if (why := self._why_again(proposal)) is not None:
@@ -289,7 +288,6 @@ class EditEngine:
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
             if (oracle := due(proposal, self.oracles)) is not None:
                 proposal = yield from draw(proposal, oracle, lambda r: self._stream_once(r, cancel, on_chunk))
-        # a change of behaviour nothing checks: refused when sampled replies behave otherwise (run.agree)
         proposal = yield from agree.check(proposal, self.oracles, lambda r: self._stream_once(r, cancel, on_chunk))
         yield proposal
 
