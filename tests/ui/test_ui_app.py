@@ -246,9 +246,7 @@ async def test_edit_review_reject_leaves_file(greet_repo: Path, greet_server: tu
 
 async def test_hunk_navigation_moves_between_hunks(tmp_path: Path) -> None:
     ui_repo = make_repo(tmp_path, *SCENARIOS["edit_shapes"].files)
-    # the recorded reply deletes `import os` and still uses os: refused as it stands, so this
-    # copy of the recording streams "import math, os" (the hunks stay, the proposal is reviewable)
-    recording = load("edit_shapes").with_chunk(" math", " math, os")
+    recording = load("edit_shapes")
     with ReplayServer(recording) as server:
         info = recording.server_info(server.url)
         app = make_app(ui_repo, info)

@@ -28,6 +28,7 @@ from coder.edit.intent.read import read_instruction
 from coder.edit.intent.spec import Example
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.proposal import EditRequest
+from coder.edit.run import agree
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_run import PlanRequest, prepare, run_plan
@@ -54,7 +55,7 @@ def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wordin
     except CoderError as exc:
         return "refused", str(exc), 0
     if isinstance(request, PlanRequest):
-        model = ScriptedModel(engine, [s["reply"] for s in row["step_replies"] for _ in range(2)])
+        model = ScriptedModel(engine, [s["reply"] for s in row["step_replies"] for _ in range(2 + SAMPLES)])
         proposal = run_plan(engine, request, model)
         asked = len(model.asked)
     else:
@@ -69,6 +70,7 @@ def _replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wordin
     return ("correct" if ok else "wrong"), why, asked
 
 
+AGREED = 1 + agree.PASSING  # a change nothing checks: the reply and the samples that agree with it
 GUARD = ("the instruction reports no error to raise, but the reply only adds a check that raises one "
          "(`if event not in self._queue`): what the code computes is unchanged")
 
@@ -77,29 +79,31 @@ GUARD = ("the instruction reports no error to raise, but the reply only adds a c
     # a ValueError guard added, the order left wrong: refused after the one retry
     ("bug-sched-cancel", 0, "refused", GUARD, 2),
     ("bug-sched-cancel", 2, "refused", GUARD, 2),
-    ("bug-sched-cancel", 1, "correct", "2 behaviour case(s) right, the rest unchanged", 1),
+    ("bug-sched-cancel", 1, "correct", "2 behaviour case(s) right, the rest unchanged", AGREED),
     # `path == ''` mends _ishidden('') and not the bytes twin the function's own code handles; the example
     # fails on the code as it is, so the retry is sampled (coder.edit.run.sample), each sample given that reply
     ("glob-fix", 2, "refused", "after the edit, _ishidden(b'') still raises IndexError; the instruction expects False",
      2 + SAMPLES),
-    ("glob-fix", 0, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
-    ("glob-fix", 1, "correct", "5 behaviour case(s) right, the rest unchanged", 1),
+    ("glob-fix", 0, "correct", "5 behaviour case(s) right, the rest unchanged", AGREED),
+    ("glob-fix", 1, "correct", "5 behaviour case(s) right, the rest unchanged", AGREED),
     # the repr the instruction shows, run on the new __repr__
     ("string-method", 0, "refused", "after the edit, repr(Template('hello $name')) returns "
-     "'Template(\"hello $name\")'; the instruction expects \"Template('hello $name')\"", 2),
+     "'Template(\"hello $name\")'; the instruction expects \"Template('hello $name')\"", 2 + SAMPLES),
     # "repeat" names the function repeat, which hands back what the method it wraps, Timer.repeat, returns: a
     # change of what it returns is made where the list is built, so the region is Timer.repeat's, and the
     # wrapper the reply rewrote (run 7 and run 8 alike) is no reply for it
     ("timeit-behaviour", 1, "refused", "the reply has 6 code lines where the original has 23, and the instruction "
      "does not ask to remove code", 1),
-    ("timeit-behaviour", 0, "correct", "3 behaviour case(s) right, the rest unchanged", 1),
+    ("timeit-behaviour", 0, "correct", "3 behaviour case(s) right, the rest unchanged", AGREED),
     # the format "Template(<repr of the template string>)", run on a sample string: the string shown bare
     ("string-method", 1, "refused", "after the edit, repr(Template(template='s0')) returns 'Template(s0)'; the "
-     "instruction expects \"Template('s0')\"", 2),
-    # no rule here sees these: no example at all
-    ("tabnanny-method", 0, "wrong", "m.Whitespace('\\tx = 1').is_mixed() gives True, not False", 1),
-    ("tabnanny-method", 1, "wrong", "m.Whitespace('    ').is_mixed() gives True, not False", 1),
-    ("bug-tabnanny-level", 1, "wrong", "m.Whitespace('\\t').indent_level(8) gives 1, not 8", 1),
+     "instruction expects \"Template('s0')\"", 2 + SAMPLES),
+    # no example at all: the agreement check (coder.edit.run.agree) samples them, but a sample here is the recorded
+    # reply again, so the samples agree with it; the H200's own samples disagreed and refused all three (run 10,
+    # tests/unit/test_agree.py replays real samples)
+    ("tabnanny-method", 0, "wrong", "m.Whitespace('\\tx = 1').is_mixed() gives True, not False", AGREED),
+    ("tabnanny-method", 1, "wrong", "m.Whitespace('    ').is_mixed() gives True, not False", AGREED),
+    ("bug-tabnanny-level", 1, "wrong", "m.Whitespace('\\t').indent_level(8) gives 1, not 8", AGREED),
 ])
 def test_run7s_pair_is_decided_as_pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, wording: int,
                                          outcome: str, why: str, asked: int) -> None:

@@ -34,7 +34,6 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coder.edit.apply.files import FileSnapshot
 from coder.edit.checks.user_commands import UserCommand
@@ -139,12 +138,13 @@ def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> l
         return [Run(timeout=True) for _ in examples]
     if isinstance(told, str):
         return told
-    if told["load"]:
-        return f"importing {snap.rel} {_run_of(told['load']).said()}"
-    return [_run_of(r) for r in told["results"]]
+    if isinstance(load := told.get("load"), dict) and load:
+        return f"importing {snap.rel} {_run_of(load).said()}"
+    results = told.get("results")
+    return [_run_of(r if isinstance(r, dict) else {}) for r in (results if isinstance(results, list) else [])]
 
 
-def run_child(snap: FileSnapshot, child: str, data: dict[str, object], limit: float) -> dict[str, Any] | str | None:
+def run_child(snap: FileSnapshot, child: str, data: dict[str, object], limit: float) -> dict[str, object] | str | None:
     """Run ``child`` (Python source reading ``data`` on stdin) as described above, for the module at ``snap``.
 
     ``child`` starts with :data:`PRELUDE`; ``data`` gains the module's ``path``, ``name``, ``package`` and

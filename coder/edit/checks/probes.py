@@ -334,6 +334,6 @@ def compare(snap: FileSnapshot, candidates: Sequence[str], named: Iterable[tuple
         return told
     if "load" in told:
         return f"{'the original' if told['load'] == 0 else 'a candidate'} did not load"
-    answers = told.get("answers")
-    return Disagreement(int(told.get("compared", 0)), told.get("call"),
+    answers, compared, call = told.get("answers"), told.get("compared"), told.get("call")
+    return Disagreement(compared if isinstance(compared, int) else 0, call if isinstance(call, str) else None,
                         tuple(map(str, answers)) if isinstance(answers, list) else ())
