@@ -246,7 +246,9 @@ async def test_edit_review_reject_leaves_file(greet_repo: Path, greet_server: tu
 
 async def test_hunk_navigation_moves_between_hunks(tmp_path: Path) -> None:
     ui_repo = make_repo(tmp_path, *SCENARIOS["edit_shapes"].files)
-    recording = load("edit_shapes")
+    # recorded (tests/data/ui/record.py edit_shapes, then renamed) since the TUI asks the docstrings of the two
+    # functions as one short question first; edit_shapes.json, older, serves `coder edit` in auto mode's other tests
+    recording = load("edit_shapes_asked")
     with ReplayServer(recording) as server:
         info = recording.server_info(server.url)
         app = make_app(ui_repo, info)
