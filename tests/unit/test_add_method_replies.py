@@ -39,6 +39,15 @@ def replay(tmp_path: Path, case: str) -> tuple[Task, PlanProposal, ScriptedModel
     return task, run_plan(engine, prepared, model), model, originals
 
 
+def planned(tmp_path: Path, task: Task, wording: int) -> tuple[EditEngine, PlanRequest]:
+    """The engine over a fresh repository of ``task``'s files, and the plan of its ``wording`` (not run)."""
+    make_repo(tmp_path / "r", task.originals())
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = prepare(engine, tmp_path / "r" / task.file, task.wordings[wording])
+    assert isinstance(prepared, PlanRequest)
+    return engine, prepared
+
+
 def judged(tmp_path: Path, case: str) -> tuple[bool, str]:
     """The task's judge on the case's result, which must be applied (ok, scope ok) on the first reply."""
     task, proposal, model, originals = replay(tmp_path, case)
@@ -65,11 +74,7 @@ def test_a_lone_def_that_redefines_an_existing_method_is_still_refused(tmp_path:
 def test_the_add_method_note_gives_the_values_init_sets(tmp_path: Path) -> None:
     # reprlib-method w0 was applied WRONG: "puts all the limits back to their defaults" came back with
     # self.maxlist = 1000 ... (the note named the attributes only); __init__ sets maxlevel = 6, maxstring = 30
-    task = next(t for t in HELDOUT if t.name == "reprlib-method")
-    make_repo(tmp_path / "r", task.originals())
-    engine = EditEngine(None, tmp_path / "r", ctx=32768)
-    prepared = prepare(engine, tmp_path / "r" / task.file, task.wordings[0])
-    assert isinstance(prepared, PlanRequest)
+    _, prepared = planned(tmp_path, next(t for t in HELDOUT if t.name == "reprlib-method"), 0)
     (step,) = prepared.plan.steps
     assert str(step.note).endswith(
         "The attributes the methods of class Repr set (with the values __init__ gives them): self.fillvalue = '...', "
@@ -113,3 +118,45 @@ def test_a_new_method_is_not_renamed_when_its_name_is_used_or_taken() -> None:
     used = reply.replace("return 1", "return self.b()")  # a's change aside, b is called: not renamed
     assert named_as_asked(old, 2, 3, used, "C", "z") == (used, "")
     assert named_as_asked(old, 2, 3, reply, "C", "a") == (reply, "")  # the asked name is a member already
+
+
+def test_a_read_the_value_lacks_is_asked_again_and_a_subclass_value_counts(tmp_path: Path) -> None:
+    # queue-method w1 on the H200 (run 10): `while not self.queue.empty(): self.queue.popleft()` was refused only by
+    # the whole plan's check, with no second try. The step now retries it; the CPU 1.5B's retry, `while self.queue:
+    # self.queue.popleft()`, would have been applied WRONG: PriorityQueue and LifoQueue keep a list, which has no
+    # popleft, and neither overrides clear
+    _, proposal, model, _ = replay(tmp_path, "queue-method_w1")
+    assert len(model.asked) == 2
+    retry = model.asked[1].prompt.messages[-1]["content"]
+    assert ("(A first reply was refused: self.queue is a deque, which has no attribute empty (reading it raises "
+            "AttributeError); self.queue is true while it holds items: `not self.queue` says it is empty and `while "
+            "self.queue:` loops until it is; and self.queue is a list in PriorityQueue, which has no attribute "
+            "popleft (reading it raises AttributeError).) Use only attributes that value has.") in retry
+    assert not proposal.ok
+    assert "retried once after" in str(proposal.refusal)
+    assert "self.queue is a list in PriorityQueue, which has no attribute popleft" in str(proposal.refusal)
+
+
+def test_a_method_every_queue_can_run_is_applied(tmp_path: Path) -> None:
+    # the same plan answered (a reply written here, a test double's) with what deque and list both have
+    task = next(t for t in TASKS if t.name == "queue-method")
+    originals = task.originals()
+    engine, prepared = planned(tmp_path, task, 1)
+    reply = ("```python\n    def _get(self):\n        return self.queue.popleft()\n\n    def clear(self):\n"
+             "        with self.mutex:\n            self.queue.clear()\n```")
+    model = ScriptedModel(engine, [reply])
+    proposal = run_plan(engine, prepared, model)
+    assert proposal.ok and len(model.asked) == 1, proposal.refusal
+    assert task.judge(originals, {**originals, **proposed(proposal, tmp_path / "r")})[0]
+
+
+def test_the_note_spells_the_new_def_and_the_replies_to_it_are_right(tmp_path: Path) -> None:
+    # run 10 on the H200: queue-method w2 ("Queue should have a clear method: empty the queue ...") came back as
+    # `def empty`, graphlib-method w2 as static_order with a new return, retries included. Told the new def's first
+    # line, the CPU 1.5B wrote each method as asked, on the first reply
+    _, prepared = planned(tmp_path, next(t for t in TASKS if t.name == "queue-method"), 2)
+    (step,) = prepared.plan.steps
+    assert "keep it exactly as it is and write the new method `def clear(self...)` right after it" in str(step.note)
+    assert judged(tmp_path / "q2", "queue-method_w2_named") == (True, "2 behaviour case(s) right, the rest unchanged")
+    assert judged(tmp_path / "g2", "graphlib-method_w2_named") == (True, "2 behaviour case(s) right, the rest "
+                                                                         "unchanged")

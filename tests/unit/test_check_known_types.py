@@ -111,8 +111,10 @@ def test_a_new_method_reading_what_its_class_container_lacks_is_refused() -> Non
     assert anchor in old
     wrong = old.replace(anchor, anchor + "\n    def clear(self):\n        while not self.queue.empty():\n"
                                          "            self.queue.popleft()\n")
-    assert missing_attributes(old, wrong) == ("self.queue is a deque, which has no attribute empty "
-                                              "(reading it raises AttributeError)")
+    assert missing_attributes(old, wrong) == (
+        "self.queue is a deque, which has no attribute empty (reading it raises AttributeError); self.queue is true "
+        "while it holds items: `not self.queue` says it is empty and `while self.queue:` loops until it is; and "
+        "self.queue is a list in PriorityQueue, which has no attribute popleft (reading it raises AttributeError)")
     right = old.replace(anchor, anchor + "\n    def clear(self):\n        with self.mutex:\n"
                                          "            self.queue.clear()\n")
     assert missing_attributes(old, right) is None

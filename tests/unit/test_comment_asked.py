@@ -126,5 +126,23 @@ def test_words_that_repeat_the_code_or_were_cut_short_are_not_written() -> None:
     cut = "x" * comment_asked.TEXT_CHARS
     said = str(comment_asked.parse(json.dumps({key: cut}), q))
     assert said.startswith(f"the model's comment was cut at {comment_asked.TEXT_CHARS}")
+    one = "decode falls back to the pure-python loop, e.g. when binascii lacks a2b_qp, and s.split is not an end "
+    said = str(comment_asked.parse(json.dumps({key: (one * 3)[:comment_asked.TEXT_CHARS]}), q))
+    assert said.startswith(f"the model's comment was cut at {comment_asked.TEXT_CHARS}")  # no sentence is whole
     assert comment_asked.parse(json.dumps({key: "binascii does it when it can"}), q) == [
         (122, "binascii does it when it can")]
+
+
+def test_of_words_cut_after_a_whole_sentence_the_whole_sentences_are_written() -> None:
+    # sched-comment w1 and shlex-comment w2 on the H200 (run 10): cut at maxLength ("... until the queue is
+    # empty. It is a loop that,"); the region the edit went to instead ran to the token limit or misplaced it
+    task = _task("sched-comment")
+    old = task.originals()[task.file]
+    q = comment_asked.anchored(old, read_instruction(task.wordings[1], {task.file: old}, home=task.file))
+    assert q is not None and q.code == "while True:"
+    (row,) = q.rows
+    first = "This loop runs the events due now, one at a time, until the queue is empty."
+    words = (first + " It is a loop that, on each pass, takes the lock, looks at the first event and, when it is "
+             "due, pops it and runs its action; when it is not due yet it")[:comment_asked.TEXT_CHARS]
+    assert len(words) == comment_asked.TEXT_CHARS
+    assert comment_asked.parse(json.dumps({f"comment above line {row}": words}), q) == [(row, first)]

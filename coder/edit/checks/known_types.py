@@ -215,15 +215,9 @@ def _module_bad_reads(text: str) -> Counter[tuple[str, str, str]]:
                 out[(ast.unparse(node.value), kind.__name__, node.attr)] += 1
     classes = [n for n in every if isinstance(n, ast.ClassDef)]
     makers = _makers(tree, module_bindings(text)) if classes else {}
+    types = {id(cls): _self_types(cls, makers, constants) for cls in classes}
     for cls in classes:
-        own = _self_types(cls, makers, constants)
-        for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
-                        and isinstance(v := node.value, ast.Attribute) and isinstance(v.value, ast.Name) \
-                        and v.value.id == "self" and (kind := own.get(v.attr)) is not None \
-                        and not hasattr(kind, node.attr):
-                    out[(f"self.{v.attr}", kind.__name__, node.attr)] += 1
+        out += _class_bad_reads(cls, classes, types)
     if not out:
         return out
     once = {name for name, n in module_bindings(text).items() if n == 1}  # a name bound again may hold anything then
@@ -231,6 +225,32 @@ def _module_bad_reads(text: str) -> Counter[tuple[str, str, str]]:
         constants = {name: kind for name, kind in constants.items() if name in once}
         return Counter({key: n for key, n in out.items() if key[0].startswith("self.")
                         or _type(ast.parse(key[0], mode="eval").body, constants) is not None})
+    return out
+
+
+def _class_bad_reads(cls: ast.ClassDef, classes: list[ast.ClassDef],
+                     types: dict[int, dict[str, type]]) -> Counter[tuple[str, str, str]]:
+    """The reads of ``self.x.attr`` in ``cls``'s methods that ``x``'s type lacks, in ``cls`` or in a subclass."""
+    out: Counter[tuple[str, str, str]] = Counter()
+    own = types[id(cls)]
+    subs = [c for c in classes if any(isinstance(b, ast.Name) and b.id == cls.name for b in c.bases)]
+    for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)):
+        # a subclass that sets the attribute to another type, and does not override fn, runs fn on that value
+        # (run 10, queue-method: Queue.clear calling self.queue.popleft(); LifoQueue's queue is a list)
+        others = [(c.name, types[id(c)]) for c in subs if not any(
+            isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name == fn.name for m in c.body)]
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                    and isinstance(v := node.value, ast.Attribute) and isinstance(v.value, ast.Name)
+                    and v.value.id == "self"):
+                continue
+            if (kind := own.get(v.attr)) is not None and not hasattr(kind, node.attr):
+                out[(f"self.{v.attr}", kind.__name__, node.attr)] += 1
+                continue
+            for name, theirs in others:
+                if (kind := theirs.get(v.attr)) is not None and not hasattr(kind, node.attr):
+                    out[(f"self.{v.attr}", f"{kind.__name__} in {name}", node.attr)] += 1
+                    break
     return out
 
 
@@ -242,7 +262,16 @@ def missing_attributes(old: str, new: str) -> str | None:
         return None
     if not gained:
         return None
-    expr, kind, attr = next(iter(gained))
+    # each attribute said once, two at most: run 10's queue-method reply read self.queue.empty() (a deque has no
+    # empty) and self.queue.popleft() (PriorityQueue's queue is a list); told only the first, the retry kept popleft.
+    # (HEX[c // 16].lower() and HEX[c % 16].lower() are one thing to say.)
+    first = {attr: (expr, kind, attr) for expr, kind, attr in reversed(list(gained))}
+    said = [_said(new, *key) for key in list(reversed(first.values()))[:2]]
+    return "; and ".join(said)
+
+
+def _said(new: str, expr: str, kind: str, attr: str) -> str:
+    """What is wrong with reading ``expr.attr`` (``expr`` of type ``kind``), and what to write instead where known."""
     node = ast.parse(expr, mode="eval").body
     why, instead = "", ""
     if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
@@ -254,8 +283,22 @@ def missing_attributes(old: str, new: str) -> str | None:
             # again on the retry; what has the attribute is the whole value
             instead = (f"; {seq} itself is {_a(whole.__name__)} and has {attr}: call {seq}.{attr}() on the whole "
                        f"value (or on the {whole.__name__} built from its items), then take items")
+    elif (idiom := _IDIOMS.get(attr.lower().replace("_", ""))) is not None:
+        # run 10 on the H200, queue-method w1: `while not self.queue.empty()` on a deque, twice on the CPU's retry
+        # when told only that a deque has no empty; the container's own idiom is what the code should say
+        instead = f"; {idiom.format(expr)}"
     return (f"{expr} is {_a(kind)}{why}, which has no attribute {attr} (reading it raises AttributeError)"
             f"{instead}")
+
+
+# what a reply asking a container for a method it lacks means, said as Python says it
+_IDIOMS = {
+    # the CPU 1.5B, told "to test whether it is empty, write `not self.queue`", turned `while not
+    # self.queue.empty():` into `while not self.queue:`, a loop that never runs: the negation is spelled out
+    "empty": "{0} is true while it holds items: `not {0}` says it is empty and `while {0}:` loops until it is",
+    "isempty": "{0} is true while it holds items: `not {0}` says it is empty and `while {0}:` loops until it is",
+    "size": "its length is `len({0})`", "length": "its length is `len({0})`", "len": "its length is `len({0})`",
+}
 
 
 def _a(kind: str) -> str:

@@ -207,7 +207,7 @@ _HINTS = {
     "none_default": "Where a parameter defaults to None, handle None in the body before using it "
                     "(for example: if x is None: x = []).",
     "outside_targets": "",
-    "missing_attribute": "Use only attributes that value has (an item of a bytes object is an int, not a str).",
+    "missing_attribute": "Use only attributes that value has.",
     "contract": "Keep returning what the function returned and keep using every parameter it takes.",
     "partial_hints": "Annotate the return of every function the instruction covers (-> None where it returns "
                      "nothing).",
@@ -245,6 +245,8 @@ def retry_note(code: str, reason: str, spec: ChangeSpec | None = None) -> str:
         hint = placement_hint(spec)
     elif spec is not None and code == "outside_targets":
         hint = reach_hint(spec)
+    elif code == "missing_attribute" and "(an item of " in reason:  # the note the bytes cases were measured with
+        hint = f"{hint[:-1]} (an item of a bytes object is an int, not a str)."
     elif code == "extract_uncalled" and spec is not None and spec.targets:
         hint = (f"Put the extracted lines into the new function and call it from "
                 f"{', '.join(s.qualname for s in spec.targets)} in their place.")

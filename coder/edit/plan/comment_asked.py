@@ -8,8 +8,9 @@ is known, and what it says is a short answer: one JSON string per line, under a 
 line (``{"comment above line 122": "..."}``). coder writes ``# WORDS`` right above the line, at its
 indentation; no other byte moves, and the result is checked like any reply.
 
-Words that repeat the code line (the CPU 1.5B gave the line itself once) or that reach the schema's
-maxLength (the grammar cut them there) are not written: the edit goes to the model as a region instead.
+Words that repeat the code line (the CPU 1.5B gave the line itself once) are not written, nor words that reach
+the schema's maxLength (the grammar cut them there) before one whole sentence: the edit goes to the model as a
+region instead. Of words cut after one, the whole sentences are written.
 A comment no line of which is named stays a region edit: asked to pick the line from an enum of the
 function's lines, the CPU 1.5B put "comment the INDENT branch's check" two lines above that check.
 Pure: :mod:`coder.edit.run.asked` sends the question.
@@ -18,6 +19,7 @@ Pure: :mod:`coder.edit.run.asked` sends the question.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -96,11 +98,30 @@ def parse(reply: str, q: Question) -> list[tuple[int, str]] | str:
         if len(words) < 3 or "```" in words:
             return f"the model's comment is not words: {text[:60]!r}"
         if len(text) >= TEXT_CHARS:  # the grammar closed the string at maxLength: a sentence cut short
-            return f"the model's comment was cut at {TEXT_CHARS} characters: {words[-40:]!r}"
+            whole = whole_sentences(words)
+            if whole is None:
+                return f"the model's comment was cut at {TEXT_CHARS} characters: {words[-40:]!r}"
+            words = whole
         if _says_code(words, q.code):  # seen: the CPU 1.5B gave the line itself
             return f"the model's comment repeats the code: {words[:60]!r}"
         out.append((n, words))
     return out
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])")  # "e.g. the" and "s.split" are not ends: a capital follows
+
+
+def whole_sentences(words: str) -> str | None:
+    """The complete sentences before the cut of ``words`` (cut at maxLength); None when not even one is whole.
+
+    Run 10 on the H200: asked for "a comment above the while loop in scheduler.run explaining it", the 1.5B
+    said what the loop does in one sentence and went on ("... until the queue is empty. It is a loop that,")
+    until the grammar closed the string; refused, the edit went to a region, whose reply ran to the token limit.
+    The first sentence is the comment the instruction asks for; the one the cut broke is dropped.
+    """
+    ends = [m.end() for m in _SENTENCE_END.finditer(words)]
+    kept = words[:ends[-1]].strip() if ends else ""
+    return kept if len(kept.split()) >= 3 else None
 
 
 def _says_code(words: str, code: str) -> bool:

@@ -244,9 +244,13 @@ def _add_method(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region
             step = Step(rel, start, end, label, "gains the method", symbol=qual)
         else:
             last = methods[-1]
+            # run 10 on the H200: "Queue should have a clear method: empty the queue ..." came back as `def empty`,
+            # and "TopologicalSorter needs a node_count method ..." as static_order with a new return, retries
+            # included; the name the reading resolved is spelled out as the def's first line
+            new = f"the new method `def {spec.new_names[0]}(self...)`" if spec.new_names else "the new method"
             step = Step(rel, last.start, last.end, f"lines {last.start}-{last.end}", f"the last method of {label}",
                         note=f"The region shown is {last.label}, the last method of {label}: keep it exactly as "
-                             f"it is and write the new method right after it, at the same indentation, "
+                             f"it is and write {new} right after it, at the same indentation, "
                              f"inside {label}.{_state_note(text, qual, label)}")
     return Plan("add_method", spec.instruction, (step,), f"{label} gains a method: 1 region ({step.label})",
                 adds=(qual, spec.new_names[0] if spec.new_names else ""))

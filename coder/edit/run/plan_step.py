@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
+from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.signature import asked_parameter_problem, param_names
 from coder.edit.plan import derive as planning
@@ -177,6 +178,10 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         # signature and the body unchanged, in two wordings; the whole plan's check refused it with no second try
         if (unused := asked_parameter_problem(original, spliced, spec, within=(step.start, step.end))) is not None:
             return unused, text, retry_note("parameter", unused, spec)
+        # run 10 on the H200, queue-method w1: "add a clear(self) method to Queue ..." came back with
+        # `while not self.queue.empty()` (a deque has no empty); the whole plan's check refused it with no second try
+        if (lacking := missing_attributes(original, spliced)) is not None:
+            return lacking, text, retry_note("missing_attribute", lacking, spec)
         # "a docstring to every method of C": one region per bare method, each must come back with its docstring
         if plan.kind == "docstrings" and step.symbol and (bare := undocumented(spliced, step.symbol)) is not None:
             return bare, text, retry_note("unchanged", bare, spec)
