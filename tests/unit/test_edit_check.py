@@ -65,3 +65,22 @@ def test_the_current_text_is_read_from_the_path_and_other_languages_pass(tmp_pat
     refused = check_result(tmp_path / "m.py", "print(os.sep)\n")
     assert refused is not None and refused.reason == "the edited file uses names nothing defines: os (line 1)"
     assert check_result(tmp_path / "m.js", "this is not python(\n", old="let x = 1;\n") is None
+
+
+def test_a_module_name_assigned_after_its_read_in_a_def_is_said_as_python_fails_on_it() -> None:
+    # held-out quopri-param w1 on the H200 (runs 10 and 11), the retry's reply: `HEX = HEX.lower()` inside quote.
+    # HEX is the module's constant; the assignment makes it local to quote, and the read before it fails
+    from coder.bench.edits.tasks_heldout import HELDOUT
+
+    task = next(t for t in HELDOUT if t.name == "quopri-param")
+    old = task.originals()[task.file]
+    reply = ('def quote(c, lower=False):\n    """Quote a single character."""\n'
+             "    assert isinstance(c, bytes) and len(c)==1\n    c = ord(c)\n    if lower:\n        HEX = HEX.lower()\n"
+             "    return ESCAPE + bytes((HEX[c//16], HEX[c%16]))\n")
+    start = old.index("def quote(c):")
+    new = old[:start] + reply + old[old.index("\n\n", start) + 1:]
+    refused = check_result("quopri.py", new, old=old)
+    assert refused is not None and refused.code == "undefined"
+    assert refused.reason == ("the edited file reads HEX (line 41) in a function that assigns HEX later: the "
+                              "assignment makes HEX local there, so the read raises UnboundLocalError; give the new "
+                              "value another name")

@@ -117,7 +117,8 @@ def whole_sentences(words: str) -> str | None:
     Run 10 on the H200: asked for "a comment above the while loop in scheduler.run explaining it", the 1.5B
     said what the loop does in one sentence and went on ("... until the queue is empty. It is a loop that,")
     until the grammar closed the string; refused, the edit went to a region, whose reply ran to the token limit.
-    The first sentence is the comment the instruction asks for; the one the cut broke is dropped.
+    The whole sentences are written as they came, and the one the cut broke is dropped. Run 11 wrote that comment
+    as three sentences that all say the loop runs until the queue is empty: right, and wordier than asked.
     """
     ends = [m.end() for m in _SENTENCE_END.finditer(words)]
     kept = words[:ends[-1]].strip() if ends else ""
