@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reach import outside_targets, reach_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
+from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.sameness import same_behaviour
 from coder.edit.checks.signature import (
     asked_parameter_problem,
@@ -148,26 +150,27 @@ def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused |
         return wrong
     if spec.action in _CODE_ACTIONS and (unchanged := _behaviour_unchanged(old, new, spec)) is not None:
         return unchanged
-    if (outside := outside_targets(old, new, spec, rel)) is not None:
-        return EditRefused("outside_targets", outside)
-    if (unset := unset_self_reads(old, new) or method_attribute_reads(old, new)) is not None:
-        return EditRefused("unset_attribute", unset)
-    if (lacking := missing_attributes(old, new)) is not None:
-        return EditRefused("missing_attribute", lacking)
-    if (uncalled := extracted_uncalled(old, new, spec) or left_inline(old, new, spec)
-            or dropped_in_extraction(old, new, spec)) is not None:
-        return EditRefused("extract_uncalled", uncalled)
-    if (broken := broken_calls(old, new)) is not None:
-        return EditRefused("call_mismatch", broken)
-    if (asked := asked_parameter_problem(old, new, spec)) is not None:  # after call_mismatch: the more exact
-        return EditRefused("parameter", asked)
-    if (unhandled := unhandled_none_defaults(old, new) or none_dereferenced(old, new)) is not None:
-        return EditRefused("none_default", unhandled)
-    if (broken := broken_contract(old, new, spec)) is not None:
-        return EditRefused("contract", broken)
-    if (partial := partial_returns(old, new, spec)) is not None:
-        return EditRefused("partial_hints", partial)
+    for code, rule in _RULES:
+        if (why := rule(old, new, spec, rel)) is not None:
+            return EditRefused(code, why)
     return None
+
+
+# (refusal code, rule): each says why (old, new) breaks it under the spec, or None; the first that refuses says why
+_RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...] = (
+    ("outside_targets", outside_targets),
+    ("unset_attribute", lambda old, new, spec, rel: unset_self_reads(old, new) or method_attribute_reads(old, new)),
+    ("missing_attribute", lambda old, new, spec, rel: missing_attributes(old, new)),
+    ("extract_uncalled", lambda old, new, spec, rel: extracted_uncalled(old, new, spec) or left_inline(old, new, spec)
+     or dropped_in_extraction(old, new, spec)),
+    ("call_mismatch", lambda old, new, spec, rel: broken_calls(old, new)),
+    ("returns_nothing", lambda old, new, spec, rel: returns_nothing(old, new, spec)),
+    # after call_mismatch: the more exact
+    ("parameter", lambda old, new, spec, rel: asked_parameter_problem(old, new, spec)),
+    ("none_default", lambda old, new, spec, rel: unhandled_none_defaults(old, new) or none_dereferenced(old, new)),
+    ("contract", lambda old, new, spec, rel: broken_contract(old, new, spec)),
+    ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec)),
+)
 
 
 def _behaviour_unchanged(old: str, new: str, spec: ChangeSpec) -> EditRefused | None:
@@ -218,6 +221,7 @@ _HINTS = {
     "extract_uncalled": "Put the extracted lines into the new function and call it where they were.",
     "unset_attribute": "Read only attributes the class sets.",
     "call_mismatch": "Keep every call matching the definition it calls.",
+    "returns_nothing": "Return the value the instruction describes.",
     "parameter": "Add the parameter to the definition and use it in the body where the instruction says.",
     "none_default": "Where a parameter defaults to None, handle None in the body before using it "
                     "(for example: if x is None: x = []).",

@@ -215,7 +215,7 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
-        ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))),
+        ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))), returns=f["returns"],
         gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction), uses_new=f["uses_new"],
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),

@@ -102,6 +102,7 @@ class Facts:
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
     with_comment: bool = False  # "delete f and g and the comment line above them": the comment above goes too
     none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
+    returns: bool = False  # "that returns ...", "-> bool": a new def the instruction describes gives back a value
 
 
 @dataclass(frozen=True)

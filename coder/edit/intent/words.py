@@ -381,8 +381,9 @@ def comment_above(instruction: str) -> bool:
     return bool(_COMMENT_ABOVE.search(instruction))
 
 
-# "a docstring to every method of C", "document C's methods": the members, not the class itself
-_MEMBERS = lazy.regex(r"\bmethods?\b", re.I)
+_MEMBERS = lazy.regex(r"\bmethods?\b", re.I)  # "a docstring to every method of C": the members, not the class
+# "that returns the number of nodes", "return True when ...", "-> bool": what a new def is for gives back a value
+_RETURNS = lazy.regex(r"\breturns?\b(?!\s+(?:nothing|none)\b)|->\s*(?!None\b)[A-Za-z_]", re.I)
 # "every function", "all the functions", "the undocumented functions": each def of the file, when none is named
 _EVERY_DEF = lazy.regex(r"\b(?:every|each|all(?:\s+(?:of\s+)?the)?|the\s+undocumented)\s+(?:undocumented\s+)?"
                         r"(?:functions|function|defs|def)\b", re.I)
@@ -390,9 +391,9 @@ _EVERY_DEF = lazy.regex(r"\b(?:every|each|all(?:\s+(?:of\s+)?the)?|the\s+undocum
 
 def flags(instruction: str) -> dict[str, bool]:
     """The yes/no details: handles, uses_new, keeps_names, module_doc, members, every_def, shrinks, callers,
-    everywhere, errors."""
+    everywhere, errors, returns."""
     return {"handles": bool(_HANDLE.search(instruction)), "uses_new": bool(_USE_IT.search(instruction)),
-            "errors": bool(_ERRORS.search(instruction)),
+            "errors": bool(_ERRORS.search(instruction)), "returns": bool(_RETURNS.search(instruction)),
             "members": bool(_MEMBERS.search(instruction)), "every_def": bool(_EVERY_DEF.search(instruction)),
             "keeps_names": bool(_TRANSFORMS.search(instruction)), "module_doc": bool(_MODULE_DOC.search(instruction)),
             "shrinks": bool(_SHRINK.search(instruction)), "callers": bool(CALLERS.search(instruction)),

@@ -23,6 +23,7 @@ from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
+from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
 from coder.edit.plan import derive as planning
 from coder.edit.plan.members import undocumented
@@ -182,6 +183,8 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         # `while not self.queue.empty()` (a deque has no empty); the whole plan's check refused it with no second try
         if (lacking := missing_attributes(original, spliced)) is not None:
             return lacking, text, retry_note("missing_attribute", lacking, spec)
+        if (nothing := returns_nothing(original, spliced, spec)) is not None:
+            return nothing, text, retry_note("returns_nothing", nothing, spec)
         # "a docstring to every method of C": one region per bare method, each must come back with its docstring
         if plan.kind == "docstrings" and step.symbol and (bare := undocumented(spliced, step.symbol)) is not None:
             return bare, text, retry_note("unchanged", bare, spec)
