@@ -43,6 +43,7 @@ from coder.edit.proposal import EditRequest  # noqa: E402
 from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.edit.run.prompt import REGION_ASK, EditPrompt, predicted_reply  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
+from scripts.dev.linefix_ab import verdict  # noqa: E402
 
 # The linefix experiment (run 8) found the 1.5B often names the case right when asked what goes wrong; text
 # before the fence is not part of the reply's code (coder.edit.checks.reply.parse_fenced takes the first block).
@@ -103,13 +104,7 @@ def one(task: Any, wording: int, url: str, key: str | None, forms: list[str]) ->
             reply = chat(url, key, asked.messages, asked.budget.max_tokens + 120, temperature, seed)
             seconds = round(time.perf_counter() - started, 2)
             p = engine.evaluate(asked, reply, finish_reason="stop")
-            row: dict[str, object] = {**base, "form": form, "seconds": seconds, "reply": reply}
-            if not (p.ok and p.changed and (p.scope is None or p.scope.ok)):
-                why_not = p.refusal or (p.scope.refusal() if p.scope else "") or ("unchanged" if p.ok else "")
-                rows.append({**row, "outcome": "refused", "why": why_not})
-                continue
-            judged, said = task.check(task.originals()[task.file], p.new)
-            rows.append({**row, "outcome": "correct" if judged else "wrong", "why": said, "diff": p.diff})
+            rows.append({**base, "form": form, "seconds": seconds, "reply": reply, **verdict(task, p)})
         return rows
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

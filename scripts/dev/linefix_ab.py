@@ -192,12 +192,19 @@ def one(task: Any, wording: int, form: str, ask_url: str, key: str | None) -> di
         row.update(seconds=round(time.perf_counter() - started, 3), answer=log[0] if log else None)
         if p is None:
             return {**row, "outcome": "no answer"}
-        if not (p.ok and p.changed and (p.scope is None or p.scope.ok)):
-            return {**row, "outcome": "refused", "why": p.refusal or (p.scope.refusal() if p.scope else "")}
-        judged, said = task.check(task.originals()[task.file], p.new)
-        return {**row, "outcome": "correct" if judged else "wrong", "why": said, "diff": p.diff}
+        return {**row, **verdict(task, p)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def verdict(task: Any, p: EditProposal) -> dict[str, object]:
+    """``outcome`` and ``why`` (and ``diff``) of ``p``: refused as ``coder edit --yes`` refuses it (a refusal, no
+    change, the scope guard), else correct or wrong by the task's own judge. diagnose_ab.py judges with it too."""
+    if not (p.ok and p.changed and (p.scope is None or p.scope.ok)):
+        why = p.refusal or (p.scope.refusal() if p.scope else "") or ("unchanged" if p.ok else "")
+        return {"outcome": "refused", "why": why}
+    judged, said = task.check(task.originals()[task.file], p.new)
+    return {"outcome": "correct" if judged else "wrong", "why": said, "diff": p.diff}
 
 
 def main() -> int:

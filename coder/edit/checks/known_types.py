@@ -112,22 +112,20 @@ def _self_types(cls: ast.ClassDef, makers: dict[str, type], constants: dict[str,
 def _bad_reads(text: str) -> Counter[tuple[str, str, str]]:
     """``(expression, its type, attribute)`` for each read of an attribute its known type lacks (shared: do not
     change it)."""
-    tree = parsed(text)
-    return _module_bad_reads(text) + _local_bad_reads(tree)
+    return _module_bad_reads(text) + _local_bad_reads(parsed(text), module_bindings(text))
 
 
 # builtins whose result has one type whatever they are given: ``c = ord(c)`` makes c an int
 _SURE_CALLS: dict[str, type] = {"ord": int, "len": int, "chr": str, "hex": str, "oct": str, "bin": str, "repr": str}
 
 
-def _local_bad_reads(tree: ast.Module) -> Counter[tuple[str, str, str]]:
+def _local_bad_reads(tree: ast.Module, bound: Counter[str]) -> Counter[tuple[str, str, str]]:
     """Reads of an attribute a local lacks, where the def's body (at its top level, so it runs once, before every
     later line) bound the local to a builtin's sure result and nothing binds it again.
 
     Seen applied on the 2-core CPU (Qwen2.5-Coder-1.5B, quopri's ``quote``): after ``c = ord(c)`` the retry wrote
     ``c = c.lower()``; c is an int there, and the call raises AttributeError.
     """
-    bound = bindings(tree)
     out: Counter[tuple[str, str, str]] = Counter()
     for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
         for i, stmt in enumerate(fn.body):
@@ -283,7 +281,7 @@ def _said(new: str, expr: str, kind: str, attr: str) -> str:
             # again on the retry; what has the attribute is the whole value
             instead = (f"; {seq} itself is {_a(whole.__name__)} and has {attr}: call {seq}.{attr}() on the whole "
                        f"value (or on the {whole.__name__} built from its items), then take items")
-    elif (idiom := _IDIOMS.get(attr.lower().replace("_", ""))) is not None:
+    elif (idiom := _IDIOMS.get(attr.lower().replace("_", "").removeprefix("is"))) is not None:
         # run 10 on the H200, queue-method w1: `while not self.queue.empty()` on a deque, twice on the CPU's retry
         # when told only that a deque has no empty; the container's own idiom is what the code should say
         instead = f"; {idiom.format(expr)}"
@@ -291,12 +289,12 @@ def _said(new: str, expr: str, kind: str, attr: str) -> str:
             f"{instead}")
 
 
-# what a reply asking a container for a method it lacks means, said as Python says it
+# what a reply asking a container for a method it lacks means, said as Python says it (by the attribute's
+# name in lower case without underscores or a leading "is": empty, is_empty and isEmpty are one)
 _IDIOMS = {
     # the CPU 1.5B, told "to test whether it is empty, write `not self.queue`", turned `while not
     # self.queue.empty():` into `while not self.queue:`, a loop that never runs: the negation is spelled out
     "empty": "{0} is true while it holds items: `not {0}` says it is empty and `while {0}:` loops until it is",
-    "isempty": "{0} is true while it holds items: `not {0}` says it is empty and `while {0}:` loops until it is",
     "size": "its length is `len({0})`", "length": "its length is `len({0})`", "len": "its length is `len({0})`",
 }
 
@@ -312,6 +310,6 @@ def _whole_type(text: str, node: ast.expr) -> type | None:
         tree = parsed(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    once = {name for name, n in bindings(tree).items() if n == 1}
+    once = {name for name, n in module_bindings(text).items() if n == 1}
     constants = {name: kind for name, kind in _constants(tree).items() if name in once}
     return _type(node, constants)

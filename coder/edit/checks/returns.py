@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from coder.edit.checks.signature import defs
 from coder.edit.source.trees import parsed
 
 if TYPE_CHECKING:
@@ -30,27 +31,16 @@ def returns_nothing(old: str, new: str, spec: ChangeSpec) -> str | None:
     if spec.action not in ("add_method", "add_function") or not spec.facts.returns or not spec.new_names:
         return None
     try:
-        before, after = _defs(parsed(old)), _defs(parsed(new))
+        before, after = defs(parsed(old)), defs(parsed(new))
     except (SyntaxError, ValueError, RecursionError):
         return None
     for name in spec.new_names:
-        for qual, fn in after.items():
+        for qual, (fn, _) in after.items():
             if qual.rsplit(".", 1)[-1] != name or qual in before or _gives_back(fn):
                 continue
             return (f"{qual} never returns a value (every call of it gives None), but the instruction says what it "
                     f"returns")
     return None
-
-
-def _defs(tree: ast.Module) -> dict[str, _Def]:
-    """Module-level functions and the methods of module-level classes, by qualified name."""
-    out: dict[str, _Def] = {}
-    for node in tree.body:
-        if isinstance(node, _Def):
-            out[node.name] = node
-        elif isinstance(node, ast.ClassDef):
-            out |= {f"{node.name}.{m.name}": m for m in node.body if isinstance(m, _Def)}
-    return out
 
 
 def _gives_back(fn: _Def) -> bool:

@@ -126,8 +126,8 @@ def with_asked_defaults(old: str, new: str, spec: ChangeSpec) -> tuple[str, str]
         if target.qualname not in after:
             continue
         fn = after[target.qualname][0]
-        had = _names(before[target.qualname][0]) if target.qualname in before else set()
-        for name, given, asked in other_defaults(fn, _names(fn) - had, spec):
+        had = own_params(before[target.qualname][0]) if target.qualname in before else set()
+        for name, given, asked in other_defaults(fn, own_params(fn) - had, spec):
             if given.end_lineno != given.lineno or given.end_col_offset is None:
                 continue
             fixes.append((given.lineno, given.col_offset, given.end_col_offset, ast.unparse(asked)))
@@ -139,7 +139,8 @@ def with_asked_defaults(old: str, new: str, spec: ChangeSpec) -> tuple[str, str]
     return "".join(lines), "; ".join(told)
 
 
-def _names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def own_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names of ``fn``'s parameters that a call can pass by name or position (not ``*args``/``**kwargs``)."""
     a = fn.args
     return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
 
@@ -161,7 +162,7 @@ def with_params_in_header(text: str, qualname: str, spec: ChangeSpec) -> str | N
     if found is None or found[0].args.kwarg is not None:
         return None  # a parameter goes before ``**kwargs``: not the plain append done here
     fn = found[0]
-    had = _names(fn) | {v.arg for v in (fn.args.vararg,) if v is not None}
+    had = own_params(fn) | {v.arg for v in (fn.args.vararg,) if v is not None}
     added = []
     for entry in spec.params:
         head, eq, value = entry.partition("=")
@@ -186,8 +187,8 @@ def with_params_in_header(text: str, qualname: str, spec: ChangeSpec) -> str | N
     except (SyntaxError, ValueError, RecursionError):
         return None
     # held to "the header gained exactly these": any other effect of the insertion (a comment in the way) is no header
-    return new if after is not None and _names(after[0]) - _names(fn) == {a.split("=")[0].split(":")[0].strip()
-                                                                         for a in added} else None
+    wanted = {a.split("=")[0].split(":")[0].strip() for a in added}
+    return new if after is not None and own_params(after[0]) - own_params(fn) == wanted else None
 
 
 def _header_spot(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int, str]:

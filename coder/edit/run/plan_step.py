@@ -27,7 +27,7 @@ from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
 from coder.edit.plan import derive as planning
 from coder.edit.plan.members import undocumented
-from coder.edit.plan.passes import with_asked_defaults, with_params_in_header
+from coder.edit.plan.passes import own_params, with_asked_defaults, with_params_in_header
 from coder.edit.plan.rename_scope import ambiguity
 from coder.edit.proposal import EditProposal, EditRequest
 from coder.edit.run.plan_result import PlanRequest, StepResult
@@ -136,10 +136,7 @@ def lacks_params(region: str, step: planning.Step, spec: ChangeSpec | None) -> b
         return False
     bare = step.symbol.rsplit(".", 1)[-1]
     fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == bare), None)
-    if fn is None:
-        return False
-    a = fn.args
-    return not names <= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    return fn is not None and not names <= own_params(fn)
 
 
 def header_note(spec: ChangeSpec) -> str:
