@@ -5,9 +5,10 @@ For each bug-fix pair asked (``--pairs task:wording,...``; default every bug-fix
 held-out set), the region as it stands is taken as the model's unchanged first reply and as its retry's
 (what the 1.5B model answered on the H200 and on the CPU), the retry's prompt is built as ``coder edit``
 builds it, and where an oracle fails on the code as it is (:func:`coder.edit.run.sample.due`), ``--n``
-sampled replies are drawn through the engine's own stream (temperature and seeds as coder sends them, no
-time budget). Each is judged as ``coder edit --yes`` judges it (passes every check or not) and by the task's
-own judge (correct or wrong). Prints one line per sample and a summary; ``--out`` keeps every reply.
+sampled replies are drawn through the engine's own stream (seeds and temperature as coder sends them unless
+``--first-seed``/``--temperature`` say otherwise; no time budget). Each is judged as ``coder edit --yes``
+judges it (passes every check or not) and by the task's own judge (correct or wrong). Prints one line per
+sample and a summary; ``--out`` keeps every reply.
 
     .venv/bin/python scripts/dev/sample_ab.py --url http://127.0.0.1:8093 --pairs bug-quopri-unhex:0 --out s.json
 """
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Generator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ from coder.edit.checks.user_commands import commands  # noqa: E402
 from coder.edit.proposal import EditProposal, EditRequest  # noqa: E402
 from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.edit.run.prompt import predicted_reply  # noqa: E402
-from coder.edit.run.sample import due, passes, sampled_request  # noqa: E402
+from coder.edit.run.sample import SAMPLES, TEMPERATURE, due, passes, sampled_request  # noqa: E402
 from coder.errors import CoderError  # noqa: E402
 from coder.telemetry.stats import RequestStats  # noqa: E402
 
@@ -52,7 +54,8 @@ def _done(gen: Generator[RequestStats, None, EditProposal]) -> EditProposal:
             return proposal
 
 
-def pair(task: Any, wording: int, server: ServerInfo, n: int) -> list[dict[str, object]]:
+def pair(task: Any, wording: int, server: ServerInfo, seeds: range,
+         temperature: float = TEMPERATURE) -> list[dict[str, object]]:
     """One row per sample of (task, wording), or one row saying why nothing was sampled."""
     backend = BackendHandle(None)
     backend.replace(server)
@@ -75,10 +78,12 @@ def pair(task: Any, wording: int, server: ServerInfo, n: int) -> list[dict[str, 
         if (oracle := due(retry, engine.oracles)) is None:
             return [{**head, "outcome": "no oracle"}]
         rows = []
-        for i in range(1, n + 1):
+        for i in seeds:
             started = time.perf_counter()
-            tried = _done(engine._stream_once(sampled_request(again, i), None, None))
-            row = {**head, "seed": i, "oracle": oracle, "seconds": round(time.perf_counter() - started, 2),
+            asked = replace(sampled_request(again, i), temperature=temperature)
+            tried = _done(engine._stream_once(asked, None, None))
+            row = {**head, "seed": i, "temperature": temperature, "oracle": oracle,
+                   "seconds": round(time.perf_counter() - started, 2),
                    "tokens": tried.stats.completion_tokens, "reply": tried.reply}
             if not passes(tried):
                 why = tried.refusal or (tried.scope.refusal() if tried.scope and not tried.scope.ok else "unchanged")
@@ -95,7 +100,9 @@ def pair(task: Any, wording: int, server: ServerInfo, n: int) -> list[dict[str, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", help="task:wording,... (default: every bug-fix pair)")
-    ap.add_argument("--n", type=int, default=4, help="samples per pair")
+    ap.add_argument("--n", type=int, default=SAMPLES, help="samples per pair")
+    ap.add_argument("--first-seed", type=int, default=1, help="the first sample's seed (coder's are 1 to --n)")
+    ap.add_argument("--temperature", type=float, default=TEMPERATURE)
     ap.add_argument("--url", required=True, help="a running llama-server (or any OpenAI-style server)")
     ap.add_argument("--key", help="its API key, if it has one")
     ap.add_argument("--out", type=Path)
@@ -108,7 +115,8 @@ def main() -> int:
     tasks = {t.name: t for t in (*TASKS, *HELDOUT)}
     chosen = ([(tasks[p.split(":")[0]], int(p.split(":")[1])) for p in args.pairs.split(",")] if args.pairs else
               [(t, w) for t in tasks.values() if t.kind in ("bugfix", "fix") for w in range(len(t.wordings))])
-    rows = [row for task, wording in chosen for row in pair(task, wording, server, args.n)]
+    seeds = range(args.first_seed, args.first_seed + args.n)
+    rows = [row for task, wording in chosen for row in pair(task, wording, server, seeds, args.temperature)]
     drawn = [r for r in rows if "seed" in r]
     counts = {k: sum(1 for r in drawn if r["outcome"] == k) for k in ("correct", "wrong", "refused")}
     print(f"{len(drawn)} samples over {len({(r['task'], r['wording']) for r in drawn})} pairs: {counts}; "

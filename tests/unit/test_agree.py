@@ -30,6 +30,7 @@ from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal
 from coder.edit.run.plan_run import run_events
+from coder.edit.run.sample import SAMPLES
 from coder.testing.replies import ScriptedStream, streamed
 
 DATA = Path(__file__).parents[1] / "data" / "edit" / "agree"
@@ -143,19 +144,19 @@ def test_the_verdict_needs_a_sample_that_passed() -> None:
 def test_a_plan_still_failing_its_example_after_the_retry_is_sampled(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """string-method w0 on the H200 (run 9): the plan's step and its retry both wrote ``Template("{self.template}")``,
-    refused by the instruction's example. Now the step is sampled (4 seeds, not retried) before the refusal stands.
-    No sampled reply of this request is recorded: the H200's greedy reply stands in for each (a sample may repeat
-    the greedy reply), so this shows the mechanics, not how often a sample mends it."""
+    refused by the instruction's example. Now the step is sampled (SAMPLES seeds, not retried) before the
+    refusal stands. No sampled reply of this request is recorded: the H200's greedy reply stands in for each (a
+    sample may repeat the greedy reply), so this shows the mechanics, not how often a sample mends it."""
     rows = json.loads((DATA / "h200_rows.json").read_text())["rows"]
     row = next(r for r in rows if (r["task"], r["wording"]) == ("string-method", 0))
     (step,) = row["step_replies"]
-    replies = [step["flagged_reply"], step["reply"], *[step["reply"]] * 4]
+    replies = [step["flagged_reply"], step["reply"], *[step["reply"]] * SAMPLES]
     out, model, proposal = _outcome(tmp_path, monkeypatch, {"task": "string-method", "wording": 0,
                                                             "replies": [{"reply": r} for r in replies]})
-    assert [r.seed for r in model.asked] == [None, None, 1, 2, 3, 4]
+    assert [r.seed for r in model.asked] == [None, None, *range(1, SAMPLES + 1)]
     assert out.outcome == "refused" and out.refusal_code == "behaviour", out.why
     assert isinstance(proposal, PlanProposal) and proposal.sampled is not None
-    assert proposal.sampled.line() == ("4 sampled replies (temperature 0.7) drawn, none passed every check; "
+    assert proposal.sampled.line() == (f"{SAMPLES} sampled replies (temperature 0.7) drawn, none passed every check; "
                                        "the failing example still fails")
     assert out.sampled == proposal.sampled.line()  # the bench row says it too
 
@@ -179,4 +180,4 @@ def test_a_sample_that_mends_the_failing_repr_is_taken(tmp_path: Path, monkeypat
     assert [r.seed for r in model.asked] == [None, None, 1]
     assert out.outcome == "correct", out.why
     assert isinstance(proposal, PlanProposal) and proposal.sampled is not None
-    assert proposal.sampled.line() == "accepted sample 1 of 4 (temperature 0.7): passes the failing example"
+    assert proposal.sampled.line() == f"accepted sample 1 of {SAMPLES} (temperature 0.7): passes the failing example"

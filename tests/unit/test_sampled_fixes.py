@@ -33,7 +33,7 @@ from coder.edit.proposal import EditProposal, EditRequest, Sampled
 from coder.edit.run import engine as engine_module
 from coder.edit.run import sample
 from coder.edit.run.engine import EditEngine
-from coder.edit.run.sample import due
+from coder.edit.run.sample import SAMPLES, due
 from coder.session.streams import retry_notes
 from coder.telemetry.stats import RequestStats
 from coder.testing.replies import ScriptedStream, streamed
@@ -141,10 +141,10 @@ def test_a_wrong_sample_is_passed_over_and_the_first_that_passes_is_applied(
     assert wrong.messages == right.messages == retry.messages  # the retry's prompt, naming what still fails
     assert "unhex(b'ff') still returns 85" in retry.retry_note
     assert proposal.request is right and proposal.ok and proposal.changed
-    assert proposal.sampled == Sampled(2, 2, 4, 0.7, "the failing example")
-    line = "accepted sample 2 of 4 (temperature 0.7): passes the failing example"
+    assert proposal.sampled == Sampled(2, 2, SAMPLES, 0.7, "the failing example")
+    line = f"accepted sample 2 of {SAMPLES} (temperature 0.7): passes the failing example"
     assert proposal.sampled.line() == line and proposal.to_json()["sampled"] == {
-        "accepted": 2, "drawn": 2, "of": 4, "temperature": 0.7, "oracle": "the failing example", "line": line}
+        "accepted": 2, "drawn": 2, "of": SAMPLES, "temperature": 0.7, "oracle": "the failing example", "line": line}
     assert proposal.retried == FAILING and proposal.first_reply == UNCHANGED  # the retry's record is kept
     assert proposal.examples == ("checked: unhex(b'ff') == 255",)
     assert retry_notes(proposal) == [  # the TUI's notes before the review (every attempt streamed into one view)
@@ -156,12 +156,14 @@ def test_a_wrong_sample_is_passed_over_and_the_first_that_passes_is_applied(
 def test_when_no_sample_passes_the_greedy_retrys_refusal_stands(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     assert [s["why"] == "unchanged" for s in RECORDED["samples"]] == [False, True, False, True]
-    engine, request, model = _engine(tmp_path, monkeypatch, [UNCHANGED, UNCHANGED, *SAMPLED])
+    # the CPU's four samples stand in for every one of the SAMPLES drawn (recorded: seeds 1-4)
+    engine, request, model = _engine(tmp_path, monkeypatch, [UNCHANGED, UNCHANGED, *SAMPLED * (SAMPLES // 4)])
     proposal = streamed(engine, request)
-    assert len(model.asked) == 6 and [r.seed for r in model.asked[2:]] == [1, 2, 3, 4]
+    assert len(model.asked) == 2 + SAMPLES and [r.seed for r in model.asked[2:]] == list(range(1, SAMPLES + 1))
     assert proposal.request is model.asked[1] and proposal.ok and not proposal.changed  # the retry's proposal
-    assert proposal.retried == FAILING and proposal.sampled == Sampled(None, 4, 4, 0.7, "the failing example")
-    assert proposal.sampled.line() == ("4 sampled replies (temperature 0.7) drawn, none passed every check; "
+    assert proposal.retried == FAILING
+    assert proposal.sampled == Sampled(None, SAMPLES, SAMPLES, 0.7, "the failing example")
+    assert proposal.sampled.line() == (f"{SAMPLES} sampled replies (temperature 0.7) drawn, none passed every check; "
                                        "the failing example still fails")
     out = _settled(engine, proposal)
     assert (out.outcome, out.refusal_code, out.layer) == ("refused", "unchanged", "model")  # as unsampled
@@ -190,7 +192,7 @@ def test_no_sample_starts_once_the_budget_is_spent(tmp_path: Path, monkeypatch: 
         while True:
             stats.append(next(drawn))
     assert len(asked) == 2 and len(stats) == 2  # the second started at 30 s, the third would at 60 s
-    assert done.value.value is retry and retry.sampled == Sampled(None, 2, 4, 0.7, "the failing example")
+    assert done.value.value is retry and retry.sampled == Sampled(None, 2, SAMPLES, 0.7, "the failing example")
 
 
 def test_a_real_sample_that_passes_the_failing_tests_is_applied(tmp_path: Path,
@@ -206,7 +208,7 @@ def test_a_real_sample_that_passes_the_failing_tests_is_applied(tmp_path: Path,
                                                symbol="rgb_to_hls"))
     assert len(model.asked) == 3 and model.asked[2].seed == 1  # the first sample passed: no more were asked
     assert model.asked[1].retry_note.startswith(f"(A first reply was refused: {HUE['retried']}")  # as on the H200
-    line = "accepted sample 1 of 4 (temperature 0.7): passes the failing tests"
+    line = f"accepted sample 1 of {SAMPLES} (temperature 0.7): passes the failing tests"
     assert proposal.ok and proposal.sampled is not None and proposal.sampled.line() == line
     assert [c.ok for c in proposal.checks] == [True]  # the module's upstream tests, failing before, pass
     assert "+    if h < 0.0:\n+        h += 1.0\n" in proposal.diff
