@@ -128,6 +128,7 @@ class Verdict:
 
     notes: list[str] = field(default_factory=list)
     failure: str | None = None
+    pins: bool = False  # an example that shows the bug pins the right answer (Example.pins)
 
 
 def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> list[Run] | str:
@@ -197,6 +198,7 @@ def judge(examples: Sequence[Example], before: list[Run] | str, after: list[Run]
             verdict.notes.append(f"{example.call} {old.said()} in the original file, which does not show the "
                                  "bug the instruction reports: not checked")
             continue
+        verdict.pins = verdict.pins or example.pins
         new = after if isinstance(after, str) else after[n]
         failure = _failure(example, old, new)
         if failure is None and isinstance(new, Run):

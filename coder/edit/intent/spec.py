@@ -119,6 +119,15 @@ class Example:
     wrong: str | None = None  # what it returns now, per the report
     raises: str | None = None  # the exception it raises now, per the report
 
+    @property
+    def pins(self) -> bool:
+        """Whether passing it leaves one right answer: an expected value, or ``True``/``False`` reported wrong.
+
+        "indent_level(8) gives 1" reports only a wrong value: a reply giving 0 passes it, and is wrong too
+        (bug-tabnanny-level w0 on the H200, run 12, the 10th sample). "is False" leaves only True.
+        """
+        return self.expected is not None or (self.raises is None and self.wrong in ("True", "False"))
+
 
 @dataclass(frozen=True)
 class ChangeSpec:

@@ -323,7 +323,9 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
             first = results[i].proposal
             results[i] = retry(engine, prepared, i, ask, renamed, why, first.reply if first else "")
         proposal = file_proposals(engine, prepared, [results[i] for i in range(len(plan.steps))])
-    if proposal.refusal_code == EXAMPLE_FAILED:  # the retry did not mend it either: the example is an oracle
+    # the retry did not mend it either: the example is an oracle, where it pins the answer (Example.pins)
+    if proposal.refusal_code == EXAMPLE_FAILED and prepared.spec is not None and any(
+            e.pins for e in prepared.spec.examples):
         return sampled(engine, prepared, ask, renamed, proposal)
     return agreed(engine, prepared, ask, renamed, proposal)
 

@@ -93,6 +93,8 @@ class Oracles:
 
     - ``example``: the instruction's own example, run on the code as it is (``unhex(b'ff') still returns 85; the
       instruction expects 255``), where ``examples`` runs them (:mod:`coder.edit.checks.behaviour`);
+    - ``report``: the same, for an example that reports only the wrong value (``indent_level(8) gives 1``): it
+      tells the retry what is wrong, but a reply that passes it may be wrong another way, so it samples nothing;
     - ``tests``: the repository's failing tests (``AssertionError: 'Abc Def Ghi' != 'Abc-Def-Ghi'``): a bug the
       project's tests catch fails them now. Only the test command runs (a lint says nothing of a bug). ``repo``
       is called only then: opening the repository imports GitPython, which an edit with no test command never needs.
@@ -119,7 +121,8 @@ class Oracles:
         examples = self.examples
         verdict = examples.verdict(snap, snap.text, spec) if examples is not None and examples.runs else None
         if verdict is not None and verdict.failure is not None:
-            said.append(("example", verdict.failure.replace("after the edit, ", "", 1)))
+            # "report": the example says only what is wrong now, so a sample passing it may be wrong another way
+            said.append(("example" if verdict.pins else "report", verdict.failure.replace("after the edit, ", "", 1)))
         if tests := [c for c in self.checks if c.kind == "test"]:
             from coder.edit.checks.user_commands import run_on_proposal
 

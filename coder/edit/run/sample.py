@@ -53,8 +53,9 @@ def due(proposal: EditProposal, oracles: Oracles) -> str | None:
     if (request.mode != "region" or request.in_plan or request.region is None or not request.retry_note
             or request.seed is not None or passes(proposal)):
         return None
-    failing = {kind for kind, _ in oracles.failing(request)}  # none for an action other than a fix
-    return ("the failing " + " and ".join(k for k in ("example", "tests") if k in failing)) if failing else None
+    # none for an action other than a fix; a "report" (an example that names only the wrong value) is no oracle
+    failing = [k for k in ("example", "tests") if k in {kind for kind, _ in oracles.failing(request)}]
+    return ("the failing " + " and ".join(failing)) if failing else None
 
 
 def sampled_request(request: EditRequest, i: int) -> EditRequest:
