@@ -21,6 +21,7 @@ from coder.bench.edits.taskdef import source
 from coder.bench.edits.tasks_heldout import HELDOUT
 from coder.edit.checks.user_commands import commands
 from coder.edit.intent.spec import Example
+from coder.edit.run import agree
 from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.retry import spec_of
@@ -85,3 +86,21 @@ def test_the_recorded_sample_passes_the_example_and_is_wrong(tmp_path: Path) -> 
     assert removed in proposal.diff
     judged, why = TASK.check(TASK.originals()[TASK.file], proposal.new)
     assert not judged and why == REC["judged"]
+
+
+def test_a_reply_that_passes_only_a_report_is_held_to_its_samples(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Had the greedy reply been that sample, the report would not have checked it either: such a change is one
+    nothing checks, so its samples must agree (:mod:`coder.edit.run.agree`). Here the first sample is the right fix
+    (``tabsize * (il + self.nt)``, the original module's line), and the two give other indentations."""
+    root = tmp_path / "r"
+    make_repo(root, {TASK.file: source(TASK.file)})
+    engine = EditEngine(None, root, ctx=32768, run_examples=True)  # no test command: as the H200's passed it
+    request = engine.prepare(root / TASK.file, REC["instruction"], mode="region", symbol="Whitespace.indent_level")
+    right = region_reply(request, request.prompt.target.replace("tabsize * il + self.nt", "tabsize * (il + self.nt)"))
+    monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream(
+        [REC["sample_10_reply"], right, right, right, right]))
+    proposal = streamed(engine, request)
+    assert [r.seed for r in model.asked] == [None, 1]  # the reply, then one sample that passes and differs
+    assert not proposal.ok and proposal.refusal_code == agree.CODE
+    assert proposal.refusal is not None and proposal.refusal.startswith("the model's answers disagree on Whitespace(")

@@ -18,7 +18,8 @@ If they agree, or no sample passes every check (then nothing contradicts the rep
 Agreement is no proof: a model sure of a wrong reading repeats it. A refusal is honest; a wrong edit is not.
 
 Only where the examples run (:class:`coder.edit.checks.behaviour.ExampleCheck`: the probes run the repository's
-code) and only for changes of what code does: a fix or change of behaviour with no failing oracle, a new method
+code) and only for changes of what code does: a fix or change of behaviour with no failing oracle (an example
+that names only the wrong value, ``indent_level(8) gives 1``, is none: a reply giving 0 passes it), a new method
 or function with no example. On the H200 a region reply takes 0.1-0.3 s and the probes ~0.15 s; on two CPU cores
 a sample takes 10-60 s, hence :data:`BUDGET_S`.
 """
@@ -45,15 +46,18 @@ CORROBORATED = False  # True: refused also when no sample passed every check (no
 _NEW = frozenset({"add_method", "add_function"})
 
 
-def due(spec: ChangeSpec, examples: ExampleCheck | None, failing: Callable[[], object]) -> bool:
+def due(spec: ChangeSpec, examples: ExampleCheck | None,
+        failing: Callable[[], Sequence[tuple[str, str]]]) -> bool:
     """Whether a reply to ``spec`` changes behaviour with nothing to check it: examples run here, and it is a new
     method or function the instruction shows no call of, or a fix or change while ``failing()`` (the oracles that
-    fail on the code as it is) is empty. ``failing`` is called last: it may run the user's test command."""
+    fail on the code as it is, :class:`coder.edit.run.retry.Oracles`) holds none but a ``report``: an example
+    naming only the wrong value, which a reply wrong another way passes too. ``failing`` is called last: it may
+    run the user's test command."""
     if examples is None or not examples.runs:
         return False
     if spec.action in _NEW:
         return not spec.examples
-    return spec.action == "change" and not failing()
+    return spec.action == "change" and all(kind == "report" for kind, _ in failing())
 
 
 def named(spec: ChangeSpec) -> list[tuple[str | None, str]]:

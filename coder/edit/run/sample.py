@@ -26,10 +26,10 @@ from coder.telemetry.stats import RequestStats
 
 # Sixteen samples at most, and a time budget: no sample starts once BUDGET_S have passed since the first (a
 # started one runs to its end). On the H200 a sample costs ~0.3 s plus the test command, so all 16 fit in ~10 s;
-# on 2 CPU cores one costs 5-15 s, so the budget stops them after 3 to 8, as before. In run 11 (H200) 4 samples
-# mended none of 19 bug-fix pairs whose greedy retry failed: a fix the model gets right 5 % of the time is found
-# by 4 samples 19 % of the time and by 16 samples 56 %. Each sample is one more chance for a fix that passes
-# the oracle and is still wrong where the oracle does not look; the bench counts those as wrong, apart.
+# on 2 CPU cores one costs 5-15 s, so the budget stops them after 3 to 8. In run 11 (H200) 4 samples mended none
+# of the 19 pairs that reached them; in run 12, 16 mended 4 of them (samples 6, 7, 7 and 9) and applied one wrong,
+# on an example that named only the wrong value, which is no oracle since (Example.pins). Each sample is one more
+# chance for a fix that passes the oracle and is still wrong where the oracle does not look.
 SAMPLES = 16
 TEMPERATURE = 0.7  # Qwen2.5-Coder's own generation default: varied, still mostly the region copied
 BUDGET_S = 45.0
