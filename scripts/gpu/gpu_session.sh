@@ -22,6 +22,8 @@
 #                  on the same plain llama-server
 #   sample         scripts/dev/sample_ab.py: how often sampled replies mend an unchanged fix, every sample judged
 #                  (AB_ARGS="--pairs ... --n 16 --temperature 1.0"), on the same plain llama-server
+#   locate         scripts/dev/locate_ab.py: which function holds the bug, the model asked under an enum of the
+#                  file's functions (names only, or the whole file), on the same plain llama-server
 #   status         build and model state
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
@@ -131,14 +133,14 @@ edits)
   $PY -m coder bench --edits --profile qwen-gpu --mode "${2:-auto,full}" --out "$OUT" 2>&1 | tee "$OUT/edits.log" \
     | grep -v "^  "
   ;;
-linefix|diagnose|sample)
+linefix|diagnose|sample|locate)
   "$BIN" -m "$MODEL" -ngl 99 -c 16384 -np 1 --host 127.0.0.1 --port 8093 >"$OUT/$1_server.log" 2>&1 &
   pid=$!
   $PY -c "import time,urllib.request as u
 for _ in range(120):
     try: u.urlopen('http://127.0.0.1:8093/health', timeout=2); break
     except Exception: time.sleep(0.5)"
-  # AB_ARGS: the experiment's own options (sample: --pairs, --n, --first-seed, --temperature)
+  # AB_ARGS: the experiment's own options (sample: --pairs, --n, --first-seed, --temperature; locate: --forms)
   $PY "scripts/dev/$1_ab.py" --url http://127.0.0.1:8093 --out "$OUT/$1.json" ${AB_ARGS:-} 2>&1 | tee "$OUT/$1.log" \
     | tail -8
   kill "$pid"
