@@ -23,7 +23,6 @@ import ast
 import json
 import sys
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from coder.bench.edits.taskdef import source  # noqa: E402
 from coder.bench.edits.tasks import TASKS  # noqa: E402
 from coder.bench.edits.tasks_heldout import HELDOUT  # noqa: E402
 from coder.edit.intent.symbols import file_symbols  # noqa: E402
+from scripts.dev.linefix_ab import asker  # noqa: E402
 
 FORMS = ("names", "code")
 MAX_TOKENS = 40  # {"function": "Repr._repr_iterable"} and the grammar's spaces
@@ -70,16 +70,6 @@ def question(form: str, rel: str, text: str, report: str) -> tuple[list[dict[str
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], schema
 
 
-def ask(url: str, key: str | None, messages: list[dict[str, str]], schema: dict[str, object]) -> str:
-    """One greedy chat request under ``schema``; the reply's text."""
-    body = {"messages": messages, "max_tokens": MAX_TOKENS, "temperature": 0.0,
-            "response_format": {"type": "json_schema", "json_schema": {"name": "locate", "schema": schema}}}
-    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
-    req = urllib.request.Request(f"{url.rstrip('/')}/v1/chat/completions", json.dumps(body).encode(), headers)
-    with urllib.request.urlopen(req, timeout=600) as r:
-        return str(json.load(r)["choices"][0]["message"]["content"])
-
-
 def right(task: Any, answer: str | None) -> bool:
     """Whether ``answer`` names the function the bug was put in (any method of it, when that is a class)."""
     text = source(task.file)
@@ -98,6 +88,8 @@ def main() -> int:
     args = ap.parse_args()
     forms, only = args.forms.split(","), {t for t in args.only.split(",") if t}
     rows: list[dict[str, object]] = []
+    log: list[str] = []
+    ask = asker(args.url, args.key, log)  # greedy, under the schema (the line question's request)
     for task in (*TASKS, *HELDOUT):
         if task.kind != "bugfix" or (only and task.name not in only):
             continue
@@ -106,7 +98,7 @@ def main() -> int:
             for form in forms:
                 messages, schema = question(form, task.file, text, report)
                 started = time.perf_counter()
-                reply = ask(args.url, args.key, messages, schema)
+                reply = ask(messages, schema, MAX_TOKENS)
                 try:
                     answer = json.loads(reply).get("function")
                 except (json.JSONDecodeError, AttributeError):

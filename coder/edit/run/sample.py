@@ -54,7 +54,8 @@ def due(proposal: EditProposal, oracles: Oracles) -> str | None:
             or request.seed is not None or passes(proposal)):
         return None
     # none for an action other than a fix; a "report" (an example that names only the wrong value) is no oracle
-    failing = [k for k in ("example", "tests") if k in {kind for kind, _ in oracles.failing(request)}]
+    kinds = {kind for kind, _ in oracles.failing(request)}
+    failing = [k for k in ("example", "tests") if k in kinds]
     return ("the failing " + " and ".join(failing)) if failing else None
 
 
