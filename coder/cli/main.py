@@ -128,11 +128,49 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def dash_message(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with an instruction that starts with a dash joined to its ``-m``: ``-m "-1 is the default"`` becomes
+    ``--message=-1 is the default``.
+
+    argparse takes a word after ``-m`` that starts with a dash for an option, and refuses the command with
+    "expected one argument", although the user meant the instruction (a property test found it with ``-m -\\x00``).
+    An option the command knows (``-m --yes``: the instruction left out) and ``--`` stay as they are, so that
+    mistake is still refused as before.
+    """
+    known = _flags(parser)
+    if "--message" not in known:  # only `coder edit` takes an instruction
+        return argv
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word in ("-m", "--message"):
+            value = next(words, None)
+            if value is not None and value.startswith("-") and value != "--" and value.split("=", 1)[0] not in known:
+                out.append(f"--message={value}")
+                continue
+            out += [word] if value is None else [word, value]
+            continue
+        out.append(word)
+    return out
+
+
+def _flags(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``parser`` and of its subcommands' parsers."""
+    out: set[str] = set()
+    for action in parser._actions:
+        out.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out |= _flags(sub)
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_in and args_in[0] in COMMANDS:
-            args = build_parser(args_in[0]).parse_args(args_in)
+            parser = build_parser(args_in[0])
+            args = parser.parse_args(dash_message(args_in, parser))
             return int(args.func(args) or 0)
         args = tui_parser().parse_args(args_in)
         from coder.cli.keyopts import api_key
