@@ -240,6 +240,8 @@ def _say_retries(proposal: EditProposal, err: TextIO) -> None:
         _say(f"the first reply was refused ({proposal.retried}); asked once more, saying why", err)
     if proposal.sampled is not None:  # the retry did not mend a fix the example or tests show (coder.edit.run.sample)
         _say(proposal.sampled.line(), err)
+    if proposal.moved:  # the bug was looked for where the failing example or tests point (coder.edit.run.locate)
+        _say(proposal.moved, err)
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:

@@ -47,6 +47,7 @@ class EditRequest:
     retry_note: str = ""  # a retry's: what the first reply got wrong (in the prompt; the instruction stays the user's)
     temperature: float = 0.0  # greedy, but for a sample of a fix (coder.edit.run.sample)
     seed: int | None = None  # a sample's seed: the same samples on a rerun
+    moved: str = ""  # a request moved to where the failing oracles point (coder.edit.run.locate): why
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -117,6 +118,7 @@ class EditProposal:
     first_reply: str = ""  # that first reply (kept for the record)
     examples: tuple[str, ...] = ()  # what the instruction's examples showed (coder.edit.checks.behaviour)
     sampled: Sampled | None = None  # sampled replies drawn after the retry (coder.edit.run.sample)
+    moved: str | None = None  # where else the bug was looked for, and what came of it (coder.edit.run.locate)
 
     @property
     def ok(self) -> bool:
@@ -198,6 +200,7 @@ class EditProposal:
             "checks_not_run": self.checks_not_run or None,
             "examples": list(self.examples),
             "sampled": self.sampled.to_json() if self.sampled is not None else None,
+            "moved": self.moved,
         }
 
 

@@ -77,6 +77,7 @@ class Outcome:
     plan: str | None = None  # the engine's plan for the request, where it reports one (regions, windows)
     retried: str | None = None  # what the engine re-asked, and why, where it reports it
     sampled: str | None = None  # the samples drawn after a fix's retry, and which passed (coder.edit.run.sample)
+    moved: str | None = None  # where else the bug was looked for (coder.edit.run.locate)
     # the evidence of a wrong or flagged outcome, so it can be replayed offline: the proposal's diff, the
     # model's reply (one edit), or each region's reply of a plan (with the first one where it was retried)
     diff: str | None = None
@@ -318,6 +319,7 @@ def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
     else:
         out.mode, out.mode_reason = p.mode, p.request.mode_reason
         out.retried = p.retried  # a region edit asked once more: why its first reply was refused
+        out.moved = p.moved  # where else the bug was looked for
     out.sampled = p.sampled.line() if p.sampled is not None else None
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens

@@ -50,7 +50,9 @@ _SHOWN = 80  # characters of a repr said in a note
 
 # The child: reads {"path", "name", "package", "source", "roots", "timeout", "examples"} on stdin, writes one
 # JSON list on stdout (the module's own prints go to stderr). Each call: {"timeout": true}, {"raised": the
-# exception's class names, most derived first} or {"repr", "expected", "wrong"} (the == comparisons).
+# exception's class names, most derived first} or {"repr", "expected", "wrong"} (the == comparisons), and
+# "reached": the module's functions the call ran, by qualified name, in the order first called, and "calls":
+# which called which ([caller, callee]; the caller "" for the example's own expression or the module's top level).
 # Every child's start (run_child's too): its data read, its prints sent to stderr, the tree on sys.path, and
 # _Late raised by the alarm each call sets.
 PRELUDE = r"""
@@ -75,6 +77,31 @@ def run(fn, limit):
         return {"raised": [c.__name__ for c in type(exc).__mro__]}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+reached, calls = [], []
+def _qual(code):
+    name = getattr(code, "co_qualname", code.co_name).split(".<", 1)[0]
+    return "" if name.startswith("<") else name
+def _profile(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_filename == data["path"] and len(calls) < 128 and (name := _qual(code)):
+        if name not in reached:
+            reached.append(name)
+        back = frame.f_back
+        while back is not None and back.f_code.co_filename != data["path"]:
+            back = back.f_back
+        edge = [_qual(back.f_code) if back is not None else "", name]
+        if edge[0] != name and edge not in calls:
+            calls.append(edge)
+def traced(fn):
+    def call():
+        reached.clear()
+        calls.clear()
+        sys.setprofile(_profile)
+        try:
+            return fn()
+        finally:
+            sys.setprofile(None)
+    return call
 def same(value, literal):
     try:
         return bool(value == ast.literal_eval(literal))
@@ -87,7 +114,8 @@ code = compile(data["source"], data["path"], "exec")
 loaded = run(lambda: exec(code, mod.__dict__), 4 * data["timeout"])
 results = []
 for ex in data["examples"] if "value" in loaded else ():
-    got = run(lambda: eval(ex["call"], mod.__dict__), data["timeout"])
+    got = run(traced(lambda: eval(ex["call"], mod.__dict__)), data["timeout"])
+    got["reached"], got["calls"] = list(reached), list(calls)
     if "value" in got:
         value = got.pop("value")
         shown = run(lambda: repr(value), data["timeout"])
@@ -108,6 +136,8 @@ class Run:
     repr: str = ""
     expected: bool = False  # == the expected literal
     wrong: bool = False  # == the wrong literal the report quotes
+    reached: tuple[str, ...] = ()  # the module's functions the call ran (``Timer.__init__``, ``reindent``)
+    calls: tuple[tuple[str, str], ...] = ()  # (caller, callee) among them; "" calls from the example itself
 
     def raises(self, error: str) -> bool:
         """Whether it raised ``error`` (or a subclass of it)."""
@@ -129,6 +159,8 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     failure: str | None = None
     pins: bool = False  # an example that shows the bug pins the right answer (Example.pins)
+    reached: tuple[str, ...] = ()  # the functions the examples that show the bug ran, on the original
+    calls: tuple[tuple[str, str], ...] = ()  # which of them called which (:attr:`Run.calls`)
 
 
 def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> list[Run] | str:
@@ -179,7 +211,10 @@ def run_child(snap: FileSnapshot, child: str, data: dict[str, object], limit: fl
 def _run_of(told: dict[str, object]) -> Run:
     raised = told.get("raised")
     return Run(timeout=bool(told.get("timeout")), raised=tuple(map(str, raised)) if isinstance(raised, list) else (),
-               repr=str(told.get("repr", "")), expected=bool(told.get("expected")), wrong=bool(told.get("wrong")))
+               repr=str(told.get("repr", "")), expected=bool(told.get("expected")), wrong=bool(told.get("wrong")),
+               reached=tuple(map(str, reached)) if isinstance(reached := told.get("reached"), list) else (),
+               calls=tuple((str(e[0]), str(e[1])) for e in calls if isinstance(e, list) and len(e) == 2)
+               if isinstance(calls := told.get("calls"), list) else ())
 
 
 def vars_of(example: Example) -> dict[str, str | None]:
@@ -199,6 +234,8 @@ def judge(examples: Sequence[Example], before: list[Run] | str, after: list[Run]
                                  "bug the instruction reports: not checked")
             continue
         verdict.pins = verdict.pins or example.pins
+        verdict.reached += tuple(name for name in old.reached if name not in verdict.reached)
+        verdict.calls += tuple(edge for edge in old.calls if edge not in verdict.calls)
         new = after if isinstance(after, str) else after[n]
         failure = _failure(example, old, new)
         if failure is None and isinstance(new, Run):

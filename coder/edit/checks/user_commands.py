@@ -83,6 +83,23 @@ class CheckRun:
         said = "; ".join(named[:_NAMED]) if named else (self.tail[-1] if self.tail else self.why or f"exit {self.rc}")
         return f"the repository's {self.kind} command failed on it: {said}"
 
+    def failed_tests(self) -> tuple[str, ...]:
+        """The failing tests' function names (``test_deepcopy_dict``) from the lines naming them, in order.
+
+        pytest's node id (``tests/test_x.py::TestX::test_y[1] - ...``), unittest's ``FAIL: test_y (mod.TestX)``
+        and a plain ``FAILED test_y: ...`` all give ``test_y``; a line naming no test function gives nothing.
+        """
+        names: list[str] = []
+        for line in self.tail:
+            if not line.startswith(_FAILED) or line.startswith("FAILED ("):
+                continue
+            said = line.split(None, 1)[1] if len(line.split(None, 1)) == 2 else ""
+            node = said.split(" - ", 1)[0].split(" (", 1)[0].split(": ", 1)[0].rstrip(":")
+            name = node.split("::")[-1].split("[", 1)[0].strip()
+            if name.startswith("test") and name.isidentifier() and name not in names:
+                names.append(name)
+        return tuple(names)
+
     def to_json(self) -> dict[str, object]:
         """The ``--json`` form."""
         return {"kind": self.kind, "command": self.command, "ok": self.ok, "rc": self.rc,

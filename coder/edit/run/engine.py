@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditReques
 from coder.edit.run import agree
 from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
+from coder.edit.run.locate import look_elsewhere
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
 from coder.edit.run.retry import Oracles, again, failing_now, retry_reason, spec_of
@@ -278,17 +280,20 @@ class EditEngine:
         aborts it, or the stream), and the k controller learns from the reply.
         ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
         Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A region edit may be asked once more (:meth:`retry_request`); a fix that retry did not
-        mend is sampled while an oracle fails (:mod:`.sample`); an unchecked change of behaviour is held to samples.
+        written either way). A region edit may be asked once more (:meth:`retry_request`); a fix it did not mend is
+        sampled while an oracle fails (:mod:`.sample`), then sought where the oracles point (:mod:`.locate`); an
+        unchecked change of behaviour is held to samples (:mod:`.agree`).
         """
-        proposal = yield from self._stream_once(request, cancel, on_chunk)
+        ask = partial(self._stream_once, cancel=cancel, on_chunk=on_chunk)
+        proposal = yield from ask(request)
         if (why := self._why_again(proposal)) is not None:
-            second = yield from self._stream_once(self._again(proposal, *why), cancel, on_chunk)
+            second = yield from ask(again(proposal, *why, self._build))
             second.retried, second.first_reply = why[1], proposal.reply
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
             if (oracle := due(proposal, self.oracles)) is not None:
-                proposal = yield from draw(proposal, oracle, lambda r: self._stream_once(r, cancel, on_chunk))
-        proposal = yield from agree.check(proposal, self.oracles, lambda r: self._stream_once(r, cancel, on_chunk))
+                proposal = yield from draw(proposal, oracle, ask)
+        proposal = yield from look_elsewhere(proposal, self.oracles, self._build, ask)  # the bug may be in a callee
+        proposal = yield from agree.check(proposal, self.oracles, ask)
         yield proposal
 
     def _stream_once(self, request: EditRequest, cancel: threading.Event | None,
@@ -308,13 +313,10 @@ class EditEngine:
         When :mod:`coder.edit.run.retry` says so (never a retry), the prompt saying what went wrong.
         """
         why = self._why_again(proposal)
-        return None if why is None else self._again(proposal, *why)
+        return None if why is None else again(proposal, *why, self._build)
 
     def _why_again(self, proposal: EditProposal) -> tuple[str, str] | None:
         return failing_now(retry_reason(proposal), proposal, self.oracles)
-
-    def _again(self, proposal: EditProposal, code: str, reason: str) -> EditRequest:
-        return again(proposal, code, reason, self._build)
 
     def _learn_costs(self, request: EditRequest, stats: RequestStats) -> None:
         """What auto mode needs next time: prefill cost, decode speed, what the cache now holds."""
@@ -393,8 +395,6 @@ class EditEngine:
         return gitops.undo_last(self.repo)
 
 
-def _candidate(request: EditRequest | None) -> auto.Candidate | None:
-    if request is None:
-        return None
-    return auto.Candidate(request.mode, request.request_class, prompt_text(request.messages),
-                          request.budget.prompt_tokens, request.budget.reply_tokens)
+def _candidate(r: EditRequest | None) -> auto.Candidate | None:
+    return None if r is None else auto.Candidate(r.mode, r.request_class, prompt_text(r.messages),
+                                                 r.budget.prompt_tokens, r.budget.reply_tokens)

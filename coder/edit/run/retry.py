@@ -29,7 +29,7 @@ sampled, since then no check could tell a sampled fix that is right from one tha
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from coder.edit.checks import behaviour
@@ -85,6 +85,15 @@ def retry_reason(proposal: EditProposal) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class Clues:
+    """Where the failing oracles point, for :mod:`coder.edit.run.locate`: what ran, and what the tests are named."""
+
+    reached: tuple[str, ...] = ()  # the file's functions the failing examples ran, first called first
+    calls: tuple[tuple[str, str], ...] = ()  # which of them called which (caller, callee)
+    tests: tuple[str, ...] = ()  # the failing tests' names (``test_deepcopy_dict``)
+
+
 class Oracles:
     """What fails on the code as it is, for a fix: run once per request's snapshot and reading (the last one kept).
 
@@ -104,7 +113,7 @@ class Oracles:
                  repo: Callable[[], git.Repo | None]) -> None:
         self.checks, self.examples, self.repo = tuple(checks), examples, repo
         # the snapshot itself, not its text: a later edit of the same text re-runs the tests (other files may differ)
-        self._last: tuple[FileSnapshot, str, tuple[tuple[str, str], ...]] | None = None
+        self._last: tuple[FileSnapshot, str, tuple[tuple[str, str], ...], Clues] | None = None
 
     def failing(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
         """``(kind, what it says)`` of each oracle that fails on ``request``'s file as it is (none for no fix)."""
@@ -112,24 +121,32 @@ class Oracles:
         if spec.action not in _FIXES:
             return ()
         if self._last is None or self._last[0] is not snap or self._last[1] != spec.instruction:
-            self._last = snap, spec.instruction, self._run(request)
+            self._last = snap, spec.instruction, *self._run(request)
         return self._last[2]
 
-    def _run(self, request: EditRequest) -> tuple[tuple[str, str], ...]:
-        snap, spec, said = request.snapshot, spec_of(request), []
+    def clues(self, request: EditRequest) -> Clues:
+        """Where :meth:`failing`'s oracles point on ``request``'s file (empty for no fix, or none failing)."""
+        if not self.failing(request) or self._last is None:
+            return Clues()
+        return self._last[3]
+
+    def _run(self, request: EditRequest) -> tuple[tuple[tuple[str, str], ...], Clues]:
+        snap, spec, said, clues = request.snapshot, spec_of(request), [], Clues()
         # only where examples run: elsewhere verdict() says once that they were not, which the final proposal says
         examples = self.examples
         verdict = examples.verdict(snap, snap.text, spec) if examples is not None and examples.runs else None
         if verdict is not None and verdict.failure is not None:
             # "report": the example says only what is wrong now, so a sample passing it may be wrong another way
             said.append(("example" if verdict.pins else "report", verdict.failure.replace("after the edit, ", "", 1)))
+            clues = replace(clues, reached=verdict.reached, calls=verdict.calls)
         if tests := [c for c in self.checks if c.kind == "test"]:
             from coder.edit.checks.user_commands import run_on_proposal
 
             runs = run_on_proposal(self.repo(), snap, snap.text, tests)
             if (failed := next((c for c in runs if not c.ok and c.rc is not None), None)) is not None:
                 said.append(("tests", failed.failures().replace("failed on it", "fails on the code as it is", 1)))
-        return tuple(said)
+                clues = replace(clues, tests=failed.failed_tests())
+        return tuple(said), clues
 
 
 def failing_now(why: tuple[str, str] | None, proposal: EditProposal, oracles: Oracles) -> tuple[str, str] | None:

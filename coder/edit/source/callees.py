@@ -1,0 +1,95 @@
+"""What code of a Python file a set of its defs may run: the defs they name, directly or through module tables.
+
+``deepcopy`` never calls ``_deepcopy_dict`` by name: it reads ``_deepcopy_dispatch``, a module-level dict that
+``d = _deepcopy_dispatch = {}`` and ``d[dict] = _deepcopy_dict`` fill. A def reaches every def of the file
+that its body names (``f(...)``, ``self.m(...)``, ``key=f``), and every def named in the module-level
+assignments to a name it reads, aliases included. :mod:`coder.edit.run.locate` moves a fix only to where the
+function the instruction names may lead, never back to its callers.
+
+This over-approximates (a name read is not a call made) and misses what only ``getattr`` with a built string
+finds; the trace of a failing example (:mod:`coder.edit.checks.behaviour`) adds what actually ran.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def reachable(text: str, start: Iterable[str]) -> set[str]:
+    """The qualified names of the file's defs that the defs ``start`` (qualified names) may run, ``start`` not
+    included unless reached again; empty when ``text`` does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    defs: dict[str, tuple[_Def, str]] = {}  # qualified name -> (node, its class or "")
+    for node in tree.body:
+        if isinstance(node, _Def):
+            defs[node.name] = (node, "")
+        elif isinstance(node, ast.ClassDef):
+            defs.update({f"{node.name}.{m.name}": (m, node.name) for m in node.body if isinstance(m, _Def)})
+    methods: defaultdict[str, set[str]] = defaultdict(set)
+    for qual, (_, cls) in defs.items():
+        if cls:
+            methods[qual.rsplit(".", 1)[1]].add(qual)
+    tables = _tables(tree)
+    seen: set[str] = set()
+    todo = [q for q in start if q in defs]
+    while todo:
+        node, cls = defs[todo.pop()]
+        for name, attr in _names(node):
+            found = ({name} if name in defs else _through(name, tables, defs.keys())) if attr is None else (
+                {f"{cls}.{attr}"} & defs.keys() or methods.get(attr, set()))
+            todo.extend(q for q in found - seen)
+            seen |= found
+    return seen
+
+
+def _names(node: _Def) -> Iterable[tuple[str, str | None]]:
+    """``(name, None)`` for each name the def reads, ``("", attr)`` for each attribute it reads."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            yield sub.id, None
+        elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load):
+            yield "", sub.attr
+
+
+def _tables(tree: ast.Module) -> dict[str, set[str]]:
+    """Module-level name -> the names its assignments read; the targets of one assignment are aliases."""
+    reads: defaultdict[str, set[str]] = defaultdict(set)
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        names = {n for t in targets if (n := _target(t))}
+        read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        for name in names:
+            reads[name] |= read | (names - {name})
+    return reads
+
+
+def _target(node: ast.expr) -> str:
+    """The module-level name an assignment target writes: ``d`` of ``d`` and of ``d[dict]``; else ""."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _through(name: str, tables: dict[str, set[str]], defs: Collection[str]) -> set[str]:
+    """The defs named in the module-level assignments to ``name``, followed through the names they read."""
+    found, seen, todo = set(), {name}, [name]
+    while todo:
+        for read in tables.get(todo.pop(), ()):
+            if read in defs:
+                found.add(read)
+            elif read not in seen:
+                seen.add(read)
+                todo.append(read)
+    return found
