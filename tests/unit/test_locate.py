@@ -13,7 +13,7 @@ from cli_helpers import make_repo
 
 from coder.bench.edits.taskdef import source
 from coder.edit.apply.files import read_snapshot
-from coder.edit.checks.behaviour import run_calls
+from coder.edit.checks.behaviour import run_calls, traced
 from coder.edit.checks.user_commands import CheckRun
 from coder.edit.intent.spec import Example
 from coder.edit.run.locate import pick
@@ -44,13 +44,19 @@ def test_the_failing_tests_are_read_from_pytest_unittest_and_plain_lines() -> No
 def test_an_example_is_traced_through_the_functions_of_the_file_it_runs(tmp_path: Path) -> None:
     make_repo(tmp_path, {TIMEIT: source(TIMEIT), COPY: source(COPY)})
     timeit, copy = read_snapshot(tmp_path, tmp_path / TIMEIT), read_snapshot(tmp_path, tmp_path / COPY)
-    (run,) = run_calls(timeit, timeit.text, [Example("Timer('x = 1\\ny = 2')", raises="IndentationError")])
+    example = Example("Timer('x = 1\\ny = 2')", raises="IndentationError")
+    (run,) = run_calls(timeit, timeit.text, [example], trace=True)
     assert not isinstance(run, str) and run.raises("IndentationError")
     assert run.reached == ("Timer.__init__", "reindent")  # in the order first called; nothing of the stdlib
     assert run.calls == (("", "Timer.__init__"), ("Timer.__init__", "reindent"))  # "": the example's own call
-    (run,) = run_calls(copy, copy.text, [Example("deepcopy({'a': [1]})['a']", expected="[1]")])
+    assert traced(timeit, [example]) == (run.reached, run.calls)
+    (plain,) = run_calls(timeit, timeit.text, [example])  # the checks' own runs are not profiled
+    assert not isinstance(plain, str) and plain.raises("IndentationError") and plain.reached == plain.calls == ()
+    (run,) = run_calls(copy, copy.text, [Example("deepcopy({'a': [1]})['a']", expected="[1]")], trace=True)
     assert not isinstance(run, str)
     assert run.reached == ("deepcopy", "_deepcopy_dict", "_deepcopy_atomic", "_keep_alive")
+    # an example the code as it is passes shows no bug: it points nowhere
+    assert traced(copy, [Example("deepcopy({'a': [1]})['a']", expected="[1]")]) == ((), ())
 
 
 def _reach(rel: str, *start: str) -> set[str]:

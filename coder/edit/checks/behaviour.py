@@ -50,9 +50,10 @@ _SHOWN = 80  # characters of a repr said in a note
 
 # The child: reads {"path", "name", "package", "source", "roots", "timeout", "examples"} on stdin, writes one
 # JSON list on stdout (the module's own prints go to stderr). Each call: {"timeout": true}, {"raised": the
-# exception's class names, most derived first} or {"repr", "expected", "wrong"} (the == comparisons), and
-# "reached": the module's functions the call ran, by qualified name, in the order first called, and "calls":
-# which called which ([caller, callee]; the caller "" for the example's own expression or the module's top level).
+# exception's class names, most derived first} or {"repr", "expected", "wrong"} (the == comparisons). With
+# "trace" (only where a fix is sought elsewhere: a profiled call runs slower), also "reached": the module's
+# functions the call ran, by qualified name, in the order first called, and "calls": which called which
+# ([caller, callee]; the caller "" for the example's own expression or the module's top level).
 # Every child's start (run_child's too): its data read, its prints sent to stderr, the tree on sys.path, and
 # _Late raised by the alarm each call sets.
 PRELUDE = r"""
@@ -114,7 +115,8 @@ code = compile(data["source"], data["path"], "exec")
 loaded = run(lambda: exec(code, mod.__dict__), 4 * data["timeout"])
 results = []
 for ex in data["examples"] if "value" in loaded else ():
-    got = run(traced(lambda: eval(ex["call"], mod.__dict__)), data["timeout"])
+    call = lambda: eval(ex["call"], mod.__dict__)
+    got = run(traced(call) if data.get("trace") else call, data["timeout"])
     got["reached"], got["calls"] = list(reached), list(calls)
     if "value" in got:
         value = got.pop("value")
@@ -136,8 +138,10 @@ class Run:
     repr: str = ""
     expected: bool = False  # == the expected literal
     wrong: bool = False  # == the wrong literal the report quotes
-    reached: tuple[str, ...] = ()  # the module's functions the call ran (``Timer.__init__``, ``reindent``)
-    calls: tuple[tuple[str, str], ...] = ()  # (caller, callee) among them; "" calls from the example itself
+    # traced only (run_calls(trace=True)): the module's functions the call ran (``Timer.__init__``, ``reindent``),
+    # and which called which; "" calls from the example itself
+    reached: tuple[str, ...] = ()
+    calls: tuple[tuple[str, str], ...] = ()
 
     def raises(self, error: str) -> bool:
         """Whether it raised ``error`` (or a subclass of it)."""
@@ -159,13 +163,14 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     failure: str | None = None
     pins: bool = False  # an example that shows the bug pins the right answer (Example.pins)
-    reached: tuple[str, ...] = ()  # the functions the examples that show the bug ran, on the original
-    calls: tuple[tuple[str, str], ...] = ()  # which of them called which (:attr:`Run.calls`)
 
 
-def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example]) -> list[Run] | str:
-    """Run ``examples`` against ``source`` as the module at ``snap``; the runs in order, or why none ran."""
-    data = {"source": source, "timeout": TIMEOUT_S, "examples": [vars_of(e) for e in examples]}
+def run_calls(snap: FileSnapshot, source: str, examples: Sequence[Example], *, trace: bool = False) -> list[Run] | str:
+    """Run ``examples`` against ``source`` as the module at ``snap``; the runs in order, or why none ran.
+
+    ``trace``: each call is profiled, its :attr:`Run.reached` and :attr:`Run.calls` filled.
+    """
+    data = {"source": source, "timeout": TIMEOUT_S, "examples": [vars_of(e) for e in examples], "trace": trace}
     told = run_child(snap, _CHILD, data, TIMEOUT_S * (len(examples) + 4) + 5)
     if told is None:
         return [Run(timeout=True) for _ in examples]
@@ -234,8 +239,6 @@ def judge(examples: Sequence[Example], before: list[Run] | str, after: list[Run]
                                  "bug the instruction reports: not checked")
             continue
         verdict.pins = verdict.pins or example.pins
-        verdict.reached += tuple(name for name in old.reached if name not in verdict.reached)
-        verdict.calls += tuple(edge for edge in old.calls if edge not in verdict.calls)
         new = after if isinstance(after, str) else after[n]
         failure = _failure(example, old, new)
         if failure is None and isinstance(new, Run):
@@ -322,3 +325,16 @@ class ExampleCheck:
         if isinstance(before, str) or not any(shows_bug(e, r) for e, r in zip(examples, before, strict=True)):
             return judge(examples, before, [])  # nothing to hold the edit to: the notes say why
         return judge(examples, before, run_calls(snap, new, examples))
+
+
+def traced(snap: FileSnapshot, examples: Sequence[Example]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """What the ``examples`` that show the bug on ``snap`` as it is ran: the module's functions, in the order first
+    called, and which called which (:attr:`Run.calls`). Empty where none ran or none shows the bug."""
+    runs = run_calls(snap, snap.text, examples, trace=True)
+    reached: list[str] = []
+    calls: list[tuple[str, str]] = []
+    for example, run in zip(examples, runs if not isinstance(runs, str) else [], strict=False):
+        if shows_bug(example, run):
+            reached += [name for name in run.reached if name not in reached]
+            calls += [edge for edge in run.calls if edge not in calls]
+    return tuple(reached), tuple(calls)

@@ -91,6 +91,7 @@ class Clues:
 
     reached: tuple[str, ...] = ()  # the file's functions the failing examples ran, first called first
     calls: tuple[tuple[str, str], ...] = ()  # which of them called which (caller, callee)
+    traced: bool = False  # the examples were traced (Oracles.clues does it once, on demand)
     tests: tuple[str, ...] = ()  # the failing tests' names (``test_deepcopy_dict``)
 
 
@@ -125,10 +126,20 @@ class Oracles:
         return self._last[2]
 
     def clues(self, request: EditRequest) -> Clues:
-        """Where :meth:`failing`'s oracles point on ``request``'s file (empty for no fix, or none failing)."""
-        if not self.failing(request) or self._last is None:
+        """Where :meth:`failing`'s oracles point on ``request``'s file (empty for no fix, or none failing).
+
+        The failing examples are traced here, in a run of their own, once per snapshot: only a fix sought
+        elsewhere needs it, and a profiled call runs slower than the checks' own runs may.
+        """
+        failing = self.failing(request)
+        if not failing or self._last is None:
             return Clues()
-        return self._last[3]
+        snap, instruction, said, clues = self._last
+        if not clues.traced and any(kind in ("example", "report") for kind, _ in failing):
+            reached, calls = behaviour.traced(snap, spec_of(request).examples)
+            clues = replace(clues, reached=reached, calls=calls, traced=True)
+            self._last = snap, instruction, said, clues
+        return clues
 
     def _run(self, request: EditRequest) -> tuple[tuple[tuple[str, str], ...], Clues]:
         snap, spec, said, clues = request.snapshot, spec_of(request), [], Clues()
@@ -138,7 +149,6 @@ class Oracles:
         if verdict is not None and verdict.failure is not None:
             # "report": the example says only what is wrong now, so a sample passing it may be wrong another way
             said.append(("example" if verdict.pins else "report", verdict.failure.replace("after the edit, ", "", 1)))
-            clues = replace(clues, reached=verdict.reached, calls=verdict.calls)
         if tests := [c for c in self.checks if c.kind == "test"]:
             from coder.edit.checks.user_commands import run_on_proposal
 
