@@ -73,7 +73,8 @@ def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) ->
 
 
 def retry_notes(proposal: EditProposal | PlanProposal) -> list[str]:
-    """Why a region edit's first reply was asked once more, and the samples drawn after (coder.edit.run.sample).
+    """Why a region edit's first reply was asked once more, the samples drawn after (coder.edit.run.sample), and
+    where else the bug was sought (coder.edit.run.locate).
 
     Each attempt streamed into the same feed; these notes say which one the review shows.
     """
@@ -82,6 +83,8 @@ def retry_notes(proposal: EditProposal | PlanProposal) -> list[str]:
         notes.append(f"The first reply for {proposal.rel} was refused ({retried}); asked once more.")
     if (sampled := getattr(proposal, "sampled", None)) is not None:
         notes.append(f"{proposal.rel}: {sampled.line()}.")
+    if isinstance(moved := getattr(proposal, "moved", None), str):
+        notes.append(f"{proposal.rel}: {moved}.")
     return notes
 
 

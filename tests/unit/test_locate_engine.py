@@ -24,6 +24,7 @@ from coder.edit.run import engine as engine_module
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.prompt import predicted_reply
 from coder.edit.run.sample import SAMPLES
+from coder.session.streams import retry_notes
 from coder.testing.replies import ScriptedStream, streamed
 
 REC = json.loads((Path(__file__).parents[1] / "data" / "edit" / "cpu_1204" / "copy_dict_w0_moved.json").read_text())
@@ -55,6 +56,7 @@ def test_the_fix_is_found_in_the_function_the_failing_tests_name(tmp_path: Path,
     assert "so the bug is probably here, in _deepcopy_dict" in moved.retry_note
     assert proposal.ok and proposal.changed, proposal.refusal
     assert proposal.moved == REC["moved"]
+    assert retry_notes(proposal)[-1] == f"{TASK.file}: {REC['moved']}."  # the TUI's note before the review
     assert proposal.diff == REC["diff"]
     assert [c.ok for c in proposal.checks] == [True]  # the upstream tests that failed now pass
     assert TASK.check(TASK.originals()[TASK.file], proposal.new)[0]  # and the task's judge calls it right
