@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 CODER = Path(__file__).resolve().parents[2] / "coder"
@@ -15,10 +16,13 @@ def _mentions(node: ast.AST | None, names: set[str]) -> bool:
             return True
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             try:
-                if _mentions(ast.parse(sub.value, mode="eval"), names):
-                    return True
+                with warnings.catch_warnings():  # a plain string such as a regex ("\\w") warns when parsed as code
+                    warnings.simplefilter("ignore")
+                    parsed = ast.parse(sub.value, mode="eval")
             except SyntaxError:
-                pass  # a plain string, not an annotation
+                continue  # a plain string, not an annotation
+            if _mentions(parsed, names):
+                return True
     return False
 
 
