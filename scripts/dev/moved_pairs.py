@@ -8,8 +8,8 @@ was put in. A move to any other function is a lost request at best; the table sh
 
     .venv/bin/python scripts/dev/moved_pairs.py [--json out.json]
 
-It runs the upstream tests of each file once per pair (about a minute on 2 cores). Exit 1 when a pair that is
-sent the function with the bug would be moved elsewhere.
+It runs the upstream tests of each file once per pair (about 30 s on 2 cores). Exit 1 when any pair would be
+moved to a function other than the one with the bug.
 """
 
 from __future__ import annotations

@@ -93,7 +93,8 @@ class CheckRun:
         for line in self.tail:
             if not line.startswith(_FAILED) or line.startswith("FAILED ("):
                 continue
-            said = line.split(None, 1)[1] if len(line.split(None, 1)) == 2 else ""
+            parts = line.split(None, 1)
+            said = parts[1] if len(parts) == 2 else ""
             node = said.split(" - ", 1)[0].split(" (", 1)[0].split(": ", 1)[0].rstrip(":")
             name = node.split("::")[-1].split("[", 1)[0].strip()
             if name.startswith("test") and name.isidentifier() and name not in names:
