@@ -242,6 +242,8 @@ def _say_retries(proposal: EditProposal, err: TextIO) -> None:
         _say(proposal.sampled.line(), err)
     if proposal.moved:  # the bug was looked for where the failing example or tests point (coder.edit.run.locate)
         _say(proposal.moved, err)
+    if proposal.repaired:  # one-token changes held to the failing tests (coder.edit.run.repair)
+        _say(proposal.repaired, err)
 
 
 def _run_edit(args: argparse.Namespace, result: dict[str, Any]) -> int:

@@ -119,6 +119,7 @@ class EditProposal:
     examples: tuple[str, ...] = ()  # what the instruction's examples showed (coder.edit.checks.behaviour)
     sampled: Sampled | None = None  # sampled replies drawn after the retry (coder.edit.run.sample)
     moved: str | None = None  # where else the bug was looked for, and what came of it (coder.edit.run.locate)
+    repaired: str | None = None  # the one-token changes the failing tests were run on (coder.edit.run.repair)
 
     @property
     def ok(self) -> bool:
@@ -201,6 +202,7 @@ class EditProposal:
             "examples": list(self.examples),
             "sampled": self.sampled.to_json() if self.sampled is not None else None,
             "moved": self.moved,
+            "repaired": self.repaired,
         }
 
 

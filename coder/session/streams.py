@@ -73,8 +73,8 @@ def apply_proposal(engine: EditEngine, proposal: EditProposal | PlanProposal) ->
 
 
 def retry_notes(proposal: EditProposal | PlanProposal) -> list[str]:
-    """Why a region edit's first reply was asked once more, the samples drawn after (coder.edit.run.sample), and
-    where else the bug was sought (coder.edit.run.locate).
+    """Why a region edit's first reply was asked once more, the samples drawn after (coder.edit.run.sample),
+    where else the bug was sought (coder.edit.run.locate), and the one-token changes tried (coder.edit.run.repair).
 
     Each attempt streamed into the same feed; these notes say which one the review shows.
     """
@@ -85,6 +85,8 @@ def retry_notes(proposal: EditProposal | PlanProposal) -> list[str]:
         notes.append(f"{proposal.rel}: {sampled.line()}.")
     if isinstance(moved := getattr(proposal, "moved", None), str):
         notes.append(f"{proposal.rel}: {moved}.")
+    if isinstance(repaired := getattr(proposal, "repaired", None), str):
+        notes.append(f"{proposal.rel}: {repaired}.")
     return notes
 
 

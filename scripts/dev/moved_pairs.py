@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from coder.bench.edits import upstream  # noqa: E402
-from coder.bench.edits.taskdef import source  # noqa: E402
+from coder.bench.edits.taskdef import Task, source  # noqa: E402
 from coder.bench.edits.tasks import TASKS  # noqa: E402
 from coder.bench.edits.tasks_heldout import HELDOUT  # noqa: E402
 from coder.edit.apply import gitcli  # noqa: E402
@@ -32,6 +32,16 @@ from coder.edit.checks.user_commands import commands  # noqa: E402
 from coder.edit.proposal import EditRequest  # noqa: E402
 from coder.edit.run.engine import EditEngine  # noqa: E402
 from coder.edit.run.locate import where  # noqa: E402
+
+
+def bug_engine(root: Path, task: Task) -> EditEngine:
+    """An engine in a new repository at ``root`` holding ``task``'s file, with the bench's test command."""
+    (root / task.file).parent.mkdir(parents=True, exist_ok=True)
+    (root / task.file).write_text(source(task.file))
+    gitcli.run_git(root, "init", "-q")
+    gitcli.run_git(root, "add", "-A")
+    return EditEngine(None, root, ctx=32768, run_examples=True,
+                      checks=commands(upstream.test_command(task.kind, task.file), None))
 
 
 def rows() -> list[dict[str, object]]:
@@ -42,12 +52,7 @@ def rows() -> list[dict[str, object]]:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            (root / task.file).parent.mkdir(parents=True, exist_ok=True)
-            (root / task.file).write_text(source(task.file))
-            gitcli.run_git(root, "init", "-q")
-            gitcli.run_git(root, "add", "-A")
-            engine = EditEngine(None, root, ctx=32768, run_examples=True,
-                                checks=commands(upstream.test_command(task.kind, task.file), None))
+            engine = bug_engine(root, task)
             for n, wording in enumerate(task.wordings):
                 request = engine.prepare(root / task.file, wording)
                 if not isinstance(request, EditRequest):

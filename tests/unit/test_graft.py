@@ -42,7 +42,6 @@ def test_run7s_class_hints_land_without_the_dropped_class_values(tmp_path: Path,
 @pytest.mark.parametrize(("name", "wording"), [
     ("graphlib-class-docstrings", 1),  # docstrings on six methods, _find_cycle mangled and left bare: partial
     ("colorsys-hints", 2),  # the reply dropped lines and annotated nothing: nothing to put on the original
-    ("tabnanny-docstring", 0),  # "turn the comment block into a docstring": the block would stay beside it
 ])
 def test_what_a_graft_cannot_do_stays_refused(tmp_path: Path, name: str, wording: int) -> None:
     accepted, _, _, why = _evaluated(tmp_path, name, wording)

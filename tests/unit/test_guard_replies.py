@@ -117,13 +117,25 @@ def test_a_comment_with_a_docstring_besides_is_applied_without_the_docstring(tmp
     assert task.judge(task.originals(), {task.file: proposal.new})[0] is True
 
 
-def test_a_docstring_reply_that_also_deleted_comments_stays_refused(tmp_path: Path) -> None:
-    # tabnanny-docstring w0 on the H200: "turn the comment block into a class docstring" wrote the docstring and
-    # deleted the block and another comment; a deletion is never given back (the block's deletion is what the
-    # user asked for: put back beside the docstring it would repeat it), so the guard's flag stands
+def test_a_comment_block_made_the_docstring_is_taken_and_a_comment_lost_elsewhere_given_back(tmp_path: Path) -> None:
+    # tabnanny-docstring w0 on the H200: "turn the comment block into a class docstring" wrote the docstring,
+    # deleted the block, and deleted an unrelated comment further down the class. The block's words are in the
+    # new docstring: moved, so its deletion is what was asked. The other comment's words are nowhere in the
+    # reply: lost, so it is given back, and the rest is applied
     recorded = REPLIES["tabnanny-docstring_w0"]
     task, proposal = evaluated(tmp_path, recorded["task"], recorded["wording"], recorded["reply"])
+    assert proposal.scope is not None and proposal.scope.ok, proposal.scope
+    assert [c.where(task.file) for c in proposal.scope.dropped] == ["heldout/tabnanny.py:247 (deleted)"]
+    assert "# the self.n >= other.n test already did it for ts=1" in proposal.new
+    assert "    # members:\n" not in proposal.new and "    # members:\n" in task.originals()[task.file]
+    assert task.judge(task.originals(), {task.file: proposal.new})[0] is True
+
+
+def test_a_code_line_deleted_beside_a_docstring_is_never_given_back(tmp_path: Path) -> None:
+    # the same reply with a code line of the class deleted too: code is never given back, so the guard refuses
+    recorded = REPLIES["tabnanny-docstring_w0"]
+    reply = recorded["reply"].replace("        if self.n >= other.n:\n            return False\n", "", 1)
+    assert reply != recorded["reply"]
+    _, proposal = evaluated(tmp_path, recorded["task"], recorded["wording"], reply)
     assert proposal.scope is not None and not proposal.scope.ok
-    assert not proposal.scope.dropped
-    assert [c.where(task.file) for c in proposal.scope.unexplained] == ["heldout/tabnanny.py:137-155 (deleted)",
-                                                                        "heldout/tabnanny.py:247 (deleted)"]
+    assert "(deleted)" in proposal.scope.refusal()

@@ -80,7 +80,8 @@ def render(rows: list[Outcome], title: str, console: Console) -> None:
     for r in rows:
         scope = f"flagged ({r.flagged_would_be})" if r.flagged else ""
         plan = (r.plan or "") + (f"; retried: {r.retried}" if r.retried else "") + (
-            f"; {r.sampled}" if r.sampled else "") + (f"; {r.moved}" if r.moved else "")
+            f"; {r.sampled}" if r.sampled else "") + (f"; {r.moved}" if r.moved else "") + (
+            f"; {r.repaired}" if r.repaired else "")
         table.add_row(r.task, str(r.wording), r.kind, r.mode or r.mode_requested, plan[:40],
                       f"[{_STYLE[r.outcome]}]{r.outcome}[/]", r.layer or "", scope,
                       _num(r.enter_to_diff_s, ".1f"), _num(r.ttft_s, ".2f"), _num(r.decode_tps, ".1f"),

@@ -78,6 +78,7 @@ class Outcome:
     retried: str | None = None  # what the engine re-asked, and why, where it reports it
     sampled: str | None = None  # the samples drawn after a fix's retry, and which passed (coder.edit.run.sample)
     moved: str | None = None  # where else the bug was looked for (coder.edit.run.locate)
+    repaired: str | None = None  # the one-token changes held to the failing tests (coder.edit.run.repair)
     # the evidence of a wrong or flagged outcome, so it can be replayed offline: the proposal's diff, the
     # model's reply (one edit), or each region's reply of a plan (with the first one where it was retried)
     diff: str | None = None
@@ -320,6 +321,7 @@ def _record(p: EditProposal | PlanProposal, out: Outcome) -> None:
         out.mode, out.mode_reason = p.mode, p.request.mode_reason
         out.retried = p.retried  # a region edit asked once more: why its first reply was refused
         out.moved = p.moved  # where else the bug was looked for
+        out.repaired = p.repaired  # the one-token changes tried
     out.sampled = p.sampled.line() if p.sampled is not None else None
     out.ttft_s, out.decode_tps, out.acceptance_length = s.ttft, s.decode_tps, s.acceptance_length
     out.completion_tokens = s.completion_tokens

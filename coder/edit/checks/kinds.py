@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
 _TRAILING = re.compile(r"\s+#.*")
+_PROSE = re.compile(r"[A-Za-z]{3,}")
+CARRIED = 0.8  # share of a deleted comment's words the reply's new prose must hold for the comment to count as moved
 MAX_CHANGES = 60  # beyond this many changes, judge the whole proposal once instead of each change
 
 
@@ -39,6 +41,42 @@ def comment_only(old: list[str], new: list[str]) -> bool:
     kept = all(y == x or (y.startswith(x) and _TRAILING.fullmatch(y[len(x):]) is not None)
                for x, y in zip(a, b, strict=True))
     return kept and any("#" in y and y not in old for y in new)  # blank lines alone are not a comment
+
+
+def comment_words(lines: list[str]) -> set[str] | None:
+    """The words of ``lines`` when they are comments and blank lines only, with a comment (None: code too)."""
+    if not lines or any(x.strip() and not x.lstrip().startswith("#") for x in lines):
+        return None
+    words = {w.lower() for x in lines for w in _PROSE.findall(x)}
+    return words if any(x.strip() for x in lines) else None
+
+
+def carried(words: set[str], prose: set[str]) -> bool:
+    """A deleted comment's ``words`` reappear in the reply's new ``prose``: it was moved there, not lost.
+
+    "Turn the comment block describing the members into a class docstring" deletes the block on purpose:
+    its words are in the new docstring. A comment line the reply dropped elsewhere has its words nowhere.
+    """
+    return bool(words) and len(words & prose) >= CARRIED * len(words)
+
+
+def new_prose(old: str, new: str) -> set[str]:
+    """The words of the docstrings and comment lines of ``new`` that ``old`` does not hold."""
+    had = set(old.splitlines())
+    words = {w.lower() for x in new.splitlines() if x not in had and x.lstrip().startswith("#")
+             for w in _PROSE.findall(x)}
+    for doc in set(_docstrings(new)) - set(_docstrings(old)):
+        words |= {w.lower() for w in _PROSE.findall(doc)}
+    return words
+
+
+def _docstrings(text: str) -> list[str]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    return [ast.get_docstring(n, clean=False) or "" for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
 
 
 @lru_cache(maxsize=32)  # each kind rule asks it of the same texts: one parse per (text, kinds), not one per rule
@@ -106,7 +144,14 @@ class Invariant:
             same = _normal(whole, self.docstrings, self.hints) == base and _normal(whole, False, False) != full
             return [same] * len(spans)
         out = []
-        for i1, i2, j1, j2 in spans:  # this change alone, on the original: keeps the code, and does what was asked
+        prose: set[str] | None = None
+        for i1, i2, j1, j2 in spans:
+            if self.docstrings and j1 == j2 and (words := comment_words(old[i1:i2])) is not None:
+                # a comment deleted: kept only when the reply's new docstrings carry it (a tree never holds comments)
+                prose = new_prose(text, "\n".join(new) + "\n") if prose is None else prose
+                out.append(carried(words, prose))
+                continue
+            # this change alone, on the original: keeps the code, and does what was asked
             alone = "\n".join(old[:i1] + new[j1:j2] + old[i2:]) + "\n"
             out.append(base is not None and _normal(alone, self.docstrings, self.hints) == base
                        and _normal(alone, False, False) != full)

@@ -23,7 +23,7 @@ from coder.edit.checks.explained import Change, Scope, check_scope
 from coder.edit.checks.extract_splice import extraction_spliced
 from coder.edit.checks.graft import grafted
 from coder.edit.checks.hints import complete_init_returns, type_notes
-from coder.edit.checks.kinds import Invariant, invariant_for, same_code
+from coder.edit.checks.kinds import Invariant, carried, comment_words, invariant_for, new_prose, same_code
 from coder.edit.checks.result import PYTHON, check_result
 from coder.edit.checks.signature import defs
 from coder.edit.source.trees import parsed
@@ -107,9 +107,9 @@ def _given_back(old: str, new: str, off: list[Change], invariant: Invariant,
 def _give_backs(c: Change, old: list[str], lines: list[str]) -> list[tuple[str, Change]]:
     """Ways to take change ``c`` out of ``lines``, least first: a run of the lines it added inside changed
     ones (a docstring written under an annotated def line), then the whole change (the original lines back)
-    when it adds lines only or changes no code in place. Changed code and deleted lines are never given back:
-    a reply that rewrote code it was not asked to touch (an inverted condition, a member dropped) is flagged as
-    it came."""
+    when it adds lines only, changes no code in place, or deletes a comment it carries nowhere. Changed code
+    and deleted code are never given back: a reply that rewrote code it was not asked to touch (an inverted
+    condition, a member dropped) is flagged as it came."""
     out = []
     n_old, n_new = c.old_end - c.old_start + 1, c.new_end - c.new_start + 1
     extra = n_new - n_old
@@ -119,11 +119,21 @@ def _give_backs(c: Change, old: list[str], lines: list[str]) -> list[tuple[str, 
             out.append(("".join(lines[:at] + lines[at + extra:]),
                         Change(c.old_start + k, c.old_start + k - 1, at + 1, at + extra, False, c.why)))
     whole = "".join(lines[:c.new_start - 1] + old[c.old_start - 1:c.old_end] + lines[c.new_end:])
-    # a deletion is never given back, comments included: "turn the comment block into a docstring" deletes the
-    # block on purpose, and putting it back beside the docstring applies what the user asked to remove
-    if c.what == "added" or (c.what == "changed" and same_code(whole, "".join(lines))):
+    if c.what == "added" or (c.what == "changed" and same_code(whole, "".join(lines))) or _lost_comment(c, old, lines):
         out.append((whole, c))
     return out
+
+
+def _lost_comment(c: Change, old: list[str], lines: list[str]) -> bool:
+    """``c`` deletes comment lines whose words the reply carries nowhere: a comment lost, given back.
+
+    A deletion of code is never given back, nor a comment whose words reappear in the reply's new docstrings
+    or comments: "turn the comment block into a docstring" deletes the block on purpose, and putting it back
+    beside the docstring would apply what the user asked to remove. Seen on the H200 (tabnanny-docstring w0):
+    that block became the class docstring, and an unrelated comment further down the class was dropped too.
+    """
+    words = comment_words(old[c.old_start - 1:c.old_end]) if c.what == "deleted" else None
+    return words is not None and not carried(words, new_prose("".join(old), "".join(lines)))
 
 
 def _asked(text: str, invariant: Invariant) -> list[str] | None:

@@ -37,6 +37,7 @@ from coder.edit.run.guard import DriftGuard
 from coder.edit.run.locate import look_elsewhere
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
+from coder.edit.run.repair import repair
 from coder.edit.run.retry import Oracles, again, failing_now, retry_reason, spec_of
 from coder.edit.run.sample import draw, due
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
@@ -275,14 +276,13 @@ class EditEngine:
             on_chunk: ChunkTap | None = None) -> Iterator[RequestStats | EditProposal]:
         """Apply the k decision, stream the request; yields live stats, then one :class:`EditProposal`.
 
-        The request runner (:mod:`coder.backends.runtime.request`) carries it out: a
-        ``via="restart"`` decision relaunches the backend first (blocking; ``cancel``
-        aborts it, or the stream), and the k controller learns from the reply.
-        ``on_chunk`` is called with every streamed chunk (the reply text as it arrives).
-        Raises CoderError when the backend is unreachable or dies mid-stream, or is cancelled (nothing is
-        written either way). A region edit may be asked once more (:meth:`retry_request`); a fix it did not mend is
-        sampled while an oracle fails (:mod:`.sample`), then sought where the oracles point (:mod:`.locate`); an
-        unchecked change of behaviour is held to samples (:mod:`.agree`).
+        The request runner (:mod:`coder.backends.runtime.request`) carries out the k decision (``via="restart"``
+        relaunches the backend first, blocking; ``cancel`` aborts it or the stream) and learns from the reply;
+        ``on_chunk`` gets every streamed chunk. Raises CoderError when the backend is unreachable, dies or is
+        cancelled (nothing is written). A region edit may be asked once more (:meth:`retry_request`); a fix not
+        mended is sampled while an oracle fails (:mod:`.sample`), sought where the oracles point (:mod:`.locate`),
+        then among one-token changes the tests judge (:mod:`.repair`); an unchecked change of behaviour is held
+        to samples (:mod:`.agree`).
         """
         ask = partial(self._stream_once, cancel=cancel, on_chunk=on_chunk)
         proposal = yield from ask(request)
@@ -293,6 +293,7 @@ class EditEngine:
             if (oracle := due(proposal, self.oracles)) is not None:
                 proposal = yield from draw(proposal, oracle, ask)
         proposal = yield from look_elsewhere(proposal, self.oracles, self._build, ask)  # the bug may be in a callee
+        proposal = repair(proposal, self.oracles, self._build, self.evaluate)  # one-token changes the tests judge
         proposal = yield from agree.check(proposal, self.oracles, ask)
         yield proposal
 
@@ -308,10 +309,7 @@ class EditEngine:
         return proposal
 
     def retry_request(self, proposal: EditProposal) -> EditRequest | None:
-        """The one retry of a region edit outside a plan, or None when it gets none.
-
-        When :mod:`coder.edit.run.retry` says so (never a retry), the prompt saying what went wrong.
-        """
+        """The one retry of a region edit outside a plan (:mod:`.retry`: its prompt says what went wrong), or None."""
         why = self._why_again(proposal)
         return None if why is None else again(proposal, *why, self._build)
 
@@ -326,17 +324,19 @@ class EditEngine:
             self.prompt_cache.record(prompt_text(request.messages), stats.prompt_tokens)
 
     def evaluate(self, request: EditRequest, reply: str, stats: RequestStats | None = None, *,
-                 finish_reason: str | None = None, stopped: EditRefused | None = None) -> EditProposal:
+                 finish_reason: str | None = None, stopped: EditRefused | None = None,
+                 checks: Sequence[UserCommand] | None = None) -> EditProposal:
         """Validate a complete ``reply`` to ``request`` into a proposal (accepted or refused).
 
         ``finish_reason`` is used when ``stats`` is not given (replaying a recorded reply);
-        ``stopped`` is the guard's refusal when the stream was cut early.
+        ``stopped`` is the guard's refusal when the stream was cut early; ``checks`` the commands run instead of
+        the user's own (:mod:`.repair` shortens their time limit).
         """
         with PARSE_LOCK:  # the planner judges regions on threads; CPython 3.11's parser is not thread-safe
-            return self._evaluate(request, reply, stats or RequestStats(finish_reason=finish_reason), stopped)
+            return self._evaluate(request, reply, stats or RequestStats(finish_reason=finish_reason), stopped, checks)
 
-    def _evaluate(self, request: EditRequest, reply: str, stats: RequestStats,
-                  stopped: EditRefused | None) -> EditProposal:
+    def _evaluate(self, request: EditRequest, reply: str, stats: RequestStats, stopped: EditRefused | None,
+                  checks: Sequence[UserCommand] | None) -> EditProposal:
         snap, spec = request.snapshot, spec_of(request)
         try:
             if stopped is None:  # a replayed or complete reply gets the same guard as a live stream
@@ -364,10 +364,10 @@ class EditEngine:
         if proposal.changed and not request.in_plan:  # said once per engine: a CLI run, a TUI session
             proposal.checks_not_run, self.checks_not_run = self.checks_not_run, ""
             self.examples.hold(proposal, spec)  # the instruction's failing examples, before and after
-        if self.checks and proposal.changed:
+        if (checks := self.checks if checks is None else checks) and proposal.changed:
             from coder.edit.checks.user_commands import run_on_proposal
 
-            proposal.checks = tuple(run_on_proposal(self.repo, snap, new, self.checks))
+            proposal.checks = tuple(run_on_proposal(self.repo, snap, new, checks))
             if failed := next((c for c in proposal.checks if not c.ok), None):
                 proposal.refusal_code, proposal.refusal = "check_failed", failed.line()
         return proposal

@@ -126,7 +126,7 @@ def _called(calls: tuple[tuple[str, str], ...], start: set[str]) -> set[str]:
 
 def _among(clues: Clues, functions: dict[str, Region], pool: dict[str, Region]) -> Moved | None:
     # a test is named for one function of the whole file: one named for the function sent votes for none of pool
-    named = Counter(q for t in clues.tests if (q := _best(t, functions)) in pool)
+    named = Counter(q for t in clues.tests if (q := named_by(t, functions)) in pool)
     ran = [q for q in clues.reached if q in pool]
     if len(ran) == 1:
         return Moved(ran[0], pool[ran[0]], "the instruction's example runs it")
@@ -136,13 +136,13 @@ def _among(clues: Clues, functions: dict[str, Region], pool: dict[str, Region]) 
     if not top or (len(top) == 2 and top[0][1] == top[1][1]):
         return None
     name = top[0][0]
-    tests = [t for t in clues.tests if _best(t, functions) == name]
+    tests = [t for t in clues.tests if named_by(t, functions) == name]
     ran_too = " and the instruction's example runs it" if ran else ""
     return Moved(name, pool[name], f"the failing {_listed(tests)} {'names' if len(tests) == 1 else 'name'} it"
                  f"{ran_too}")
 
 
-def _best(test: str, functions: dict[str, Region]) -> str | None:
+def named_by(test: str, functions: dict[str, Region]) -> str | None:
     """The function ``test`` is named for: the longest bare name its name (less ``test``) is or starts with."""
     said = test[4:].lstrip("_").lower()
     best: tuple[int, str] | None = None

@@ -93,6 +93,7 @@ class Clues:
     calls: tuple[tuple[str, str], ...] = ()  # which of them called which (caller, callee)
     traced: bool = False  # the examples were traced (Oracles.clues does it once, on demand)
     tests: tuple[str, ...] = ()  # the failing tests' names (``test_deepcopy_dict``)
+    tests_s: float = 0.0  # the seconds the test command took on the code as it is (what a run of it may cost)
 
 
 class Oracles:
@@ -155,7 +156,7 @@ class Oracles:
             runs = run_on_proposal(self.repo(), snap, snap.text, tests)
             if (failed := next((c for c in runs if not c.ok and c.rc is not None), None)) is not None:
                 said.append(("tests", failed.failures().replace("failed on it", "fails on the code as it is", 1)))
-                clues = replace(clues, tests=failed.failed_tests())
+                clues = replace(clues, tests=failed.failed_tests(), tests_s=failed.seconds)
         return tuple(said), clues
 
 

@@ -1,0 +1,54 @@
+"""The one-token changes of mutation testing, as edits of a function's text (coder.edit.source.mutants)."""
+
+from __future__ import annotations
+
+from coder.edit.source.mutants import mutants
+
+SRC = '''def f(xs, limit):
+    """Count the items >= limit (the docstring is never changed: 1 > 0)."""
+    n = 0
+    for x in xs[1:]:
+        if x >= limit and x != 0:
+            n = n + 1
+    return n
+
+
+def g(s, i):
+    return "é" + s[i:]
+'''
+
+
+def _whats(start: int, end: int) -> list[str]:
+    return [m.what for m in mutants(SRC, start, end)]
+
+
+def test_each_operator_changes_one_token_and_nothing_else() -> None:
+    found = {m.what: m for m in mutants(SRC, 1, 7)}
+    assert set(found) == {
+        "`0` -> `1`",  # n = 0
+        "`1` -> `2`", "`1` -> `0`",  # xs[1:] and n + 1, each one up and one down
+        "`x >= limit` -> `x > limit`", "`x != 0` -> `x == 0`",
+        "`x >= limit and x != 0` -> `x >= limit or x != 0`",
+        "`n + 1` -> `n`", "`n + 1` -> `n - 1`",
+    }
+    made = found["`x >= limit` -> `x > limit`"]
+    assert made.line == 5 and made.text == SRC.replace("if x >= limit and", "if x > limit and")
+    assert SRC.splitlines()[1] in made.text  # the docstring's `>=` and `1 > 0` are text, never changed
+
+
+def test_each_mutant_is_its_own_file() -> None:
+    texts = [m.text for m in mutants(SRC, 1, 7)]
+    # the 8 changes above, with `1` -> `2` and `1` -> `0` made at xs[1:] and at n + 1 each, and the `0` of
+    # `x != 0` one up: 11 files, none the same as another or as the source
+    assert len(texts) == len(set(texts)) == 11 and SRC not in texts
+
+
+def test_a_slice_bound_name_moves_by_one_and_columns_count_characters_not_bytes() -> None:
+    # "é" is two bytes in UTF-8: the parser's columns are bytes, the edit must land on the right characters
+    assert sorted(m.text.splitlines()[-1] for m in mutants(SRC, 10, 11)) == [
+        '    return "é" + s[i + 1:]', '    return "é" + s[i - 1:]', '    return "é" - s[i:]']
+
+
+def test_only_the_lines_asked_and_nothing_when_the_text_does_not_parse() -> None:
+    assert all(m.line in range(10, 12) for m in mutants(SRC, 10, 11))
+    assert mutants("def f(:\n    return 1 > 0\n", 1, 2) == []

@@ -1,0 +1,103 @@
+"""A fix the model did not make, found among one-token changes the failing tests tell apart (coder.edit.run.repair).
+
+The model here is a stand-in that returns the code it is sent, unchanged: the 1.5B's answer on the H200 to
+bug-reprlib-fill in both wordings (run 13: "the model made no changes", greedily). The test commands and the
+examples run for real.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import make_repo
+
+from coder.bench.edits import upstream
+from coder.bench.edits.taskdef import source
+from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.checks.user_commands import commands
+from coder.edit.proposal import EditRequest
+from coder.edit.run import engine as engine_module
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.prompt import predicted_reply
+from coder.session.streams import retry_notes
+from coder.testing.replies import ScriptedStream, streamed
+
+TASK = next(t for t in HELDOUT if t.name == "bug-reprlib-fill")
+
+
+def _as_it_was(request: EditRequest) -> str:
+    return predicted_reply(request.prompt)
+
+
+def _run(root: Path, rel: str, instruction: str, test: str | None,
+         monkeypatch: pytest.MonkeyPatch) -> tuple[EditRequest, ScriptedStream, object]:
+    engine = EditEngine(None, root, ctx=32768, run_examples=True, checks=commands(test, None))
+    request = engine.prepare(root / rel, instruction)
+    assert isinstance(request, EditRequest)
+    monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream([_as_it_was] * 100))
+    return request, model, streamed(engine, request)
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_an_off_by_one_the_model_left_is_found_where_the_failing_tests_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wording: int) -> None:
+    make_repo(tmp_path / "r", {TASK.file: source(TASK.file)})
+    request, model, proposal = _run(tmp_path / "r", TASK.file, TASK.wordings[wording],
+                                    upstream.test_command(TASK.kind, TASK.file), monkeypatch)
+    assert request.mode == "full"  # no function named: the whole file, which came back unchanged
+    assert len(model.asked) == 1  # no model request after the first: the changes are coder's
+    assert proposal.ok and proposal.changed, proposal.refusal
+    assert proposal.new == source(TASK.file).replace("if n >= maxiter:", "if n > maxiter:")
+    assert proposal.repaired is not None and proposal.repaired.startswith(
+        "repaired in Repr._repr_iterable at line 73, `n >= maxiter` -> `n > maxiter`: the one place of ")
+    assert proposal.to_json()["repaired"] == proposal.repaired
+    assert retry_notes(proposal)[-1] == f"{TASK.file}: {proposal.repaired}."
+    assert [c.ok for c in proposal.checks] == [True]  # the upstream tests that failed now pass
+    assert TASK.check(TASK.originals()[TASK.file], proposal.new)[0]  # and the task's judge calls it right
+
+
+SPAN = '''def span(a, b):
+    """How many integers lie from a to b, both included."""
+    lo = a - 1
+    hi = b + 1
+    return hi - lo
+'''
+CHECK = "from span import span\nassert span(1, 3) == 3, span(1, 3)\n"
+
+
+def test_two_places_the_tests_cannot_tell_apart_leave_the_refusal_standing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `a - 1` -> `a` and `b + 1` -> `b` both make span(1, 3) == 3: the tests do not say which fix is meant
+    make_repo(tmp_path / "r", {"span.py": SPAN, "check_span.py": CHECK})
+    test = f"{shlex.quote(sys.executable)} check_span.py"
+    _, _, proposal = _run(tmp_path / "r", "span.py", "Fix span: it counts two too many", test, monkeypatch)
+    assert not proposal.changed
+    assert proposal.repaired is not None and "pass the failing tests in more than one place" in proposal.repaired
+    assert "span line 3: `a - 1` -> `a`" in proposal.repaired and "span line 4: `b + 1` -> `b`" in proposal.repaired
+
+
+def test_one_place_is_taken_in_its_plainest_form_and_without_tests_nothing_is_tried(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    one = 'def span(a, b):\n    """How many integers lie from a to b, both included."""\n    return b - a + 2\n'
+    make_repo(tmp_path / "a", {"span.py": one, "check_span.py": CHECK + "assert span(2, 7) == 6\n"})
+    test = f"{shlex.quote(sys.executable)} check_span.py"
+    _, _, fixed = _run(tmp_path / "a", "span.py", "Fix span: it counts one too many", test, monkeypatch)
+    assert fixed.changed and fixed.new == one.replace("b - a + 2", "b - a + 1"), fixed.repaired
+    assert fixed.repaired is not None and fixed.repaired.startswith("repaired in span at line 3, `2` -> `1`: ")
+    make_repo(tmp_path / "b", {"span.py": one})
+    _, _, alone = _run(tmp_path / "b", "span.py", "Fix span: span(1, 3) returns 4 instead of 3", None, monkeypatch)
+    assert not alone.changed and alone.repaired is None  # an example alone is no judge of a one-token change
+
+
+def test_an_offset_and_its_constant_are_one_place_and_the_offset_dropped_is_taken(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `a - 1` -> `a` and `a - 1` -> `a - 0` both mend it: one place, and the plainer text is taken
+    width = 'def width(a, b):\n    """The distance from a to b."""\n    lo = a - 1\n    return b - lo\n'
+    check = "from width import width\nassert width(1, 3) == 2\nassert width(2, 7) == 5\n"
+    make_repo(tmp_path / "r", {"width.py": width, "check_width.py": check})
+    test = f"{shlex.quote(sys.executable)} check_width.py"
+    _, _, fixed = _run(tmp_path / "r", "width.py", "Fix width: it is one too large", test, monkeypatch)
+    assert fixed.changed and fixed.new == width.replace("lo = a - 1", "lo = a"), fixed.repaired
