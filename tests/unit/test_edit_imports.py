@@ -29,6 +29,11 @@ HEAVY_CODER = ("coder.backends.engines.preflight", "coder.backends.engines.logsc
                "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor",
                # committing and undoing (GitPython), and the user's checks: after the request, when at all
                "coder.edit.apply.gitops", "coder.edit.apply.commit", "coder.repo")
+# a fix not mended, sought where the failing oracles point or among one-token changes: after a failed request only,
+# never for a plan's step (coder.edit.run.engine.EditEngine.run imports them there)
+FIX_ONLY = ("coder.edit.run.locate", "coder.edit.run.repair", "coder.edit.source.mutants", "coder.edit.source.callees")
+# what only a rename plan needs (coder.edit.run.plan_step.mechanized): every other plan's steps go without it
+RENAME_ONLY = ("coder.edit.plan.rename_scope",)
 # what only a config file that exists (its TOML, its trust) or a launch (its API key) needs: the edit of a
 # repository without a .coder.toml, on the built-in defaults, reads no TOML and asks nothing of trust
 CONFIG_FILE_ONLY = ("tomllib", "coder.trust", "secrets")
@@ -75,6 +80,7 @@ def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ..
             "coder.backends.engines.llamacpp"} <= modules
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY_PACKAGES) == []
     assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []
+    assert sorted(m for m in modules if m.startswith(FIX_ONLY)) == []
     assert sorted(m for m in modules if m.split(".")[0] in CONFIG_FILE_ONLY or m in CONFIG_FILE_ONLY) == []
 
 
@@ -94,11 +100,44 @@ def test_only_an_edit_that_may_be_a_plan_loads_the_planner(tmp_repo: Path, extra
         {"coder.edit.run.plan_run", "coder.edit.run.plan_result", "coder.edit.plan.derive"} if planner else set())
 
 
+_PLAN_SCRIPT = """
+import json, sys
+from pathlib import Path
+from coder.edit.run import plan_run
+from coder.edit.run.engine import EditEngine
+from coder.edit.run.prompt import predicted_reply
+from coder.testing.replies import ScriptedModel
+engine = EditEngine(None, Path.cwd())
+prepared = plan_run.prepare(engine, Path(sys.argv[1]), sys.argv[2], mode="auto")
+plan_run.run_plan(engine, prepared, ScriptedModel(engine, lambda r: predicted_reply(r.prompt)))  # copied back
+print(json.dumps({"kind": prepared.plan.kind, "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.repo_files({"textwrap.py": (Path(__file__).parents[1] / "data" / "plans" / "textwrap.py.txt").read_text()})
+@pytest.mark.parametrize(("instruction", "kind"), [
+    ("Add a parameter verbose: bool = False to _munge_whitespace and update its callers to pass it on.", "add_param"),
+    ("Rename _munge_whitespace to _normalize_whitespace everywhere", "rename")])
+def test_a_plan_loads_the_rename_scope_only_for_a_rename_and_never_the_fix_search(tmp_repo: Path, instruction: str,
+                                                                                  kind: str) -> None:
+    """A plan prepared and run to its end in a fresh interpreter (the model's replies copy each region back)."""
+    root = str(Path(coder.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", _PLAN_SCRIPT, "textwrap.py", instruction], cwd=tmp_repo, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    modules = set(result["modules"])
+    assert result["kind"] == kind and "coder.edit.run.plan_step" in modules  # it ran the plan's steps
+    assert sorted(m for m in modules if m.startswith(FIX_ONLY)) == []  # a plan's step is never a fix sought further
+    assert sorted(m for m in modules if m.startswith(RENAME_ONLY)) == ([] if kind != "rename" else list(RENAME_ONLY))
+
+
 def test_the_heavy_lists_name_real_modules() -> None:
     """A misspelt name would make the assertions above pass vacuously."""
     import importlib.util
 
     for name in sorted(HEAVY_PACKAGES - {"pydantic", "pydantic_core"}):  # no longer declared, may be absent
         assert importlib.util.find_spec(name) is not None, name
-    for name in HEAVY_CODER:
+    for name in (*HEAVY_CODER, *FIX_ONLY, *RENAME_ONLY):
         assert importlib.util.find_spec(name) is not None, name

@@ -34,12 +34,10 @@ from coder.edit.proposal import UNCHANGED, ApplyResult, EditProposal, EditReques
 from coder.edit.run import agree
 from coder.edit.run.budget import docstring_room, plan_budget, server_ctx
 from coder.edit.run.guard import DriftGuard
-from coder.edit.run.locate import look_elsewhere
 from coder.edit.run.prompt import build_messages, predicted_reply, region_prompt, repo_context
 from coder.edit.run.reading import read_for
-from coder.edit.run.repair import repair
 from coder.edit.run.retry import Oracles, again, failing_now, retry_reason, spec_of
-from coder.edit.run.sample import draw, due
+from coder.edit.run.sample import draw, due, unmended
 from coder.edit.run.stream import ChunkTap, partial_body, stream_edit
 from coder.edit.run.warmup.cache import PromptCacheModel, prompt_text
 from coder.edit.source.regions import Region, find_symbol, line_range
@@ -278,11 +276,10 @@ class EditEngine:
 
         The request runner (:mod:`coder.backends.runtime.request`) carries out the k decision (``via="restart"``
         relaunches the backend first, blocking; ``cancel`` aborts it or the stream) and learns from the reply;
-        ``on_chunk`` gets every streamed chunk. Raises CoderError when the backend is unreachable, dies or is
-        cancelled (nothing is written). A region edit may be asked once more (:meth:`retry_request`); a fix not
-        mended is sampled while an oracle fails (:mod:`.sample`), sought where the oracles point (:mod:`.locate`),
-        then among one-token changes the tests judge (:mod:`.repair`); an unchecked change of behaviour is held
-        to samples (:mod:`.agree`).
+        ``on_chunk`` gets every streamed chunk. Raises CoderError when the backend is unreachable, dies or is cancelled
+        (nothing is written). A region edit may be asked once more (:meth:`retry_request`); a fix not mended is sampled
+        while an oracle fails (:mod:`.sample`), sought where the oracles point (:mod:`.locate`), then among one-token
+        changes the tests judge (:mod:`.repair`); an unchecked change of behaviour is held to samples (:mod:`.agree`).
         """
         ask = partial(self._stream_once, cancel=cancel, on_chunk=on_chunk)
         proposal = yield from ask(request)
@@ -292,8 +289,11 @@ class EditEngine:
             proposal = second  # still refused, unchanged or flagged: that is the outcome, with why it was asked again
             if (oracle := due(proposal, self.oracles)) is not None:
                 proposal = yield from draw(proposal, oracle, ask)
-        proposal = yield from look_elsewhere(proposal, self.oracles, self._build, ask)  # the bug may be in a callee
-        proposal = repair(proposal, self.oracles, self._build, self.evaluate)  # one-token changes the tests judge
+        if unmended(proposal):  # imported here: only a fix not mended needs them, ~2 ms of every edit's start
+            from coder.edit.run import locate, repair
+
+            proposal = yield from locate.look_elsewhere(proposal, self.oracles, self._build, ask)  # in a callee?
+            proposal = repair.repair(proposal, self.oracles, self._build, self.evaluate)  # one-token changes
         proposal = yield from agree.check(proposal, self.oracles, ask)
         yield proposal
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.proposal import UNCHANGED
 from coder.edit.run.retry import Build, Clues, Oracles, spec_of
-from coder.edit.run.sample import Ask, draw, due, passes
+from coder.edit.run.sample import Ask, draw, due, passes, unmended
 from coder.edit.source.callees import reachable
 from coder.edit.source.regions import Region, python_symbols
 
@@ -70,10 +70,9 @@ def elsewhere(proposal: EditProposal, oracles: Oracles) -> Moved | None:
     Only for a single edit of a Python file, a region or the whole file (not a plan step, not itself moved or
     sampled), that did not pass, whose reading asks for a fix, while an oracle fails on the code as it is.
     """
-    request = proposal.request
-    if request.in_plan or request.moved or request.seed is not None or passes(proposal):
+    if proposal.request.moved or not unmended(proposal):
         return None
-    return where(request, oracles)
+    return where(proposal.request, oracles)
 
 
 def where(request: EditRequest, oracles: Oracles) -> Moved | None:

@@ -289,8 +289,6 @@ def slots_of(engine: EditEngine) -> int:
 
 def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int = 1) -> PlanProposal:
     """Run every step (model steps through ``ask``, concurrently up to ``slots``), splice, check."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from coder.edit.run.plan_sample import agreed, sampled, unexplained_steps
     from coder.edit.run.plan_step import renamed_files, retry, run_step
 
@@ -303,6 +301,9 @@ def run_plan(engine: EditEngine, prepared: PlanRequest, ask: Ask, *, slots: int 
         return run_step(engine, prepared, i, ask, renamed)
 
     if slots > 1 and len(indices) > 1:
+        # imported here: a server of one slot runs the steps in turn, and the pool's modules cost ~1.5 ms
+        from concurrent.futures import ThreadPoolExecutor
+
         results[indices[0]] = one(indices[0])  # alone: a k restart it needs happens before the others start
         with ThreadPoolExecutor(max_workers=min(slots, len(indices) - 1)) as pool:
             for i, result in zip(indices[1:], pool.map(one, indices[1:]), strict=True):

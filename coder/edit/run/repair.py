@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.run.locate import named_by, where
 from coder.edit.run.retry import Build, Oracles, spec_of
-from coder.edit.run.sample import passes
+from coder.edit.run.sample import passes, unmended
 from coder.edit.source.mutants import Mutant, mutants
 from coder.edit.source.regions import Region, python_symbols
 
@@ -58,7 +58,7 @@ def repair(proposal: EditProposal, oracles: Oracles, build: Build, evaluate: Eva
            clock: Callable[[], float] = time.monotonic) -> EditProposal:
     """``proposal``, or the one-token fix that passes every check where the failing tests point (see above)."""
     request = proposal.request
-    if (request.in_plan or request.seed is not None or passes(proposal) or not request.snapshot.rel.endswith(".py")
+    if (not unmended(proposal) or not request.snapshot.rel.endswith(".py")
             or not any(kind == "tests" for kind, _ in oracles.failing(request))):
         return proposal
     limit = max(MIN_S, SLOWER * oracles.clues(request).tests_s)

@@ -42,6 +42,13 @@ def passes(proposal: EditProposal) -> bool:
     return proposal.changed and (proposal.scope is None or proposal.scope.ok)
 
 
+def unmended(proposal: EditProposal) -> bool:
+    """True for a single edit's outcome (not a plan step, not a sample) that did not pass: only such a fix is
+    sought elsewhere (:mod:`coder.edit.run.locate`) or among one-token changes (:mod:`coder.edit.run.repair`)."""
+    request = proposal.request
+    return not (request.in_plan or request.seed is not None or passes(proposal))
+
+
 def due(proposal: EditProposal, oracles: Oracles) -> str | None:
     """What fails now (``the failing example``, ``the failing tests``) when the retry ``proposal`` is sampled.
 
