@@ -15,6 +15,10 @@ SRC = '''def f(xs, limit):
 
 def g(s, i):
     return "é" + s[i:]
+
+
+def h(n):
+    return f"{n + 1:>4}"
 '''
 
 
@@ -45,8 +49,12 @@ def test_each_mutant_is_its_own_file() -> None:
 
 def test_a_slice_bound_name_moves_by_one_and_columns_count_characters_not_bytes() -> None:
     # "é" is two bytes in UTF-8: the parser's columns are bytes, the edit must land on the right characters
-    assert sorted(m.text.splitlines()[-1] for m in mutants(SRC, 10, 11)) == [
+    assert sorted(m.text.splitlines()[10] for m in mutants(SRC, 10, 11)) == [
         '    return "é" + s[i + 1:]', '    return "é" + s[i - 1:]', '    return "é" - s[i:]']
+
+
+def test_nothing_inside_an_f_string_is_changed() -> None:
+    assert mutants(SRC, 14, 15) == []
 
 
 def test_only_the_lines_asked_and_nothing_when_the_text_does_not_parse() -> None:

@@ -1,10 +1,10 @@
 """A fix the model did not make, found among the one-token changes that the project's failing tests tell apart.
 
-On the H200 (runs 12 and 13) the 1.5B, shown the very function with an off-by-one (``n >= maxiter`` for
-``n > maxiter``), answered "no change" greedily and in 16 samples. What it could not see, the project's tests
-can judge: they fail on the code as it is, and they pass on the right fix. So when a single fix is still not
-mended after its retry, its samples and the look elsewhere (:mod:`coder.edit.run.locate`), and the user's
-test command fails on the code as it is, coder tries the one-token changes of mutation testing
+On the H200 (runs 12 and 13) the 1.5B, shown code with an off-by-one (``n >= maxiter`` for ``n > maxiter``,
+``indent - 1`` for ``indent``), answered "no change", greedily and in 16 samples. What it could not see, the
+project's tests can judge: they fail on the code as it is, and they pass on the right fix. So when a single
+fix is still not mended after its retry, its samples and the look elsewhere (:mod:`coder.edit.run.locate`),
+and the user's test command fails on the code as it is, coder tries the one-token changes of mutation testing
 (:mod:`coder.edit.source.mutants`) in the functions the failing oracles point to, each held to every check as
 a reply is (the test command and the instruction's examples run on it). No model request is made.
 
