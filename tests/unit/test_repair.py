@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,26 @@ def test_an_offset_and_its_constant_are_one_place_and_the_offset_dropped_is_take
     test = f"{shlex.quote(sys.executable)} check_width.py"
     _, _, fixed = _run(tmp_path / "r", "width.py", "Fix width: it is one too large", test, monkeypatch)
     assert fixed.changed and fixed.new == width.replace("lo = a - 1", "lo = a"), fixed.repaired
+
+
+COUNT = '''def count_down(n):
+    """How many steps from n down to 0."""
+    steps = 0
+    while n > 0:
+        n -= 1
+        steps += 1
+    return steps + 1
+'''
+
+
+def test_a_change_that_makes_a_loop_endless_is_cut_short_and_the_search_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `n -= 1` -> `n -= 0` never ends: its test run is cut at max(2 s, 4x the run on the code as it is), not at the
+    # user's 120 s, and the one place the tests pass (`steps + 1` -> `steps`) is still found
+    check = "from count import count_down\nassert [count_down(n) for n in (0, 3, 5)] == [0, 3, 5]\n"
+    make_repo(tmp_path / "r", {"count.py": COUNT, "check_count.py": check})
+    test = f"{shlex.quote(sys.executable)} check_count.py"
+    started = time.monotonic()
+    _, _, fixed = _run(tmp_path / "r", "count.py", "Fix count_down: it counts one step too many", test, monkeypatch)
+    assert fixed.changed and fixed.new == COUNT.replace("return steps + 1", "return steps"), fixed.repaired
+    assert time.monotonic() - started < 120  # the user's own limit was not waited out
