@@ -120,9 +120,9 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
     what = f"{len(tried)} one-token change{'s' if len(tried) > 1 else ''} tried in {_names(where_)}"
     if not ok:
         return Found(None, f"{what}; none passes every check")
-    apart = [m for _, m, _ in ok if not m.meets(ok[0][1])]
-    if apart:
-        shown = "; ".join(f"{q} line {m.line}: {m.what}" for q, m, _ in ok[:3])
+    apart = [found for found in ok if not found[1].meets(ok[0][1])]
+    if apart:  # the first place, and the first changes elsewhere
+        shown = "; ".join(f"{q} line {m.line}: {m.what}" for q, m, _ in [ok[0], *apart[:2]])
         return Found(None, f"{what}; {len(ok)} pass the failing tests in more than one place ({shown}), so the "
                            "tests do not say which is meant and none is taken")
     # one place: `a - 1` -> `a` and `a - 1` -> `a - 0` alike; the shortest text is the plainest of them
