@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from coder.edit.source.trees import dumped
+from coder.edit.source.trees import dumped, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -70,13 +70,17 @@ def new_prose(old: str, new: str) -> set[str]:
     return words
 
 
-def _docstrings(text: str) -> list[str]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return []
+def docstrings_of(tree: ast.AST) -> list[str]:
+    """Every docstring of ``tree`` (module, classes, defs) in walk order; ``""`` where a node has none."""
     return [ast.get_docstring(n, clean=False) or "" for n in ast.walk(tree)
             if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def _docstrings(text: str) -> list[str]:
+    try:
+        return docstrings_of(parsed(text))
+    except (SyntaxError, ValueError, RecursionError):
+        return []
 
 
 @lru_cache(maxsize=32)  # each kind rule asks it of the same texts: one parse per (text, kinds), not one per rule

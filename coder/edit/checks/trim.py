@@ -23,7 +23,15 @@ from coder.edit.checks.explained import Change, Scope, check_scope
 from coder.edit.checks.extract_splice import extraction_spliced
 from coder.edit.checks.graft import grafted
 from coder.edit.checks.hints import complete_init_returns, type_notes
-from coder.edit.checks.kinds import Invariant, carried, comment_words, invariant_for, new_prose, same_code
+from coder.edit.checks.kinds import (
+    Invariant,
+    carried,
+    comment_words,
+    docstrings_of,
+    invariant_for,
+    new_prose,
+    same_code,
+)
 from coder.edit.checks.result import PYTHON, check_result
 from coder.edit.checks.signature import defs
 from coder.edit.source.trees import parsed
@@ -155,8 +163,7 @@ def _asked(text: str, invariant: Invariant) -> list[str] | None:
                 if fn.returns is not None or any(isinstance(n, ast.arg) and n.annotation for n in ast.walk(fn.args))]
         out += [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.AnnAssign)]
     if invariant.docstrings:
-        out += [ast.get_docstring(n, clean=False) or "" for n in ast.walk(tree)
-                if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
+        out += docstrings_of(tree)
     if not (invariant.hints or invariant.docstrings):
         out += comments
     return out

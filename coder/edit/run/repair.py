@@ -105,16 +105,17 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
         return Found(None, "")
     if len(tried) > MAX_MUTANTS:
         return Found(None, f"no one-token change tried: {len(tried)} in {_names(where_)}, more than {MAX_MUTANTS}")
-    started, ok = clock(), []
+    started, ok, asked = clock(), [], {}  # asked: one request per function (its prompt is the same for every change)
     for n, (qual, region, mutant) in enumerate(tried, 1):
         if clock() - started > BUDGET_S:
             return Found(None, f"one-token changes tried: {n - 1} of {len(tried)} in {_names(where_)} before "
                                f"{BUDGET_S:.0f} s; not all, so none is taken")
         lines = mutant.text.splitlines(keepends=True)[region.start - 1:region.end]
         why = f"{request.mode_reason}; one-token change at line {mutant.line}: {mutant.what}"
-        asked = build(request.snapshot, spec, "region", region, why)
+        if region not in asked:
+            asked[region] = build(request.snapshot, spec, "region", region, why)
         reply = "```python\n" + "".join(lines) + ("" if lines[-1].endswith("\n") else "\n") + "```\n"
-        got = evaluate(asked, reply, finish_reason="stop")
+        got = evaluate(replace(asked[region], mode_reason=why), reply, finish_reason="stop")
         if passes(got):
             ok.append((qual, mutant, got))
     what = f"{len(tried)} one-token change{'s' if len(tried) > 1 else ''} tried in {_names(where_)}"
