@@ -14,7 +14,8 @@
 #   policy [VAR]   bench_copy: region and full rewrites, prediction + ngram-mod at cap 64 with today's draft sizing
 #                  and the sized policy (VAR, default `sized`) side by side in one binary, with the lossless verdicts
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
-#   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first
+#   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first,
+#                  with the image's python3, then again from a venv that sees only coder's packages
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
 #   linefix        scripts/dev/linefix_ab.py: the line question of an unchanged fix, both forms side by side, on a
 #                  plain llama-server (127.0.0.1, no drafting: the answers are short)
@@ -127,6 +128,21 @@ split)
   $PY scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" --modes region,full,reading,grammar,plan \
     --out "$OUT/edit_split.json" 2>&1 \
     | tee "$OUT/edit_split.log"
+  # the same from a venv that sees only coder's packages, as scripts/setup installs coder: the image's python3
+  # is a venv of ~200 packages whose .pth files run at every start. Its .pth lists the same folders as plain
+  # paths (no .pth of theirs is run), so both runs import the same files
+  VPY="$G/venv/bin/python"
+  if [ ! -x "$VPY" ]; then
+    $PY -m venv --without-pip "$G/venv" || exit 1
+    { echo "$G/site"; $PY -c 'import site; print("\n".join(site.getsitepackages()))'; } \
+      > "$("$VPY" -c 'import site; print(site.getsitepackages()[0])')/coder-deps.pth"
+  fi
+  for py in "$PY" "$VPY"; do  # what the interpreter alone costs at start, before coder's first line
+    echo "start-up of $py (median of 5): $(for i in 1 2 3 4 5; do { TIMEFORMAT=%R; time PYTHONPATH="" "$py" -c pass; } \
+      2>&1; done | sort -n | sed -n 3p) s"
+  done | tee -a "$OUT/edit_split.log"
+  PYTHONPATH="" "$VPY" scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" \
+    --modes region,full,reading,grammar,plan --out "$OUT/edit_split_venv.json" 2>&1 | tee "$OUT/edit_split_venv.log"
   $PY -m coder backend stop qwen-gpu >/dev/null 2>&1
   ;;
 edits)
