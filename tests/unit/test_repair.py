@@ -125,3 +125,25 @@ def test_a_change_that_makes_a_loop_endless_is_cut_short_and_the_search_goes_on(
     _, _, fixed = _run(tmp_path / "r", "count.py", "Fix count_down: it counts one step too many", test, monkeypatch)
     assert fixed.changed and fixed.new == COUNT.replace("return steps + 1", "return steps"), fixed.repaired
     assert time.monotonic() - started < 120  # the user's own limit was not waited out
+
+
+def test_a_symptom_naming_no_function_in_a_longer_file_is_one_request_and_mended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the suite's getopt-equals w2 (215 lines, no function named) went in 3 windows and ended "the model made no
+    # changes" (run 14): a plan has no mending. As one whole-file request it gets the repair, as its other wordings do
+    from coder.bench.edits.tasks_behaviour import BUGS
+    from coder.edit.run.plan_run import prepare
+
+    task = next(t for t in BUGS if t.name == "bug-getopt-equals")
+    root = tmp_path / "r"
+    make_repo(root, {task.file: source(task.file)})
+    assert len(source(task.file).splitlines()) > 200  # longer than a whole-file rewrite that is never cut
+    engine = EditEngine(None, root, ctx=32768, run_examples=True,
+                        checks=commands(upstream.test_command(task.kind, task.file), None))
+    request = prepare(engine, root / task.file, task.wordings[2])
+    assert isinstance(request, EditRequest) and request.mode == "full", request
+    monkeypatch.setattr(engine_module, "stream_edit", ScriptedStream([_as_it_was] * 100))
+    proposal = streamed(engine, request)
+    assert proposal.ok and proposal.changed, proposal.refusal
+    assert proposal.repaired is not None and proposal.repaired.startswith("repaired in do_longs at line 155, ")
+    assert task.check(task.originals()[task.file], proposal.new)[0]
