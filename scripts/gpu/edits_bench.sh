@@ -4,6 +4,8 @@
 # machine: the llama-server CUDA build ($G/build/bin/llama-server) and the model ($G/model.gguf) made by
 # scripts/gpu/gpu_session.sh, coder's wheels in $G/site (its `setup` step), Aider's in $G/aider-site (step below).
 # Every step writes JSON + PNG + a log under $OUT/<step>/; they are kept in $G/edits for the `merge` step.
+# With EDITS_ARGS="--set heldout" (or fresh) the steps are named <set>-<step> and kept in $G/edits-<set>,
+# so that one set's results neither replace nor merge with another's (give `merge` the same EDITS_ARGS).
 #
 #   aider-setup            install .whl-aider/*.whl (61 wheels, no numpy/scipy) into $G/aider-site; time the import
 #   coder [MODES] [K/N]    coder bench --edits, every (task, wording) pair (or shard K/N), in MODES (default auto)
@@ -12,14 +14,16 @@
 set -uo pipefail
 G=${GPU_STATE:-/root/gpu}
 OUT=${OUT:-/tmp/out}
-R="$G/edits"
-mkdir -p "$G" "$OUT" "$R"
 PY=python3
 export PYTHONPATH="$G/site:$PWD" PYTHONUNBUFFERED=1 CODER_HOME="$G/home" PATH="/usr/local/cuda/bin:$PATH"
 BIN="$G/build/bin/llama-server"
 MODEL="$G/model.gguf"
 LIMIT=${EDITS_LIMIT_S:-560}  # one device call is at most 600 s: stop early and report what finished
 EXTRA=${EDITS_ARGS:-}  # more `coder bench --edits` options, e.g. EDITS_ARGS="--tasks glob,getopt"
+SET=$(sed -n 's/.*--set[= ]*\([a-z]*\).*/\1/p' <<<"$EXTRA")  # the task set EDITS_ARGS names
+[ "$SET" = suite ] && SET=
+R="$G/edits${SET:+-$SET}"
+mkdir -p "$G" "$OUT" "$R"
 
 profile() {  # the GPU profile (same settings as gpu_session.sh's e2e step)
   [ -x "$BIN" ] && [ -f "$MODEL" ] || { echo "no build or model in $G: run scripts/gpu/gpu_session.sh first"; exit 1; }
@@ -37,7 +41,7 @@ TOML
 }
 
 step_dir() {  # a fresh folder under $OUT for one step's results
-  D="$OUT/$1"; rm -rf "$D"; mkdir -p "$D"
+  D="$OUT/${SET:+$SET-}$1"; rm -rf "$D"; mkdir -p "$D"
 }
 
 keep() {  # copy this step's results to $R for the merge step (a step run again replaces its files)

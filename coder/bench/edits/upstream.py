@@ -42,9 +42,10 @@ from coder.bench.edits.taskdef import source
 
 KINDS = frozenset({"fix", "bugfix", "default"})  # the tasks that change behaviour: what tests are for
 # every module whose upstream test file is shipped (wsgiref's imports test_httpservers and a server: left out)
-MODULES = frozenset({"colorsys", "copy", "fnmatch", "getopt", "glob", "graphlib", "netrc", "queue", "quopri",
-                     "reprlib", "sched", "shlex", "string", "tabnanny", "textwrap", "timeit"})
-_PREFIXES = ("heldout/bugs/", "heldout/", "bugs/")
+MODULES = frozenset({"base64", "cmd", "colorsys", "copy", "filecmp", "fnmatch", "getopt", "glob", "graphlib",
+                     "netrc", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string", "tabnanny",
+                     "textwrap", "timeit", "zipapp"})
+_PREFIXES = ("heldout/bugs/", "heldout/", "fresh/bugs/", "fresh/", "bugs/")  # longer prefixes first
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
 _LINE = 180
@@ -110,11 +111,14 @@ def _failing(result: unittest.TestResult) -> list[tuple[str, str]]:
 
 
 def _pristine(name: str) -> str:
-    """The shipped unmodified text of module ``name`` (``files/NAME.py`` or ``files/heldout/NAME.py``)."""
-    try:
-        return source(f"{name}.py")
-    except FileNotFoundError:
-        return source(f"heldout/{name}.py")
+    """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py`` or
+    ``files/fresh/NAME.py``)."""
+    for folder in ("", "heldout/"):
+        try:
+            return source(f"{folder}{name}.py")
+        except FileNotFoundError:
+            continue
+    return source(f"fresh/{name}.py")
 
 
 def _broken(name: str) -> frozenset[str]:
