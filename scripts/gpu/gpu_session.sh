@@ -15,7 +15,8 @@
 #                  and the sized policy (VAR, default `sized`) side by side in one binary, with the lossless verdicts
 #   e2e            bench_e2e: `coder edit` and the engine, cold and warm, full and region, on the GPU profile
 #   split [RUNS]   `coder edit`'s own wall-time split per phase (scripts/dev/edit_split.py), byte-compiled first,
-#                  with the image's python3, then again from a venv that sees only coder's packages
+#                  with the image's python3, then again from a venv that sees only coder's packages; and, when
+#                  an earlier tree is carried as .old (its coder/ and scripts/dev/), that tree's split in the venv
 #   edits [MODES]  coder bench --edits on the GPU profile (the edit-correctness suite; default auto,full)
 #   linefix        scripts/dev/linefix_ab.py: the line question of an unchanged fix, both forms side by side, on a
 #                  plain llama-server (127.0.0.1, no drafting: the answers are short)
@@ -143,6 +144,11 @@ split)
   done | tee -a "$OUT/edit_split.log"
   PYTHONPATH="" "$VPY" scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" \
     --modes region,full,reading,grammar,plan --out "$OUT/edit_split_venv.json" 2>&1 | tee "$OUT/edit_split_venv.log"
+  if [ -d .old/coder ]; then  # another tree carried as .old (an earlier commit's coder/ and scripts/dev): the A/B
+    $PY -m compileall -q -j 0 .old/coder >/dev/null 2>&1
+    PYTHONPATH="" "$VPY" .old/scripts/dev/edit_split.py --profile qwen-gpu --runs "${2:-6}" \
+      --modes region,full,reading,grammar,plan --out "$OUT/edit_split_old.json" 2>&1 | tee "$OUT/edit_split_old.log"
+  fi
   $PY -m coder backend stop qwen-gpu >/dev/null 2>&1
   ;;
 edits)
