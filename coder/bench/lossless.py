@@ -28,8 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, Protocol, TypedDict
 
-import httpx
-
+from coder.backends.runtime.http import Response
 from coder.jsontypes import JSONObject
 
 DEFAULT_WIDTHS = (1, 8, 65)  # a plain decode step, a block-8 verification, a cap-64 verification
@@ -39,7 +38,7 @@ TOP_N = 10
 class Poster(Protocol):
     """What is needed of a server: ``post(path, body)`` (coder's ServerAPI has it)."""
 
-    def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
+    def post(self, path: str, body: Mapping[str, object]) -> Response:
         """POST ``body`` as JSON to ``path`` on the server and return the response."""
         ...
 
@@ -136,6 +135,14 @@ def first_difference(ref: Sequence[int], cand: Sequence[int]) -> int | None:
     return None if len(ref) == len(cand) else min(len(ref), len(cand))
 
 
+def _answer(resp: Response) -> dict[str, Any]:
+    """The JSON object a llama.cpp endpoint answered (``ValueError`` for anything else)."""
+    data = resp.json()
+    if not isinstance(data, dict):
+        raise ValueError(f"the server answered a JSON {type(data).__name__}, not an object")
+    return data
+
+
 def candidates(api: Poster, context: Sequence[int], *, cache_prompt: bool,
                extra: Mapping[str, object] | None = None) -> list[Candidate]:
     """Top next-token candidates after ``context`` (token ids), greedy, one token generated."""
@@ -143,7 +150,7 @@ def candidates(api: Poster, context: Sequence[int], *, cache_prompt: bool,
                             "cache_prompt": cache_prompt, "post_sampling_probs": False, **(extra or {})}
     resp = api.post("/completion", body)
     resp.raise_for_status()
-    probs = resp.json().get("completion_probabilities") or []
+    probs = _answer(resp).get("completion_probabilities") or []
     if not probs:
         return []
     return [Candidate(int(c["id"]), str(c.get("token", "")), float(c["logprob"]))
@@ -154,7 +161,7 @@ def detokenize(api: Poster, token: int) -> str:
     """One token id as text (llama.cpp ``/detokenize``)."""
     resp = api.post("/detokenize", {"tokens": [token]})
     resp.raise_for_status()
-    return str(resp.json().get("content", ""))
+    return str(_answer(resp).get("content", ""))
 
 
 def prompt_tokens(api: Poster, messages: Sequence[Mapping[str, str]],
@@ -162,10 +169,10 @@ def prompt_tokens(api: Poster, messages: Sequence[Mapping[str, str]],
     """The chat-templated prompt as token ids (sent as ids, so every run sees the same tokens)."""
     resp = api.post("/apply-template", {"messages": list(messages), **(extra or {})})
     resp.raise_for_status()
-    text = resp.json()["prompt"]
+    text = _answer(resp)["prompt"]
     resp = api.post("/tokenize", {"content": text, "add_special": True, "parse_special": True})
     resp.raise_for_status()
-    return [int(t) for t in resp.json()["tokens"]]
+    return [int(t) for t in _answer(resp)["tokens"]]
 
 
 def greedy(api: Poster, prompt: Sequence[int], max_tokens: int, *, cache_prompt: bool) -> list[int]:
@@ -174,7 +181,7 @@ def greedy(api: Poster, prompt: Sequence[int], max_tokens: int, *, cache_prompt:
                             "cache_prompt": cache_prompt, "return_tokens": True}
     resp = api.post("/completion", body)
     resp.raise_for_status()
-    return [int(t) for t in resp.json().get("tokens", [])]
+    return [int(t) for t in _answer(resp).get("tokens", [])]
 
 
 def margin(top: list[Candidate], ref: int, cand: int) -> float | None:

@@ -10,10 +10,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-import httpx
-
 from coder.backends.engines.registry import adapter_for
 from coder.backends.runtime import manager
+from coder.backends.runtime.http import HTTPError
 from coder.backends.runtime.server import ServerInfo
 from coder.bench import lossless, stats
 from coder.bench.lossless import CheckJSON
@@ -190,7 +189,7 @@ def _speculative_outputs(plan: Plan, session: _Session, progress: Progress,
             for name, prompt in prompts.items():
                 outputs[name] = lossless.greedy(api, prompt, plan.settings.max_tokens, cache_prompt=False)
                 progress.step(f"lossless {name} (speculative)")
-    except (CoderError, httpx.HTTPError, KeyError, ValueError) as exc:
+    except (CoderError, HTTPError, KeyError, ValueError) as exc:
         notes.append(f"lossless: no speculative token output ({type(exc).__name__}: {exc})")
         return None
     return {"k": server.k, "spec_type": server.spec_type, "prompts": prompts, "outputs": outputs}
@@ -203,7 +202,7 @@ def _explain(plan: Plan, server: ServerInfo, spec_out: _SpecOutputs, progress: P
         with server.api(timeout=600) as api:
             check = lossless.verify(api, spec_out["prompts"], spec_out["outputs"], plan.settings.max_tokens,
                                     on_prompt=lambda name: progress.step(f"lossless {name} (plain)"))
-    except (CoderError, httpx.HTTPError, KeyError, ValueError) as exc:
+    except (CoderError, HTTPError, KeyError, ValueError) as exc:
         notes.append(f"lossless: divergences not explained ({type(exc).__name__}: {exc})")
         return None
     check["k"], check["spec_type"] = spec_out["k"], spec_out["spec_type"]

@@ -16,7 +16,7 @@ from coder.telemetry import timings
 from coder.telemetry.stats import format_drafted
 from coder.textsafe import require_utf8, visible
 
-if TYPE_CHECKING:  # the edit engine (git, httpx) loads when a command runs, not for --help
+if TYPE_CHECKING:  # the edit engine (git, HTTP) loads when a command runs, not for --help
     from coder.backends.runtime.handle import BackendHandle
     from coder.backends.runtime.server import ServerInfo
     from coder.edit.apply.gitcli import WorkTree

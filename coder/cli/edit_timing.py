@@ -15,11 +15,11 @@ from typing import TextIO
 from coder.telemetry import timings
 
 # what every `coder edit` needs, imported up front inside the "imports" phase, not later inside whichever
-# phase first touches it (httpx and httpcore load with the first client, pyflakes with the checks):
+# phase first touches it (the HTTP client loads with the chat client, pyflakes with the checks):
 # the split then says what the probe, the plan and the checks cost, not what their imports did
 EDIT_PATH = ("coder.edit.run.engine", "coder.backends.runtime.handle",
              "coder.backends.runtime.manager", "coder.config", "coder.kpolicy", "coder.edit.checks.user_commands",
-             "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat", "httpx", "httpcore",
+             "coder.cli.streamline", "coder.cli.edit_plan", "coder.backends.runtime.chat",
              "coder.edit.checks.result", "coder.edit.checks.explained", "coder.edit.intent.read", "pyflakes.checker")
 # what only an edit that may become a plan needs (a rename, a move, a long file's rewrite: coder.cli.edit's
 # _prepare); an edit of a --symbol or --lines region is one request and never loads the planner

@@ -1,8 +1,8 @@
 """Full-file and region edits built for speculative decoding, applied safely with git.
 
 The names below are imported on first use (PEP 562), so ``import coder.edit.X`` of a light
-module (``coder edit --help`` needs only the mode names) does not load git, httpx and the
-edit engine.
+module (``coder edit --help`` needs only the mode names) does not load git, the HTTP client
+and the edit engine.
 """
 
 from __future__ import annotations

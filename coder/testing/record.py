@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
 
+from coder.backends.runtime.http import Client
 from coder.jsontypes import JSONObject, JSONValue
 from coder.testing.replay import Exchange, HttpRecording, LoopbackHTTP, send_body
 
@@ -21,12 +22,10 @@ class RecordingProxy(LoopbackHTTP):
     def __init__(self, upstream: str, api_key: str | None, meta: JSONObject | None = None, *,
                  force_max_tokens: int | None = None) -> None:
         super().__init__()
-        import httpx
-
         self.force_max_tokens = force_max_tokens  # cut replies short on purpose (a real truncated reply)
         self.recording = HttpRecording(meta=dict(meta or {}))
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=upstream.rstrip("/"), headers=headers, timeout=600.0)
+        self._client = Client(upstream.rstrip("/"), headers=headers, timeout=600.0)
         self._lock = threading.Lock()
         self._in_flight = 0
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
 
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
@@ -23,6 +25,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
+
+if TYPE_CHECKING:
+    from coder.backends.runtime.http import Client, Response
 
 INDEX = "https://pypi.org/simple"
 DEVICE_PYTHON = (3, 12, 3)  # the GPU machine image's python3 (device_packages.txt)
@@ -196,19 +201,31 @@ class Index:
     """PyPI's JSON simple index and wheel METADATA, cached as files under ``cache``."""
 
     def __init__(self, cache: Path, base: str = INDEX) -> None:
-        import httpx
-
         self.cache, self.base = cache, base.rstrip("/")
         cache.mkdir(parents=True, exist_ok=True)
-        self._http = httpx.Client(timeout=120, follow_redirects=True)
+        self._clients: dict[str, Client] = {}  # one kept-alive client per origin (pypi.org, files.pythonhosted.org)
         self.tags = device_tags()
+
+    def _get(self, url: str, headers: dict[str, str]) -> Response:
+        """GET ``url``, following redirects (to another host too)."""
+        from coder.backends.runtime.http import Client
+
+        for _ in range(8):
+            parts = urlsplit(url)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            client = self._clients.get(origin) or self._clients.setdefault(origin, Client(origin, timeout=120))
+            resp = client.get(url[len(origin):] or "/", headers=headers)
+            if resp.status_code not in (301, 302, 303, 307, 308) or "location" not in resp.headers:
+                return resp
+            url = urljoin(url, resp.headers["location"])
+        raise RuntimeError(f"{url}: too many redirects")
 
     def page(self, name: str) -> dict[str, object]:
         """The JSON simple-index page for ``name`` (cached)."""
         path = self.cache / f"index-{canonicalize_name(name)}.json"
         if not path.exists():
-            resp = self._http.get(f"{self.base}/{canonicalize_name(name)}/",
-                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+            resp = self._get(f"{self.base}/{canonicalize_name(name)}/",
+                             headers={"Accept": "application/vnd.pypi.simple.v1+json"})
             if resp.status_code == 404:
                 return {"files": []}
             resp.raise_for_status()
@@ -221,7 +238,7 @@ class Index:
         return index_wheels(self.page(name), self.tags)
 
     def _range(self, url: str, start: int, end: int) -> bytes:
-        resp = self._http.get(url, headers={"Range": f"bytes={start}-{end}"})
+        resp = self._get(url, headers={"Range": f"bytes={start}-{end}"})
         if resp.status_code != 206:
             raise RuntimeError(f"{url}: range request answered {resp.status_code}")
         return resp.content

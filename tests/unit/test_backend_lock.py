@@ -9,11 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from cli_helpers import run_coder
 
-from coder.backends.runtime import manager, statelock
+from coder.backends.runtime import http, manager, statelock
 from coder.backends.runtime.server import ServerInfo
 from coder.config import builtin_profiles
 from coder.errors import CoderError
@@ -61,7 +60,7 @@ def test_two_concurrent_starts_record_one_server_and_stop_leaves_none(tmp_path: 
             assert len(_processes_with(str(servers / "demo.key"))) == 1
             key = (servers / "demo.key").read_text()
             assert (servers / "demo.key").stat().st_mode & 0o777 == 0o600
-            assert httpx.get(f"{urls.pop()}/slots", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+            assert http.get(f"{urls.pop()}/slots", headers={"Authorization": f"Bearer {key}"}).status_code == 200
             assert "api_key" not in (servers / "demo.json").read_text() or \
                 json.loads((servers / "demo.json").read_text())["api_key"] is None
         finally:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 from rich.console import Console
 
+from coder.backends.runtime.http import Response
 from coder.bench import lossless, report
 from coder.bench.lossless import Candidate
 
@@ -57,17 +57,16 @@ class ConstructedServer:
         self.outputs, self.tops = outputs, tops
         self.sent: list[dict[str, Any]] = []
 
-    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def post(self, path: str, body: dict[str, Any]) -> Response:
         self.sent.append(body)
-        request = httpx.Request("POST", path)
         if path == "/detokenize":
-            return httpx.Response(200, json={"content": f"<{body['tokens'][0]}>"}, request=request)
+            return Response(200, json={"content": f"<{body['tokens'][0]}>"})
         prompt = tuple(body["prompt"])
         if body.get("n_probs"):
             top = [{"id": t, "token": f"<{t}>", "logprob": lp} for t, lp in self.tops.get(prompt, [])]
-            return httpx.Response(200, json={"completion_probabilities": [{"top_logprobs": top}]}, request=request)
+            return Response(200, json={"completion_probabilities": [{"top_logprobs": top}]})
         tokens = self.outputs[(prompt, bool(body["cache_prompt"]))][: body["n_predict"]]
-        return httpx.Response(200, json={"tokens": tokens}, request=request)
+        return Response(200, json={"tokens": tokens})
 
 
 def _constructed() -> tuple[ConstructedServer, dict[str, list[int]], dict[str, list[int]]]:

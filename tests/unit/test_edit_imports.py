@@ -23,7 +23,9 @@ import coder
 
 # top-level packages the edit path has no use for: each one was, or could easily become, an import on it
 HEAVY_PACKAGES = {"pydantic", "pydantic_core", "textual", "rich", "pygments", "openai", "tiktoken", "matplotlib",
-                  "prometheus_client", "tomlkit", "git", "gitdb", "smmap"}
+                  "prometheus_client", "tomlkit", "git", "gitdb", "smmap",
+                  # coder's own HTTP client is the standard library's http.client: no third-party stack
+                  "httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna"}
 # coder's own modules that only launching, installing, inspecting models or the bench need
 HEAVY_CODER = ("coder.backends.engines.preflight", "coder.backends.engines.logscan", "coder.backends.installed",
                "coder.backends.cpu_features", "coder.models", "coder.bench", "coder.ui", "coder.doctor",
@@ -76,8 +78,8 @@ def _edit_modules(repo: Path, *extra: str) -> set[str]:
 def test_edit_path_imports_no_heavy_package(tmp_repo: Path, extra: tuple[str, ...]) -> None:
     modules = _edit_modules(tmp_repo, *extra)
     # it really ran the edit path: the engine, its HTTP client, plain git, the checks and the llama.cpp adapter
-    assert {"coder.edit.run.engine", "httpx", "coder.edit.apply.gitcli", "pyflakes.checker", "coder.config",
-            "coder.backends.engines.llamacpp"} <= modules
+    assert {"coder.edit.run.engine", "coder.backends.runtime.http", "http.client", "coder.edit.apply.gitcli",
+            "pyflakes.checker", "coder.config", "coder.backends.engines.llamacpp"} <= modules
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY_PACKAGES) == []
     assert sorted(m for m in modules if m.startswith(HEAVY_CODER)) == []
     assert sorted(m for m in modules if m.startswith(FIX_ONLY)) == []

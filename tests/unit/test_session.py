@@ -264,7 +264,7 @@ def test_escape_cancels_a_restart(repo: Path) -> None:
 
 
 def test_backend_changes_close_the_previous_connection_pool() -> None:
-    """Each change of backend used to open an httpx.Client for the token counter and never close it."""
+    """Each change of backend used to open an HTTP client for the token counter and never close it."""
     first = ServerInfo(url="http://127.0.0.1:9", k=4, spec_type="ngram-mod")
     handle = BackendHandle(first)
     pools = [handle.counter.server]

@@ -104,9 +104,7 @@ def test_the_models_reading_is_the_models_time_its_own_work_is_reading(clock: Cl
 def test_a_chat_completion_lasts_until_its_stream_closes_on_any_thread() -> None:
     """The transport times a completion to its last token, the reading's and a plan's worker's too: the answer's
     tokens are the model's time, not the reading's nor the plan's own ``steps``."""
-    import httpx  # noqa: F401 - loaded before the clock runs: its import is no part of either phase
-
-    from coder.backends.runtime.http import make_client
+    from coder.backends.runtime.http import make_client  # loaded before the clock runs: no part of either phase
 
     rec = timings.start(timings.clock(), "imports")
     rec.leave("imports")

@@ -35,13 +35,13 @@ def fake_vllm_url(tmp_path: Path) -> Iterator[str]:
         proc = subprocess.Popen([sys.executable, *argv], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        import httpx
+        from coder.backends.runtime import http
 
         for _ in range(200):
             try:
-                if httpx.get(url + "/health").status_code == 200:
+                if http.get(url + "/health").status_code == 200:
                     break
-            except httpx.HTTPError:
+            except http.HTTPError:
                 time.sleep(0.05)
         yield url
     finally:

@@ -248,7 +248,7 @@ def test_fake_vllm_matches_the_recording(tmp_path: Path) -> None:
     import sys
     import time
 
-    import httpx
+    from coder.backends.runtime import http
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -263,16 +263,16 @@ def test_fake_vllm_matches_the_recording(tmp_path: Path) -> None:
     try:
         for _ in range(200):
             try:
-                httpx.get(url + "/health")
+                http.get(url + "/health")
                 break
-            except httpx.HTTPError:
+            except http.HTTPError:
                 time.sleep(0.05)
-        assert [m["id"] for m in httpx.get(url + "/v1/models").json()["data"]] == [SERVED]
-        bad = httpx.post(url + "/v1/chat/completions", json={"model": "default", "messages": []})
+        assert [m["id"] for m in http.get(url + "/v1/models").json()["data"]] == [SERVED]
+        bad = http.post(url + "/v1/chat/completions", json={"model": "default", "messages": []})
         assert bad.status_code == 404 and bad.json()["error"]["message"] == "The model `default` does not exist."
-        ok = httpx.post(url + "/v1/chat/completions", json={"model": SERVED, "messages": [], "max_tokens": 32})
+        ok = http.post(url + "/v1/chat/completions", json={"model": SERVED, "messages": [], "max_tokens": 32})
         assert ok.status_code == 200
-        page = httpx.get(url + "/metrics").text
+        page = http.get(url + "/metrics").text
     finally:
         proc.terminate()
         proc.wait(timeout=10)

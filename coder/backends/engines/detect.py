@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from coder.backends.runtime.http import make_client
+from coder.backends.runtime.http import ConnectError, HTTPError, Response, make_client
 from coder.errors import CoderError
 from coder.telemetry.metrics import PREFIXES
 
@@ -26,7 +24,7 @@ class Detection:
     evidence: str
 
 
-def _json(resp: httpx.Response) -> Any:
+def _json(resp: Response) -> Any:
     try:
         return resp.json()
     except ValueError:
@@ -51,18 +49,16 @@ def detect(url: str, api_key: str | None = None, timeout: float = 10.0) -> Detec
         raise CoderError(f"not an http(s) URL: {url}")
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     statuses: dict[str, int] = {}
-    # no CA bundle parsed for a plain-http server (most are on loopback): 10-50 ms before the request;
-    # an https one reads the trust store as it is now (SSL_CERT_FILE), so a fixed CA is seen at once
-    http = (make_client(url.rstrip("/"), headers=headers, timeout=timeout) if url.startswith("http://")
-            else httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout))
-    with http:
+    # no CA bundle parsed for a plain-http server (most are on loopback); an https one reads the trust
+    # store as the environment names it now (SSL_CERT_FILE), so a CA trusted since is seen at once
+    with make_client(url.rstrip("/"), headers=headers, timeout=timeout) as http:
 
-        def get(path: str) -> httpx.Response | None:
+        def get(path: str) -> Response | None:
             try:
                 resp = http.get(path)
-            except httpx.ConnectError as exc:
+            except ConnectError as exc:
                 raise CoderError(f"cannot connect to {url}: {exc}") from None
-            except httpx.HTTPError as exc:
+            except HTTPError as exc:
                 raise CoderError(f"{url}{path}: {exc}") from None
             statuses[path] = resp.status_code
             return resp if resp.status_code == 200 else None

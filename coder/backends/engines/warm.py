@@ -28,16 +28,15 @@ from coder.telemetry.prefill import PromptProgress, parse_prompt_progress
 from coder.textsafe import one_line
 
 if TYPE_CHECKING:
-    import httpx
-
     from coder.backends.runtime.chat import RequestExtras
+    from coder.backends.runtime.http import Response
     from coder.telemetry.stats import Chunk
 
 
 def _http_error() -> type[Exception]:
-    import httpx
+    from coder.backends.runtime.http import HTTPError
 
-    return httpx.HTTPError
+    return HTTPError
 
 
 SENTINEL = "\u2063coder-warm-up-cut\u2063"  # invisible separators: never in a real instruction
@@ -64,7 +63,7 @@ class LlamaCppWarmSender:
         self.server = server
         self.check_idle = check_idle  # attached servers: skip while another client's request runs
         headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
-        from coder.backends.runtime.http import make_client  # httpx loads with the first warm-up, not the TUI
+        from coder.backends.runtime.http import make_client
 
         self._http = make_client(server.url.rstrip("/"), headers=headers, timeout=timeout)
 
@@ -122,7 +121,7 @@ class LlamaCppWarmSender:
         cached = as_count(timings.get("cache_n")) + as_count(timings.get("prompt_n"))
         return cached or as_count(final.get("tokens_evaluated"))
 
-    def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    def _post(self, path: str, body: dict[str, Any]) -> Response:
         try:
             return self._http.post(path, json=body)
         except _http_error() as exc:

@@ -1,4 +1,4 @@
-"""Streaming chat client: SSE bytes read with httpx, decoded by :mod:`coder.backends.runtime.sse`.
+"""Streaming chat client: SSE bytes read with coder's HTTP client, decoded by :mod:`coder.backends.runtime.sse`.
 
 No typed objects per chunk: the OpenAI SDK's pydantic models cost ~0.3 ms per streamed token,
 which at 5,000 tok/s is more than a core. Every engine coder drives (llama.cpp, vLLM, SGLang)
@@ -40,7 +40,7 @@ from coder.telemetry.prefill import PromptProgress
 from coder.telemetry.stats import Chunk, Reply, RequestStats
 
 if TYPE_CHECKING:
-    import httpx
+    from coder.backends.runtime.http import Client, Response
 
 STREAM_IDLE_S = 30.0  # seconds without a token, once the reply streams, before coder gives up
 HEADERS_S = 20.0  # the headers' allowance for an empty prompt (connect included)
@@ -93,11 +93,11 @@ class RequestExtras(Protocol):
 
 Message = dict[str, str]
 
-_POOLS: dict[str, httpx.Client] = {}
+_POOLS: dict[str, Client] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def _pool(url: str) -> httpx.Client:
+def _pool(url: str) -> Client:
     """One connection pool per server and process: a request reuses the last one's connection."""
     from coder.backends.runtime.http import make_client
 
@@ -177,7 +177,7 @@ class ChatClient:
         will mostly copy) goes to the adapter; pass it only where ``ServerInfo.prediction``.
         Refusals, junk, a stalled stream and a server gone mid-reply raise one-line CoderErrors.
         """
-        import httpx
+        from coder.backends.runtime import http
 
         body: dict[str, object] = {
             "model": model or self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
@@ -192,28 +192,24 @@ class ChatClient:
         reader = ChunkReader(stats, progress=progress)
         client = _pool(self.base_url)
         to_headers = min(self.timeout, headers_deadline(messages))
-        request = client.build_request("POST", self.url, json=body, headers=self._headers,
-                                       timeout=httpx.Timeout(to_headers, connect=min(to_headers, 10.0)))
         start = time.monotonic()
         try:
-            response = client.send(request, stream=True)
-        except httpx.TimeoutException:
+            response = client.send("POST", "/v1/chat/completions", json=body, headers=self._headers,
+                                   timeout=http.Timeout(to_headers, connect=min(to_headers, 10.0)))
+        except http.TimeoutException:
             raise CoderError(f"backend did not answer within {to_headers:.0f} s (no response headers; "
                              "is it stuck, or not an inference server?)") from None
-        except httpx.HTTPError as exc:
+        except http.HTTPError as exc:
             raise CoderError(f"backend unreachable: {exc}") from None
         try:
             _check_response(response)
-            # httpcore reads the body's read timeout when the body starts: from here on it is the idle limit
-            timeouts = request.extensions.get("timeout")
-            if isinstance(timeouts, dict):
-                timeouts["read"] = self.idle_timeout
+            response.set_read_timeout(self.idle_timeout)  # the headers are in: from here on the idle limit
             yield from self._events(response, reader, start, max_tokens, overall_deadline(messages, max_tokens))
-        except httpx.TimeoutException:
+        except http.TimeoutException:
             raise CoderError(self._idle_line(stats)) from None
-        except (httpx.RemoteProtocolError, httpx.ReadError):
+        except (http.RemoteProtocolError, http.ReadError):
             raise CoderError(_gone(stats)) from None
-        except httpx.HTTPError as exc:
+        except http.HTTPError as exc:
             raise CoderError(f"backend connection lost mid-reply ({type(exc).__name__})") from None
         finally:
             response.close()
@@ -226,7 +222,7 @@ class ChatClient:
         return (f"the server sent no token for {self.idle_timeout:.0f} s mid-reply "
                 f"(stream idle timeout, {stats.chunks} tokens in)")
 
-    def _events(self, response: httpx.Response, reader: ChunkReader, start: float, max_tokens: int,
+    def _events(self, response: Response, reader: ChunkReader, start: float, max_tokens: int,
                 deadline: float) -> Generator[Chunk | PromptProgress, None, None]:
         """The stream's updates until ``[DONE]``; the idle timer counts tokens, not bytes."""
         splitter = EventSplitter()
@@ -255,7 +251,7 @@ def _gone(stats: RequestStats) -> str:
             "(it stopped or crashed)")
 
 
-def _check_response(response: httpx.Response) -> None:
+def _check_response(response: Response) -> None:
     """One line for a refusal (status >= 400) or an answer that is not an event stream."""
     if response.status_code >= 400:
         raw = read_capped(response, ERROR_BODY_BYTES)

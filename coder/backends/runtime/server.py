@@ -16,7 +16,7 @@ from coder.jsontypes import JSONObject, JSONValue, as_object
 from coder.telemetry.metrics import SpecStats, parse_metrics
 
 if TYPE_CHECKING:
-    import httpx
+    from coder.backends.runtime.http import Response
 
 
 class Slot(TypedDict, total=False):
@@ -113,7 +113,7 @@ JSONShape = type[list[object]] | type[dict[str, object]]
 MAX_ANSWER_BYTES = 4 * 2**20
 
 
-def _body(where: str, resp: httpx.Response, json_body: bool) -> str:
+def _body(where: str, resp: Response, json_body: bool) -> str:
     """The text of a 200 answer of the expected kind, else one CoderError line saying what came back."""
     from coder.textsafe import one_line
 
@@ -126,12 +126,12 @@ def _body(where: str, resp: httpx.Response, json_body: bool) -> str:
     return resp.text
 
 
-def answer_text(where: str, resp: httpx.Response) -> str:
+def answer_text(where: str, resp: Response) -> str:
     """The body of a 200 plain-text answer (``/metrics``); a proxy's HTML page is one CoderError line."""
     return _body(where, resp, json_body=False)
 
 
-def answer_json(where: str, resp: httpx.Response, shape: JSONShape) -> JSONValue:
+def answer_json(where: str, resp: Response, shape: JSONShape) -> JSONValue:
     """The JSON body of a 200 answer whose top level is ``shape`` (list or dict); else one CoderError line.
 
     Every non-streaming server answer coder reads goes through here (``where`` names
@@ -176,7 +176,7 @@ _UNSETTLED: dict[str, float] = {}
 
 
 class ServerAPI:
-    """Thin httpx wrapper for the non-OpenAI endpoints (health, slots, metrics, tokenize)."""
+    """Thin HTTP wrapper for the non-OpenAI endpoints (health, slots, metrics, tokenize)."""
 
     def __init__(self, url: str, api_key: str | None, engine: str = "llama.cpp", timeout: float = 10.0):
         self.url = url.rstrip("/")
@@ -196,17 +196,17 @@ class ServerAPI:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def get(self, path: str) -> httpx.Response:
+    def get(self, path: str) -> Response:
         """GET ``path``, its body read up to :data:`MAX_ANSWER_BYTES`; problems are one CoderError line."""
         return self._capped("GET", path, None)
 
-    def post(self, path: str, body: Mapping[str, object]) -> httpx.Response:
+    def post(self, path: str, body: Mapping[str, object]) -> Response:
         """POST JSON ``body`` to ``path``, the answer read like :meth:`get`'s."""
         return self._capped("POST", path, body)
 
-    def _capped(self, method: str, path: str, body: Mapping[str, object] | None) -> httpx.Response:
+    def _capped(self, method: str, path: str, body: Mapping[str, object] | None) -> Response:
         """The answer with its body read, streamed and stopped at :data:`MAX_ANSWER_BYTES` (never held whole)."""
-        import httpx  # already loaded by __init__
+        from coder.backends.runtime.http import HTTPError, Response
 
         try:
             with self._http.stream(method, path, json=body) as resp:
@@ -221,19 +221,18 @@ class ServerAPI:
                 if too_big:
                     raise CoderError(f"{self.url}{path} answered more than {MAX_ANSWER_BYTES // 2**20} MiB; "
                                      "no answer of that endpoint is that large (not read further)")
-                return httpx.Response(resp.status_code, headers=resp.headers, content=bytes(data),
-                                      request=resp.request)
-        except httpx.HTTPError as exc:
+                return Response(resp.status_code, headers=resp.headers, content=bytes(data))
+        except HTTPError as exc:
             raise CoderError(f"backend at {self.url} unreachable: {exc}") from None
 
     def health_status(self) -> int | None:
         """HTTP status of ``/health``; None when nothing answers."""
-        import httpx  # already loaded by __init__
+        from coder.backends.runtime.http import HTTPError
 
         try:
             with self._http.stream("GET", "/health") as resp:  # the status is the answer: no body is read
                 return resp.status_code
-        except httpx.HTTPError:
+        except HTTPError:
             return None
 
     def get_json(self, path: str, shape: JSONShape) -> JSONValue:

@@ -10,7 +10,7 @@ arrives as 60 events in one read and leaves as one update. Counters that need ev
 
 Anything else a server sends (bytes that are not SSE, a payload that is not a JSON object, an
 ``error`` event) raises one :class:`~coder.errors.CoderError` line that shows what came back,
-escaped, never raw. Nothing here does I/O or imports httpx.
+escaped, never raw. Nothing here does I/O or imports the HTTP client.
 """
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import httpx
-
 from coder.backends.runtime.crash import describe_exit, exit_signal
+from coder.backends.runtime.http import Client, HTTPError
 from coder.backends.toolchain.crash_site import CORE_LIMIT_SH, crash_function, function_from_core
+from coder.jsontypes import as_count, as_object
 
 
 @dataclass
@@ -129,30 +129,30 @@ def _died(proc: subprocess.Popen[bytes], log: Path, doing: str, stage: str) -> S
 def _exercise(proc: subprocess.Popen[bytes], port: int, key: str, log: Path, deadline: float) -> SmokeResult:
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {key}"}
-    with httpx.Client(base_url=base, headers=headers, timeout=30.0) as http:
+    with Client(base, headers=headers, timeout=30.0) as http:
         while True:
             if (dead := _died(proc, log, "loading the model", "load")) is not None:
                 return dead
             if time.monotonic() > deadline:
                 return SmokeResult(False, f"llama-server did not become ready in time (log: {log})", stage="load")
-            with contextlib.suppress(httpx.HTTPError):
+            with contextlib.suppress(HTTPError):
                 if http.get("/health").status_code == 200:
                     break
             time.sleep(0.2)
         try:
             reply = http.post("/completion", json={"prompt": "def add(a, b):", "n_predict": 8,
                                                    "temperature": 0, "cache_prompt": False}, timeout=120.0)
-        except httpx.HTTPError as exc:
+        except HTTPError as exc:
             dead = _died(proc, log, "generating", "generate")
             return dead or SmokeResult(False, f"generation request failed: {exc}", stage="generate")
         if reply.status_code != 200:
             return SmokeResult(False, f"generation answered HTTP {reply.status_code}", stage="generate")
-        tokens = int(reply.json().get("tokens_predicted") or 0)
+        tokens = as_count(as_object(reply.json()).get("tokens_predicted"))
         if tokens <= 0:
             return SmokeResult(False, "the server generated no tokens", stage="generate")
         try:
             slots = http.get("/slots")
-        except httpx.HTTPError as exc:
+        except HTTPError as exc:
             return SmokeResult(False, f"/slots failed: {exc}", stage="slots")
         if slots.status_code != 200 or not isinstance(slots.json(), list):
             return SmokeResult(False, f"/slots answered HTTP {slots.status_code}", stage="slots")

@@ -18,7 +18,7 @@ from coder.session.feed import FinalStats, LiveStats
 from coder.telemetry.prefill import SPINNER, PrefillView
 from coder.telemetry.stats import DraftShare, draft_split
 
-if TYPE_CHECKING:  # the warm-up module pulls in httpx: not on the first-paint path
+if TYPE_CHECKING:  # the warm-up module pulls in the HTTP client: not on the first-paint path
     from coder.edit.run.warmup.cache import WarmState
 
 LIVE_INTERVAL = 0.25  # seconds between live repaints of the panel (4 Hz: readable, and cheap)
