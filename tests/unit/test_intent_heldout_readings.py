@@ -236,8 +236,10 @@ def test_the_held_out_set_plans_the_same_in_every_wording_for_the_tasks_read_her
     assert main(["bench", "--edits", "--set", "heldout", "--plans-only"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     same, total = (int(w) for w in last.removeprefix("the same plan in every wording: ").split()[::2][:2])
-    # 31 before comments were placed by their line: reprlib-comment and tabnanny-comment now read apart (w1 names none)
-    assert total == 34 and same >= 30, last
+    # 31 before comments were placed by their line: reprlib-comment and tabnanny-comment now read apart (w1 names none);
+    # 30 before a module's name before its function was read (bug-reprlib-fill w0's reprlib.repr: the defs it reaches,
+    # where w1 names no function and sends the whole file)
+    assert total == 34 and same >= 29, last
 
 
 @pytest.mark.parametrize("wording", [0, 1])

@@ -48,8 +48,12 @@ def test_an_off_by_one_the_model_left_is_found_where_the_failing_tests_pass(
     make_repo(tmp_path / "r", {TASK.file: source(TASK.file)})
     request, model, proposal = _run(tmp_path / "r", TASK.file, TASK.wordings[wording],
                                     upstream.test_command(TASK.kind, TASK.file), monkeypatch)
-    assert request.mode == "full"  # no function named: the whole file, which came back unchanged
-    assert len(model.asked) == 1  # no model request after the first: the changes are coder's
+    # w0 calls reprlib.repr (the module's own Repr.repr): the defs it reaches, _repr_iterable among them; w1 names
+    # no function: the whole file. Either came back unchanged
+    assert (request.mode, request.region and request.region.label) == (
+        ("region", "lines 52-154") if wording == 0 else ("full", None)), request.region
+    # the whole file is asked once; a region is asked again and sampled 16 times first: the changes are coder's
+    assert len(model.asked) == (18 if wording == 0 else 1)
     assert proposal.ok and proposal.changed, proposal.refusal
     assert proposal.new == source(TASK.file).replace("if n >= maxiter:", "if n > maxiter:")
     assert proposal.repaired is not None and proposal.repaired.startswith(

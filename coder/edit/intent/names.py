@@ -56,7 +56,7 @@ _PREDICATIVE = frozenset({"as", "is", "are", "be", "being", "not", "t", "conside
 _CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
 _SUBJECTVERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
                             "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
-                            "never", "always", "gives", "accepts", "takes"})
+                            "never", "always", "gives", "accepts", "takes", "belongs", "sits", "goes"})
 @dataclass(frozen=True)
 class Tok:
     """One word, backticked span or punctuation of the instruction."""

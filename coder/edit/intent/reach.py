@@ -14,9 +14,11 @@ from coder import lazy
 from coder.edit.intent.spec import ChangeSpec, Facts, Reach
 from coder.edit.intent.symbols import used_elsewhere
 
-THROUGHOUT = lazy.regex(r"\b(?:throughout|every\s+(?:function|method|def|class)|all\s+(?:functions|methods|"
-                        r"defs|classes)|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:file|module)|everywhere)\b",
-                        re.I)
+# "every method in the C class" is C's: of a file or module only ("every function in this file") is it throughout
+_OF_ONE = r"(?!\s+(?:in|of|on)\s+(?:(?:the|this)\s+)?+(?!(?:file|module)\b)\w)"
+THROUGHOUT = lazy.regex(r"\b(?:throughout|every\s+(?:function|method|def|class)" + _OF_ONE + r"|all\s+(?:functions|"
+                        r"methods|defs|classes)" + _OF_ONE + r"|(?:in|across)\s+(?:the\s+)?(?:whole|entire)\s+"
+                        r"(?:file|module)|everywhere)\b", re.I)
 
 
 def reach_of(instruction: str, facts: Facts, targets: bool, named: bool, *, everywhere: bool) -> Reach:

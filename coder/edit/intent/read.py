@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import across, mutable_default, report, words
+from coder.edit.intent import across, mutable_default, phrasing, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
@@ -148,8 +148,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     if words.rename_pairs(instruction):
         return "rename"
     lead, at = _lead(instruction, toks, names)
-    if lead in ("delete", "move"):
-        return lead  # type: ignore[return-value]  # both are Actions
+    if lead in ("delete", "move") or (not lead and phrasing.placed(instruction)):  # "f should sit above g": a move
+        return lead or "move"  # type: ignore[return-value]  # both are Actions
     if _ADD_FUNCTION.search(instruction) and not (_HINTS.search(instruction) or _DOCSTRING.search(instruction)
                                                   or _COMMENT.search(instruction)):
         return "add_function"
@@ -268,7 +268,7 @@ def _beside(instruction: str, home: str, action: Action, targeted: bool, anchor:
             facts: Facts) -> tuple[Anchor | None, Facts, Destination | None]:
     """What goes with a delete or a move of named defs: the comment above them, another file to move them to."""
     if action == "delete" and targeted:  # "and the comment line above them": the comment goes too
-        return anchor, replace(facts, with_comment=words.comment_above(instruction)), None
+        return anchor, replace(facts, with_comment=phrasing.comment_above(instruction)), None
     dest = across.destination(instruction, home) if action == "move" and targeted else None
     if dest is not None:  # "to the end of b.py": the edited file has no anchor, the def leaves it whole
         return None, replace(facts, moves=True), dest
@@ -293,7 +293,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
     mentions = report.named(toks, table, mentions) if bug else mentions
     chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames, behaviour=action in ("change", "unknown"))
-    # a class named only to qualify a member ("m of the class C") is not a target itself
+    # a class named only to qualify a member ("m of the class C") is not a target itself, unless every method is
+    whole = {s.qualname for s in chosen.values() if s.kind == "class"} if phrasing.every_member(instruction) else set()
+    chosen = {i: s for i, s in chosen.items() if not (s.kind == "method" and s.qualname.rpartition(".")[0] in whole)}
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
     anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
     owner: Symbol | None = None
@@ -350,10 +352,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
 def _rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:
     """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
 
-    "pieces -> parts in Repr._repr_iterable" names one def that is not the renamed name: the rename is that
-    def's local. Where two defs are named ("... (repr_dict keeps its own pieces)"), the one the wording
-    confines it to ("in _repr_iterable rename ...") wins; else none is chosen (seen on the H200: the local
-    renamed in both methods, and the guard flagging the other method's own uses as "not renamed")."""
+    "pieces -> parts in Repr._repr_iterable": that def's local. Of two defs named ("... (repr_dict keeps its own
+    pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both)."""
     olds = {a for a, _ in renames}
     if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
         return said

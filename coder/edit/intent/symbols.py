@@ -119,6 +119,9 @@ class SymbolTable:
             if hits:
                 home = [s for s in hits if s.rel == self.home]
                 return home or hits
+        module, _, rest = word.partition(".")
+        if rest and module == PurePath(self.home).stem:  # "base64.encode": the module's own encode
+            return [s for s in self.lookup(rest) if s.rel == self.home]
         return []
 
     def member(self, owner: Symbol, word: str) -> Symbol | None:

@@ -154,6 +154,9 @@ _RENAME_PAIR = lazy.regex(
 # "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
 _CALLED = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
                      r"rename\s+it\s+to)\s+" + _IDENT, re.I)
+# "X is way too long a name. call it Y": the next sentence's "it" is the subject of the one before
+_CALL_IT_NEXT = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*[.;!?]\s+(?:so\s+|just\s+|please\s+|pls\s+)?"
+                           r"(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
 # "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
 _KIND_CALLED = lazy.regex(r"\b(?:variable|local|parameter|argument|attribute)\s+" + _IDENT
                           + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
@@ -175,8 +178,8 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     found = list(_RENAME_PAIR.finditer(instruction))
     if found:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
-    found += [m for m in _CALLED.finditer(instruction) if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in
-              instruction]
+    found += [m for pattern in (_CALLED, _CALL_IT_NEXT) for m in pattern.finditer(instruction)
+              if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in instruction]
     found += list(_KIND_CALLED.finditer(instruction))
     # "c -> b -> a" is a chain (a path, a graph), not a rename
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
@@ -247,7 +250,7 @@ _ASKS_GONE = lazy.regex(r"\b(?:delet|remov|drop|replac|merg|inlin|renam|mov|extr
 _QUALIFIED = lazy.regex(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _FILE = lazy.regex(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
 _TRANSFORMS = lazy.regex(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
-_MORE_THAN_MOVE = lazy.regex(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
+MORE_THAN_MOVE = lazy.regex(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
                              r"replac|convert|wrap)\w*", re.I)
 _ADD_PARAM = lazy.regex(r"\b(?:add\w*|give\w*|accept\w*|introduc\w*)\s+(?:an?\s+|the\s+)?"
                         r"(?:(?:new|optional|keyword|extra|boolean|bool)\s+)*"
@@ -357,7 +360,7 @@ def signatures(instruction: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def is_move(instruction: str) -> bool:
     """A pure move: "move X below Y", not "move X into a new helper"."""
-    return bool(_MOVE.search(instruction)) and not _MORE_THAN_MOVE.search(instruction)
+    return bool(_MOVE.search(instruction)) and not MORE_THAN_MOVE.search(instruction)
 
 
 def named_files(instruction: str) -> tuple[str, ...]:
@@ -368,17 +371,6 @@ def named_files(instruction: str) -> tuple[str, ...]:
 def delete_defs(instruction: str) -> frozenset[str]:
     """F of "delete the function F" (a kind word spelled): F must be gone."""
     return frozenset(m.group(1) for m in _DELETE_DEF.finditer(instruction))
-
-
-# "and the comment line above them", "together with the comment that introduces them": a delete takes the comment too
-_COMMENT_ABOVE = lazy.regex(r"\bcomments?(?:\s+(?:line|lines|block))?\s+(?:(?:right|just|directly|immediately)\s+)?"
-                            r"(?:above|before|over|preceding|introducing|heading|on\s+top\s+of|"
-                            r"that\s+(?:introduces?|precedes?|heads?|comes?\s+before|sits?\s+above))\b", re.I)
-
-
-def comment_above(instruction: str) -> bool:
-    """The instruction names the comment above its objects ("delete f and the comment line above it")."""
-    return bool(_COMMENT_ABOVE.search(instruction))
 
 
 _MEMBERS = lazy.regex(r"\bmethods?\b", re.I)  # "a docstring to every method of C": the members, not the class
