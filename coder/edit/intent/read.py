@@ -293,7 +293,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
     mentions = report.named(toks, table, mentions) if bug else mentions
     chosen, ambiguous, doubtful = resolve(mentions, toks, table, renames, behaviour=action in ("change", "unknown"))
-    # a class named only to qualify a member ("m of the class C") is not a target itself, unless every method is
+    # a class named only to qualify a member ("m of the class C") is no target, unless every method of it is asked
     whole = {s.qualname for s in chosen.values() if s.kind == "class"} if phrasing.every_member(instruction) else set()
     chosen = {i: s for i, s in chosen.items() if not (s.kind == "method" and s.qualname.rpartition(".")[0] in whole)}
     members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}

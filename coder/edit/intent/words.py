@@ -251,7 +251,7 @@ _QUALIFIED = lazy.regex(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _FILE = lazy.regex(r"(?<![\w/.-])[\w./-]*\w\.pyi?\b")
 _TRANSFORMS = lazy.regex(r"\b(?:conver|turn|wrap|refactor|rewrit)\w*", re.I)
 MORE_THAN_MOVE = lazy.regex(r"\b(?:helper|extract|refactor|creat|new|add|renam|chang|updat|rewrit|split|"
-                             r"replac|convert|wrap)\w*", re.I)
+                            r"replac|convert|wrap)\w*", re.I)
 _ADD_PARAM = lazy.regex(r"\b(?:add\w*|give\w*|accept\w*|introduc\w*)\s+(?:an?\s+|the\s+)?"
                         r"(?:(?:new|optional|keyword|extra|boolean|bool)\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword argument)\s+`?([A-Za-z_]\w*)", re.I)
