@@ -44,7 +44,6 @@ def test_the_correct_result_passes_the_result_check_in_every_wording(case: tuple
 SCOPE_MISREAD = {
     ("bug-getopt-equals", 2): "the report names no function: nothing scopes the fix",
     ("bug-graphlib-order", 1): "the report names static_order; the bug is in done, which it calls",
-    ("bug-reprlib-fill", 0): "the report names no function: nothing scopes the fix",
     ("bug-reprlib-fill", 1): "the report names no function: nothing scopes the fix",
     ("bug-timeit-reindent", 0): "the report is read as about Timer; the bug is in reindent, outside it",
 }

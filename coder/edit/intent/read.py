@@ -346,7 +346,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar", dest=dest,
         ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
-            if not chosen), lines=lines, facts=with_calls(facts, instruction, params))
+            if not chosen), lines=lines, facts=with_calls(replace(facts, fault=bug), instruction, params))
 
 
 def _rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:

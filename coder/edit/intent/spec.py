@@ -81,6 +81,7 @@ class Facts:
     confined: str | None = None  # "in the function X only": the change stays in X
     handles: bool = False  # "... and handle None": code that checks for a new value is asked for
     errors: bool = False  # "raise ValueError", "crashes", "reject ...": the change may be about an error raised
+    fault: bool = False  # a report of what goes wrong ("Fix f: ...", "Bug: x is parsed as y"): one place is at fault
     uses_new: bool = False  # "and use it", "pass it on": a new parameter must be used
     param: tuple[str, str] | None = None  # (parameter, function) of "add a parameter P to F"
     moves: bool = False  # a pure move: one contiguous block moves, nothing else changes

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
-# a change of behaviour that names no function (a bug report by its symptom) is one request up to this length:
+# a report of a fault that names no function (a bug by its symptom) is one request up to this length:
 # its one place is somewhere in the file, and only a single request gets the mending that follows a fix the
 # model did not make (the retry, the samples, the look where the failing oracles point, the one-token repair,
 # coder.edit.run.engine.run); windows each rewrite their part and a plan has none of it
@@ -292,13 +292,13 @@ def windows(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     """A whole-file change of a long Python file as windows cut at top-level boundaries.
 
     Only when the spec targets no symbol: a targeted instruction is a region plan, never windows
-    (a window without the target, sent "fix X", invents a change). A change of behaviour naming no
+    (a window without the target, sent "fix X", invents a change). A report of a fault naming no
     function stays one request up to :data:`FIX_WHOLE_LINES` lines.
     """
     lines = text.splitlines()
     if spec.targeted or len(lines) <= WINDOW_MIN_LINES or not rel.endswith((".py", ".pyi")):
         return None
-    if spec.action == "change" and len(lines) <= FIX_WHOLE_LINES:
+    if spec.action == "change" and spec.facts.fault and len(lines) <= FIX_WHOLE_LINES:
         return None
     try:
         found = units(text)
