@@ -26,6 +26,7 @@ _TOP = lazy.regex(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|mod
 # ("on top of _v" is above it: read first)
 _IN_BODY = lazy.regex(r"\bbody\s+of\b|\b(?:start|beginning|top)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
                       r"\bfirst\s+line\s+(?:in|of)\b", re.I)
+_ASIDE = lazy.regex(r"(?<=\s)\([^()]*\)")  # "(b'' at end of file)", not a call's arguments "f(x)"
 _AFTER_IMPORTS = lazy.regex(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 
 
@@ -49,8 +50,10 @@ def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbo
     if chosen and action == "comment" and _IN_BODY.search(instruction):
         # seen on the H200: asked for "the first line in the body of _v", the 1.5B put it above the def
         return Anchor("inside", max(chosen.values(), key=lambda s: s.qualname.count(".")))
-    if _END.search(instruction):
+    # "which returns b'' (at end of file)": an aside says when, not where the change goes
+    said = _ASIDE.sub(" ", instruction)
+    if _END.search(said):
         return Anchor("end")
-    if _TOP.search(instruction):
+    if _TOP.search(said):
         return Anchor("top")
     return None

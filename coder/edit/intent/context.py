@@ -5,7 +5,9 @@ deepcopy explains what memo is. "encodestring needs a docstring (quotetabs means
 encode)" documents encodestring. Taking such a name as a second target made the region span both
 defs and the reply was refused as shrunk (seen on the H200). Such a name may still say *where*
 ("move it there (just before the timeit function)"): the anchor is read from every mention. For a
-comment, a docstring or hints, a method called in a statement the wording quotes is context too.
+comment, a docstring or hints, a method called in a statement the wording quotes is context too, and so is
+a name in the description of the line a comment goes on ("the line in _wrap_chunks that takes the indent off
+the width": indent is a function of the file, and a word on that line).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ _COMPARED = frozenset({("like",), ("unlike",), ("as", "in"), ("as", "with"), ("a
 _GUESSING = frozenset({"look", "looks", "looked", "seem", "seems", "seemed", "sounds", "feels"})
 # an aside that opens on where the change happens ("maxsize=1000 (in __init__)") locates it: not context
 _LOCATING = frozenset({"in", "inside", "within"})
+# "the line (in f) that|which|with ...": what follows describes a line by what is on it, up to the clause's end
+_LINE_WORDS = frozenset({"line", "statement", "assignment"})
+_DESCRIBING = frozenset({"that", "which", "where", "with", "containing", "holding"})
+_CLAUSE_END = frozenset({".", ";", ":", "!", "?", ","})
 
 
 def _aside_spans(toks: list[Tok]) -> list[tuple[int, int]]:
@@ -40,6 +46,21 @@ def _aside_spans(toks: list[Tok]) -> list[tuple[int, int]]:
             opened = -1
     if opened >= 0:  # an aside left open runs to the end
         spans.append((opened, len(toks)))
+    return spans
+
+
+def _line_descriptions(toks: list[Tok]) -> list[tuple[int, int]]:
+    """Token ranges that describe a line by what is on it: "the line in f that puts x into seen"."""
+    spans = []
+    for i, t in enumerate(toks):
+        if t.text.lower() not in _LINE_WORDS or i == 0 or toks[i - 1].text.lower() != "the":
+            continue
+        j = i + 1
+        if j + 1 < len(toks) and toks[j].text.lower() in ("in", "of"):  # "the line in global_matches that ..."
+            j += 2
+        if j < len(toks) and toks[j].text.lower() in _DESCRIBING:
+            end = next((k for k in range(j + 1, len(toks)) if toks[k].text in _CLAUSE_END), len(toks))
+            spans.append((j, end))
     return spans
 
 
@@ -84,8 +105,8 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
     Whitespace.less as a target, the region spanned both defs and the comment went into less. A bug report's
     ``Whitespace('\\t').indent_level(8) gives 1`` names the def at fault, and keeps it.
     """
-    spans = _aside_spans(toks)
     prose = action in ("comment", "docstring", "type_hints")
+    spans = _aside_spans(toks) + (_line_descriptions(toks) if action == "comment" else [])
     named = {m.index for m in mentions}
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)
             or (prose and _of_expression(toks, m.index)) or _a_call(m, toks, named)}

@@ -257,7 +257,8 @@ def _format_of(instruction: str, table: SymbolTable, owner: str, fn: str) -> tup
     1.5B on the H200 wrote ``f'Template({self.template})'``, which shows the string bare). Only when every
     placeholder asks a repr, names one parameter of ``__init__`` and says "string", and the placeholders name
     every parameter but ``self``: a sample of another type would be a guess."""
-    params = [p for p in table.params.get((table.home, f"{owner}.__init__"), ()) if p != "self"]
+    params = [p for p in table.params.get((table.home, f"{owner}.__init__"), ())
+              if p != "self" and not p.startswith("**")]
     for m in _FORMAT.finditer(instruction):
         if m.group("owner") != owner:
             continue

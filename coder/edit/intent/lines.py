@@ -12,7 +12,10 @@ A line is named when the instruction spells it (backticks or not, its trailing c
 characters at least, so "else:" or "return" alone never match), by a name said as "the NAME check" (call,
 condition, line, branch) when one line of the function reads it, or by its statement's keyword when the
 function has exactly one such line ("the while loop", "each while loop" over identical ones, "the
-return"). "The top (start) of the body" is the line of its first statement after the docstring.
+return"). "The top (start) of the body" is the line of its first statement after the docstring. A line
+described by what is on it ("the line in global_matches that puts __builtins__ into seen", "the line
+with seen.add(word)") is the one line of the function that holds every word of the description found in
+the function's code (Python's keywords aside), when two words at least are found there.
 """
 
 from __future__ import annotations
@@ -21,12 +24,17 @@ import io
 import re
 import tokenize
 from dataclasses import replace
+from keyword import kwlist
 
 from coder import lazy
 from coder.edit.intent.spec import Anchor, ChangeSpec
 
 MIN_CHARS = 8
 _NAMED_LINE = lazy.regex(r"\bthe\s+([A-Za-z_][A-Za-z0-9_]*)\s+(?:check|call|test|condition|line|branch)\b")
+# "the line (in f) that puts __builtins__ into seen", "the statement where word is added to seen": its description
+_DESCRIBED = lazy.regex(r"\bthe\s+(?:line|statement|assignment|call)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
+                        r"(?:that|which|where|with|containing|holding)\b(.*?)(?=[.;:!?,](?:\s|$)|$)", re.I)
+_WORD = lazy.regex(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = (  # (statement keyword, the words that name it: group 1 ("each") or 2 (a plural) says every one)
     ("while", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?while[- ]loop(s)?\b", re.I)),
     ("for", lazy.regex(r"\b(each\s+|every\s+|all\s+(?:the\s+)?)?for[- ]loop(s)?\b", re.I)),
@@ -54,6 +62,8 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         found = {code for _, code in lines if re.search(rf"\b{re.escape(named.group(1))}\b", code)}
         if len(found) == 1:
             return Anchor("above", target, line=found.pop())
+    if (found_line := _described(plain, lines[1:])) is not None:
+        return Anchor("above", target, line=found_line)
     for keyword, words in _KEYWORDS:
         if (said := words.search(plain)) is not None:
             found = {code for _, code in lines if code == keyword or code.startswith((keyword + " ", keyword + "("))}
@@ -64,6 +74,21 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         first = lines[1][1] if len(lines) > 1 else None  # lines[0] is the def's header
         return replace(anchor, line=first) if first is not None else anchor
     return anchor
+
+
+def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
+    """The one line holding every word of a described line's description that the code has (two at least)."""
+    for said in _DESCRIBED.finditer(plain):
+        # a keyword ("if", "in", "is") is as much English as code: it tells no line from another
+        words = set(_WORD.findall(said.group(1))) - set(kwlist)
+        on = {w: {code for _, code in lines if re.search(rf"\b{re.escape(w)}\b", code)} for w in words}
+        used = [w for w, where in on.items() if where]
+        if len(used) < 2:
+            continue
+        common = set.intersection(*(on[w] for w in used))
+        if len(common) == 1:
+            return common.pop()
+    return None
 
 
 def _code_lines(text: str, start: int, end: int) -> list[tuple[int, str]]:

@@ -20,6 +20,9 @@ from coder.edit.intent.vocab import NOT_NAMES
 ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
                        r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
                         r"keyword\s+arg\w*)\b"
+                        # "add an optional pad flag to f": a flag named and given to a def (not "a --verbose flag")
+                        r"|\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|boolean\s+|bool\s+)*"
+                        r"`?[A-Za-z_]\w*`?\s+flag\s+(?:to|for|on)\b"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
                         # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
@@ -39,6 +42,8 @@ _PARAM_MORE = (
     lazy.regex(r"`?\b([A-Za-z_]\w*(?:\s*=\s*" + _VALUE + r")?)`?\s+(?:param(?:eter)?|arg(?:ument)?)\b"),
     lazy.regex(r"\b(?:take|takes|accept|accepts)\s+`?([A-Za-z_]\w*)`?\s*\((?:default|new\s+param)"),
     lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
+    # "add an optional pad flag to f": the flag's name before the noun
+    lazy.regex(r"(?<!-)\b([A-Za-z_]\w*)`?\s+flag\s+(?:to|for|on)\b"),
     # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
     lazy.regex(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
 )
@@ -198,16 +203,27 @@ def _calling_sites(mentions: list[Mention], toks: list[Tok], chosen: dict[int, S
                    table: SymbolTable) -> set[int]:
     """The mentions that say where another target is called: "the calls in g (and h)", "where g and h call it".
 
-    Only a def that does call another named def counts: "add p to f in C" still gives p to the def named.
+    Only a def that does call another named def counts: "add p to f in C" still gives p to the def named. "have g
+    and h pass p=True" says where the calls are too.
     """
     named = {s.qualname for s in chosen.values()}
+    named_at = {m.index for m in mentions}
     out: set[int] = set()
     last = -1
     for m in (m for m in mentions if m.index in chosen):
         found = table.calls.get((chosen[m.index].rel, chosen[m.index].qualname))
         calls = bool(found and set(found.callees) & named - {chosen[m.index].qualname})
         joined = last >= 0 and all(t.text.lower() in ("and", "or", ",") for t in toks[last + 1:m.index])
-        if calls and (m.before in ("in", "where", "callers", "caller") or (joined and last in out)):
+        if calls and (m.before in ("in", "where", "callers", "caller") or (joined and last in out)
+                      or (m.before in ("have", "make", "let") and _then_pass(toks, m.index, named_at))):
             out.add(m.index)
         last = m.index
     return out
+
+
+def _then_pass(toks: list[Tok], i: int, names: set[int]) -> bool:
+    """The names from ``i`` on, coordinated ("g and h", "g, h"), are followed by "pass": they are told to pass."""
+    j = i + 1
+    while j < len(toks) and (toks[j].text.lower() in ("and", "or", ",") or j in names):
+        j += 1
+    return j < len(toks) and toks[j].text.lower() in ("pass", "passes")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from coder import lazy
-from coder.edit.intent.spec import ChangeSpec, Facts, Reach
+from coder.edit.intent.spec import ChangeSpec, Facts, Reach, Symbol
 from coder.edit.intent.symbols import used_elsewhere
 
 # "every method in the C class" is C's: of a file or module only ("every function in this file") is it throughout
@@ -41,3 +41,18 @@ def only_here(spec: ChangeSpec, files: Mapping[str, str], home: str) -> ChangeSp
         return spec
     reach = reach_of(spec.instruction, spec.facts, bool(spec.targets), spec.targeted, everywhere=False)
     return replace(spec, reach=reach, notes=(*spec.notes, f"no other file uses {', '.join(names)}: {home} only"))
+
+
+def rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:
+    """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
+
+    "pieces -> parts in Repr._repr_iterable": that def's local. Of two defs named ("... (repr_dict keeps its own
+    pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both)."""
+    olds = {a for a, _ in renames}
+    if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
+        return said
+    defs = [t for t in targets if t.kind != "class" and t.name not in olds]
+    if said is not None:
+        hit = [t for t in defs if t.qualname == said or t.qualname.endswith("." + said)]
+        return hit[0].qualname if len(hit) == 1 else said
+    return defs[0].qualname if len({t.qualname for t in defs}) == 1 else None

@@ -21,6 +21,7 @@ from coder.edit.intent import across, mutable_default, phrasing, report, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
+from coder.edit.intent.implied import implied
 from coder.edit.intent.lines import line_anchor
 from coder.edit.intent.names import (
     ARTICLES,
@@ -36,7 +37,7 @@ from coder.edit.intent.names import (
     mentions as find_mentions,
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
-from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of
+from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.intent.vocab import NOT_NAMES
@@ -68,8 +69,10 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
                            r"(?:function|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\s+out|split(?:s)?\s+out)\b"
-                      r"|\binto\s+(?:a\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
+# "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
+_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
+                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
+                      re.I)
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
 _DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
@@ -194,7 +197,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     if action in ("add_method", "add_function", "extract"):
         for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
             name = m.group(1)
-            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function"}
+            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
     if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
@@ -203,8 +206,9 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     return tuple(dict.fromkeys(out))
 
 
-def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: bool) -> Facts:
+def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action) -> Facts:
     """The wording's details; ``known``: names created or resolved (a report's "PriorityQueue.get()": its class)."""
+    rename = action == "rename"
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
@@ -221,8 +225,9 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], *, rename: boo
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        every_def=f["every_def"], callers=f["callers"], errors=f["errors"], none_default=mutable_default.none_default(
-            instruction, table.lookup),
+        # "extract ... into g, and have f call it": f is the def extracted from, its callers are not asked
+        every_def=f["every_def"], callers=f["callers"] and action != "extract", errors=f["errors"],
+        none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))
@@ -281,6 +286,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     everywhere = bool(words.EVERYWHERE.search(instruction))
     found = find_mentions(toks, table, everywhere=everywhere)
     action = _action(instruction, toks, {m.index for m in found if m.sure})
+    # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
+    shown = implied(instruction, action, table)
+    action = shown.action if shown else action
     renames = words.rename_pairs(instruction)
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
@@ -315,7 +323,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         targets = param_targets(instruction, mentions, toks, chosen, targets, table)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
-    facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, rename=action == "rename")
+    facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
         taken = {name_of(p) for p in params}
@@ -334,34 +342,20 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
         instruction))
     reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
-    facts = replace(facts, confined=_rename_home(facts.confined, targets, renames) if action == "rename"
+    facts = replace(facts, confined=rename_home(facts.confined, targets, renames) if action == "rename"
                     and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
-    return ChangeSpec(
+    spec = ChangeSpec(
         instruction=instruction, action=action, targets=tuple(dict.fromkeys(targets)), renames=tuple(renames),
         values=tuple(words.value_pairs(instruction)), new_names=new_names, params=params, anchor=anchor,
         reach=reach, allows=_allows(action, instruction), owner=owner, read_by="grammar", dest=dest,
         ambiguous=tuple(dict.fromkeys(ambiguous)), notes=notes + handed + tuple(
             f"{w!r} is a plain word here, not taken as the symbol" for w in dict.fromkeys(doubtful)
             if not chosen), lines=lines, facts=with_calls(replace(facts, fault=bug), instruction, params))
-
-
-def _rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:
-    """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
-
-    "pieces -> parts in Repr._repr_iterable": that def's local. Of two defs named ("... (repr_dict keeps its own
-    pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both)."""
-    olds = {a for a, _ in renames}
-    if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
-        return said
-    defs = [t for t in targets if t.kind != "class" and t.name not in olds]
-    if said is not None:
-        hit = [t for t in defs if t.qualname == said or t.qualname.endswith("." + said)]
-        return hit[0].qualname if len(hit) == 1 else said
-    return defs[0].qualname if len({t.qualname for t in defs}) == 1 else None
+    return shown.settle(spec, table) if shown else spec
 
 
 def needs_model(spec: ChangeSpec) -> bool:

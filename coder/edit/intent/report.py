@@ -6,10 +6,11 @@ with `{'b': ['a']}`, `static_order()` yields only `['a']`". Its names are of two
 fault, and the calls that show the symptom. The def at fault is, in this order:
 
 1. the object of a leading "Fix" ("Fix `done`: ...", "fix reindent, it ..."): what follows says the symptom;
-2. a def the report blames: after "because", "looks like", "seems", or the subject of a negation
-   ("_ishidden doesn't handle bytes");
+2. a def the report blames: after "because", "looks like", "seems", the subject of a negation
+   ("_ishidden doesn't handle bytes"), or a def named bare before "should" or "must" ("_write_file_prefix
+   should accept ..."): the sentence says that def's behaviour is what changes, whatever call its example makes;
 3. the def its example calls with arguments ("decoding ... is broken: unhex(b'ff') returns 85"): the call
-   whose result is wrong;
+   whose result is wrong (the outer one of nested calls: "b85decode(b85encode(b'abcd')) gives b''");
 4. else the first def it names, with those coordinated with it ("wrap and fill crash on ...").
 
 An example call names where the symptom shows, not always where the behaviour is decided: a def
@@ -38,6 +39,8 @@ _CLAUSE = frozenset({",", ";", ":", ".", "!", "?", "(", "then", "and", "please"}
 _BLAME_BEFORE = frozenset({"because", "since", "like", "seems", "probably", "suspect"})
 # "_ishidden doesn't handle bytes" blames _ishidden; "run() never starts", "f fails on x" say a symptom
 _NEGATION = frozenset({"doesn", "don", "didn", "cannot", "forgets"})
+# "_write_file_prefix should accept ...": a def named bare (no example call) as the subject of what ought to be
+_OUGHT = frozenset({"should", "must", "ought"})
 # what may stand in the object of "Fix": "Fix the method `done` of `TopologicalSorter`", "fix wrap and fill"
 _OBJECT_WORDS = ARTICLES | KIND_WORDS | {"and", "or", ",", "of", "in", "from", "'", "s", "both"}
 
@@ -133,7 +136,10 @@ def blamed(picked: list[tuple[Mention, Symbol]], toks: list[Tok]) -> list[tuple[
     """Of the defs a report names, the ones at fault (rules 2 to 4 of the module's docstring)."""
     if len({s for _, s in picked}) <= 1:
         return picked
-    blame = [(m, s) for m, s in picked if _blames(toks, m)] or [(m, s) for m, s in picked if toks[m.index].called]
+    called = [(m, s) for m, s in picked if toks[m.index].called]
+    # "b85decode(b85encode(b'abcd')) gives b''": the outer call's result is the one shown, the inner one's is its input
+    outer = [(m, s) for m, s in called if _depth(toks, m.index) == 0]
+    blame = [(m, s) for m, s in picked if _blames(toks, m)] or outer or called
     if blame:
         return blame
     kept = [picked[0]]
@@ -164,5 +170,15 @@ def _blames(toks: list[Tok], m: Mention) -> bool:
             if depth == 0:
                 break
     nxt = [t.text.lower() for t in toks[j:j + 2]]
+    if nxt and nxt[0] in _OUGHT and not toks[m.index].called:
+        return True
     return bool(nxt) and (nxt[0] in _NEGATION or (nxt[0] in ("does", "do", "did", "can") and nxt[1:] in (
         ["not"], ["'"])))
+
+
+def _depth(toks: list[Tok], i: int) -> int:
+    """How many parentheses are open at token ``i``."""
+    depth = 0
+    for t in toks[:i]:
+        depth += {"(": 1, ")": -1}.get(t.text, 0)
+    return max(depth, 0)

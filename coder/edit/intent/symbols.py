@@ -43,8 +43,8 @@ def file_symbols(rel: str, text: str) -> list[Symbol]:
 
 
 def file_defs(rel: str, text: str) -> tuple[dict[str, tuple[str, ...]], dict[str, Calls]]:
-    """Each Python def's parameter names and its :class:`Calls`, by qualified name (nothing for other
-    languages or broken files)."""
+    """Each Python def's parameter names (``**kw`` last where it takes any keyword) and its :class:`Calls`, by
+    qualified name (nothing for other languages or broken files)."""
     if PurePath(rel).suffix.lower() not in PYTHON:
         return {}, {}
     try:
@@ -57,7 +57,9 @@ def file_defs(rel: str, text: str) -> tuple[dict[str, tuple[str, ...]], dict[str
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 a = node.args
-                out[prefix + node.name] = tuple(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs))
+                # "**kw" marks a def that takes any keyword: an example's keyword is no new parameter of it
+                kwarg = (f"**{a.kwarg.arg}",) if a.kwarg is not None else ()
+                out[prefix + node.name] = tuple(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)) + kwarg
                 walk(node.body, prefix + node.name + ".")
             elif isinstance(node, ast.ClassDef):
                 walk(node.body, prefix + node.name + ".")

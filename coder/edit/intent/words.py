@@ -262,12 +262,16 @@ _DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
 _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 _EXTRACT = lazy.regex(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:an?\s+)?(?:new\s+)?(?:helper|function)\b", re.I)
+                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
+                      re.I)
+# "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
-                           r"|into\s+(?:an?\s+)?(?:helper\s+)?(?:function|helper|method))"
-                           r"\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
-# "Extract _apply_state(y, state) from _reconstruct": the new function spelled with its signature
-_EXTRACT_CALL = lazy.regex(r"\bextract\s+`?([A-Za-z_]\w*)\([^)]*\)`?\s+from\b", re.I)
+                           r"|into\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|helper\s+)*"
+                           r"(?:function|helper|method))"
+                           r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
+# "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
+# function spelled with its signature
+_EXTRACT_CALL = lazy.regex(r"\bextract\s+(?:an?\s+)?`?([A-Za-z_]\w*)\([^)]*\)", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
 _SHRINK = lazy.regex(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
@@ -280,7 +284,9 @@ _IN_THIS_FILE = lazy.regex(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|ac
 # "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
 CALLERS = lazy.regex(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
                      r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
-                     r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))", re.I)
+                     r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))"
+                     # "have b32encode and b32hexencode pass pad=True": the callers, told what to pass
+                     r"|\b(?:have|make|let)\s+[^.;]*?\bpass(?:es)?\s+`?[A-Za-z_]\w*\s*=(?!=)", re.I)
 
 
 # "the import of os", "the functools import", "import time", "the alias insort", "the line insort = insort_right"

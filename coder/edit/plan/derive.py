@@ -113,7 +113,7 @@ def _rename(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -
     steps = rename_steps(rel, text, pairs)
     olds = {a for a, _ in pairs}
     inside = {t.qualname for t in spec.targets if t.rel == rel and t.kind != "class" and t.name not in olds}
-    if spec.facts.confined in inside:  # the reading's one def (intent.read._rename_home), also the guard's
+    if spec.facts.confined in inside:  # the reading's one def (intent.reach.rename_home), also the guard's
         inside = {spec.facts.confined}
     # "rename the less method of Whitespace ... and update the call in process_tokens": a def is renamed, so every
     # region that uses it follows (the guard holds all of them to it); naming one caller confines nothing
