@@ -20,49 +20,45 @@ from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks_fresh2 import FRESH2
 
 BY_NAME = {t.name: t for t in FRESH2}
-MODULES = ("codeop", "uu", "xdrlib", "fileinput", "mimetypes")
+MODULES = ("codeop", "linecache", "getpass", "fileinput", "mimetypes")
 Edits = tuple[tuple[str, str], ...]
 
-_UU = source("fresh2/uu.py")
-_DECODE = _UU[_UU.index("def decode(in_file"):_UU.index("def test():")]
-_READ45 = (("        data = in_file.read(45)\n        while",
-            "        data = in_file.read(bytes_per_line)\n        while"),
-           ("            data = in_file.read(45)\n", "            data = in_file.read(bytes_per_line)\n"))
-_UU_PARAM = (("mode=None, *, backtick=False):", "mode=None, *, backtick=False, bytes_per_line=45):"), *_READ45)
-_TAKE = """    def _take(self, n):
-        i = self.__pos
-        self.__pos = j = i+n
-        data = self.__buf[i:j]
-        if len(data) < n:
-            raise EOFError
-        return data
+_LINECACHE = source("fresh2/linecache.py")
+_LAZYCACHE = _LINECACHE[_LINECACHE.index("def lazycache("):]
+_SEARCH = """        for dirname in sys.path:
+            try:
+                fullname = os.path.join(dirname, basename)
+            except (TypeError, AttributeError):
+                # Not sufficiently string-like to do anything useful with.
+                continue
+            try:
+                stat = os.stat(fullname)
+                break
+            except OSError:
+                pass
+        else:
+            return []
+"""
+_FIND = """def _find_on_path(basename):
+    for dirname in sys.path:
+        try:
+            fullname = os.path.join(dirname, basename)
+        except (TypeError, AttributeError):
+            continue
+        try:
+            return fullname, os.stat(fullname)
+        except OSError:
+            pass
+    return None
+
 
 """
-
-
-def _fixed(name: str, size: int, fmt: str) -> tuple[str, str]:
-    """The body of Unpacker.NAME (a fixed-size unpack) as it is, and as it reads when it calls _take."""
-    return (f"""    def {name}(self):
-        i = self.__pos
-        self.__pos = j = i+{size}
-        data = self.__buf[i:j]
-        if len(data) < {size}:
-            raise EOFError
-        return struct.unpack('{fmt}', data)[0]
-""", f"""    def {name}(self):
-        return struct.unpack('{fmt}', self._take({size}))[0]
-""")
-
-
-_EXTRACT = (("    def unpack_uint(self):\n", _TAKE + "    def unpack_uint(self):\n"),
-            _fixed("unpack_uint", 4, ">L"), _fixed("unpack_int", 4, ">l"), _fixed("unpack_float", 4, ">f"),
-            _fixed("unpack_double", 8, ">d"))
-_OPTIONAL = """    def unpack_optional(self, unpack_item):
-        if self.unpack_bool():
-            return unpack_item()
-        return None
-
-"""
+_EXTRACT = ((_SEARCH, "        found = _find_on_path(basename)\n        if found is None:\n            return []\n"
+                      "        fullname, stat = found\n"),
+            ("def updatecache(", _FIND + "def updatecache("))
+_RESET = "    def reset(self):\n        self.compiler = Compile()\n\n"
+_GETUSER = (("def getuser():", "def getuser(env_vars=('LOGNAME', 'USER', 'LNAME', 'USERNAME')):"),
+            ("    for name in ('LOGNAME', 'USER', 'LNAME', 'USERNAME'):", "    for name in env_vars:"))
 _TYPES_MAP = "        self.types_map[strict][ext] = type\n"
 _ADD_TYPE = (_TYPES_MAP, "        if not ext.startswith('.'):\n            ext = '.' + ext\n" + _TYPES_MAP)
 
@@ -77,13 +73,15 @@ SOLUTIONS: dict[str, Edits] = {
     "codeop-comment": (("        for feature in _features:\n",
                         "        # a __future__ import stays in force: its flag joins self.flags\n"
                         "        for feature in _features:\n"),),
-    "uu-param": _UU_PARAM,
-    "uu-docstring": (("class Error(Exception):\n    pass\n",
-                      'class Error(Exception):\n    """Raised when a uuencoded input cannot be decoded."""\n'),),
-    "xdrlib-method": (("    def unpack_farray(self, n, unpack_item):\n",
-                       _OPTIONAL + "    def unpack_farray(self, n, unpack_item):\n"),),
-    "xdrlib-hints": (("    def pack_fstring(self, n, s):", "    def pack_fstring(self, n: int, s: bytes) -> None:"),),
-    "xdrlib-extract": _EXTRACT,
+    "codeop-method": (("    def __call__(self, source, filename=\"<input>\"", _RESET
+                       + "    def __call__(self, source, filename=\"<input>\""),),
+    "linecache-extract": _EXTRACT,
+    "linecache-hints": (("def getline(filename, lineno, module_globals=None):",
+                         "def getline(filename: str, lineno: int, module_globals: dict | None = None) -> str:"),),
+    "getpass-param": _GETUSER,
+    "getpass-docstring": (("    warnings.warn(\"Can not control echo",
+                           '    """Read a password with echo on, after a GetPassWarning."""\n'
+                           "    warnings.warn(\"Can not control echo"),),
     "fileinput-docstring": (("    if encoding is None and \"b\" not in mode:  # EncodingWarning",
                              '    """Open filename, through gzip or bz2 when it ends in .gz or .bz2."""\n'
                              "    if encoding is None and \"b\" not in mode:  # EncodingWarning"),),
@@ -111,27 +109,26 @@ WRONG: dict[str, tuple[Edits, ...]] = {
     "codeop-comment": ((("        codeob = compile(source, filename, symbol, flags, True)\n",
                          "        # remember future imports\n"
                          "        codeob = compile(source, filename, symbol, flags, True)\n"),),),
-    "uu-fstrings": ((("'begin %o %s\\n' % ((mode & 0o777), name)", "f'begin {mode & 0o777} {name}\\n'"),
-                     ('"Warning: %s\\n" % v', 'f"Warning: {v}\\n"')),  # the mode in decimal, not octal
-                    (('"Warning: %s\\n" % v', 'f"Warning: {v}\\n"'),)),  # the begin line left
-    "uu-param": (_UU_PARAM[:1],  # accepted, ignored
-                 _UU_PARAM[:2]),  # the first line only
-    "uu-move": (((_DECODE, ""), ("if __name__ == '__main__':", _DECODE + "if __name__ == '__main__':")),),  # below
-    "uu-docstring": ((('    """Uuencode file"""', '    """Uuencode file; raises Error"""'),),),  # not on Error
-    "xdrlib-rename-list": ((("    def pack_list(self, list, pack_item):\n        for item in list:",
-                             "    def pack_list(self, items, pack_item):\n        for item in items:"),),),
-    "xdrlib-method": ((("    def unpack_farray(self, n, unpack_item):\n",
-                        _OPTIONAL.replace("return None", "return False")
-                        + "    def unpack_farray(self, n, unpack_item):\n"),),
-                      (("    def unpack_farray(self, n, unpack_item):\n",  # the flag never read
-                        "    def unpack_optional(self, unpack_item):\n        return unpack_item()\n\n"
-                        "    def unpack_farray(self, n, unpack_item):\n"),),),
-    "xdrlib-hints": ((("    def pack_fstring(self, n, s):", "    def pack_fstring(self, n: int, s: bytes):"),),
-                     (("    def pack_string(self, s):", "    def pack_string(self, s: bytes) -> None:"),)),
-    "xdrlib-extract": ((_EXTRACT[0], _EXTRACT[1], _EXTRACT[2], _EXTRACT[3]),  # unpack_double left as it was
-                       (("    def unpack_uint(self):\n",  # _take never moves the position
-                         _TAKE.replace("self.__pos = j = i+n", "j = i+n") + "    def unpack_uint(self):\n"),
-                        *_EXTRACT[1:])),
+    "codeop-method": ((("    def __call__(self, source, filename=\"<input>\"",  # the incomplete-input flags lost
+                        _RESET.replace("self.compiler = Compile()", "self.compiler.flags = 0")
+                        + "    def __call__(self, source, filename=\"<input>\""),),),
+    "linecache-move": ((("\n\n" + _LAZYCACHE, "\n"), ("def clearcache(", _LAZYCACHE + "\n\ndef clearcache(")),),
+    "linecache-extract": ((_EXTRACT[1],),  # defined, never called
+                          ((_SEARCH, _EXTRACT[0][1]),  # the first sys.path entry, found or not
+                           ("def updatecache(", _FIND.replace("            return fullname, os.stat(fullname)\n",
+                                                              "            return fullname, os.stat(fullname)\n"
+                                                              "        except FileNotFoundError:\n"
+                                                              "            return None\n") + "def updatecache("))),
+    "linecache-hints": ((("def getline(filename, lineno, module_globals=None):",
+                          "def getline(filename: str, lineno: int, module_globals=None) -> str:"),),),
+    "getpass-param": (_GETUSER[:1],),  # accepted, ignored
+    "getpass-docstring": ((("def _raw_input(prompt=\"\", stream=None, input=None):\n",
+                            'def _raw_input(prompt="", stream=None, input=None):\n    """Read a line."""\n'),),),
+    "getpass-rename": ((("def _raw_input(", "def _read_line("), ("    return _raw_input(prompt, stream)",
+                                                                 "    return _read_line(prompt, stream)")),),
+    "mimetypes-bools": ((("    strict = 1\n    extension = 0\n", "    strict = True\n    extension = False\n"),
+                         ("            strict = 0\n", "            strict = False\n"),
+                         ("            extension = 1\n", "            extension = True\n")),),  # while 1 left
     "fileinput-rename-global": ((("    global _state\n    if _state and _state._file:",
                                   "    global _active\n    if _active and _active._file:"),
                                  ("    _state = FileInput(files,", "    _active = FileInput(files,"),
@@ -149,10 +146,9 @@ WRONG: dict[str, tuple[Edits, ...]] = {
                                 ("                type = url[:semi]", "                mime_type = url[:semi]")),),
     "bug-codeop-future": ((("                flags |= feature.compiler_flag\n",
                             "                flags |= feature.compiler_flag\n        self.flags = flags\n"),),),
-    "bug-uu-backtick": ((("b' \\nend\\n')\n    finally", "b'`\\nend\\n')\n    finally"),  # both lines a backtick
-                         ("        if backtick:\n            out_file.write(b' \\nend\\n')",
-                          "        if backtick:\n            out_file.write(b'`\\nend\\n')")),),
-    "bug-xdrlib-hyper": ((("        return int(hi)<<32 + lo", "        return int(hi)*32 + lo"),),),
+    "bug-linecache-last": ((("    if 1 <= lineno < len(lines):", "    if 0 <= lineno < len(lines):"),
+                            ("        return lines[lineno - 1]", "        return lines[lineno]")),),  # 0-based now
+    "bug-getpass-user": ((("        return user\n", "        if user is not None:\n            return user\n"),),),
     "bug-mimetypes-case": ((("        url = os.fspath(url)\n        scheme",  # the encodings too: .GZ is gzip
                              "        url = os.fspath(url).lower()\n        scheme"),),),
 }
@@ -219,12 +215,12 @@ def test_check_fails_on_a_plausible_wrong_result(name: str) -> None:
         assert not ok, why
 
 
-def test_a_bug_copy_differs_from_its_original_in_one_line() -> None:
+def test_a_bug_copy_differs_from_its_original_in_one_place() -> None:
     for task in (t for t in FRESH2 if t.kind == "bugfix"):
         bug, fixed = source(task.file).splitlines(), source(task.file.replace("bugs/", "")).splitlines()
         changed = [x for x in difflib.unified_diff(fixed, bug, n=0, lineterm="")
                    if x[:1] in "+-" and not x.startswith(("+++", "---"))]
-        assert 1 <= len(changed) <= 2, (task.name, changed)
+        assert 1 <= len(changed) <= 3, (task.name, changed)
 
 
 def test_the_shipped_files_are_the_installed_modules_byte_for_byte() -> None:
@@ -237,10 +233,11 @@ def test_the_shipped_files_are_the_installed_modules_byte_for_byte() -> None:
 
 
 def test_the_prefixes_keep_fresh2_apart_from_fresh() -> None:
-    assert upstream.module_of("fresh2/bugs/uu.py") == "uu" and upstream.module_of("fresh2/codeop.py") == "codeop"
+    assert upstream.module_of("fresh2/bugs/getpass.py") == "getpass"
+    assert upstream.module_of("fresh2/codeop.py") == "codeop"
     assert upstream.module_of("fresh/bugs/cmd.py") == "cmd" and upstream.module_of("fresh2/cmd.py") == "cmd"
     assert upstream.module_of("fresh2/bugs/nosuch.py") is None
-    assert upstream._pristine("xdrlib") == source("fresh2/xdrlib.py")
+    assert upstream._pristine("linecache") == source("fresh2/linecache.py")
     assert upstream._pristine("zipapp") == source("fresh/zipapp.py")
 
 

@@ -4,8 +4,8 @@ The suite, the held-out set and the fresh set (:mod:`coder.bench.edits.tasks_fre
 the people tuning coder's instruction reader, so none of them measures any longer how coder does on
 wordings nobody tuned for. These tasks were written on 2026-12-04 by someone who had not read
 ``coder/edit/``, coder's CLI (other than ``coder/cli/bench_edits.py``, to register the set) or any bench
-result, on five CPython 3.11.7 modules no other set uses (``codeop``, ``uu``, ``xdrlib``, ``fileinput``,
-``mimetypes``; shipped under ``files/fresh2/``, ``files/SOURCES.md`` lists them). Each task has two
+result, on five CPython 3.11.7 modules no other set uses (``codeop``, ``linecache``, ``getpass``,
+``fileinput``, ``mimetypes``; shipped under ``files/fresh2/``, ``files/SOURCES.md`` lists them). Each task has two
 wordings, typed once the way two different people would type the request into an assistant, and never
 tried on coder or a model. Nothing may be tuned on this set (no reading rule, prompt or repair written to
 pass one of its tasks), or it becomes one more suite.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from coder.bench.edits.behaviour import Behaves
 from coder.bench.edits.checks import Comment, Docstring, Hints, Renamed, SameAst
 from coder.bench.edits.taskdef import Task, source
-from coder.bench.edits.tasks_fresh2_bugs import BUGS, UU_ENCODE
+from coder.bench.edits.tasks_fresh2_bugs import ANNOTATED, BUGS, ENV
 
 _IS_SYNTAX_ERROR = """def _is_syntax_error(err1, err2):
     rep1 = repr(err1)
@@ -31,8 +31,8 @@ _IS_SYNTAX_ERROR = """def _is_syntax_error(err1, err2):
     return False
 
 """
-_UU = source("fresh2/uu.py")
-_DECODE = _UU[_UU.index("def decode(in_file"):_UU.index("def test():")]  # the function and the blank line below
+_LINECACHE = source("fresh2/linecache.py")
+_LAZYCACHE = _LINECACHE[_LINECACHE.index("def lazycache("):]  # the last function, to the end
 _MIMETYPES = source("fresh2/mimetypes.py")
 _MAIN = _MIMETYPES[_MIMETYPES.index("\n\ndef _main():"):]  # _main and the __main__ guard, to the end
 _DATA_URL = """            if semi >= 0:
@@ -43,10 +43,12 @@ _DATA_URL = """            if semi >= 0:
                 type = 'text/plain'
             return type, None"""
 
-# an Unpacker over the bytes {} (a list of ints), bound to u, then EXPR
-_UNPACK = "(lambda u: {})(m.Unpacker(bytes({})))"
-# values packed by m.Packer (p) with the calls {}, unpacked by EXPR on an Unpacker u of the result
-_ROUND = "(lambda p: ({}, (lambda u: {})(m.Unpacker(p.get_buffer())))[-1])(m.Packer())"
+# a new folder (absolute, in the check's own temporary cwd) put first on sys.path, holding zz_probe.py; then EXPR
+_PROBE = ("(lambda d: (__import__('sys').path.insert(0, d), open(__import__('os').path.join(d, 'zz_probe.py'), 'w')"
+          ".write('a = 1\\nb = 2\\n'), {})[-1])"
+          "(__import__('os').path.abspath(__import__('tempfile').mkdtemp(dir='.')))")
+# the same with zz_late.py in a folder put last on sys.path
+_LATE = _PROBE.replace("path.insert(0, d)", "path.append(d)").replace("zz_probe", "zz_late")
 # a file t.txt (in the check's own temporary cwd) holding the bytes {!r}, read back whole through openhook {}
 _HOOK = ("(lambda p: (p.write_bytes({!r}), (lambda f: (f.read(), f.close())[0])({}(str(p), 'r')))[1])"
          "(__import__('pathlib').Path('t.txt'))")
@@ -79,88 +81,82 @@ CODEOP: tuple[Task, ...] = (
           "Explain with a comment placed right before the loop that walks _features in Compile's __call__: any "
           "future feature the code just compiled turned on is added to self.flags, so later compiles keep it."),
          Comment("Compile.__call__", above=("for feature in _features:",)), symbol="Compile.__call__"),
+    Task("codeop-method", "fresh2/codeop.py", "method",
+         ("add a reset() method to CommandCompiler that makes it forget the __future__ imports it has seen",
+          "My REPL keeps one codeop.CommandCompiler per session. When the user starts over I'd like to clear the "
+          "future statements it remembered without building a new object, so please give it a reset() method "
+          "that puts it back the way it was when created."),
+         Behaves(("CommandCompiler.reset",), (
+             (f"(lambda c: (c('from __future__ import annotations'), c.reset(), {ANNOTATED})[-1])"
+              "(m.CommandCompiler())", "{'x': <class 'int'>}"),
+             (f"(lambda c: (c('from __future__ import annotations'), {ANNOTATED})[-1])(m.CommandCompiler())",
+              "{'x': 'int'}"),
+             ("(lambda c: (c('from __future__ import barry_as_FLUFL'), c.reset(), c('1 != 2') is not None)[-1])"
+              "(m.CommandCompiler())", "True"),
+             ("(lambda c: (c('from __future__ import annotations'), c.reset(), c('if 1:'))[-1])(m.CommandCompiler())",
+              "None"),
+             ("m.CommandCompiler().reset()", "None"))),
+         symbol="CommandCompiler"),
 )
 
-UU: tuple[Task, ...] = (
-    Task("uu-fstrings", "fresh2/uu.py", "transform",
-         ("switch uu.py from % formatting to f-strings",
-          "Modernise the string formatting in the uu module: wherever a string is built with the % operator, "
-          "use an f-string instead that produces exactly the same text."),
-         SameAst((("out_file.write(('begin %o %s\\n' % ((mode & 0o777), name)).encode(\"ascii\"))",
-                   "out_file.write(f'begin {mode & 0o777:o} {name}\\n'.encode(\"ascii\"))"),
-                  ('sys.stderr.write("Warning: %s\\n" % v)', 'sys.stderr.write(f"Warning: {v}\\n")')))),
-    Task("uu-param", "fresh2/uu.py", "param",
-         ("add a bytes_per_line option to uu.encode (default 45) so i can get shorter lines",
-          "encode always puts 45 input bytes on each encoded line. Let the caller choose that number with a "
-          "keyword argument named bytes_per_line, keeping 45 as the default, e.g. "
-          "encode(src, dst, bytes_per_line=30)."),
-         Behaves(("encode",), ((UU_ENCODE.format("b'abcdefg'", ", bytes_per_line=3"),
-                                "b'begin 666 -\\n#86)C\\n#9&5F\\n!9P  \\n \\nend\\n'"),
-                               (UU_ENCODE.format("b'abcdefg'", ", bytes_per_line=4, backtick=True"),
-                                "b'begin 666 -\\n$86)C9```\\n#969G\\n`\\nend\\n'"),
-                               (f"len({UU_ENCODE.format('bytes(100)', ', bytes_per_line=10')}.splitlines())", "13"),
-                               (f"len({UU_ENCODE.format('bytes(100)', '')}.splitlines())", "6"),
-                               (f"{UU_ENCODE.format('bytes(50)', '')}.splitlines()[2]", "b'%        '"))),
-         symbol="encode"),
-    Task("uu-move", "fresh2/uu.py", "move",
-         ("move decode above encode in uu.py",
-          "I'd like the decoder to come first in the uu module: put the decode function before encode, right "
-          "after the Error class. Don't change any code, it's just reordering."),
-         SameAst(((_DECODE, ""), ("def encode(in_file", _DECODE + "def encode(in_file")))),
-    Task("uu-docstring", "fresh2/uu.py", "docstring",
-         ("give uu.Error a docstring",
-          "The exception class Error in uu isn't documented at all. Write a short docstring for it saying it is "
-          "raised when decoding fails (no begin line, truncated input, an output file that already exists...)."),
-         Docstring("Error"), symbol="Error"),
+LINECACHE: tuple[Task, ...] = (
+    Task("linecache-move", "fresh2/linecache.py", "move",
+         ("move lazycache above updatecache in linecache.py (updatecache calls it)",
+          "Reorder linecache so that lazycache is defined before updatecache, between checkcache and updatecache. "
+          "Nothing else should change."),
+         SameAst((("\n\n" + _LAZYCACHE, "\n"), ("def updatecache(", _LAZYCACHE + "\n\ndef updatecache(")))),
+    Task("linecache-extract", "fresh2/linecache.py", "extract",
+         ("pull the loop in updatecache that searches sys.path out into a function _find_on_path(basename) that "
+          "returns (fullname, stat) for the first match or None if there isn't one, and call it from updatecache",
+          "Refactor linecache.updatecache: move the part that looks through the module search path into a helper "
+          "named _find_on_path. It takes the base name and gives back a tuple of the full path and its os.stat "
+          "result for the first sys.path entry that has the file, or None when no entry does."),
+         Behaves(("updatecache", "_find_on_path"), (
+             (_PROBE.format("(lambda r: (__import__('os').path.basename(r[0]), r[1].st_size))"
+                            "(m._find_on_path('zz_probe.py'))"), "('zz_probe.py', 12)"),
+             (_PROBE.format("m._find_on_path('zz_probe.py')[0] == __import__('os').path.join(d, 'zz_probe.py')"),
+              "True"),
+             ("m._find_on_path('zz_no_such_module.py')", "None"),
+             (_PROBE.format("(m.getline('zz_probe.py', 2), m.cache['zz_probe.py'][0], "
+                            "m.cache['zz_probe.py'][3] == __import__('os').path.join(d, 'zz_probe.py'))"),
+              "('b = 2\\n', 12, True)"),
+             (_LATE.format("(m._find_on_path('zz_late.py')[0] == __import__('os').path.join(d, 'zz_late.py'), "
+                           "m.getline('zz_late.py', 1))"), "(True, 'a = 1\\n')"),
+             ("m.getlines('zz_no_such_module.py')", "[]"),
+             ("m.getlines('/no/such/dir/zz.py')", "[]")),
+             calls=(("updatecache", "_find_on_path"),))),
+    Task("linecache-hints", "fresh2/linecache.py", "hints",
+         ("add type hints to linecache.getline",
+          "getline(filename, lineno, module_globals=None) should be annotated: the filename is a str, lineno an "
+          "int, module_globals an optional dict, and it returns the line as a str."),
+         Hints("getline"), symbol="getline"),
 )
 
-XDRLIB: tuple[Task, ...] = (
-    Task("xdrlib-rename-list", "fresh2/xdrlib.py", "rename",
-         ("stop shadowing the builtin list in xdrlib - every variable or parameter called list should be items",
-          "Several Packer and Unpacker methods (pack_list, pack_farray, pack_array, unpack_list, unpack_farray) "
-          "use list as a name, which hides the builtin. Rename it to items in all of them."),
-         Renamed("list", "items")),
-    Task("xdrlib-method", "fresh2/xdrlib.py", "method",
-         ("add unpack_optional(unpack_item) to Unpacker: read a bool, if its true return unpack_item(), "
-          "otherwise None",
-          "XDR has optional data: a 4-byte flag (0 or 1) followed by the value only when the flag is 1. Give "
-          "xdrlib.Unpacker a method unpack_optional that takes the item unpacker, like unpack_list does, and "
-          "returns the value, or None when the flag is 0."),
-         Behaves(("Unpacker.unpack_optional",), (
-             (_UNPACK.format("(u.unpack_optional(u.unpack_int), u.get_position())", [0, 0, 0, 1, 0, 0, 0, 5]),
-              "(5, 8)"),
-             (_UNPACK.format("(u.unpack_optional(u.unpack_int), u.get_position())", [0, 0, 0, 0, 0, 0, 0, 5]),
-              "(None, 4)"),
-             (_UNPACK.format("(u.unpack_optional(u.unpack_string), u.unpack_uint())",
-                             [0, 0, 0, 1, 0, 0, 0, 2, 104, 105, 0, 0, 0, 0, 0, 7]), "(b'hi', 7)"),
-             (_UNPACK.format("u.unpack_optional(u.unpack_int)", [0, 0, 0, 1]), "raised EOFError"))),
-         symbol="Unpacker"),
-    Task("xdrlib-hints", "fresh2/xdrlib.py", "hints",
-         ("annotate Packer.pack_fstring (n is an int, s is bytes)",
-          "please add type hints to the pack_fstring method of xdrlib's Packer class"),
-         Hints("Packer.pack_fstring"), symbol="Packer.pack_fstring"),
-    Task("xdrlib-extract", "fresh2/xdrlib.py", "extract",
-         ("unpack_uint, unpack_int, unpack_float and unpack_double all repeat the same read-n-bytes-or-EOFError "
-          "code. pull it out into Unpacker._take(n), which returns the next n bytes and moves the position past "
-          "them, and use it in those four",
-          "Refactor xdrlib's Unpacker: the fixed-size unpack methods each slice the next 4 (or 8) bytes out of "
-          "the buffer, advance the position and raise EOFError if there weren't enough. Factor that into one "
-          "helper method, _take(self, n), returning the bytes, and make the four of them call it."),
-         Behaves(("Unpacker._take", "Unpacker.unpack_uint", "Unpacker.unpack_int", "Unpacker.unpack_float",
-                  "Unpacker.unpack_double"), (
-             (_UNPACK.format("(u._take(4), u._take(2), u.get_position())", list(range(8))),
-              "(b'\\x00\\x01\\x02\\x03', b'\\x04\\x05', 6)"),
-             (_UNPACK.format("u._take(4)", [1, 2, 3]), "raised EOFError"),
-             (_UNPACK.format("(u.unpack_int(), u.unpack_uint(), u.get_position())", [255] * 8),
-              "(-1, 4294967295, 8)"),
-             (_ROUND.format("p.pack_double(1.5), p.pack_float(2.5), p.pack_int(-3)",
-                            "(u.unpack_double(), u.unpack_float(), u.unpack_int(), u.get_position())"),
-              "(1.5, 2.5, -3, 16)"),
-             (_UNPACK.format("u.unpack_double()", [0] * 7), "raised EOFError"),
-             (_UNPACK.format("u.unpack_float()", [0] * 3), "raised EOFError")),
-             calls=(("Unpacker.unpack_uint", "_take"), ("Unpacker.unpack_int", "_take"),
-                    ("Unpacker.unpack_float", "_take"), ("Unpacker.unpack_double", "_take"))),
-         symbol="Unpacker"),
+GETPASS: tuple[Task, ...] = (
+    Task("getpass-param", "fresh2/getpass.py", "param",
+         ("getuser should take the environment variables to look at as an argument, env_vars, defaulting to "
+          "LOGNAME, USER, LNAME, USERNAME like now",
+          "I want to tell getpass.getuser() which environment variables to check, e.g. "
+          "getuser(env_vars=['GIT_AUTHOR_NAME', 'USER']). Add that parameter; called without it, the lookup must "
+          "stay exactly as it is."),
+         Behaves(("getuser",), ((ENV.format({"ZZ_NAME": "zed", "LOGNAME": "lo"}, "m.getuser(env_vars=['ZZ_NAME'])"),
+                                 "'zed'"),
+                                (ENV.format({"ZZ_NAME": "zed"}, "m.getuser(env_vars=('USER', 'ZZ_NAME'))"), "'zed'"),
+                                (ENV.format({"ZZ_NAME": "zed", "LOGNAME": "lo"},
+                                            "m.getuser(env_vars=['LOGNAME', 'ZZ_NAME'])"), "'lo'"),
+                                (ENV.format({"USER": "us", "LOGNAME": "lo"}, "m.getuser()"), "'lo'"),
+                                (ENV.format({"USERNAME": "un"}, "m.getuser()"), "'un'"))),
+         symbol="getuser"),
+    Task("getpass-docstring", "fresh2/getpass.py", "docstring",
+         ("fallback_getpass has no docstring, add one",
+          "Document getpass.fallback_getpass: it's what getpass falls back to when echo can't be turned off. It "
+          "issues a GetPassWarning, prints a warning line on the stream and then reads the password with echo on."),
+         Docstring("fallback_getpass"), symbol="fallback_getpass"),
+    Task("getpass-rename", "fresh2/getpass.py", "rename",
+         ("rename _raw_input to _read_line and update its callers",
+          "The private helper in getpass that prompts and reads one line is called _raw_input, which sounds like "
+          "the Python 2 builtin. Please call it _read_line everywhere it's used."),
+         Renamed("_raw_input", "_read_line")),
 )
 
 FILEINPUT: tuple[Task, ...] = (
@@ -226,6 +222,14 @@ MIMETYPES: tuple[Task, ...] = (
           "The data: URL branch of MimeTypes.guess_type assigns to a variable named type; call it mime_type "
           "instead. Leave the type parameters of the other methods alone."),
          SameAst(((_DATA_URL, _DATA_URL.replace("type", "mime_type")),)), symbol="MimeTypes.guess_type"),
+    Task("mimetypes-bools", "fresh2/mimetypes.py", "transform",
+         ("mimetypes uses 1 and 0 as booleans in a few places (while 1, strict = 1, ...). use True/False instead",
+          "Small clean-up for mimetypes.py: wherever an int stands in for a boolean, write True or False instead. "
+          "That's the flags in _main and the endless loop in readfp. No change in behaviour."),
+         SameAst((("        while 1:\n", "        while True:\n"),
+                  ("    strict = 1\n    extension = 0\n", "    strict = True\n    extension = False\n"),
+                  ("            strict = 0\n", "            strict = False\n"),
+                  ("            extension = 1\n", "            extension = True\n")))),
 )
 
-FRESH2: tuple[Task, ...] = CODEOP + UU + XDRLIB + FILEINPUT + MIMETYPES + BUGS
+FRESH2: tuple[Task, ...] = CODEOP + LINECACHE + GETPASS + FILEINPUT + MIMETYPES + BUGS

@@ -11,19 +11,19 @@ from __future__ import annotations
 from coder.bench.edits.behaviour import Behaves
 from coder.bench.edits.taskdef import Task
 
-# the bytes m.encode writes for the input bytes {} (an expression), {} more arguments
-UU_ENCODE = "(lambda o: (m.encode(__import__('io').BytesIO({}), o{}), o.getvalue())[1])(__import__('io').BytesIO())"
 # the __annotations__ of running 'x: int = 1' compiled by the CommandCompiler c
-_ANNOTATED = "(lambda ns: (exec(c('x: int = 1'), ns), ns['__annotations__'])[1])({})"
+ANNOTATED = "(lambda ns: (exec(c('x: int = 1'), ns), ns['__annotations__'])[1])({})"
+# EXPR with the user-name environment variables unset, then those of the dict {!r} set
+ENV = ("(lambda e: ([e.pop(k, None) for k in ('LOGNAME', 'USER', 'LNAME', 'USERNAME', 'ZZ_NAME')], e.update({!r}), "
+       "{})[-1])(__import__('os').environ)")
+# the file f.txt (in the check's own temporary cwd) holding the text {!r}, then EXPR
+_TEXT = "(lambda p: (p.write_text({!r}), {})[-1])(__import__('pathlib').Path('f.txt'))"
 # three files a, b, c (in the check's own temporary cwd) of 1, 2 and 3 lines, read through EXPR
 _FILES = ("(lambda P: ([P(n).write_text('x\\n' * k) for n, k in (('a', 1), ('b', 2), ('c', 3))], {})[1])"
           "(__import__('pathlib').Path)")
 # (lineno, filelineno) of each line of a, b, c (and again the files named {}) read with FileInput, then after the end
 _LINENOS = _FILES.format("(lambda f: ([(f.lineno(), f.filelineno()) for _ in f], f.lineno()))"
                          "(m.FileInput({}, encoding='utf-8'))")
-# a hyper or uhyper {} packed by m.Packer and unpacked by m.Unpacker
-_HYPER = "(lambda p: (p.pack_{0}({1}), m.Unpacker(p.get_buffer()).unpack_{0}())[1])(m.Packer())"
-
 BUGS: tuple[Task, ...] = (
     Task("bug-codeop-future", "fresh2/bugs/codeop.py", "bugfix",
          ("my repl is built on codeop.CommandCompiler, and after the user types from __future__ import annotations "
@@ -32,9 +32,9 @@ BUGS: tuple[Task, ...] = (
           "Compile in codeop no longer carries __future__ flags over to later calls: after compiling "
           "'from __future__ import barry_as_FLUFL', compiling '1 <> 2' raises SyntaxError. please fix"),
          Behaves(("Compile.__call__",), (
-             (f"(lambda c: (c('from __future__ import annotations'), {_ANNOTATED})[1])(m.CommandCompiler())",
+             (f"(lambda c: (c('from __future__ import annotations'), {ANNOTATED})[1])(m.CommandCompiler())",
               "{'x': 'int'}"),
-             (f"(lambda c: {_ANNOTATED})(m.CommandCompiler())", "{'x': <class 'int'>}"),
+             (f"(lambda c: {ANNOTATED})(m.CommandCompiler())", "{'x': <class 'int'>}"),
              ("(lambda c: (c('from __future__ import barry_as_FLUFL'), c('1 <> 2') is not None)[1])"
               "(m.CommandCompiler())", "True"),
              ("(lambda c: (c('from __future__ import barry_as_FLUFL', '<input>', 'exec'), "
@@ -42,29 +42,29 @@ BUGS: tuple[Task, ...] = (
              ("(lambda c: (c('from __future__ import annotations'), c('x = 1'), c('if 1:'))[2])(m.CommandCompiler())",
               "None"))),
          symbol="Compile.__call__"),
-    Task("bug-uu-backtick", "fresh2/bugs/uu.py", "bugfix",
-         ("uu.encode(..., backtick=True) still writes a space on the last line before 'end' instead of a backtick. "
-          "some decoders choke on trailing spaces, that's the whole point of the flag",
-          "bug: with backtick=True the line just before end is still a lone space, it should be a backtick"),
-         Behaves(("encode",), ((UU_ENCODE.format("b'hi'", ", backtick=True"), "b'begin 666 -\\n\":&D`\\n`\\nend\\n'"),
-                               (UU_ENCODE.format("b'hi'", ""), "b'begin 666 -\\n\":&D \\n \\nend\\n'"),
-                               (UU_ENCODE.format("b''", ", backtick=True"), "b'begin 666 -\\n`\\nend\\n'"),
-                               (UU_ENCODE.format("b''", ""), "b'begin 666 -\\n \\nend\\n'"),
-                               (UU_ENCODE.format("bytes(3)", ", 'f', 0o600, backtick=True"),
-                                "b'begin 600 f\\n#````\\n`\\nend\\n'"))),
-         symbol="encode"),
-    Task("bug-xdrlib-hyper", "fresh2/bugs/xdrlib.py", "bugfix",
-         ("Packer().pack_hyper(45) and then unpack_hyper() on the result gives me 0, and bigger numbers come back "
-          "as huge garbage. 32-bit ints round-trip fine",
-          "xdrlib: 64-bit values don't survive a pack/unpack round trip, unpack_uhyper seems to put the two halves "
-          "together wrong"),
-         Behaves(("Unpacker.unpack_uhyper",), ((_HYPER.format("hyper", 45), "45"),
-                                               (_HYPER.format("uhyper", 2 ** 40 + 7), str(2 ** 40 + 7)),
-                                               (_HYPER.format("hyper", -1), "-1"),
-                                               (_HYPER.format("hyper", -2 ** 63), str(-2 ** 63)),
-                                               (_HYPER.format("uhyper", 2 ** 64 - 1), str(2 ** 64 - 1)),
-                                               (_HYPER.format("uhyper", 0), "0"))),
-         symbol="Unpacker.unpack_uhyper"),
+    Task("bug-linecache-last", "fresh2/bugs/linecache.py", "bugfix",
+         ("linecache.getline(path, n) returns '' when n is the last line of the file. every other line comes back "
+          "fine",
+          "off-by-one in getline: asking for the final line of a file gives an empty string"),
+         Behaves(("getline",), ((_TEXT.format("one\ntwo\nthree\n", "m.getline('f.txt', 3)"), "'three\\n'"),
+                                (_TEXT.format("one\ntwo\nthree\n", "m.getline('f.txt', 1)"), "'one\\n'"),
+                                (_TEXT.format("one\ntwo\nthree\n", "m.getline('f.txt', 4)"), "''"),
+                                (_TEXT.format("one\ntwo\nthree\n", "m.getline('f.txt', 0)"), "''"),
+                                (_TEXT.format("one\ntwo\nthree\n", "m.getline('f.txt', -1)"), "''"),
+                                (_TEXT.format("x\ny", "(m.checkcache(), m.getline('f.txt', 2))[1]"), "'y\\n'"))),
+         symbol="getline"),
+    Task("bug-getpass-user", "fresh2/bugs/getpass.py", "bugfix",
+         ("getpass.getuser() returns None on our CI box. LOGNAME isn't set there but USER is",
+          "getuser gives up after the first environment variable: when LOGNAME is missing it returns None instead "
+          "of going on to USER, LNAME, USERNAME and then the password database"),
+         Behaves(("getuser",), ((ENV.format({"USER": "us"}, "m.getuser()"), "'us'"),
+                                (ENV.format({"LOGNAME": "lo", "USER": "us"}, "m.getuser()"), "'lo'"),
+                                (ENV.format({"LNAME": "ln"}, "m.getuser()"), "'ln'"),
+                                (ENV.format({"USERNAME": "un"}, "m.getuser()"), "'un'"),
+                                (ENV.format({"LOGNAME": "", "USER": "us"}, "m.getuser()"), "'us'"),
+                                (ENV.format({}, "m.getuser() == __import__('pwd').getpwuid("
+                                                "__import__('os').getuid())[0]"), "True"))),
+         symbol="getuser"),
     Task("bug-fileinput-lineno", "fresh2/bugs/fileinput.py", "bugfix",
          ("fileinput.lineno() goes wrong once it gets to the third file. with three files of 3 lines each, the "
           "first line of the third file says lineno 4 and not 7",

@@ -42,9 +42,9 @@ from coder.bench.edits.taskdef import source
 
 KINDS = frozenset({"fix", "bugfix", "default"})  # the tasks that change behaviour: what tests are for
 # every module whose upstream test file is shipped (wsgiref's imports test_httpservers and a server: left out)
-MODULES = frozenset({"base64", "cmd", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch",
-                     "getopt", "glob", "graphlib", "mimetypes", "netrc", "queue", "quopri", "reprlib", "rlcompleter",
-                     "sched", "shlex", "string", "tabnanny", "textwrap", "timeit", "uu", "xdrlib", "zipapp"})
+MODULES = frozenset({"base64", "cmd", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch", "getopt",
+                     "getpass", "glob", "graphlib", "linecache", "mimetypes", "netrc", "queue", "quopri", "reprlib",
+                     "rlcompleter", "sched", "shlex", "string", "tabnanny", "textwrap", "timeit", "zipapp"})
 # longer prefixes first: fresh2/bugs/ before fresh2/, and "fresh/" is no prefix of "fresh2/"
 _PREFIXES = ("heldout/bugs/", "heldout/", "fresh2/bugs/", "fresh2/", "fresh/bugs/", "fresh/", "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
