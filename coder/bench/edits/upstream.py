@@ -42,10 +42,11 @@ from coder.bench.edits.taskdef import source
 
 KINDS = frozenset({"fix", "bugfix", "default"})  # the tasks that change behaviour: what tests are for
 # every module whose upstream test file is shipped (wsgiref's imports test_httpservers and a server: left out)
-MODULES = frozenset({"base64", "cmd", "colorsys", "copy", "filecmp", "fnmatch", "getopt", "glob", "graphlib",
-                     "netrc", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string", "tabnanny",
-                     "textwrap", "timeit", "zipapp"})
-_PREFIXES = ("heldout/bugs/", "heldout/", "fresh/bugs/", "fresh/", "bugs/")  # longer prefixes first
+MODULES = frozenset({"base64", "cmd", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch", "getopt",
+                     "getpass", "glob", "graphlib", "linecache", "mimetypes", "netrc", "queue", "quopri", "reprlib",
+                     "rlcompleter", "sched", "shlex", "string", "tabnanny", "textwrap", "timeit", "zipapp"})
+# longer prefixes first: fresh2/bugs/ before fresh2/, and "fresh/" is no prefix of "fresh2/"
+_PREFIXES = ("heldout/bugs/", "heldout/", "fresh2/bugs/", "fresh2/", "fresh/bugs/", "fresh/", "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
 _LINE = 180
@@ -111,14 +112,14 @@ def _failing(result: unittest.TestResult) -> list[tuple[str, str]]:
 
 
 def _pristine(name: str) -> str:
-    """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py`` or
-    ``files/fresh/NAME.py``)."""
-    for folder in ("", "heldout/"):
+    """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py``,
+    ``files/fresh/NAME.py`` or ``files/fresh2/NAME.py``)."""
+    for folder in ("", "heldout/", "fresh/"):
         try:
             return source(f"{folder}{name}.py")
         except FileNotFoundError:
             continue
-    return source(f"fresh/{name}.py")
+    return source(f"fresh2/{name}.py")
 
 
 def _broken(name: str) -> frozenset[str]:
