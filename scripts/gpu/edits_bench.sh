@@ -20,7 +20,7 @@ BIN="$G/build/bin/llama-server"
 MODEL="$G/model.gguf"
 LIMIT=${EDITS_LIMIT_S:-560}  # one device call is at most 600 s: stop early and report what finished
 EXTRA=${EDITS_ARGS:-}  # more `coder bench --edits` options, e.g. EDITS_ARGS="--tasks glob,getopt"
-SET=$(sed -n 's/.*--set[= ]*\([a-z]*\).*/\1/p' <<<"$EXTRA")  # the task set EDITS_ARGS names
+SET=$(sed -n 's/.*--set[= ]*\([a-z0-9]*\).*/\1/p' <<<"$EXTRA")  # the task set EDITS_ARGS names
 [ "$SET" = suite ] && SET=
 R="$G/edits${SET:+-$SET}"
 mkdir -p "$G" "$OUT" "$R"
