@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks import shapes as scope_shapes
 from coder.edit.checks.kinds import invariant_for
-from coder.edit.checks.named import by_symbols, defs_of
+from coder.edit.checks.named import IMPORT_LINE, by_symbols, defs_of
 from coder.edit.checks.subs import confinement, mentions_value, renamed_only
 from coder.edit.source.regions import Region
 
@@ -205,7 +205,9 @@ def _classify(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region 
     spans = _line_changes(old_lines, new_lines)
     pairs = list(spec.renames)
     if region is not None:
-        kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region)
+        hints = spec.action == "type_hints"  # its annotations may need an import, outside the region
+        kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region,
+                                                                             hints=hints)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
         inside = confinement(defs_of(rel, old), spec)  # "in the function X only": the rename stays in X
@@ -269,8 +271,10 @@ def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list
     return ok and why.startswith("inside ") and i1 == i2 and j1 < j2 and any(mentions_value(added, v) for v in values)
 
 
-def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region) -> list[tuple[bool, str]]:
-    """Region mode: the rest of the file must be byte-identical (verified, not assumed)."""
+def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region, *,
+               hints: bool = False) -> list[tuple[bool, str]]:
+    """Region mode: the rest of the file must be byte-identical (verified, not assumed), but for the import
+    lines a hints edit adds for its annotations (:mod:`~coder.edit.checks.hint_imports`)."""
     head, tail = region.start - 1, len(old_lines) - region.end
     kept = (len(new_lines) >= head + max(tail, 0) and old_lines[:head] == new_lines[:head]
             and (tail <= 0 or old_lines[-tail:] == new_lines[-tail:]))
@@ -285,7 +289,11 @@ def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], re
         outside = [old_lines[i] for i in range(i1, i2) if not region.start <= i + 1 <= region.end]
         return j1 == j2 and len(outside) < i2 - i1 and not any(x.strip() for x in outside)
 
-    return [(inside(*s), why) for s in spans]
+    def imports(i1: int, i2: int, j1: int, j2: int) -> bool:
+        return hints and i1 == i2 and all(IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
+
+    return [(True, why) if inside(*s) else (True, "an import for type hints") if imports(*s) else (False, why)
+            for s in spans]
 
 
 def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[Span]) -> list[Change]:

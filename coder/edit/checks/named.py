@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 NEAR = 2  # lines around a mention of a named symbol that a change may touch (call sites, decorators)
 Span = tuple[int, int, int, int]
-_IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
+IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s+[\w., ()]+$")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -91,7 +91,7 @@ def by_symbols(old: str, old_lines: list[str], new_lines: list[str], spans: list
         near = (_mentions(old_lines, i1 - NEAR, i2 + NEAR, words)
                 or _mentions(new_lines, j1 - NEAR, j2 + NEAR, words))
         # type hints may need an import (``from typing import Callable``): an added import line only
-        hint_import = hints and i1 == i2 and all(_IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
+        hint_import = hints and i1 == i2 and all(IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
         why = "inside a named symbol" if inside else "near a named symbol" if near else "an import for type hints"
         out.append((bool(inside or near or hint_import), why))
     return "changes at " + (", ".join(names) if names else "the module docstring"), out

@@ -22,6 +22,7 @@ from coder.edit.checks.as_comment import docstrings_as_comments
 from coder.edit.checks.explained import Change, Scope, check_scope
 from coder.edit.checks.extract_splice import extraction_spliced
 from coder.edit.checks.graft import grafted
+from coder.edit.checks.hint_imports import hints_imported
 from coder.edit.checks.hints import complete_init_returns, type_notes
 from coder.edit.checks.kinds import (
     Invariant,
@@ -45,12 +46,15 @@ GIVE_BACK_AT_MOST = 4  # unexplained changes looked at; a reply with more is fla
 
 
 def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, tuple[Change, ...]]:
-    """``new`` made what a kinds-only request asks: ``__init__``'s ``-> None`` filled in, a new docstring where
+    """``new`` made what a kinds-only request asks: ``__init__``'s ``-> None`` filled in, the ``typing`` import its
+    hints need (:mod:`~coder.edit.checks.hint_imports`), a new docstring where
     comments are asked made a comment (:mod:`~coder.edit.checks.as_comment`), an extraction's new function
     called where a caller still holds its body (:mod:`~coder.edit.checks.extract_splice`), and the changes of
     another kind given back when the rest stands alone; with the changes given back (empty: none)."""
     snap = request.snapshot
     new = complete_init_returns(snap.text, new, spec)  # a hints edit: __init__ returns None
+    if not request.in_plan:  # a hints edit's ``-> Any``: the import it needs, outside any region
+        new = hints_imported(snap.text, new, spec)
     new = docstrings_as_comments(snap.text, new, spec)  # a comment asked for, written as a docstring
     if not request.in_plan:  # an extraction's new function written but not called: the call put in its place
         new = extraction_spliced(snap.text, new, spec)

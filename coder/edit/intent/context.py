@@ -7,7 +7,8 @@ defs and the reply was refused as shrunk (seen on the H200). Such a name may sti
 ("move it there (just before the timeit function)"): the anchor is read from every mention. For a
 comment, a docstring or hints, a method called in a statement the wording quotes is context too, and so is
 a name in the description of the line a comment goes on ("the line in _wrap_chunks that takes the indent off
-the width": indent is a function of the file, and a word on that line).
+the width": indent is a function of the file, and a word on that line), and, for text added to the code, a name
+after the colon that follows the first one ("Document f: it is what g falls back to when ...").
 """
 
 from __future__ import annotations
@@ -64,6 +65,33 @@ def _line_descriptions(toks: list[Tok]) -> list[tuple[int, int]]:
     return spans
 
 
+def _said_of(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, int]]:
+    """The tokens after a colon right after the first name: "Document f: it is an openhook for C that ..."."""
+    if not mentions:
+        return []
+    after = mentions[0].index + mentions[0].size
+    after += 2 if toks[after:after + 2] and [t.text for t in toks[after:after + 2]] == ["(", ")"] else 0
+    return [(after, len(toks))] if after < len(toks) and toks[after].text == ":" else []
+
+
+def _between(toks: list[Tok], i: int) -> bool:
+    """Name ``i`` is one end of "between A and B"."""
+    before = [t.text.lower() for t in toks[max(0, i - 3):i]]
+    return bool(before) and (before[-1] == "between" or (before[-1] == "and" and "between" in before[:-1]))
+
+
+def _made(mentions: list[Mention], toks: list[Tok]) -> set[int]:
+    """The names that "make" takes as its object ("make add_type put the dot on", "Make wrap and fill default to")."""
+    made: set[int] = set()
+    last = -1
+    for m in mentions:
+        joined = last in made and all(t.text.lower() in ("and", "or", ",", "both") for t in toks[last + 1:m.index])
+        if m.before in ("make", "makes") or joined:
+            made.add(m.index)
+        last = m.index
+    return made
+
+
 def _compared(toks: list[Tok], i: int) -> bool:
     """The words before name ``i`` (articles and kind words skipped) make it a comparison's other side."""
     before: list[str] = []
@@ -107,6 +135,13 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
     """
     prose = action in ("comment", "docstring", "type_hints")
     spans = _aside_spans(toks) + (_line_descriptions(toks) if action == "comment" else [])
+    if prose:  # "Document f: it is what g falls back to when ...": after the colon, what f is or does
+        spans += _said_of(mentions, toks)
     named = {m.index for m in mentions}
+    made = _made(mentions, toks) if action == "change" else set()
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)
-            or (prose and _of_expression(toks, m.index)) or _a_call(m, toks, named)}
+            or (prose and _of_expression(toks, m.index)) or _a_call(m, toks, named)
+            # "... so guess_type never finds it. make add_type put the dot on": what is made to behave is changed
+            or (made and m.index not in made)
+            # "move f so it is defined before g, between h and g": where it goes, not what moves
+            or (action == "move" and _between(toks, m.index))}

@@ -84,7 +84,7 @@ def implied(instruction: str, action: Action, table: SymbolTable) -> Shown | Non
 
 def _module(word: str, table: SymbolTable) -> bool:
     """``word`` is the edited file's module name ("base64.encode" names encode, not a member of a class)."""
-    return table.home.rsplit("/", 1)[-1].removesuffix(".py") == word
+    return table.module == word.lower()
 
 
 def _strings_blanked(args: str) -> str:

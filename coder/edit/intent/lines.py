@@ -15,7 +15,8 @@ function has exactly one such line ("the while loop", "each while loop" over ide
 return"). "The top (start) of the body" is the line of its first statement after the docstring. A line
 described by what is on it ("the line in global_matches that puts __builtins__ into seen", "the line
 with seen.add(word)") is the one line of the function that holds every word of the description found in
-the function's code (Python's keywords aside), when two words at least are found there.
+the function's code (Python's keywords aside), when two words at least are found there; "the loop that walks
+_features" is the one for or while line that holds the words found on such lines, one at least.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from coder.edit.intent.spec import Anchor, ChangeSpec
 MIN_CHARS = 8
 _NAMED_LINE = lazy.regex(r"\bthe\s+([A-Za-z_][A-Za-z0-9_]*)\s+(?:check|call|test|condition|line|branch)\b")
 # "the line (in f) that puts __builtins__ into seen", "the statement where word is added to seen": its description
-_DESCRIBED = lazy.regex(r"\bthe\s+(?:line|statement|assignment|call)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
+_DESCRIBED = lazy.regex(r"\bthe\s+(line|statement|assignment|call|loop)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
                         r"(?:that|which|where|with|containing|holding)\b(.*?)(?=[.;:!?,](?:\s|$)|$)", re.I)
 _WORD = lazy.regex(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = (  # (statement keyword, the words that name it: group 1 ("each") or 2 (a plural) says every one)
@@ -80,10 +81,12 @@ def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
     """The one line holding every word of a described line's description that the code has (two at least)."""
     for said in _DESCRIBED.finditer(plain):
         # a keyword ("if", "in", "is") is as much English as code: it tells no line from another
-        words = set(_WORD.findall(said.group(1))) - set(kwlist)
-        on = {w: {code for _, code in lines if re.search(rf"\b{re.escape(w)}\b", code)} for w in words}
+        words = set(_WORD.findall(said.group(2))) - set(kwlist)
+        loop = said.group(1).lower() == "loop"  # "the loop that walks _features": a for or while line
+        kept = [code for _, code in lines if not loop or code.startswith(("for ", "while ", "async for "))]
+        on = {w: {code for code in kept if re.search(rf"\b{re.escape(w)}\b", code)} for w in words}
         used = [w for w, where in on.items() if where]
-        if len(used) < 2:
+        if len(used) < (1 if loop else 2):
             continue
         common = set.intersection(*(on[w] for w in used))
         if len(common) == 1:

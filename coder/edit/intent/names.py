@@ -154,8 +154,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
             # "b'.git' is not seen as hidden": the file's predicate of that word decides it (_ishidden)
             hits = next((h for p in ("is", "_is", "is_", "_is_") if (h := table.lookup(p + low))), [])
-        if not everywhere:  # one file's edit: its own symbols only
-            hits = [s for s in hits if s.rel == table.home]
+        hits = _kept(hits, t.text, table, everywhere=everywhere)
         if not hits:
             continue
         sure = t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR
@@ -168,6 +167,14 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
             b.sure = True
     return out
+
+
+def _kept(hits: list[Symbol], word: str, table: SymbolTable, *, everywhere: bool) -> list[Symbol]:
+    """The hits a word keeps: one file's edit names its own symbols only, and the module's own name ("remove the
+    CLI from mimetypes") names the module, not a symbol spelled the same in another case (class MimeTypes)."""
+    if not everywhere:
+        hits = [s for s in hits if s.rel == table.home]
+    return [s for s in hits if s.name == word] if word.lower() == table.module else hits
 
 
 def phrases(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> dict[int, tuple[int, list[Symbol]]]:

@@ -17,7 +17,7 @@ from coder.edit.intent.spec import Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.intent.vocab import NOT_NAMES
 
-ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
+ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
                        r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
                         r"keyword\s+arg\w*)\b"
                         # "add an optional pad flag to f": a flag named and given to a def (not "a --verbose flag")
@@ -29,7 +29,7 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\b(?:'[^']*'|\"[^\"
                         r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
                         r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
                         r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
-_PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag)\s+"
+_PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag),?\s+"
                     r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
                     r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
@@ -55,7 +55,8 @@ _DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*(?:\s(?:param(?:eter)?|arg(
 
 
 _NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
-                                            "defaulting", "defaults",
+                                            "defaulting", "defaults", "first", "second", "third", "fourth",
+                                            "another", "last", "final",
                                             # "take it as a parameter too", "as a parameter as well": no name
                                             "too", "also", "as", "well", "either", "instead", "here", "there"}
 # "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target

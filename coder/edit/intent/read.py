@@ -10,6 +10,7 @@ schema whose symbol fields are the real symbols. A reading that still finds noth
 
 from __future__ import annotations
 
+import builtins
 import re
 import time
 from collections.abc import Mapping
@@ -39,7 +40,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
-from coder.edit.intent.symbols import SymbolTable
+from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 # what a new def should do is said after these: the plain words there describe, they name no target
+_BUILTINS = frozenset(dir(builtins))
 _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
 
@@ -163,7 +165,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     leads_code = lead in ("change", "transform") and at == 0 and not re.match(
         r"doc|comment|type|annotat|hint", object_word)
     if not leads_code:
-        if _HINTS.search(instruction):
+        # "... still get their annotations evaluated, as if ...": with no verb, a report's nouns are no order
+        if _HINTS.search(instruction) and (lead or not report.symptom(instruction)):
             return "type_hints"
         # "document the loops with a comment": the noun says which kind, the verb only that it documents
         if _DOCSTRING.search(instruction) and not (_COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(
@@ -213,9 +216,10 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
     renamed = words.renamed_olds(instruction)
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
     explicit = tuple(n.name for n in sure)
+    # "opens anything else with plain open()": a builtin is no name the file should define
     missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
                     if not table.lookup(n.name) and n.name not in known and n.name not in renamed
-                    and not words.is_new_name(instruction, n.name))
+                    and not words.is_new_name(instruction, n.name) and n.name not in _BUILTINS)
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
@@ -321,6 +325,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         [s for _, s in picked], ())
     if action == "add_parameter":
         targets = param_targets(instruction, mentions, toks, chosen, targets, table)
+    targets = outermost(targets)
     if action in ("add_function",):
         targets = [s for s in targets if s.name not in new_names]
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)

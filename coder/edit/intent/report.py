@@ -27,6 +27,9 @@ says when the symptom shows, not where a change goes: it has no anchor.
 
 from __future__ import annotations
 
+import re
+
+from coder import lazy
 from coder.edit.intent.names import ARTICLES, KIND_WORDS, VERBS, Mention, Tok, prev_word
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
@@ -43,6 +46,17 @@ _NEGATION = frozenset({"doesn", "don", "didn", "cannot", "forgets"})
 _OUGHT = frozenset({"should", "must", "ought"})
 # what may stand in the object of "Fix": "Fix the method `done` of `TopologicalSorter`", "fix wrap and fill"
 _OBJECT_WORDS = ARTICLES | KIND_WORDS | {"and", "or", ",", "of", "in", "from", "'", "s", "both"}
+
+
+# what a report of wrong behaviour says ("still", "as if the import never happened", "it's supposed to")
+_SYMPTOM = lazy.regex(r"\b(?:still|supposed\s+to|as\s+if|never|instead\s+of|wrong|bug\w*|broken|doesn't|does\s+not|"
+                      r"raises|crash\w*|fails|expected)\b", re.I)
+
+
+def symptom(instruction: str) -> bool:
+    """The instruction says what goes wrong: with no verb of its own, its nouns ("their annotations get evaluated")
+    say what the code does, not what text to add."""
+    return bool(_SYMPTOM.search(instruction))
 
 
 def is_report(toks: list[Tok], action: str) -> bool:

@@ -89,6 +89,11 @@ class SymbolTable:
             calls.update(((rel, q), c) for q, c in called.items())
         return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls)
 
+    @property
+    def module(self) -> str:
+        """The edited file's module name, lower case ("mimetypes" of ``lib/mimetypes.py``)."""
+        return self.home.rsplit("/", 1)[-1].removesuffix(".py").lower()
+
     def delegated(self, symbol: Symbol) -> list[Symbol]:
         """The defs of ``symbol``'s file it hands a parameter on to, and those they call in turn (the
         whole chain), after ``symbol`` itself; ``[symbol]`` alone when it hands nothing on."""
@@ -165,3 +170,10 @@ def tracked_python(root: Path, exclude: Iterable[str] = ()) -> dict[str, str]:
         except (OSError, UnicodeDecodeError):
             continue  # unreadable or not UTF-8: its names are not resolved
     return files
+
+
+def outermost(targets: list[Symbol]) -> list[Symbol]:
+    """``targets`` without a def nested in another target def: "extend hook_encoded ..., which the openhook it
+    returns hands to open()" changes hook_encoded, and the openhook with it (a class keeps its named methods)."""
+    return [t for t in targets if not any(
+        o.rel == t.rel and o.kind != "class" and t.qualname.startswith(o.qualname + ".") for o in targets)]
