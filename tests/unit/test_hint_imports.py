@@ -38,6 +38,8 @@ def test_the_recorded_hints_reply_gets_its_imports_and_is_applied(tmp_path: Path
     new = proposal.new
     assert "import warnings\nfrom types import CodeType\nfrom typing import Any\n" in new
     assert "def __call__(self, source: str, filename: str, symbol: str, **kwargs: Any) -> CodeType:" in new
+    # __init__(self) had nothing the model could annotate: its class is the target, so it returns None too
+    assert "    def __init__(self) -> None:\n" in new
     # the import lines count as part of a hints edit
     assert proposal.scope is not None and not proposal.scope.unexplained
 
@@ -56,3 +58,16 @@ def test_only_names_used_in_annotations_and_known_to_the_standard_library_are_im
     # not a hints edit: nothing added
     other = read_instruction("fix f", {"m.py": old}, home="m.py")
     assert hints_imported(old, hinted, other) == hinted
+
+
+def test_an_init_with_nothing_to_annotate_returns_none_when_it_or_its_class_is_asked() -> None:
+    from coder.edit.checks.hints import complete_init_returns
+
+    old = "class C:\n    def __init__(self):\n        self.n = 0\n\n    def m(self, x):\n        return x\n"
+    new = old.replace("def m(self, x):", "def m(self, x: int) -> int:")
+    for wording in ("annotate C.__init__ and C.m", "add type hints to every method of C"):
+        spec = read_instruction(wording, {"m.py": old}, home="m.py")
+        assert "def __init__(self) -> None:" in complete_init_returns(old, new, spec), wording
+    # a hints edit of m alone leaves __init__ as it is
+    spec = read_instruction("annotate C.m", {"m.py": old}, home="m.py")
+    assert complete_init_returns(old, new, spec) == new

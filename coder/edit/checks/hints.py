@@ -65,7 +65,12 @@ def complete_init_returns(old: str, new: str, spec: ChangeSpec) -> str:
     if not given:
         return new
     after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
-    rows = sorted((after[q].lineno for q in bare if q.rsplit(".", 1)[-1] == "__init__"), reverse=True)
+    # an ``__init__(self)`` has nothing else to annotate, so the edit leaves it as it was: when it or its class is
+    # a target ("annotate every method of Compile"), it is one of the defs asked for all the same (run 16, H200)
+    classes = {t.qualname for t in spec.targets if t.kind == "class"}
+    named = {t.qualname for t in spec.targets}
+    asked = [q for q, fn in after.items() if fn.returns is None and (q in named or q.rpartition(".")[0] in classes)]
+    rows = sorted({after[q].lineno for q in [*bare, *asked] if q.rsplit(".", 1)[-1] == "__init__"}, reverse=True)
     lines = new.splitlines(keepends=True)
     for row in rows:
         at = header_colon(new, row)
