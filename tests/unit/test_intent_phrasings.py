@@ -68,6 +68,8 @@ ADDITIONS = [
      ("add_method", (), ("clear",), "scheduler")),
     ("sched.py", "add a clear method to scheduler that drops every event",
      ("add_method", (), ("clear",), "scheduler")),
+    # an attribute the class sets is no new method: "TextWrapper.width" is self.width
+    ("textwrap.py", "TextWrapper.width should default to 80", ("change", ("TextWrapper",), (), None)),
     # a member that does not exist, in a rename, is the new name: still a rename
     ("sched.py", "rename scheduler.empty to scheduler.is_empty",
      ("rename", ("scheduler.empty",), ("is_empty",), None)),

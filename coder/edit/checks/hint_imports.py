@@ -4,7 +4,7 @@ Seen on the H200 (run 16, a set nobody had tuned for): asked to annotate every m
 ``-> Any`` and ``-> CodeType`` and was refused, "the edited file uses names nothing defines". A region reply
 cannot hold the import: it is outside the region. The names are the standard library's, and only annotations
 use them, so the import line is what the hints need, and the scope guard already counts an added import line as
-part of a hints edit. Only names of ``typing``, ``types`` and ``collections.abc`` that nothing in the file
+part of a hints edit. Only names of ``typing`` and ``types`` that nothing in the file
 defines and that appear in annotations alone are imported; anything else stays undefined and is refused as before.
 """
 

@@ -7,8 +7,10 @@ Cmd.columnize, e.g. columnize(names, sep=' | ')". No "add" and no "method" or "p
 grammar's verbs read a change of Cmd, of dircmp, of columnize; the 1.5B, shown the whole class, then made no
 change, or rewrote it short (the fresh set's first runs on the H200). What the code says settles it:
 
-- ``NAME(self`` where the files define no ``NAME``: a new method;
-- ``C.NAME`` where ``C`` is a class of the edited file and the files define no ``NAME``: a new method of ``C``;
+- ``NAME(self`` where the files define no ``NAME`` and the edited file's code uses no attribute of that name: a
+  new method;
+- ``C.NAME`` where ``C`` is a class of the edited file and ``NAME`` is new the same way: a new method of ``C``
+  ("TextWrapper.width should default to 80" names an attribute the class sets: no new method);
 - ``f(..., kw=...)`` where ``f`` is one def of the edited file that takes neither ``kw`` nor any keyword: ``f``
   gains the parameter ``kw``, its default not the example's value ("default stays two spaces").
 
@@ -63,11 +65,11 @@ def implied(instruction: str, action: Action, table: SymbolTable) -> Shown | Non
         return None
     plain = instruction.replace("`", "")
     for m in _SIGNATURE.finditer(plain):
-        if not table.lookup(m.group(1)):
+        if _new(m.group(1), table):
             return Shown("add_method", m.group(1), "")
     for m in _MEMBER.finditer(plain):
         owner = [s for s in table.lookup(m.group(1)) if s.kind == "class" and s.rel == table.home]
-        if len(owner) == 1 and not table.lookup(m.group(2)) and not _module(m.group(1), table):
+        if len(owner) == 1 and _new(m.group(2), table) and not _module(m.group(1), table):
             return Shown("add_method", m.group(2), owner[0].qualname)
     for m in _CALL.finditer(plain):
         defs = [s for s in table.lookup(m.group(1)) if s.kind != "class" and s.rel == table.home]
@@ -80,6 +82,12 @@ def implied(instruction: str, action: Action, table: SymbolTable) -> Shown | Non
             if kw.group(1) not in taken:
                 return Shown("add_parameter", kw.group(1), defs[0].qualname)
     return None
+
+
+def _new(name: str, table: SymbolTable) -> bool:
+    """Nothing of the files defines ``name``, and it is no attribute of the edited file's code ("TextWrapper.width"
+    is one its methods set, not a method to add)."""
+    return not table.lookup(name) and name not in table.attributes
 
 
 def _module(word: str, table: SymbolTable) -> bool:

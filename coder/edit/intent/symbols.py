@@ -76,6 +76,8 @@ class SymbolTable:
     symbols: tuple[Symbol, ...]
     params: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # (rel, qualname) -> names
     calls: Mapping[tuple[str, str], Calls] = field(default_factory=dict)  # (rel, qualname) -> its calls in rel
+    # the attributes the edited file's code reads or sets ("self.width", a class-level "width = 70")
+    attributes: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
@@ -87,7 +89,8 @@ class SymbolTable:
             names, called = file_defs(rel, files[rel])
             params.update(((rel, q), n) for q, n in names.items())
             calls.update(((rel, q), c) for q, c in called.items())
-        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls)
+        return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls,
+                   _attributes(home, files.get(home, "")))
 
     @property
     def module(self) -> str:
@@ -177,3 +180,22 @@ def outermost(targets: list[Symbol]) -> list[Symbol]:
     returns hands to open()" changes hook_encoded, and the openhook with it (a class keeps its named methods)."""
     return [t for t in targets if not any(
         o.rel == t.rel and o.kind != "class" and t.qualname.startswith(o.qualname + ".") for o in targets)]
+
+
+def _attributes(rel: str, text: str) -> frozenset[str]:
+    """The attribute names a Python file's code spells: ``x.NAME`` anywhere and ``NAME = ...`` in a class body."""
+    if PurePath(rel).suffix.lower() not in PYTHON:
+        return frozenset()
+    try:
+        tree = parsed(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.ClassDef):
+            out |= {t.id for stmt in node.body if isinstance(stmt, ast.Assign | ast.AnnAssign)
+                    for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                    if isinstance(t, ast.Name)}
+    return frozenset(out)
