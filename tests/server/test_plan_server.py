@@ -28,7 +28,7 @@ from coder.backends.runtime.handle import BackendHandle
 from coder.backends.runtime.server import ServerInfo
 from coder.config import QWEN_0_5B
 from coder.edit.apply import gitops
-from coder.edit.intent.words import rename_pairs
+from coder.edit.intent.renames import rename_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.run.plan_result import PlanProposal, PlanRequest, apply_plan
 from coder.edit.run.plan_run import prepare, run_events

@@ -19,7 +19,8 @@ from coder.bench.edits.run import Outcome, settle
 from coder.bench.edits.tasks import TASKS, Task, source
 from coder.edit.apply.files import unified_diff
 from coder.edit.checks.subs import renamed_only
-from coder.edit.intent.words import rename_pairs, value_pairs
+from coder.edit.intent.renames import rename_pairs
+from coder.edit.intent.words import value_pairs
 from coder.edit.run.engine import EditEngine
 from coder.edit.source.regions import find_symbol, line_range, split
 

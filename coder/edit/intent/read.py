@@ -39,6 +39,7 @@ from coder.edit.intent.names import (
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
+from coder.edit.intent.renames import rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
@@ -150,7 +151,7 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
                                        or _COMMENT.search(m.group(0))))), None)
     if found is not None:
         return found
-    if words.rename_pairs(instruction):
+    if rename_pairs(instruction):
         return "rename"
     lead, at = _lead(instruction, toks, names)
     if lead in ("delete", "move") or (not lead and phrasing.placed(instruction)):  # "f should sit above g": a move
@@ -293,7 +294,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
     shown = implied(instruction, action, table)
     action = shown.action if shown else action
-    renames = words.rename_pairs(instruction)
+    renames = rename_pairs(instruction)
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")

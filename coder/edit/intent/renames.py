@@ -1,0 +1,77 @@
+"""The (old, new) name pairs of a rename, however it is said.
+
+"rename X to Y", "X -> Y", "X should be named Y", "X is a confusing name. call it Y", "a variable named X; call
+it Y": each spelling gives the same pairs, read once here for the planner, the guard and the prompts
+(:func:`rename_pairs`). Beside :mod:`coder.edit.intent.words`, the wording's other details.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coder import lazy
+from coder.edit.intent.vocab import NOT_NAMES
+from coder.edit.intent.words import IDENT as _IDENT
+from coder.edit.intent.words import looks_like_code
+
+# the words that may stand around the old name ("the module-level regex X", "the X method of C", "f.py's X")
+_DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
+              r"regexp|pattern|function|method|variable|var|attribute|parameter|argument|constant|field|name|property)"
+              r"\s+)*"
+              r"(?:[\w./-]+\.pyi?'s\s+)?")
+_AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|attribute|constant|helper|regex|field|parameter|property))?"
+              # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
+              r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?(?:\s*\([^)]*\))?"
+              r"(?:\s+everywhere)?")
+_RENAME_PAIR = lazy.regex(
+    r"\b(?:renam(?:e|ing)|chang(?:e|ing)\s+the\s+name\s+of)\s+" + _DESCRIBED + _IDENT + _AFTER_OLD
+    + r"\s+(?:to|into|as)\s+" + _IDENT, re.I)
+# "X should be called Y", "X is a bad name, call it Y": the subject is the old name, a code-looking word the new
+_CALLED = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|(?:be\s+)?(?:called|named)|"
+                     r"rename\s+it\s+to)\s+" + _IDENT, re.I)
+# "X is way too long a name. call it Y": the next sentence's "it" is the subject of the one before
+_CALL_IT_NEXT = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*[.;!?]\s+(?:so\s+|just\s+|please\s+|pls\s+)?"
+                           r"(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
+# "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
+_KIND_CALLED = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute)\s+" + _IDENT
+                          + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
+# "the helper called _maybe_compile should be named _try_compile": a code-looking subject of "should be named"
+_SHOULD_BE_CALLED = lazy.regex(_IDENT + r"\s+(?:should|must|could|shall|ought\s+to)\s+be\s+"
+                               r"(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
+# "... is called _raw_input, which sounds like a builtin. Please call it _read_line": the name said, then the new one
+_IS_CALLED_THEN = lazy.regex(r"\b(?:is|was|are)\s+(?:called|named)\s+" + _IDENT + r"[^.;:!?]*[.;:!?]?\s*"
+                             r"(?:so\s+|just\s+|please\s+|pls\s+)?(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT,
+                             re.I)
+_POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also"})
+# "assigns to a variable named type; call it mime_type": the kind word says the old one is a name, whatever word
+_KIND_NAMED_THEN = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute|field)\s+(?:called|named)\s+"
+                              + _IDENT + r"[^.:!?]*?[.;:!?]?\s*(?:so\s+|just\s+|please\s+|pls\s+)?"
+                              r"(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
+_AND_PAIR = lazy.regex(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
+_ARROW_PAIR = lazy.regex(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
+
+
+def rename_pairs(instruction: str) -> list[tuple[str, str]]:
+    """The (old, new) identifier pairs of a rename instruction; dotted names keep their last part."""
+    pairs: list[tuple[str, str]] = []
+    found = list(_RENAME_PAIR.finditer(instruction))
+    if found:
+        found += list(_AND_PAIR.finditer(instruction, found[0].end()))
+    found += [m for pattern in (_CALLED, _CALL_IT_NEXT) for m in pattern.finditer(instruction)
+              if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in instruction]
+    found += [m for pattern in (_SHOULD_BE_CALLED, _IS_CALLED_THEN) for m in pattern.finditer(instruction)
+              if all(looks_like_code(g) or f"`{g}`" in instruction for g in (m.group(1), m.group(2)))]
+    found += list(_KIND_CALLED.finditer(instruction)) + list(_KIND_NAMED_THEN.finditer(instruction))
+    # "c -> b -> a" is a chain (a path, a graph), not a rename; "the _write_mode line (r -> w, rb -> wb)": an
+    # aside says what the code does
+    found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
+                                                                          instruction[m.end():])
+              and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])
+              and instruction.count("(", 0, m.start()) <= instruction.count(")", 0, m.start())]
+    for m in found:
+        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
+        # "Please call it Y": a sentence's polite opener is not the old name
+        if old != new and (old, new) not in pairs and old.lower() not in NOT_NAMES | _POLITE and (
+                new.lower() not in NOT_NAMES):
+            pairs.append((old, new))
+    return pairs
