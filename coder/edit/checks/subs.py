@@ -46,7 +46,9 @@ def confinement(defs: Sequence[tuple[str, Region]], spec: ChangeSpec) -> Callabl
     Always true when the spec names no confinement, or the name is not one def of the file.
     """
     name = spec.facts.confined
-    found = [r for n, r in defs if name and (n == name or n.rsplit(".", 1)[-1] == name)]
+    # "fill" is textwrap's function and TextWrapper.fill: the qualified name said first, its last part only then
+    found = ([r for n, r in defs if name and n == name]
+             or [r for n, r in defs if name and n.rsplit(".", 1)[-1] == name])
     if len(found) != 1:
         return lambda span: True
     region = found[0]

@@ -39,7 +39,7 @@ from coder.edit.intent.names import (
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
-from coder.edit.intent.renames import rename_pairs
+from coder.edit.intent.renames import local_only, rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
@@ -327,8 +327,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     if action == "add_parameter":
         targets = param_targets(instruction, mentions, toks, chosen, targets, table)
     targets = outermost(targets)
-    if action in ("add_function",):
-        targets = [s for s in targets if s.name not in new_names]
+    targets = [s for s in targets if s.name not in new_names] if action == "add_function" else targets
+    targets = local_only(instruction, renames, targets) if action == "rename" else targets
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes

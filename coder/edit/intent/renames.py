@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from coder import lazy
+from coder.edit.intent.spec import Symbol
 from coder.edit.intent.vocab import NOT_NAMES
 from coder.edit.intent.words import IDENT as _IDENT
 from coder.edit.intent.words import looks_like_code
@@ -75,3 +76,16 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
                 new.lower() not in NOT_NAMES):
             pairs.append((old, new))
     return pairs
+
+
+def local_only(instruction: str, pairs: list[tuple[str, str]], targets: list[Symbol]) -> list[Symbol]:
+    """``targets`` without the defs a rename's old name also names, when the wording says the name is a local.
+
+    "In TextWrapper._wrap_chunks, rename the local variable indent to prefix": textwrap has a function
+    ``indent`` too, but "local variable" says which ``indent`` is meant; the def named is the one it lives in.
+    """
+    olds = {a for a, _ in pairs}
+    said = any(re.search(r"\b(?:local|variable|var)\s+(?:variable\s+|var\s+)?(?:(?:named|called)\s+)?`?"
+                         + re.escape(old) + r"\b", instruction, re.I) for old in olds)
+    kept = [t for t in targets if t.name not in olds]
+    return kept if said and kept else targets

@@ -88,7 +88,7 @@ def _one(files: dict[str, _File], home: str, old: str, new: str) -> str | None:
         names = _name_tokens(f.text)
         if new in names:
             return f"`{new}` is already used in {f.rel}"
-        f.uses = list(_collect(f.tree, old))
+        f.uses = list(collect(f.tree, old))
         counted = sum(1 for u in f.uses if u.kind != "string")
         if counted != names.get(old, 0):
             return f"{f.rel}: {names.get(old, 0) - counted} use(s) the analysis cannot place"
@@ -111,29 +111,31 @@ def _one(files: dict[str, _File], home: str, old: str, new: str) -> str | None:
 
 # --- what the name is ---------------------------------------------------------------------------
 
-def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+def scope_tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    """``table`` and every scope nested in it, outermost first."""
     yield table
     for child in table.get_children():
-        yield from _tables(child)
+        yield from scope_tables(child)
 
 
 def _holding(f: _File, old: str) -> list[symtable.SymbolTable]:
     """Every scope whose symbol table names ``old``."""
-    return [t for t in _tables(f.table) if old in t.get_identifiers()]
+    return [t for t in scope_tables(f.table) if old in t.get_identifiers()]
 
 
-def _binds(t: symtable.SymbolTable, old: str) -> bool:
+def binds(t: symtable.SymbolTable, old: str) -> bool:
+    """Whether scope ``t`` binds ``old`` itself (a parameter, an assignment, an import, a def or class)."""
     s = t.lookup(old)
     return s.is_parameter() or (s.is_local() and (s.is_assigned() or s.is_imported() or s.is_namespace()))
 
 
 def _kind(f: _File, old: str) -> str | None:
     """module, attribute or local: what ``old`` names in its home file (None: not one thing)."""
-    if old in f.table.get_identifiers() and _binds(f.table, old):
+    if old in f.table.get_identifiers() and binds(f.table, old):
         return "module"
     if _owner(f, old) is not None:
         return "attribute"
-    bound = [t for t in _holding(f, old) if t.get_type() == "function" and _binds(t, old)]
+    bound = [t for t in _holding(f, old) if t.get_type() == "function" and binds(t, old)]
     return "local" if len(bound) == 1 else None
 
 
@@ -202,9 +204,9 @@ def _attribute_uses(f: _File, old: str) -> str | None:
 def _local_uses(f: _File, old: str) -> str | None:
     """A function's variable or parameter: that function, the functions nested in it, its keyword calls."""
     holders = _holding(f, old)
-    bound = [t for t in holders if t.get_type() == "function" and _binds(t, old)]
+    bound = [t for t in holders if t.get_type() == "function" and binds(t, old)]
     home = bound[0]
-    inside = set(map(id, _tables(home)))
+    inside = set(map(id, scope_tables(home)))
     for t in holders:
         s = t.lookup(old)
         if id(t) not in inside or (t is not home and not s.is_free()):
@@ -275,7 +277,7 @@ def _name_tokens(text: str) -> dict[str, int]:
     return counts
 
 
-def _collect(tree: ast.Module, old: str) -> Iterator[_Use]:
+def collect(tree: ast.Module, old: str) -> Iterator[_Use]:
     """Every occurrence of ``old`` the analysis understands (a ``string`` use makes it ambiguous)."""
     yield from _walk(tree, old, (), (), tree, False)
     word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")

@@ -113,6 +113,14 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
     from coder.edit.plan.rename_scope import ambiguity
 
     why = ambiguity({rel: texts[rel] for rel in dict.fromkeys([home, *plan.files])}, plan.renames, home)
+    only = _confined_step(plan)
+    if why is not None and only is not None:  # "in C.m rename the local x": that def's own x, whatever else binds x
+        from coder.edit.plan.rename_local import confined_ambiguity
+
+        if confined_ambiguity(texts[only.rel], plan.renames, str(only.symbol)) is None:
+            text = line_span(rename_tokens(texts[only.rel], plan.renames), only.start, only.end)
+            return replace(plan, steps=(replace(only, how="mechanical", text=text),),
+                           reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE} in {only.symbol}, no model request")
     if why is not None:
         return replace(plan, notes=(*plan.notes, f"scope analysis: ambiguous ({why}): each region asks the model"))
     renamed = {rel: rename_tokens(texts[rel], plan.renames) for rel in plan.files}
@@ -125,6 +133,14 @@ def mechanized(plan: planning.Plan, texts: dict[str, str], home: str) -> plannin
                                        text=line_span(renamed[rel], row, row)))
     steps.sort(key=lambda s: (plan.files.index(s.rel), s.start))
     return replace(plan, steps=tuple(steps), reason=f"{plan.reason}; {planning.RENAMED_BY_SCOPE}, no model request")
+
+
+def _confined_step(plan: planning.Plan) -> planning.Step | None:
+    """The one step of a rename the reading confines to one def (``spec.facts.confined``), else None."""
+    if len(plan.steps) != 1 or plan.spec is None:
+        return None
+    step = plan.steps[0]
+    return step if step.symbol is not None and step.symbol == plan.spec.facts.confined else None
 
 
 def lacks_params(region: str, step: planning.Step, spec: ChangeSpec | None) -> bool:
