@@ -260,8 +260,28 @@ def asked_parameter_problem(old: str, new: str, spec: ChangeSpec,
             return f"{name} is never used in {target.qualname}"
         if (wrong := _other_default(fn, gained, spec)) is not None:
             return wrong
+        if (wrong := _effect(before.get(target.qualname, (None, None))[0], fn, gained, spec)) is not None:
+            return wrong
     if first is not None and not gained_any:  # the other targets are where it is passed or mentioned
         return f"{first} has no parameter {', '.join(sorted(names))}"
+    return None
+
+
+def _effect(old_fn: Def | None, fn: Def, gained: set[str], spec: ChangeSpec) -> str | None:
+    """Why a gained parameter's default changes the existing calls, or its value is never used (None: neither).
+
+    A default the instruction spells ("sep=' '") is the user's to choose, so only the use is judged then."""
+    from coder.edit.checks.defaults import param_defaults
+    from coder.edit.checks.param_effect import default_changes_calls, value_unused
+
+    spelled = {e.partition("=")[0].split(":", 1)[0].strip() for e in spec.params if "=" in e}
+    defaults = param_defaults(fn)
+    for name in sorted(gained & defaults.keys()):
+        if old_fn is not None and name not in spelled and (
+                why := default_changes_calls(old_fn, fn, name, defaults[name])) is not None:
+            return why
+        if (why := value_unused(fn, name, defaults[name])) is not None:
+            return why
     return None
 
 

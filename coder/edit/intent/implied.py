@@ -15,7 +15,7 @@ change, or rewrote it short (the fresh set's first runs on the H200). What the c
   gains the parameter ``kw``, its default not the example's value ("default stays two spaces").
 
 Each applies only where the grammar read a change or nothing: "rename C.a to C.b" names a C.b that does not
-exist, and is a rename.
+exist, and is a rename. An example call also names the parameter an "add that parameter" leaves unnamed.
 """
 
 from __future__ import annotations
@@ -61,13 +61,14 @@ class Shown:
 def implied(instruction: str, action: Action, table: SymbolTable) -> Shown | None:
     """The addition the instruction shows without a verb of adding; None when it shows none, or when the grammar
     read another action."""
-    if action not in ("change", "unknown"):
+    if action not in ("change", "unknown", "add_parameter"):
         return None
     plain = instruction.replace("`", "")
-    for m in _SIGNATURE.finditer(plain):
+    # "e.g. getuser(env_vars=[...]). Add that parameter": the verb is said, the parameter only in the example
+    for m in _SIGNATURE.finditer(plain) if action != "add_parameter" else ():
         if _new(m.group(1), table):
             return Shown("add_method", m.group(1), "")
-    for m in _MEMBER.finditer(plain):
+    for m in _MEMBER.finditer(plain) if action != "add_parameter" else ():
         owner = [s for s in table.lookup(m.group(1)) if s.kind == "class" and s.rel == table.home]
         if len(owner) == 1 and _new(m.group(2), table) and not _module(m.group(1), table):
             return Shown("add_method", m.group(2), owner[0].qualname)
