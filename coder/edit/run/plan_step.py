@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.known_types import missing_attributes
+from coder.edit.checks.new_method import graft_method, new_state_unread
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
@@ -179,9 +180,8 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
     text, renamed, told = _region_only(proposal), "", ""
-    if plan.adds is not None:  # the new method alone is an insertion after the member shown; its name the user's
-        text = as_insertion(original, step.start, step.end, text, plan.adds[0])
-        text, renamed = named_as_asked(original, step.start, step.end, text, *plan.adds)
+    if plan.adds is not None:
+        text, renamed = _new_method_alone(original, step, text, *plan.adds)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         fixed, told = with_asked_defaults(original, spliced, spec)  # "x=True" spelled: no retry for x=False
@@ -206,12 +206,25 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
-        flag = method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
+        flag = (method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
+                or new_state_unread(original, spliced, *plan.adds, plan.instruction))
         return flag, text, "" if flag else renamed
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text, told
     check = rename_matches(expected, text, plan.renames)
     return check.problem, check.text, ""
+
+
+def _new_method_alone(original: str, step: planning.Step, text: str, qual: str, name: str) -> tuple[str, str]:
+    """An add-method reply's region text (and a note for the user): the new method alone is an insertion after the
+    member shown, named as the user asked; a class rewritten besides (run 16, codeop-method) keeps only it."""
+    text = as_insertion(original, step.start, step.end, text, qual)
+    text, renamed = named_as_asked(original, step.start, step.end, text, qual, name)
+    whole = splice(original, [Replacement(step.start, step.end, text)])
+    if (method_added(original, whole, qual, name) or "").startswith("the reply changes or drops existing") and (
+            kept := graft_method(original, step.start, step.end, text, qual, name)) is not None:
+        return kept
+    return text, renamed
 
 
 def _region_of(original: str, spliced: str, step: planning.Step) -> str:
