@@ -17,6 +17,7 @@ import ast
 import re
 import textwrap
 
+from coder.edit.source.splice import class_node as _class
 from coder.edit.source.splice import line_span
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -77,13 +78,3 @@ def new_state_unread(original: str, new: str, qual: str, name: str, instruction:
     return (f"{qual}.{name} sets self.{fresh[0]}, which nothing of {qual} or the file reads or set before, so it "
             f"changes nothing {qual} does{has}")
 
-
-def _class(tree: ast.Module, qual: str) -> ast.ClassDef | None:
-    body: list[ast.stmt] = tree.body
-    found: ast.ClassDef | None = None
-    for part in qual.split("."):
-        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
-        if found is None:
-            return None
-        body = found.body
-    return found

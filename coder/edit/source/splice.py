@@ -232,13 +232,20 @@ def rename_matches(expected: str, got: str, pairs: Sequence[tuple[str, str]]) ->
 
 
 def _class_body(source: str, qual: str) -> list[ast.stmt] | None:
-    body: list[ast.stmt] = ast.parse(source).body
+    node = class_node(ast.parse(source), qual)
+    return node.body if node is not None else None
+
+
+def class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
+    """The class ``qual`` ("Outer.Inner") of ``tree``, or None."""
+    body: list[ast.stmt] = tree.body
+    found: ast.ClassDef | None = None
     for part in qual.split("."):
-        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
-        if node is None:
+        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if found is None:
             return None
-        body = node.body
-    return body
+        body = found.body
+    return found
 
 
 def method_added(old: str, new: str, qual: str, name: str) -> str | None:
