@@ -11,6 +11,9 @@ workers and reports to the screen that asked. What a screen reads of the app is
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -201,6 +204,7 @@ class CoderApp(App[None]):
     def on_mount(self) -> None:
         """Open the main screen, then find or attach a backend and load the bench baseline."""
         self.push_screen(self.main)
+        self._quit_on_interrupt()
         for error in self._theme_errors:
             self.notify(f"Theme file skipped: {error}", severity="warning", timeout=8)
         if self.attach_target is not None:
@@ -208,6 +212,17 @@ class CoderApp(App[None]):
         elif self.backend.info is None:
             self.find_backend()
         self.load_baseline()
+
+    def _quit_on_interrupt(self) -> None:
+        """``kill -INT`` quits as Ctrl+Q does: in raw mode Ctrl+C is a key, and the signal was ignored, leaving a
+        TUI nobody could reach running on (its conversation is saved as on any quit)."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no signals here (Windows, a thread)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.exit)
+
+    def on_unmount(self) -> None:
+        """Give SIGINT back to the loop's owner (a test's loop outlives the app)."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The app's own workers: failures go to the one handler below."""

@@ -463,3 +463,21 @@ async def test_a_flood_of_prefill_updates_is_coalesced(ui_repo: Path) -> None:
         await pilot.pause()
     assert handled and handled[-1].processed == 200
     assert len(handled) < 20, f"{len(handled)} of 200 updates were handled one by one"
+
+
+async def test_an_interrupt_signal_quits_the_tui_and_gives_the_signal_back(ui_repo: Path) -> None:
+    """``kill -INT`` was ignored (Ctrl+C is a key in raw mode): the TUI ran on with nobody to reach it."""
+    import os
+    import signal
+
+    app = make_app(ui_repo, None)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.is_running
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(50):
+            await asyncio.sleep(0.02)
+            if not app.is_running:
+                break
+        assert not app.is_running
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
