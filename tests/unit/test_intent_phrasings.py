@@ -209,3 +209,18 @@ def test_a_variable_named_by_its_kind_then_called_something_else_is_a_rename() -
                     "in TextWrapper._wrap_chunks rename the local var l to chunk_len"):
         spec = _read("textwrap.py", wording)
         assert (spec.action, spec.renames) == ("rename", (("l", "chunk_len"),)), wording
+
+
+def test_the_name_after_named_or_called_is_the_new_def_not_the_participle() -> None:
+    for wording in ("add a method named pending to scheduler that returns how many events are queued",
+                    "give scheduler a method called pending returning the number of queued events"):
+        spec = _read("sched.py", wording)
+        assert (spec.action, spec.new_names) == ("add_method", ("pending",)), wording
+    spec = _read("textwrap.py", "move the loop in dedent that finds the margin into a helper named _common_margin")
+    assert "named" not in spec.new_names and "_common_margin" in spec.new_names
+
+
+def test_a_local_said_to_be_a_variable_is_no_rename_of_the_def_of_that_name() -> None:
+    spec = _read("textwrap.py", "In TextWrapper._wrap_chunks, rename the local variable indent to prefix")
+    assert (spec.action, [s.qualname for s in spec.targets], spec.facts.confined) == (
+        "rename", ["TextWrapper._wrap_chunks"], "TextWrapper._wrap_chunks")

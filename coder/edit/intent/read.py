@@ -87,7 +87,8 @@ _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "whic
                           "while", "but", "as", "it", "where", "whose"})
 _FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
                   re.I)
-_NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),
+_NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
+                         r"(?:\([^)]*\))?", re.I),  # "a helper named f": f, not the participle
               lazy.regex(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
@@ -345,8 +346,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
     if action in ("delete", "rename", "type_hints"):
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
-    lines = tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in words.LINES.finditer(
-        instruction))
+    lines = words.line_spans(instruction)
     reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
     facts = replace(facts, confined=rename_home(facts.confined, targets, renames) if action == "rename"
                     and reach == "symbol" else facts.confined)

@@ -28,6 +28,13 @@ _TICKED = lazy.regex(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
 _BACKTICKED = lazy.regex(r"`([^`]+)`")
 _WORD = lazy.regex(r"[A-Za-z_]\w*")
 LINES = lazy.regex(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
+
+
+def line_spans(instruction: str) -> tuple[tuple[int, int], ...]:
+    """The line spans the instruction names ("lines 10-14", "line 7"), first line and last."""
+    return tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in LINES.finditer(instruction))
+
+
 _CODE_WORD = lazy.regex(r"(?<![\w.`])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)(?![\w`(])")
 # Words right before a name that mean the symbol is new: not finding it is then expected.
 _CREATE = lazy.regex(r"(\b(add|create|write|introduce|insert|define|implement)\s+(an?\s+|the\s+)?(new\s+)?"
