@@ -3,11 +3,11 @@
 A project with tests gets its fixes checked by them: coder runs the configured ``test_command`` on
 every proposal before applying it (:mod:`coder.edit.checks.user_commands`), and asks once more with the
 failing tests named (:mod:`coder.edit.run.retry`). The bench's files are CPython modules, whose tests
-are CPython's ``Lib/test/test_<module>.py``. They are shipped here (``files/upstream/``, version 3.11.7
-like the modules, with the ``test.support`` helpers they import), so a bug-fix task (kinds in
-:data:`KINDS`) runs in a repository that has them, as a user's project would. The bench's own judge
-(:mod:`coder.bench.edits.checks`) is separate code, written for each task, and still decides what is
-correct; the upstream tests only decide what coder refuses.
+are CPython's ``Lib/test/test_<module>.py`` (code's: ``test_code_module.py``). They are shipped here
+(``files/upstream/``, version 3.11.7 like the modules, with the ``test.support`` helpers they import), so a
+bug-fix task (kinds in :data:`KINDS`) runs in a repository that has them, as a user's project would. The
+bench's own judge (:mod:`coder.bench.edits.checks`) is separate code, written for each task, and still decides
+what is correct; the upstream tests only decide what coder refuses.
 
 Run as ``python -m coder.bench.edits.upstream FILE`` in the repository (or the copy coder checks in): it
 imports ``FILE`` under its standard-library name (``bugs/graphlib.py`` as ``graphlib``) from a private
@@ -42,11 +42,15 @@ from coder.bench.edits.taskdef import source
 
 KINDS = frozenset({"fix", "bugfix", "default"})  # the tasks that change behaviour: what tests are for
 # every module whose upstream test file is shipped (wsgiref's imports test_httpservers and a server: left out)
-MODULES = frozenset({"base64", "cmd", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch", "getopt",
-                     "getpass", "glob", "graphlib", "linecache", "mimetypes", "netrc", "queue", "quopri", "reprlib",
-                     "rlcompleter", "sched", "shlex", "string", "tabnanny", "textwrap", "timeit", "zipapp"})
-# longer prefixes first: fresh2/bugs/ before fresh2/, and "fresh/" is no prefix of "fresh2/"
-_PREFIXES = ("heldout/bugs/", "heldout/", "fresh2/bugs/", "fresh2/", "fresh/bugs/", "fresh/", "bugs/")
+MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch",
+                     "getopt", "getpass", "gettext", "glob", "graphlib", "gzip", "linecache", "mimetypes", "netrc",
+                     "py_compile", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string",
+                     "tabnanny", "textwrap", "timeit", "tracemalloc", "zipapp"})
+# the test module of a module whose tests are not test_<module> (test_code tests code objects)
+_TEST_MODULES = {"code": "test_code_module"}
+# longer prefixes first: fresh3/bugs/ before fresh3/, and "fresh/" is no prefix of "fresh2/" or "fresh3/"
+_PREFIXES = ("heldout/bugs/", "heldout/", "fresh3/bugs/", "fresh3/", "fresh2/bugs/", "fresh2/", "fresh/bugs/",
+             "fresh/", "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
 _LINE = 180
@@ -69,6 +73,11 @@ def test_command(kind: str, rel: str) -> str | None:
     return f"{shlex.quote(sys.executable)} -m coder.bench.edits.upstream {shlex.quote(rel)}"
 
 
+def upstream_tests(name: str) -> str:
+    """The name of the upstream test module of module ``name`` (``test_glob``; code's: ``test_code_module``)."""
+    return _TEST_MODULES.get(name, f"test_{name}")
+
+
 def _shipped(rel: str) -> bytes:
     node = resources.files("coder.bench.edits") / "files" / "upstream"
     for part in f"{rel}.txt".split("/"):
@@ -79,7 +88,7 @@ def _shipped(rel: str) -> bytes:
 def _stage(folder: Path, file: Path, name: str) -> None:
     """``file`` as ``folder/name.py``, the module's test file and the ``test`` package it imports beside it."""
     (folder / f"{name}.py").write_bytes(file.read_bytes())
-    (folder / f"test_{name}.py").write_bytes(_shipped(f"test_{name}.py"))
+    (folder / f"{upstream_tests(name)}.py").write_bytes(_shipped(f"{upstream_tests(name)}.py"))
     support = folder / "test" / "support"
     support.mkdir(parents=True)
     (folder / "test" / "__init__.py").write_bytes(_shipped("test/__init__.py"))
@@ -113,13 +122,13 @@ def _failing(result: unittest.TestResult) -> list[tuple[str, str]]:
 
 def _pristine(name: str) -> str:
     """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py``,
-    ``files/fresh/NAME.py`` or ``files/fresh2/NAME.py``)."""
-    for folder in ("", "heldout/", "fresh/"):
+    ``files/fresh/NAME.py``, ``files/fresh2/NAME.py`` or ``files/fresh3/NAME.py``)."""
+    for folder in ("", "heldout/", "fresh/", "fresh2/"):
         try:
             return source(f"{folder}{name}.py")
         except FileNotFoundError:
             continue
-    return source(f"fresh2/{name}.py")
+    return source(f"fresh3/{name}.py")
 
 
 def _broken(name: str) -> frozenset[str]:
@@ -161,7 +170,7 @@ def run(file: Path, *, list_failing: bool = False) -> int:
         for loaded in [m for m in sys.modules if m == name or m == "test" or m.startswith("test.")]:
             del sys.modules[loaded]  # string, copy, ... are imported at start: the tests must get the file's
         importlib.import_module(name)
-        suite = _tests(unittest.defaultTestLoader.loadTestsFromName(f"test_{name}"), skipped)
+        suite = _tests(unittest.defaultTestLoader.loadTestsFromName(upstream_tests(name)), skipped)
         stream = io.StringIO()
         result = unittest.TextTestRunner(stream=stream, verbosity=0).run(suite)
         sys.stderr.write(stream.getvalue())
