@@ -18,6 +18,7 @@ from coder.bench.schema import WorkloadJSON
 from coder.config import REQUEST_CLASSES
 from coder.edit.run.prompt import build_messages
 from coder.errors import CoderError
+from coder.textsafe import one_line
 
 PROMPT_SUFFIXES = (".txt", ".md")
 _CLASS_HEADER = re.compile(r"^\s*class\s*:\s*(\w+)\s*$", re.IGNORECASE)
@@ -216,7 +217,7 @@ def _load_jsonl(path: Path) -> list[Workload]:
 def _from_record(obj: dict[str, Any], where: str, base: Path) -> Workload:
     known = {"name", "messages", "prompt", "class", "file", "lines"}
     if unknown := set(obj) - known:
-        raise CoderError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+        raise CoderError(f"{where}: unknown key(s) {one_line(', '.join(sorted(unknown)))} "
                          f"(allowed: {', '.join(sorted(known))})")
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():

@@ -17,6 +17,7 @@ from textual.theme import Theme
 
 import coder
 from coder.paths import config_dir
+from coder.textsafe import one_line
 
 DEFAULT_THEME = "coder-dark"
 
@@ -93,7 +94,7 @@ def load_theme_file(path: Path) -> Theme:
     allowed = set(_COLOR_KEYS) | set(_OTHER_KEYS) | {"variables", "ansi"}
     unknown = set(raw) - allowed
     if unknown:
-        raise ThemeFileError(f"{path.name}: unknown key(s) {', '.join(sorted(unknown))}")
+        raise ThemeFileError(f"{path.name}: unknown key(s) {one_line(', '.join(sorted(unknown)))}")
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise ThemeFileError(f"{path.name}: needs a name")
     if "primary" not in raw:

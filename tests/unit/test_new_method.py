@@ -12,6 +12,7 @@ import pytest
 
 from coder.bench.edits.taskdef import source
 from coder.edit.checks.new_method import graft_method, new_state_unread
+from coder.edit.intent.words import said_words
 from coder.edit.run import plan_run
 from coder.edit.run.engine import EditEngine
 from coder.testing.replies import ScriptedModel
@@ -66,7 +67,7 @@ def test_no_graft_without_one_new_method_of_the_name_asked() -> None:
 
 def test_a_new_attribute_the_instruction_names_is_no_problem() -> None:
     new = CODEOP.rstrip("\n") + "\n\n    def close(self):\n        self.closed = True\n"
-    assert new_state_unread(CODEOP, new, "CommandCompiler", "close", "add a close() method that marks it closed") \
-        is None
-    found = new_state_unread(CODEOP, new, "CommandCompiler", "close", "add a close() method")
+    assert new_state_unread(CODEOP, new, "CommandCompiler", "close", said_words("add a close() method that marks it "
+                                                                                 "closed")) is None
+    found = new_state_unread(CODEOP, new, "CommandCompiler", "close", said_words("add a close() method"))
     assert found is not None and found.startswith("CommandCompiler.close sets self.closed")

@@ -17,19 +17,11 @@ from __future__ import annotations
 
 import ast
 
+from coder.edit.checks.param_effect import param_defaults
 from coder.edit.checks.signature import Def
 from coder.edit.source.trees import parsed, same_node
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def param_defaults(fn: Def) -> dict[str, ast.expr]:
-    """Each parameter with a default, and that default."""
-    args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True)}
-    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
-    return out
 
 
 def _is_none(node: ast.expr) -> bool:

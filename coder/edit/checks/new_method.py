@@ -14,7 +14,6 @@ it closed").
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 
 from coder.edit.source.splice import class_node as _class
@@ -51,8 +50,9 @@ def graft_method(original: str, start: int, end: int, reply: str, qual: str, nam
             f"the reply also changed existing members of {qual}: only its new method {method.name} was kept")
 
 
-def new_state_unread(original: str, new: str, qual: str, name: str, instruction: str) -> str | None:
-    """Why the new method ``name`` of ``qual`` sets attributes that nothing reads or set before (None: it does not)."""
+def new_state_unread(original: str, new: str, qual: str, name: str, said: frozenset[str]) -> str | None:
+    """Why the new method ``name`` of ``qual`` sets attributes that nothing reads or set before (None: it does not);
+    ``said``: the instruction's words, lower case (:func:`coder.edit.intent.words.said_words`)."""
     try:
         old_tree, new_cls = ast.parse(original), _class(ast.parse(new), qual)
     except (SyntaxError, ValueError, RecursionError):
@@ -66,7 +66,6 @@ def new_state_unread(original: str, new: str, qual: str, name: str, instruction:
     known = {n.attr for n in ast.walk(old_cls) if isinstance(n, ast.Attribute)} if old_cls else set()
     known |= {n.attr for n in ast.walk(old_tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
               and not (isinstance(n.value, ast.Name) and n.value.id == "self")}
-    said = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", instruction)}
     stored = sorted({n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
                      and isinstance(n.value, ast.Name) and n.value.id == "self"} - known)
     fresh = [a for a in stored if a.lower() not in said and a.lower().strip("_") not in said]

@@ -50,6 +50,15 @@ def value_unused(fn: Def, name: str, default: ast.expr) -> str | None:
             f"never used")
 
 
+def param_defaults(fn: Def) -> dict[str, ast.expr]:
+    """Each parameter with a default, and that default."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True)}
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+    return out
+
+
 def _code(fn: Def) -> list[ast.stmt]:
     body = fn.body
     first = body[0] if body else None

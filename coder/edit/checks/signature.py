@@ -271,8 +271,7 @@ def _effect(old_fn: Def | None, fn: Def, gained: set[str], spec: ChangeSpec) -> 
     """Why a gained parameter's default changes the existing calls, or its value is never used (None: neither).
 
     A default the instruction spells ("sep=' '") is the user's to choose, so only the use is judged then."""
-    from coder.edit.checks.defaults import param_defaults
-    from coder.edit.checks.param_effect import default_changes_calls, value_unused
+    from coder.edit.checks.param_effect import default_changes_calls, param_defaults, value_unused
 
     spelled = {e.partition("=")[0].split(":", 1)[0].strip() for e in spec.params if "=" in e}
     defaults = param_defaults(fn)

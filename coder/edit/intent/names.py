@@ -148,6 +148,8 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         low = t.text.lower()
         if low in NOT_NAMES and not t.code:
             continue
+        if low == table.module and i + 1 < len(toks) and toks[i + 1].text in ("'s", "'"):
+            continue  # "gettext's _as_int helper": the module, not its function gettext
         hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
         if not hits and not t.code and name_position(toks, i) and len(low) > 2:
             hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
@@ -230,13 +232,14 @@ def qualify(m: Mention, mentions: list[Mention], toks: list[Tok], table: SymbolT
             continue
         near = other.index - m.index
         rel = other.before
-        owns = (0 < near <= 5 and rel in ("of", "from", "in", "inside", "within", "on")) or (
+        # "m of the class C", "C's m", and "the Filter constructor": a class right before its member's word
+        owns = (0 < near <= 5 and rel in ("of", "from", "in", "inside", "within", "on")) or near == -1 or (
             near < 0 and m.index - other.index <= 3 and any(t.text == "'s" or t.text == "'" for t in
                                                              toks[other.index + 1:m.index]))
         if not owns:
             continue
         for cls in (s for s in other.hits if s.kind == "class"):
-            member = table.member(cls, m.word)
+            member = table.member(cls, "__init__" if m.word.lower() in _CONSTRUCTOR else m.word)
             if member is not None:
                 return [member]
     kind = kind_hint(toks, m.index)

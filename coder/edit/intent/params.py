@@ -17,7 +17,13 @@ from coder.edit.intent.spec import Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.intent.vocab import NOT_NAMES
 
-ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"])*?"
+_TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)*`?([A-Za-z_]\w*)`?\s+"
+                r"(?:keyword|kwarg|keyword\s+argument)\b"
+                r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?\s+(?:list|sequence|string|"
+                r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable)\b")
+# "give textwrap.fill() a strict parameter": a dotted name does not end the clause
+ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
+                       r"(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"]|\.(?=\w))*?"
                        r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|"
                         r"keyword\s+arg\w*)\b"
                         # "add an optional pad flag to f": a flag named and given to a def (not "a --verbose flag")
@@ -28,7 +34,9 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b(?
                         # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
                         r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
                         r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
-                        r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b", re.I)
+                        r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b"
+                        # "accept a filename keyword", "take an optional argv list": the name before its noun
+                        r"|" + _TAKES_NAMED, re.I)
 _PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag),?\s+"
                     r"(?:called\s+|named\s+)?`?([A-Za-z_]\w*(?:\s*:\s*[\w\[\]|., ]+?)?(?:\s*=\s*[^`,;]+?)?)`?"
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
@@ -44,6 +52,7 @@ _PARAM_MORE = (
     lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
     # "add an optional pad flag to f": the flag's name before the noun
     lazy.regex(r"(?<!-)\b([A-Za-z_]\w*)`?\s+flag\s+(?:to|for|on)\b"),
+    lazy.regex(_TAKES_NAMED, re.I),
     # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
     lazy.regex(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
 )
@@ -69,9 +78,10 @@ def params_of(instruction: str) -> tuple[str, ...]:
     out = []
     for pattern in _PARAM_MORE:
         for m in pattern.finditer(instruction):
-            word = m.group(1).split("=")[0].strip().lower()
+            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has two spellings, one group each
+            word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
-                out.append(re.sub(r"\s+", " ", m.group(1)).replace(" = ", "="))
+                out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))
     out += [f"{m.group(1)}={m.group(2)}" for m in _DEFAULT_AFTER.finditer(instruction)
              if m.group(1).lower() not in _NOT_PARAMS]
     for m in _PARAM.finditer(instruction):

@@ -7,9 +7,11 @@ without a verb of moving, every method of a class asked for, the comment above a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from coder import lazy
-from coder.edit.intent.words import MORE_THAN_MOVE
+from coder.edit.intent.names import Tok
+from coder.edit.intent.words import MORE_THAN_MOVE, statement_names
 
 # "f should sit above class C", "f belongs right after g": where a def is to be, said without a verb of moving
 _PLACED = lazy.regex(r"\b(?:(?:should|must|ought\s+to|needs?\s+to|has\s+to)\s+(?:sit|go|live|be|come|belong)|belongs)"
@@ -39,3 +41,43 @@ _COMMENT_ABOVE = lazy.regex(r"\bcomments?(?:\s+(?:line|lines|block))?\s+(?:(?:ri
 def comment_above(instruction: str) -> bool:
     """The instruction names the comment above its objects ("delete f and the comment line above it")."""
     return bool(_COMMENT_ABOVE.search(instruction))
+
+
+# what a verb of deleting takes when it is a statement, not a def: "remove that duplicate line", "drop the extra
+# one", "delete the redundant assignment in f" (seen on the H200, run 17: read as "delete method Filter.__init__",
+# the whole method cut; applied)
+_CUT_STATEMENT = lazy.regex(r"\s*(?:(?:the|that|this|a|an|these|those)\s+)?(?:(?:extra|duplicated?|redundant|second|"
+                            r"repeated|unused|stray|dead|useless|leftover|superfluous|needless|double|other)\s+)*"
+                            r"(?:line|lines|assignment|assignments|statement|statements|call|calls|check|checks|"
+                            r"print|prints|one)\b", re.I)
+_STATEMENT_ADJECTIVE = lazy.regex(r"\s*(?:(?:the|that|this|a|an)\s+)?(?:extra|duplicated?|redundant|second|repeated|"
+                                  r"superfluous|double)\s+one\b", re.I)
+
+
+def cuts_statement(instruction: str, toks: Sequence[Tok], at: int) -> bool:
+    """Whether what follows the verb of deleting ``toks[at]`` is a statement ("that duplicate line", "the extra
+    one"), not a def."""
+    if not 0 <= at < len(toks) or not toks[at].word or statement_names(instruction):
+        return False  # "get rid of the line insort = insort_right": a module-level statement, cut as one
+    after_verb = re.sub(r"^\s*rid\s+of\b", "", instruction[toks[at].start + len(toks[at].text):], flags=re.I)
+    m = _CUT_STATEMENT.match(after_verb)
+    if m is None:
+        return False
+    # "one" alone ("delete one of the helpers") is no statement; "the extra one" is
+    return not m.group(0).lower().rstrip().endswith("one") or bool(_STATEMENT_ADJECTIVE.match(after_verb))
+
+
+_QUOTED = lazy.regex(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"")
+_DELETING = {"deleting": "delete", "removing": "remove", "dropping": "drop", "erasing": "erase"}
+
+
+def quoted(instruction: str, at: int) -> bool:
+    """Whether position ``at`` lies inside quoted text ('use the name attribute', "x"): words quoted are no verbs of
+    the request (an apostrophe inside a word, "We're", opens none)."""
+    return any(m.start() < at < m.end() for m in _QUOTED.finditer(instruction))
+
+
+def verb_form(word: str) -> str:
+    """A verb of deleting said in its -ing form ("We're dropping X"), as the verb itself; other words unchanged
+    ("using" stays: it is rarely the request's verb)."""
+    return _DELETING.get(word, word)

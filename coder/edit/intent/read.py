@@ -58,7 +58,7 @@ _GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "gi
 _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
-                         r"|\b(?:needs?|should\s+have|could\s+have|lacks?)\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         r"|\b(?:needs?|lacks?|get|(?:should\s+|could\s+)?have)\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "add tokens(self) returning ...": a def taking self is a method
                          r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
                          # "C needs is_mixed(self) -> bool": the same, said of the class
@@ -72,7 +72,7 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
-_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|factor(?:s|ed)?\s+out|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
+_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
                       r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
                       re.I)
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
@@ -85,11 +85,10 @@ _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|ph
 # where the object of a verb ends: a clause's punctuation or a word that opens a clause
 _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
                           "while", "but", "as", "it", "where", "whose"})
-_FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b",
-                  re.I)
+_FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b", re.I)
 _NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
                          r"(?:\([^)]*\))?", re.I),  # "a helper named f": f, not the participle
-              lazy.regex(r"`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
+              lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
@@ -106,8 +105,8 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
     for i, t in enumerate(toks):
         if rid is not None and t.start >= rid.start():
             return "delete", i
-        low = t.text.lower()
-        if not t.word or t.code or i in names:
+        low = phrasing.verb_form(t.text.lower())
+        if not t.word or t.code or i in names or phrasing.quoted(instruction, t.start):  # "warns 'use the ...'"
             continue
         if low in VERBS:
             return VERBS[low], i
@@ -156,7 +155,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
         return "rename"
     lead, at = _lead(instruction, toks, names)
     if lead in ("delete", "move") or (not lead and phrasing.placed(instruction)):  # "f should sit above g": a move
-        return lead or "move"  # type: ignore[return-value]  # both are Actions
+        # "remove that duplicate line": a statement goes, inside the def named (a change of it)
+        return "change" if phrasing.cuts_statement(instruction, toks, at) else lead or "move"  # type: ignore[return-value]
     if _ADD_FUNCTION.search(instruction) and not (_HINTS.search(instruction) or _DOCSTRING.search(instruction)
                                                   or _COMMENT.search(instruction)):
         return "add_function"

@@ -19,10 +19,11 @@ from coder.edit.intent.words import looks_like_code
 _DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
               r"regexp|pattern|function|method|variable|var|attribute|parameter|argument|constant|field|name|property)"
               r"\s+)*"
-              r"(?:[\w./-]+\.pyi?'s\s+)?")
-_AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|attribute|constant|helper|regex|field|parameter|property))?"
+              r"(?:[\w./-]+(?:\.pyi?)?'s\s+)?")  # "f.py's X", "the console's X"
+_AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|var|attribute|constant|helper|regex|field|parameter|param|"
+              r"argument|arg|property))?"
               # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
-              r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*`?)?(?:\s*\([^)]*\))?"
+              r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*(?:\(\))?`?)?(?:\s*\([^)]*\))?"
               r"(?:\s+everywhere)?")
 _RENAME_PAIR = lazy.regex(
     r"\b(?:renam(?:e|ing)|chang(?:e|ing)\s+the\s+name\s+of)\s+" + _DESCRIBED + _IDENT + _AFTER_OLD
@@ -33,6 +34,10 @@ _CALLED = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*?\b(?:call\s+it|
 # "X is way too long a name. call it Y": the next sentence's "it" is the subject of the one before
 _CALL_IT_NEXT = lazy.regex(r"(?:^|[.;!?]\s+)" + _IDENT + r"\b[^.;:!?]*[.;!?]\s+(?:so\s+|just\s+|please\s+|pls\s+)?"
                            r"(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
+# "rename the all param of find() to all_files": the kind word says it is a name, English word or not
+_KIND_RENAME = lazy.regex(r"\brenam(?:e|ing)\s+(?:the\s+)?" + _IDENT + r"\s+(?:param(?:eter)?|arg(?:ument)?|variable|"
+                          r"var|local|attribute|field)\b(?:\s+(?:of|in)\s+`?[A-Za-z_][\w.]*(?:\(\))?`?)?\s+to\s+"
+                          + _IDENT, re.I)
 # "...: the variable i should be called start": the kind word says the old one is a name, so the new one is too
 _KIND_CALLED = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute)\s+" + _IDENT
                           + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
@@ -41,13 +46,16 @@ _SHOULD_BE_CALLED = lazy.regex(_IDENT + r"\s+(?:should|must|could|shall|ought\s+
                                r"(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
 # "... is called _raw_input, which sounds like a builtin. Please call it _read_line": the name said, then the new one
 _IS_CALLED_THEN = lazy.regex(r"\b(?:is|was|are)\s+(?:called|named)\s+" + _IDENT + r"[^.;:!?]*[.;:!?]?\s*"
-                             r"(?:so\s+|just\s+|please\s+|pls\s+)?(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT,
-                             re.I)
+                             r"(?:so\s+|just\s+|please\s+|pls\s+)?(?:(?:call|name|rename)\s+it\s+(?:to\s+)?|"
+                             r"(?:I'd|I\s+would|we'd)\s+(?:like|prefer|want)\s+it\s+(?:to\s+be\s+)?(?:called|named)\s+)"
+                             + _IDENT, re.I)
 _POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also"})
 # "assigns to a variable named type; call it mime_type": the kind word says the old one is a name, whatever word
 _KIND_NAMED_THEN = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute|field)\s+(?:called|named)\s+"
                               + _IDENT + r"[^.:!?]*?[.;:!?]?\s*(?:so\s+|just\s+|please\s+|pls\s+)?"
                               r"(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
+_KIND_BEFORE = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|variable|var|local|attribute|field)\b"
+                          r"(?:[^.;:!?]|\.(?=\w)){0,60}$", re.I)  # "... of gettext.find": a dotted name goes on
 _AND_PAIR = lazy.regex(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = lazy.regex(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
 
@@ -60,9 +68,13 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
         found += list(_AND_PAIR.finditer(instruction, found[0].end()))
     found += [m for pattern in (_CALLED, _CALL_IT_NEXT) for m in pattern.finditer(instruction)
               if looks_like_code(m.group(2)) or f"`{m.group(2)}`" in instruction]
+    # "The last parameter of find is named all ... I'd like it called all_files": a kind word just before says the
+    # plain word is a name
     found += [m for pattern in (_SHOULD_BE_CALLED, _IS_CALLED_THEN) for m in pattern.finditer(instruction)
-              if all(looks_like_code(g) or f"`{g}`" in instruction for g in (m.group(1), m.group(2)))]
-    found += list(_KIND_CALLED.finditer(instruction)) + list(_KIND_NAMED_THEN.finditer(instruction))
+              if all(looks_like_code(g) or f"`{g}`" in instruction for g in (m.group(1), m.group(2)))
+              or (_KIND_BEFORE.search(instruction[:m.start()]) and looks_like_code(m.group(2)))]
+    found += [*_KIND_CALLED.finditer(instruction), *_KIND_NAMED_THEN.finditer(instruction),
+              *_KIND_RENAME.finditer(instruction)]
     # "c -> b -> a" is a chain (a path, a graph), not a rename; "the _write_mode line (r -> w, rb -> wb)": an
     # aside says what the code does
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
@@ -72,8 +84,9 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     for m in found:
         old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
         # "Please call it Y": a sentence's polite opener is not the old name
-        if old != new and (old, new) not in pairs and old.lower() not in NOT_NAMES | _POLITE and (
-                new.lower() not in NOT_NAMES):
+        kind_said = m.re.pattern in (_KIND_CALLED.pattern, _KIND_NAMED_THEN.pattern, _KIND_RENAME.pattern)
+        if old != new and (old, new) not in pairs and old != "I" and new.lower() not in NOT_NAMES and (
+                kind_said or old.lower() not in NOT_NAMES | _POLITE):
             pairs.append((old, new))
     return pairs
 

@@ -131,7 +131,9 @@ class SymbolTable:
                 return home or hits
         module, _, rest = word.partition(".")
         if rest and module == PurePath(self.home).stem:  # "base64.encode": the module's own encode
-            return [s for s in self.lookup(rest) if s.rel == self.home]
+            found = [s for s in self.lookup(rest) if s.rel == self.home]
+            # "code.interact()": the module-level def, not InteractiveConsole.interact
+            return [s for s in found if s.qualname == rest] or found
         return []
 
     def member(self, owner: Symbol, word: str) -> Symbol | None:

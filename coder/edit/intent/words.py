@@ -30,6 +30,11 @@ _WORD = lazy.regex(r"[A-Za-z_]\w*")
 LINES = lazy.regex(r"\blines?\s+(\d+)\s*(?:-|–|—|to|through|until)\s*(\d+)\b|\bline\s+(\d+)\b", re.I)
 
 
+def said_words(instruction: str) -> frozenset[str]:
+    """Every word of the instruction, lower case: what a check may hold a change to ("marks it closed")."""
+    return frozenset(w.lower() for w in re.findall(r"[A-Za-z_]\w*", instruction))
+
+
 def line_spans(instruction: str) -> tuple[tuple[int, int], ...]:
     """The line spans the instruction names ("lines 10-14", "line 7"), first line and last."""
     return tuple((int(m.group(1) or m.group(3)), int(m.group(2) or m.group(3))) for m in LINES.finditer(instruction))
@@ -226,7 +231,8 @@ _DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
                          re.I)
 _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-_EXTRACT = lazy.regex(r"\b(?:extract|factor(?:s|ed)? out|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
+FACTOR = r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+into)"  # "factor out X", "factor it into a helper"
+_EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
                       r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
                       re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun

@@ -16,7 +16,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from coder.edit.plan.locate import region_of, regions_using
+from coder.edit.plan.locate import region_of, regions_using, symbol_rows
 from coder.edit.plan.steps import Plan, Step
 from coder.edit.source.splice import cut
 
@@ -103,7 +103,11 @@ def derive_delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Regi
     bare = {q.rsplit(".", 1)[-1] for q, *_ in (f for f in found if f is not None)}
     cut_rows = {r for s in steps for r in range(s.start, s.end + 1)}
     # what still names it (``__all__``, a caller) needs judgement: those regions go to the model
-    for use in regions_using(rel, text, bare, f"uses {', '.join(sorted(bare))}") if bare else []:
+    rows: set[int] | None = set()
+    for qual in (q for q, *_ in (f for f in found if f is not None)):
+        hit = symbol_rows(text, qual.rsplit(".", 1)[-1], member="." in qual)
+        rows = None if hit is None or rows is None else rows | hit
+    for use in regions_using(rel, text, bare, f"uses {', '.join(sorted(bare))}", rows) if bare else []:
         if not cut_rows.intersection(range(use.start, use.end + 1)):
             steps.append(replace(use, note=f"{' and '.join(sorted(bare))} {'is' if len(bare) == 1 else 'are'} being "
                                            f"deleted from {rel}: remove {'it' if len(bare) == 1 else 'them'} from "

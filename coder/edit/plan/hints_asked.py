@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.defaults import param_defaults
 from coder.edit.checks.hints import header_colon
+from coder.edit.checks.param_effect import param_defaults
 from coder.edit.plan.steps import Plan, Step
 from coder.edit.source.trees import def_source, defs_by_name
 

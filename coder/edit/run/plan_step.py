@@ -26,6 +26,7 @@ from coder.edit.checks.new_method import graft_method, new_state_unread
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
+from coder.edit.intent.words import said_words
 from coder.edit.plan import derive as planning
 from coder.edit.plan.members import undocumented
 from coder.edit.plan.passes import own_params, with_asked_defaults, with_params_in_header
@@ -207,7 +208,7 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
         flag = (method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
-                or new_state_unread(original, spliced, *plan.adds, plan.instruction))
+                or new_state_unread(original, spliced, *plan.adds, said_words(plan.instruction)))
         return flag, text, "" if flag else renamed
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text, told
