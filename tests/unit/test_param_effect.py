@@ -66,3 +66,29 @@ def test_a_parameter_only_tested_against_none_is_named() -> None:
     names = "    if env_vars is None:\n        env_vars = ('LOGNAME', 'USER', 'LNAME', 'USERNAME')\n" + _LOOP.replace(
         "('LOGNAME', 'USER', 'LNAME', 'USERNAME')", "env_vars")
     assert _problem("fresh2/getpass.py", GETPASS, _getuser(names), _SAID) is None
+
+
+PY_COMPILE, CODE = source("fresh3/py_compile.py"), source("fresh3/code.py")
+
+
+def test_a_parameter_rebound_and_never_read_again_is_named() -> None:
+    # the 1.5B's reply on the 2-core CPU (run 17): argv set from sys.argv when None, then argparse reads sys.argv
+    new = PY_COMPILE.replace("def main():\n", "def main(argv=None):\n    if argv is None:\n        argv = sys.argv\n")
+    said = "make py_compile's main() take an optional argv list (None = use sys.argv like now)"
+    assert _problem("fresh3/py_compile.py", PY_COMPILE, new, said) == (
+        "argv is only tested in main (against None or for its truth); the value it is given is never used")
+    used = new.replace("args = parser.parse_args()", "args = parser.parse_args(argv)")
+    assert used != new and _problem("fresh3/py_compile.py", PY_COMPILE, used, said) is None
+
+
+def test_a_call_on_an_instance_made_right_there_is_held_to_its_method() -> None:
+    from coder.edit.checks.code_rules import broken_calls
+
+    # the reply of both wordings on the CPU and of one on the H200 (run 17): the new filename passed on as a third
+    # argument of InteractiveConsole.interact, which takes two
+    new = CODE.replace("    console.interact(banner, exitmsg)\n", "    console.interact(banner, exitmsg, filename)\n")
+    assert new != CODE
+    assert broken_calls(CODE, new) == ("a call no longer fits its definition: InteractiveConsole.interact takes 2 "
+                                       "positional argument(s) but the call gives 3 (it raises TypeError)")
+    keyword = CODE.replace("    console.interact(banner, exitmsg)\n", "    console.interact(banner, exitmsg=exitmsg)\n")
+    assert broken_calls(CODE, keyword) is None

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from coder.edit.checks.call_fit import instance_call_problems, mismatch
 from coder.edit.source.attrs import FUNC as _FUNC
 from coder.edit.source.attrs import attributes_set, listed
 from coder.edit.source.attrs import self_attrs as _self_attrs
@@ -277,30 +278,6 @@ def _call_statement(fn: ast.FunctionDef | ast.AsyncFunctionDef, target: str) -> 
     return None
 
 
-def _mismatch(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound: bool) -> str | None:
-    """Why ``call`` cannot bind to ``fn``'s parameters (``bound``: the first one is self or cls); None: it can."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return None  # *args or **kwargs at the call: the count is not known
-    spec = fn.args
-    positional = [a.arg for a in [*spec.posonlyargs, *spec.args]][1 if bound else 0:]
-    posonly = {a.arg for a in spec.posonlyargs}
-    required = positional[:len(positional) - len(spec.defaults)]
-    kwonly = {a.arg: d is not None for a, d in zip(spec.kwonlyargs, spec.kw_defaults, strict=True)}
-    given = len(call.args)
-    if given > len(positional) and spec.vararg is None:
-        return f"takes {len(positional)} positional argument(s) but the call gives {given}"
-    taken = set(positional[:given])
-    for kw in call.keywords:
-        name = kw.arg or ""
-        if name in taken:
-            return f"gets {name} twice"
-        if (name not in positional or name in posonly) and name not in kwonly and spec.kwarg is None:
-            return f"has no parameter {name}"
-        taken.add(name)
-    missing = [p for p in required if p not in taken] + [k for k, has in kwonly.items() if not has and k not in taken]
-    return f"is called without {missing[0]}" if missing else None
-
-
 def bindings(tree: ast.Module) -> Counter[str]:
     """How often each name is bound in the module: assigned, a parameter, a def or class, an import.
 
@@ -341,7 +318,7 @@ def _arity_problems(source: str) -> Counter[str]:
     for node in every:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top):
             continue
-        if (why := _mismatch(top[node.func.id], node, bound=False)) is not None:
+        if (why := mismatch(top[node.func.id], node, bound=False)) is not None:
             out[f"{node.func.id} {why}"] += 1
     classes = [n for n in every if isinstance(n, ast.ClassDef)]
     # how many classes define each method name: another one (a subclass here) may override it
@@ -363,9 +340,9 @@ def _arity_problems(source: str) -> Counter[str]:
                 kinds = {d.id for d in callee.decorator_list if isinstance(d, ast.Name)}
                 if len(kinds) != len(callee.decorator_list) or kinds - {"staticmethod", "classmethod"}:
                     continue  # a property or a wrapping decorator: the signature is not the def's
-                if (why := _mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
+                if (why := mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
                     out[f"{cls.name}.{f.attr} {why}"] += 1
-    return out
+    return out + instance_call_problems(tree, bound)
 
 
 def _known_setters(cls: ast.ClassDef) -> set[str]:

@@ -41,7 +41,9 @@ def default_changes_calls(old: Def, new: Def, name: str, default: ast.expr) -> s
 
 def value_unused(fn: Def, name: str, default: ast.expr) -> str | None:
     """Why ``name`` (defaulting to None) is never used for its value in ``fn``: only tested (None: it is used)."""
-    if not (isinstance(default, ast.Constant) and default.value is None) or _stored(fn, name):
+    # rebinding it proves nothing ("if argv is None: argv = sys.argv" with argv never read again, run 17 on the
+    # CPU): what counts is whether any value it holds is read other than to test it
+    if not (isinstance(default, ast.Constant) and default.value is None):
         return None
     loads = [n for n in _walk_code(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if not loads or any(not _tested(n, fn) for n in loads):
