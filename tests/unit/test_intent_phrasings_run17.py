@@ -101,3 +101,10 @@ def test_the_module_named_before_its_def_is_the_module_level_def_and_its_possess
     assert (spec.action, _targets(spec)) == ("add_parameter", ["fill"])
     spec = _read("fresh3/gettext.py", "in gettext's _as_int helper, add a comment above the while loop")
     assert "gettext" not in _targets(spec) and _targets(spec) == ["_as_int"]
+
+
+def test_a_parameter_renamed_is_not_confined_to_its_def_its_callers_keywords_follow() -> None:
+    spec = _read("fresh3/gettext.py", "in find, rename the all param to every_match")
+    assert (spec.action, spec.renames, spec.facts.confined) == ("rename", (("all", "every_match"),), None)
+    local = _read("textwrap.py", "in TextWrapper.wrap rename the local chunks to pieces")
+    assert local.facts.confined == "TextWrapper.wrap"

@@ -43,16 +43,20 @@ def only_here(spec: ChangeSpec, files: Mapping[str, str], home: str) -> ChangeSp
     return replace(spec, reach=reach, notes=(*spec.notes, f"no other file uses {', '.join(names)}: {home} only"))
 
 
-def rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]]) -> str | None:
+def rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]],
+                params: Mapping[tuple[str, str], tuple[str, ...]]) -> str | None:
     """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
 
     "pieces -> parts in Repr._repr_iterable": that def's local. Of two defs named ("... (repr_dict keeps its own
-    pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both)."""
+    pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both).
+    A parameter of the def is never confined to it: its callers' keywords follow it ("rename the all param of
+    find() to all_files" changes translation's ``find(..., all=True)`` too)."""
     olds = {a for a, _ in renames}
     if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
         return said
     defs = [t for t in targets if t.kind != "class" and t.name not in olds]
-    if said is not None:
-        hit = [t for t in defs if t.qualname == said or t.qualname.endswith("." + said)]
-        return hit[0].qualname if len(hit) == 1 else said
-    return defs[0].qualname if len({t.qualname for t in defs}) == 1 else None
+    hit = [t for t in defs if said is not None and (t.qualname == said or t.qualname.endswith("." + said))]
+    home = hit[0] if len(hit) == 1 else defs[0] if said is None and len({t.qualname for t in defs}) == 1 else None
+    if home is not None and olds & {p.lstrip("*") for p in params.get((home.rel, home.qualname), ())}:
+        return None  # a parameter: even "in find, rename ..." names where it is, and its callers must follow
+    return home.qualname if home is not None else said

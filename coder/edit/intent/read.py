@@ -348,7 +348,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = words.line_spans(instruction)
     reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
-    facts = replace(facts, confined=rename_home(facts.confined, targets, renames) if action == "rename"
+    facts = replace(facts, confined=rename_home(facts.confined, targets, renames, table.params) if action == "rename"
                     and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
     notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
