@@ -19,7 +19,7 @@ def _mentions(node: ast.AST | None, names: set[str]) -> bool:
                 with warnings.catch_warnings():  # a plain string such as a regex ("\\w") warns when parsed as code
                     warnings.simplefilter("ignore")
                     parsed = ast.parse(sub.value, mode="eval")
-            except SyntaxError:
+            except (SyntaxError, ValueError):  # Python 3.11.2 raises ValueError for a NUL ("menu\x04file\x00files")
                 continue  # a plain string, not an annotation
             if _mentions(parsed, names):
                 return True
