@@ -5,22 +5,18 @@ its task's check; the modules' upstream tests pass on the shipped originals."""
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from bench_sets import Edits, expected_result, plain_words, run_upstream
 
 from coder.bench.edits import upstream
-from coder.bench.edits.checks import Exact, Renamed, SameAst, rename_names, replace_once
+from coder.bench.edits.checks import replace_once
 from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks_fresh import FRESH
 
 BY_NAME = {t.name: t for t in FRESH}
 MODULES = ("base64", "cmd", "filecmp", "rlcompleter", "zipapp")
-Edits = tuple[tuple[str, str], ...]
 
 _COLUMNIZE_SEP = (("    def columnize(self, list, displaywidth=80):",
                    "    def columnize(self, list, displaywidth=80, sep='  '):"),
@@ -126,20 +122,8 @@ WRONG: dict[str, tuple[Edits, ...]] = {
 
 
 def expected(task: Task) -> str:
-    """A correct result of ``task``: the check's own expected text, the renamed file, the original of a bug copy,
-    or the hand-written solution."""
-    old = source(task.file)
-    if isinstance(task.check, Exact | SameAst):
-        return task.check.expected(old)
-    if isinstance(task.check, Renamed):
-        return rename_names(old, task.check.old, task.check.new)
-    if task.file.startswith("fresh/bugs/"):
-        return source(task.file.replace("bugs/", ""))
-    return replace_once(old, SOLUTIONS[task.name])
-
-
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9_]+", text.lower()))
+    """A correct result of ``task`` (:func:`bench_sets.expected_result`)."""
+    return expected_result(task, SOLUTIONS)
 
 
 def test_about_24_tasks_on_files_no_other_set_uses() -> None:
@@ -157,7 +141,7 @@ def test_about_24_tasks_on_files_no_other_set_uses() -> None:
 @pytest.mark.parametrize("task", FRESH, ids=lambda t: t.name)
 def test_two_distinct_plain_wordings(task: Task) -> None:
     assert len(task.wordings) == 2
-    assert _words(task.wordings[0]) != _words(task.wordings[1])
+    assert plain_words(task.wordings[0]) != plain_words(task.wordings[1])
     assert not any("`" in w for w in task.wordings)  # as users type them, not as the suite spells names
 
 
@@ -198,23 +182,13 @@ def test_the_shipped_files_are_the_installed_modules_byte_for_byte() -> None:
         assert upstream._shipped(f"test_{mod}.py") == (lib / "test" / f"test_{mod}.py").read_bytes()
 
 
-def _upstream(tmp_path: Path, rel: str, text: str) -> subprocess.CompletedProcess[str]:
-    """The upstream tests of ``text`` written as ``rel`` in ``tmp_path``, run as a bug-fix task's repository
-    runs them."""
-    (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / rel).write_text(text, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run([sys.executable, "-m", "coder.bench.edits.upstream", rel], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-
-
 @pytest.mark.parametrize("mod", MODULES)
 def test_upstream_tests_pass_on_the_original_and_fail_on_most_bugs(mod: str, tmp_path: Path) -> None:
     assert upstream.module_of(f"fresh/{mod}.py") == mod and upstream.module_of(f"fresh/bugs/{mod}.py") == mod
     assert upstream.test_command("bugfix", f"fresh/bugs/{mod}.py") is not None
-    good = _upstream(tmp_path, f"fresh/{mod}.py", source(f"fresh/{mod}.py"))
+    good = run_upstream(tmp_path, f"fresh/{mod}.py", source(f"fresh/{mod}.py"))
     assert good.returncode == 0 and "passed" in good.stdout, good.stdout + good.stderr[-2000:]
-    bad = _upstream(tmp_path, f"fresh/bugs/{mod}.py", source(f"fresh/bugs/{mod}.py"))
+    bad = run_upstream(tmp_path, f"fresh/bugs/{mod}.py", source(f"fresh/bugs/{mod}.py"))
     if mod != "cmd":  # cmd's doctests have no row of exactly the display width: its bug is not caught
         assert bad.returncode == 1 and "FAILED" in bad.stdout, bad.stdout
 
@@ -222,7 +196,7 @@ def test_upstream_tests_pass_on_the_original_and_fail_on_most_bugs(mod: str, tmp
 @pytest.mark.parametrize("task", [t for t in FRESH if t.kind in upstream.KINDS - {"bugfix"}], ids=lambda t: t.name)
 def test_a_correct_change_of_behaviour_passes_the_upstream_tests(task: Task, tmp_path: Path) -> None:
     # coder runs them on a fix before applying it: a request they contradict could never be met
-    run = _upstream(tmp_path, task.file, expected(task))
+    run = run_upstream(tmp_path, task.file, expected(task))
     assert run.returncode == 0, run.stdout
 
 

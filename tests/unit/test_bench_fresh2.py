@@ -6,22 +6,18 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from bench_sets import Edits, expected_result, plain_words, run_upstream
 
 from coder.bench.edits import upstream
-from coder.bench.edits.checks import Exact, Renamed, SameAst, rename_names, replace_once
+from coder.bench.edits.checks import replace_once
 from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks_fresh2 import FRESH2
 
 BY_NAME = {t.name: t for t in FRESH2}
 MODULES = ("codeop", "linecache", "getpass", "fileinput", "mimetypes")
-Edits = tuple[tuple[str, str], ...]
 
 _LINECACHE = source("fresh2/linecache.py")
 _LAZYCACHE = _LINECACHE[_LINECACHE.index("def lazycache("):]
@@ -155,20 +151,8 @@ WRONG: dict[str, tuple[Edits, ...]] = {
 
 
 def expected(task: Task) -> str:
-    """A correct result of ``task``: the check's own expected text, the renamed file, the original of a bug copy,
-    or the hand-written solution."""
-    old = source(task.file)
-    if isinstance(task.check, Exact | SameAst):
-        return task.check.expected(old)
-    if isinstance(task.check, Renamed):
-        return rename_names(old, task.check.old, task.check.new)
-    if task.file.startswith("fresh2/bugs/"):
-        return source(task.file.replace("bugs/", ""))
-    return replace_once(old, SOLUTIONS[task.name])
-
-
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9_]+", text.lower()))
+    """A correct result of ``task`` (:func:`bench_sets.expected_result`)."""
+    return expected_result(task, SOLUTIONS)
 
 
 def test_25_tasks_on_files_no_other_set_uses() -> None:
@@ -193,7 +177,7 @@ def test_a_wrong_result_for_at_least_15_tasks() -> None:
 @pytest.mark.parametrize("task", FRESH2, ids=lambda t: t.name)
 def test_two_distinct_plain_wordings(task: Task) -> None:
     assert len(task.wordings) == 2
-    assert _words(task.wordings[0]) != _words(task.wordings[1])
+    assert plain_words(task.wordings[0]) != plain_words(task.wordings[1])
     assert not any("`" in w for w in task.wordings)  # as users type them, not as the suite spells names
 
 
@@ -241,23 +225,13 @@ def test_the_prefixes_keep_fresh2_apart_from_fresh() -> None:
     assert upstream._pristine("zipapp") == source("fresh/zipapp.py")
 
 
-def _upstream(tmp_path: Path, rel: str, text: str) -> subprocess.CompletedProcess[str]:
-    """The upstream tests of ``text`` written as ``rel`` in ``tmp_path``, run as a bug-fix task's repository
-    runs them."""
-    (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / rel).write_text(text, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run([sys.executable, "-m", "coder.bench.edits.upstream", rel], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-
-
 @pytest.mark.parametrize("mod", MODULES)
 def test_upstream_tests_pass_on_the_original_and_fail_on_most_bugs(mod: str, tmp_path: Path) -> None:
     assert upstream.module_of(f"fresh2/{mod}.py") == mod and upstream.module_of(f"fresh2/bugs/{mod}.py") == mod
     assert upstream.test_command("bugfix", f"fresh2/bugs/{mod}.py") is not None
-    good = _upstream(tmp_path, f"fresh2/{mod}.py", source(f"fresh2/{mod}.py"))
+    good = run_upstream(tmp_path, f"fresh2/{mod}.py", source(f"fresh2/{mod}.py"))
     assert good.returncode == 0 and "passed" in good.stdout, good.stdout + good.stderr[-2000:]
-    bad = _upstream(tmp_path, f"fresh2/bugs/{mod}.py", source(f"fresh2/bugs/{mod}.py"))
+    bad = run_upstream(tmp_path, f"fresh2/bugs/{mod}.py", source(f"fresh2/bugs/{mod}.py"))
     if mod != "codeop":  # codeop's tests never compile after a __future__ import: its bug is not caught
         assert bad.returncode == 1 and "FAILED" in bad.stdout, bad.stdout
 
@@ -265,7 +239,7 @@ def test_upstream_tests_pass_on_the_original_and_fail_on_most_bugs(mod: str, tmp
 @pytest.mark.parametrize("task", [t for t in FRESH2 if t.kind in upstream.KINDS], ids=lambda t: t.name)
 def test_a_correct_change_of_behaviour_or_fix_passes_the_upstream_tests(task: Task, tmp_path: Path) -> None:
     # coder runs them on a fix before applying it: a request they contradict could never be met
-    run = _upstream(tmp_path, task.file, expected(task))
+    run = run_upstream(tmp_path, task.file, expected(task))
     assert run.returncode == 0, run.stdout
 
 

@@ -4,16 +4,15 @@ passes on a hand-written correct result and fails on the original and on plausib
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
+from bench_sets import Edits, expected_result, plain_words
 
-from coder.bench.edits.checks import Exact, Renamed, SameAst, rename_names, replace_once
+from coder.bench.edits.checks import replace_once
 from coder.bench.edits.taskdef import Task, source
 from coder.bench.edits.tasks_heldout import HELDOUT
 
 BY_NAME = {t.name: t for t in HELDOUT}
-Edits = tuple[tuple[str, str], ...]
 
 # A correct result for each task whose check does not say it: edits on the task's original.
 SOLUTIONS: dict[str, Edits] = {
@@ -130,20 +129,8 @@ WRONG: dict[str, tuple[Edits, ...]] = {
 
 
 def expected(task: Task) -> str:
-    """A correct result of ``task``: the check's own expected text, the renamed file, the original of a bug copy,
-    or the hand-written solution."""
-    old = source(task.file)
-    if isinstance(task.check, Exact | SameAst):
-        return task.check.expected(old)
-    if isinstance(task.check, Renamed):
-        return rename_names(old, task.check.old, task.check.new)
-    if task.file.startswith("heldout/bugs/"):
-        return source(task.file.replace("bugs/", ""))
-    return replace_once(old, SOLUTIONS[task.name])
-
-
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9_]+", text.lower()))
+    """A correct result of ``task`` (:func:`bench_sets.expected_result`)."""
+    return expected_result(task, SOLUTIONS)
 
 
 def test_at_least_26_tasks_on_files_the_suite_does_not_use() -> None:
@@ -159,7 +146,7 @@ def test_at_least_26_tasks_on_files_the_suite_does_not_use() -> None:
 @pytest.mark.parametrize("task", HELDOUT, ids=lambda t: t.name)
 def test_two_distinct_plain_wordings(task: Task) -> None:
     assert len(task.wordings) == 2
-    assert _words(task.wordings[0]) != _words(task.wordings[1])
+    assert plain_words(task.wordings[0]) != plain_words(task.wordings[1])
     assert not any("`" in w for w in task.wordings)  # as users type them, not as the suite spells names
 
 
