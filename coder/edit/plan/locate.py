@@ -52,45 +52,34 @@ def symbol_rows(text: str, name: str, *, member: bool) -> set[int] | None:
     """Rows that use the def ``name`` itself (None: the file does not parse, use every row that spells it).
 
     A member (a method or property) is used as an attribute, ``x.name``; a module-level def by its bare name,
-    where no enclosing function binds the name itself, and in ``__all__``. A parameter, a local or a call's
-    keyword of the same name is no use: deleting the property ``GzipFile.filename`` sent ``open``'s and
-    ``__init__``'s ``filename`` parameters to the model, which rewrote them (run 17, applied wrong).
+    where no enclosing function binds the name itself (its symbol table says so), and in ``__all__``. A
+    parameter, a local or a call's keyword of the same name is no use: deleting the property
+    ``GzipFile.filename`` sent ``open``'s and ``__init__``'s ``filename`` parameters to the model, which rewrote
+    them (run 17, applied wrong).
     """
     import ast
+    import symtable
 
-    from coder.edit.plan.rename_scope import collect
+    from coder.edit.checks.result import PARSE_LOCK
+    from coder.edit.plan.rename_scope import binds, collect, scope_tables
 
     try:
-        tree = ast.parse(text)
+        with PARSE_LOCK:
+            tree = ast.parse(text)
+            table = symtable.symtable(text, "<file>", "exec")
     except (SyntaxError, ValueError, RecursionError):
         return None
-    rows: set[int] = set()
     if member:
         return {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name}
-    for use in collect(tree, name):
-        own = any(name in _bound(f) for f in use.funcs)
-        if use.kind in ("name", "import", "global") and not own:
-            rows.add(getattr(use.node, "lineno", 0))
+    scopes = {(t.get_name(), t.get_lineno()): t for t in scope_tables(table) if t.get_type() == "function"}
+
+    def own(fn: ast.AST) -> bool:  # the def or lambda binds the name itself
+        scope = scopes.get((getattr(fn, "name", "lambda"), getattr(fn, "lineno", 0)))
+        return scope is not None and name in scope.get_identifiers() and binds(scope, name)
+
+    rows = {getattr(u.node, "lineno", 0) for u in collect(tree, name)
+            if u.kind in ("name", "import", "global") and not any(own(f) for f in u.funcs)}
     for node in ast.walk(tree):  # "__all__ = [..., 'name', ...]"
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             rows |= {c.lineno for c in ast.walk(node.value) if isinstance(c, ast.Constant) and c.value == name}
     return rows - {0}
-
-
-def _bound(fn: object) -> set[str]:
-    """The names a function or lambda binds itself: its parameters and what it assigns or imports."""
-    import ast
-
-    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-        return set()
-    a = fn.args
-    out = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
-    body = fn.body if isinstance(fn.body, list) else [fn.body]
-    for node in (n for stmt in body for n in ast.walk(stmt)):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            out.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            out.add(node.name)
-        elif isinstance(node, ast.alias):
-            out.add((node.asname or node.name).split(".")[0])
-    return out
