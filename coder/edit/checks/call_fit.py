@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
+from coder.edit.source.attrs import FUNC
 
 
 def mismatch(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, bound: bool) -> str | None:
@@ -45,7 +45,7 @@ def instance_call_problems(tree: ast.Module, bound: Counter[str]) -> Counter[str
     ``m`` its own plain method, whose arguments cannot bind; ``bound``: how often each name is bound in the module."""
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef) and bound[n.name] == 1}
     out: Counter[str] = Counter()
-    for fn in (n for n in ast.walk(tree) if isinstance(n, _FUNC)):
+    for fn in (n for n in ast.walk(tree) if isinstance(n, FUNC)):
         made: dict[str, ast.ClassDef] = {}
         stores: Counter[str] = Counter(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
                                        and not isinstance(n.ctx, ast.Load))
@@ -59,7 +59,7 @@ def instance_call_problems(tree: ast.Module, bound: Counter[str]) -> Counter[str
             if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in made):
                 continue
             cls = made[f.value.id]
-            callee = next((m for m in cls.body if isinstance(m, _FUNC) and m.name == f.attr), None)
+            callee = next((m for m in cls.body if isinstance(m, FUNC) and m.name == f.attr), None)
             if callee is None or callee.decorator_list:
                 continue  # inherited, a property, a static or wrapped method: its signature is not read here
             if (why := mismatch(callee, call, bound=True)) is not None:

@@ -16,10 +16,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from coder.edit.source.attrs import FUNC, attributes_set, listed, self_attrs
 from coder.edit.source.splice import class_node as _class
 from coder.edit.source.splice import line_span
-
-_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def graft_method(original: str, start: int, end: int, reply: str, qual: str, name: str) -> tuple[str, str] | None:
@@ -36,8 +35,8 @@ def graft_method(original: str, start: int, end: int, reply: str, qual: str, nam
         return None
     if old_cls is None or new_cls is None or not (start <= old_cls.lineno and (old_cls.end_lineno or 0) <= end):
         return None
-    had = {n.name for n in old_cls.body if isinstance(n, _FUNC)}
-    added = [n for n in new_cls.body if isinstance(n, _FUNC) and n.name not in had]
+    had = {n.name for n in old_cls.body if isinstance(n, FUNC)}
+    added = [n for n in new_cls.body if isinstance(n, FUNC) and n.name not in had]
     if len(added) != 1 or (name and added[0].name != name):
         return None
     method = added[0]
@@ -57,7 +56,7 @@ def new_state_unread(original: str, new: str, qual: str, name: str, said: frozen
         old_tree, new_cls = ast.parse(original), _class(ast.parse(new), qual)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    method = next((n for n in new_cls.body if isinstance(n, _FUNC) and n.name == name), None) if new_cls else None
+    method = next((n for n in new_cls.body if isinstance(n, FUNC) and n.name == name), None) if new_cls else None
     if method is None:
         return None
     # the class's own attributes (set or read through self in it), and any attribute read on another receiver (an
@@ -66,14 +65,12 @@ def new_state_unread(original: str, new: str, qual: str, name: str, said: frozen
     known = {n.attr for n in ast.walk(old_cls) if isinstance(n, ast.Attribute)} if old_cls else set()
     known |= {n.attr for n in ast.walk(old_tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
               and not (isinstance(n.value, ast.Name) and n.value.id == "self")}
-    stored = sorted({n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                     and isinstance(n.value, ast.Name) and n.value.id == "self"} - known)
+    stored = sorted(self_attrs(method, store=True) - known)
     fresh = [a for a in stored if a.lower() not in said and a.lower().strip("_") not in said]
     if not fresh:
         return None
-    state = sorted({n.attr for n in ast.walk(old_cls) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                    and isinstance(n.value, ast.Name) and n.value.id == "self"}) if old_cls else []
-    has = f" (its state: {', '.join('self.' + a for a in state)})" if state else ""
+    state = attributes_set(old_cls) if old_cls else []
+    has = f" (its state: {listed(state)})" if state else ""
     return (f"{qual}.{name} sets self.{fresh[0]}, which nothing of {qual} or the file reads or set before, so it "
             f"changes nothing {qual} does{has}")
 
