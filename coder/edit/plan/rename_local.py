@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from coder.edit.checks.result import PARSE_LOCK
 from coder.edit.plan.rename_scope import binds, collect, scope_tables
+from coder.edit.source.trees import top_defs
 
 
 def confined_ambiguity(text: str, pairs: Sequence[tuple[str, str]], qualname: str) -> str | None:
@@ -32,7 +33,7 @@ def confined_ambiguity(text: str, pairs: Sequence[tuple[str, str]], qualname: st
             table = symtable.symtable(text, "<file>", "exec")
     except (SyntaxError, ValueError, RecursionError) as exc:
         return f"does not parse ({exc})"
-    node = _def(tree, qualname)
+    node = dict(top_defs(tree)).get(qualname)
     if node is None:
         return f"no def {qualname}"
     scope = next((t for t in scope_tables(table) if t.get_type() == "function"
@@ -68,18 +69,6 @@ def _not_own(tree: ast.Module, node: ast.AST, scope: symtable.SymbolTable, token
     if len(inside) != tokens.get(old, 0):  # a default, decorator or annotation evaluated outside the def
         return f"{tokens.get(old, 0) - len(inside)} use(s) of `{old}` on its lines are not its own"
     return None
-
-
-def _def(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    body: list[ast.stmt] = tree.body
-    found: ast.AST | None = None
-    for part in qualname.split("."):
-        found = next((n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                      and n.name == part), None)
-        if found is None:
-            return None
-        body = found.body
-    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def _tokens(text: str, start: int, end: int) -> dict[str, int]:
