@@ -13,13 +13,11 @@ or decorator evaluated outside it.
 from __future__ import annotations
 
 import ast
-import io
 import symtable
-import tokenize
 from collections.abc import Sequence
 
 from coder.edit.checks.result import PARSE_LOCK
-from coder.edit.plan.rename_scope import binds, collect, scope_tables
+from coder.edit.plan.rename_scope import binds, collect, name_tokens, scope_tables
 from coder.edit.source.trees import top_defs
 
 
@@ -42,7 +40,7 @@ def confined_ambiguity(text: str, pairs: Sequence[tuple[str, str]], qualname: st
         return f"no scope for {qualname}"
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     end = node.end_lineno or node.lineno
-    tokens = _tokens(text, start, end)
+    tokens = name_tokens(text, (start, end))
     for old, new in pairs:
         why = _not_own(tree, node, scope, tokens, old, new, qualname)
         if why is not None:
@@ -70,10 +68,3 @@ def _not_own(tree: ast.Module, node: ast.AST, scope: symtable.SymbolTable, token
         return f"{tokens.get(old, 0) - len(inside)} use(s) of `{old}` on its lines are not its own"
     return None
 
-
-def _tokens(text: str, start: int, end: int) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type == tokenize.NAME and start <= tok.start[0] <= end:
-            counts[tok.string] = counts.get(tok.string, 0) + 1
-    return counts

@@ -85,7 +85,7 @@ def ambiguity(files: Mapping[str, str], pairs: Sequence[tuple[str, str]], home: 
 
 def _one(files: dict[str, _File], home: str, old: str, new: str) -> str | None:
     for f in files.values():
-        names = _name_tokens(f.text)
+        names = name_tokens(f.text)
         if new in names:
             return f"`{new}` is already used in {f.rel}"
         f.uses = list(collect(f.tree, old))
@@ -269,10 +269,11 @@ def _module_file(module: str, level: int, rel: str, home: str) -> bool:
 
 # --- collecting ---------------------------------------------------------------------------------
 
-def _name_tokens(text: str) -> dict[str, int]:
+def name_tokens(text: str, rows: tuple[int, int] | None = None) -> dict[str, int]:
+    """How often each identifier token occurs in ``text`` (on lines ``rows``, first and last, when given)."""
     counts: dict[str, int] = {}
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type == tokenize.NAME:
+        if tok.type == tokenize.NAME and (rows is None or rows[0] <= tok.start[0] <= rows[1]):
             counts[tok.string] = counts.get(tok.string, 0) + 1
     return counts
 
