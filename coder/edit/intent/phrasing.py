@@ -7,7 +7,7 @@ without a verb of moving, every method of a class asked for, the comment above a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from coder import lazy
 from coder.edit.intent.names import Tok
@@ -81,3 +81,18 @@ def verb_form(word: str) -> str:
     """A verb of deleting said in its -ing form ("We're dropping X"), as the verb itself; other words unchanged
     ("using" stays: it is rarely the request's verb)."""
     return _DELETING.get(word, word)
+
+
+
+_WISH = frozenset({"like", "want", "need", "prefer", "have", "get"})  # "I'd like it relocated", "have them renamed"
+
+
+def wished(words: list[str], i: int, verbs: Collection[str]) -> str:
+    """The verb of ``verbs`` that a past participle stands for where a wish says the request ("I'd like it
+    relocated to ...", "I want them sorted"): ``relocate`` of ``relocated``; else the word itself, lower case."""
+    word = words[i].lower()
+    if not word.endswith("ed") or i < 2 or words[i - 1].lower() not in ("it", "them", "this", "that") or (
+            words[i - 2].lower() not in _WISH):
+        return word
+    bases = (word[:-1], word[:-2], word[:-3] + "y", word[:-3])  # relocated, sorted, copied, stopped
+    return next((b for b in bases if b in verbs), word)

@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import across, mutable_default, phrasing, report, words
-from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS, anchor_of
+from coder.edit.intent import cut_move, described, mutable_default, phrasing, report, words
+from coder.edit.intent.anchor import anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
 from coder.edit.intent.implied import implied
@@ -40,7 +40,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
 from coder.edit.intent.renames import local_only, rename_pairs
-from coder.edit.intent.spec import ALL_KINDS, Action, Anchor, ChangeKind, ChangeSpec, Destination, Facts, Symbol
+from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
 
@@ -101,11 +101,11 @@ _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "
 
 def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
     """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
-    rid = _GET_RID.search(instruction)
+    rid, texts = _GET_RID.search(instruction), [t.text for t in toks]
     for i, t in enumerate(toks):
         if rid is not None and t.start >= rid.start():
             return "delete", i
-        low = phrasing.verb_form(t.text.lower())
+        low = phrasing.verb_form(phrasing.wished(texts, i, VERBS))  # "I'd like it relocated": relocate
         if not t.word or t.code or i in names or phrasing.quoted(instruction, t.start):  # "warns 'use the ...'"
             continue
         if low in VERBS:
@@ -262,40 +262,21 @@ def _settled(action: Action, instruction: str, targeted: bool) -> Action:
     return action
 
 
-def _no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
-            anchor: Anchor | None) -> tuple[Action, Facts, Anchor | None]:
-    """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
-    if statements := words.statement_names(instruction):
-        # "move the functools import after import os", "delete the alias insort": module-level statements
-        rel = next((t.text.lower() for t in toks if t.text.lower() in AFTER_WORDS | BEFORE_WORDS), "after")
-        anchor = Anchor("before" if rel in BEFORE_WORDS else "after") if action == "move" else None
-        return action, replace(facts, statements=statements, moves=action == "move"), anchor
-    if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
-        return action, facts, None
-    return "change", facts, anchor  # "remove the print from div": div is where, not what
-
-
-def _beside(instruction: str, home: str, action: Action, targeted: bool, anchor: Anchor | None,
-            facts: Facts) -> tuple[Anchor | None, Facts, Destination | None]:
-    """What goes with a delete or a move of named defs: the comment above them, another file to move them to."""
-    if action == "delete" and targeted:  # "and the comment line above them": the comment goes too
-        return anchor, replace(facts, with_comment=phrasing.comment_above(instruction)), None
-    dest = across.destination(instruction, home) if action == "move" and targeted else None
-    if dest is not None:  # "to the end of b.py": the edited file has no anchor, the def leaves it whole
-        return None, replace(facts, moves=True), dest
-    return anchor, facts, None
-
-
 def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     """The deterministic reading: verb, names resolved against ``table``, relation words."""
     toks = tokens(instruction)
     everywhere = bool(words.EVERYWHERE.search(instruction))
     found = find_mentions(toks, table, everywhere=everywhere)
-    action = _action(instruction, toks, {m.index for m in found if m.sure})
+    # "the private helper that picks ...": a def described, not named; the description's words are no verb, no name
+    desc = described.find(instruction, toks, table)
+    span = set(range(desc.start, desc.end)) if desc is not None else set()
+    action = _action(instruction, toks, {m.index for m in found if m.sure} | span)
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
     shown = implied(instruction, action, table)
     action = shown.action if shown else action
     renames = rename_pairs(instruction)
+    desc = None if action in ("add_method", "add_function") else desc  # "add a helper that ...": a new def
+    found, renames, action = described.applied(desc, found, toks, instruction, renames, action)
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
@@ -330,6 +311,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = outermost(targets)
     targets = [s for s in targets if s.name not in new_names] if action == "add_function" else targets
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
+    targets = described.targets(desc, targets, action)
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
@@ -340,8 +322,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
     if action in ("delete", "move") and not targets:
-        action, facts, anchor = _no_def(action, instruction, toks, facts, anchor)
-    anchor, facts, dest = _beside(instruction, table.home, action, bool(targets), anchor, facts)
+        action, facts, anchor = cut_move.no_def(action, instruction, toks, facts, anchor)
+    anchor, facts, dest = cut_move.beside(instruction, table.home, action, bool(targets), anchor, facts)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
     if action in ("delete", "rename", "type_hints"):
@@ -351,7 +333,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     facts = replace(facts, confined=rename_home(facts.confined, targets, renames, table.params) if action == "rename"
                     and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
-    notes = tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
+    notes: tuple[str, ...] = (f"described: {desc.why}",) if desc else ()
+    ambiguous = described.choices(desc, targets, action, ambiguous)  # the model reader chooses among them
+    notes += tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))
     spec = ChangeSpec(

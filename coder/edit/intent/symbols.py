@@ -78,6 +78,7 @@ class SymbolTable:
     calls: Mapping[tuple[str, str], Calls] = field(default_factory=dict)  # (rel, qualname) -> its calls in rel
     # the attributes the edited file's code reads or sets ("self.width", a class-level "width = 70")
     attributes: frozenset[str] = frozenset()
+    texts: Mapping[str, str] = field(default_factory=dict)  # rel -> text: a def described, not named, is read there
 
     @classmethod
     def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
@@ -90,7 +91,7 @@ class SymbolTable:
             params.update(((rel, q), n) for q, n in names.items())
             calls.update(((rel, q), c) for q, c in called.items())
         return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls,
-                   _attributes(home, files.get(home, "")))
+                   _attributes(home, files.get(home, "")), files)
 
     @property
     def module(self) -> str:

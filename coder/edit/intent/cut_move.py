@@ -1,0 +1,35 @@
+"""What a delete or a move names besides defs: module-level statements, the ``__main__`` block, the comment above
+the defs deleted, and another file the defs move to (:func:`coder.edit.intent.read.grammar_read` asks)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from coder.edit.intent import across, phrasing, words
+from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS
+from coder.edit.intent.names import Tok
+from coder.edit.intent.spec import Action, Anchor, Destination, Facts
+
+
+def no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
+            anchor: Anchor | None) -> tuple[Action, Facts, Anchor | None]:
+    """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
+    if statements := words.statement_names(instruction):
+        # "move the functools import after import os", "delete the alias insort": module-level statements
+        rel = next((t.text.lower() for t in toks if t.text.lower() in AFTER_WORDS | BEFORE_WORDS), "after")
+        anchor = Anchor("before" if rel in BEFORE_WORDS else "after") if action == "move" else None
+        return action, replace(facts, statements=statements, moves=action == "move"), anchor
+    if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
+        return action, facts, None
+    return "change", facts, anchor  # "remove the print from div": div is where, not what
+
+
+def beside(instruction: str, home: str, action: Action, targeted: bool, anchor: Anchor | None,
+            facts: Facts) -> tuple[Anchor | None, Facts, Destination | None]:
+    """What goes with a delete or a move of named defs: the comment above them, another file to move them to."""
+    if action == "delete" and targeted:  # "and the comment line above them": the comment goes too
+        return anchor, replace(facts, with_comment=phrasing.comment_above(instruction)), None
+    dest = across.destination(instruction, home) if action == "move" and targeted else None
+    if dest is not None:  # "to the end of b.py": the edited file has no anchor, the def leaves it whole
+        return None, replace(facts, moves=True), dest
+    return anchor, facts, None
