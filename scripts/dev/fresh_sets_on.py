@@ -1,4 +1,4 @@
-"""Run a bench set's test module (``tests/unit/test_bench_fresh3.py``, ...) under a Python that has no pytest.
+"""Run a bench set's test module (``tests/unit/test_bench_fresh4.py``, ...) under a Python that has no pytest.
 
 The edit bench's checks import each result in a fresh interpreter (``sys.executable``), and the upstream tests run
 under it too, so a set must be checked on every Python the bench runs on (3.11 here; 3.12 on the H200; 3.13).
@@ -6,7 +6,10 @@ pyenv's 3.12 and 3.13 have nothing installed: this gives the test module a small
 uses (``mark.parametrize``, ``skip``, the ``tmp_path`` fixture) and runs every test but those that take ``capsys``
 (they drive coder's CLI, whose packages are not there). Install nothing; run from the repository root:
 
-    PYTHONPATH=. /root/.pyenv/versions/3.13.0/bin/python3 scripts/dev/fresh_sets_on.py tests/unit/test_bench_fresh3.py
+    PYTHONPATH=. /root/.pyenv/versions/3.13.0/bin/python3 scripts/dev/fresh_sets_on.py tests/unit/test_bench_fresh4.py
+
+``tests/`` goes on ``sys.path`` as pytest's ``pythonpath`` puts it, for the helpers the modules import
+(``tests/bench_sets.py``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ def stand_in() -> types.ModuleType:
 def run(path: Path) -> tuple[int, int, int]:
     """Every test of the module at ``path``: (passed, failed, left out)."""
     sys.modules.setdefault("pytest", stand_in())
+    tests = str(Path(__file__).resolve().parents[2] / "tests")  # pytest's pythonpath: bench_sets and the like
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

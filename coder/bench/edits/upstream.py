@@ -3,7 +3,8 @@
 A project with tests gets its fixes checked by them: coder runs the configured ``test_command`` on
 every proposal before applying it (:mod:`coder.edit.checks.user_commands`), and asks once more with the
 failing tests named (:mod:`coder.edit.run.retry`). The bench's files are CPython modules, whose tests
-are CPython's ``Lib/test/test_<module>.py`` (code's: ``test_code_module.py``). They are shipped here
+are CPython's ``Lib/test/test_<module>.py`` (code's: ``test_code_module.py``; ``_strptime``'s and
+``_threading_local``'s: ``test_strptime.py`` and ``test_threading_local.py``). They are shipped here
 (``files/upstream/``, version 3.11.7 like the modules, with the ``test.support`` helpers they import), so a
 bug-fix task (kinds in :data:`KINDS`) runs in a repository that has them, as a user's project would. The
 bench's own judge (:mod:`coder.bench.edits.checks`) is separate code, written for each task, and still decides
@@ -43,14 +44,16 @@ from coder.bench.edits.taskdef import source
 KINDS = frozenset({"fix", "bugfix", "default"})  # the tasks that change behaviour: what tests are for
 # every module whose upstream test file is shipped (wsgiref's imports test_httpservers and a server: left out)
 MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "filecmp", "fileinput", "fnmatch",
-                     "getopt", "getpass", "gettext", "glob", "graphlib", "gzip", "linecache", "mimetypes", "netrc",
-                     "py_compile", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string",
-                     "tabnanny", "textwrap", "timeit", "tracemalloc", "zipapp"})
-# the test module of a module whose tests are not test_<module> (test_code tests code objects)
-_TEST_MODULES = {"code": "test_code_module"}
-# longer prefixes first: fresh3/bugs/ before fresh3/, and "fresh/" is no prefix of "fresh2/" or "fresh3/"
-_PREFIXES = ("heldout/bugs/", "heldout/", "fresh3/bugs/", "fresh3/", "fresh2/bugs/", "fresh2/", "fresh/bugs/",
-             "fresh/", "bugs/")
+                     "getopt", "getpass", "gettext", "glob", "graphlib", "gzip", "linecache", "lzma", "mimetypes",
+                     "netrc", "py_compile", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string",
+                     "symtable", "tabnanny", "textwrap", "timeit", "tracemalloc", "types", "zipapp", "_strptime",
+                     "_threading_local"})
+# the test module of a module whose tests are not test_<module> (test_code tests code objects; a private module's
+# tests drop its underscore)
+_TEST_MODULES = {"code": "test_code_module", "_strptime": "test_strptime", "_threading_local": "test_threading_local"}
+# longer prefixes first: fresh4/bugs/ before fresh4/, and "fresh/" is no prefix of "fresh2/", "fresh3/" or "fresh4/"
+_PREFIXES = ("heldout/bugs/", "heldout/", "fresh4/bugs/", "fresh4/", "fresh3/bugs/", "fresh3/", "fresh2/bugs/",
+             "fresh2/", "fresh/bugs/", "fresh/", "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
 _LINE = 180
@@ -74,7 +77,8 @@ def test_command(kind: str, rel: str) -> str | None:
 
 
 def upstream_tests(name: str) -> str:
-    """The name of the upstream test module of module ``name`` (``test_glob``; code's: ``test_code_module``)."""
+    """The name of the upstream test module of module ``name`` (``test_glob``; code's: ``test_code_module``;
+    ``_strptime``'s: ``test_strptime``)."""
     return _TEST_MODULES.get(name, f"test_{name}")
 
 
@@ -122,13 +126,13 @@ def _failing(result: unittest.TestResult) -> list[tuple[str, str]]:
 
 def _pristine(name: str) -> str:
     """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py``,
-    ``files/fresh/NAME.py``, ``files/fresh2/NAME.py`` or ``files/fresh3/NAME.py``)."""
-    for folder in ("", "heldout/", "fresh/", "fresh2/"):
+    ``files/fresh/NAME.py``, ``files/fresh2/NAME.py``, ``files/fresh3/NAME.py`` or ``files/fresh4/NAME.py``)."""
+    for folder in ("", "heldout/", "fresh/", "fresh2/", "fresh3/"):
         try:
             return source(f"{folder}{name}.py")
         except FileNotFoundError:
             continue
-    return source(f"fresh3/{name}.py")
+    return source(f"fresh4/{name}.py")
 
 
 def _broken(name: str) -> frozenset[str]:
