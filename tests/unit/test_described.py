@@ -72,10 +72,10 @@ def test_every_method_of_a_class_is_no_description() -> None:
 
 
 @pytest.mark.parametrize(("words", "at", "verb"), [
-    ("I'd like it relocated to the end".split(), 3, "relocate"),
-    ("I want them sorted by name".split(), 3, "sort"),
-    ("it relocated nothing".split(), 1, "relocated"),  # no wish: the word itself
-    ("I'd like it colored".split(), 3, "colored"),  # no verb of the reading
+    (["I'd", "like", "it", "relocated", "to", "the", "end"], 3, "relocate"),
+    (["I", "want", "them", "sorted", "by", "name"], 3, "sort"),
+    (["it", "relocated", "nothing"], 1, "relocated"),  # no wish: the word itself
+    (["I'd", "like", "it", "colored"], 3, "colored"),  # no verb of the reading
 ])
 def test_a_wish_with_a_participle_says_the_verb(words: list[str], at: int, verb: str) -> None:
     assert phrasing.wished(words, at, {**VERBS, "sort": "change"}) == verb

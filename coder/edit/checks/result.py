@@ -46,6 +46,7 @@ from coder.edit.checks.signature import (
     signature_hint,
     unasked_parameters,
 )
+from coder.edit.checks.star_names import undefined_despite_stars
 from coder.edit.source.trees import dumped, parsed
 
 if TYPE_CHECKING:
@@ -81,7 +82,9 @@ def _undefined(text: str) -> tuple[tuple[str, int, bool], ...] | None:
         return None
     found = checker.Checker(tree, filename="<edit>").messages
     return tuple((str(m.message_args[0]), int(m.lineno), isinstance(m, messages.UndefinedLocal))
-                 for m in found if isinstance(m, _UNDEFINED))
+                 for m in found if isinstance(m, _UNDEFINED) or (isinstance(m, messages.ImportStarUsage) and (
+                     undefined_despite_stars(str(m.message_args[0]), tuple(
+                         x.strip() for x in str(m.message_args[1]).split(","))))))
 
 
 def _undefined_said(new: str, gained: list[tuple[str, int]]) -> str:

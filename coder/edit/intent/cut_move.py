@@ -3,12 +3,14 @@ the defs deleted, and another file the defs move to (:func:`coder.edit.intent.re
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from coder.edit.intent import across, phrasing, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS
-from coder.edit.intent.names import Tok
+from coder.edit.intent.names import ARTICLES, Tok
 from coder.edit.intent.spec import Action, Anchor, Destination, Facts
+from coder.edit.intent.symbols import SymbolTable
 
 
 def no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
@@ -33,3 +35,21 @@ def beside(instruction: str, home: str, action: Action, targeted: bool, anchor: 
     if dest is not None:  # "to the end of b.py": the edited file has no anchor, the def leaves it whole
         return None, replace(facts, moves=True), dest
     return anchor, facts, None
+
+
+_DELETING = frozenset({"delete", "remove", "drop", "erase", "eliminate", "of"})  # "of": "get rid of"
+_BEFORE_LOCAL = ARTICLES | {"unused", "pointless", "useless", "dead", "local", "variable", "var", "name"}
+
+
+def deletes_local(toks: list[Tok], table: SymbolTable) -> bool:
+    """Whether a delete's object is a local variable that a def of the file assigns ("get rid of dct but keep the
+    pop"): a statement of that def goes, the def stays (a change of it), whatever def the wording names."""
+    text = table.texts.get(table.home, "")
+    for i, t in enumerate(toks[:-1]):
+        if t.text.lower() not in _DELETING or (t.text.lower() == "of" and (i < 2 or toks[i - 1].text != "rid")):
+            continue
+        j = next((k for k in range(i + 1, len(toks)) if toks[k].text.lower() not in _BEFORE_LOCAL), len(toks))
+        word = toks[j].text if j < len(toks) and toks[j].word else ""
+        return bool(word) and not table.lookup(word) and bool(
+            re.search(rf"^[ \t]+{re.escape(word)}\s*(?::[^=\n]*)?=(?!=)", text, re.M))
+    return False

@@ -50,7 +50,7 @@ _STOP_WORDS = (
     "make makes just only also very some any all each every one two there here into out up down about over under "
     "near top bottom file module code says say said used uses use using called named name instead like would "
     "should could can may might will i we you they me my our your their depending between after before above "
-    "below next sits sit lives live defined")
+    "below next sits sit lives live defined little small tiny big private public dead unused")
 _STOP = frozenset(_STOP_WORDS.split())
 _WORD = lazy.regex(r"[A-Za-z]+|\d+")
 _PARTS = lazy.regex(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -94,18 +94,23 @@ def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | N
     adjectives, kind = m.group(1).lower().split(), m.group(2).lower()
     if "new" in adjectives or "another" in adjectives:  # "a new helper that ...": one to write, not one to find
         return None
+    if any(looks_like_code(a) or table.lookup(a) for a in m.group(1).split()):  # "the _as_int helper that ...": named
+        return None
     # "... to be called _default_mode", "rename the helper that ... to strip_margin": the new name says nothing of it
-    clause = _NEW_NAME.compiled.split(m.group(3), maxsplit=1)[0]
+    cut = _NEW_NAME.search(m.group(3))  # the description ends where its name is said
+    clause, stop = (m.group(3)[:cut.start()], m.start(3) + cut.start()) if cut else (m.group(3), m.end())
     clause = re.sub(rf"\b{re.escape(new)}\b", " ", clause) if (new := _new_name(instruction)) else clause
     pool = _pool(table, text, kind, adjectives)
     # "sits between StatisticDiff and Frame": a def or class named in the clause says where it is, not what it does
     defined = {s.name for s in table.in_file()}
-    said = Counter(_words(" ".join(w for w in re.findall(r"[\w.]+", clause) if w.rsplit(".", 1)[-1] not in defined)))
+    said = Counter(_words(" ".join(w for w in re.findall(r"[\w.]+", f"{m.group(1)} {clause}")
+                                   if w.rsplit(".", 1)[-1] not in defined)))  # "the factory class": factory too
     if not pool:
         return None
-    scored = _scored(pool, text, said) if len(pool) > 1 else [(1.0, pool[0], ("the only one",))]
+    scored = _scored(pool, text, said, set(_words(m.group(1)))) if len(pool) > 1 else [
+        (1.0, pool[0], ("the only one",))]
     start = next(i for i, t in enumerate(toks) if t.start >= m.start())
-    end = next((i for i, t in enumerate(toks) if t.start >= m.end()), len(toks))
+    end = next((i for i, t in enumerate(toks) if t.start >= stop), len(toks))
     shown = " ".join(m.group(0).split())
     shown = repr(shown if len(shown) <= 60 else shown[:57] + "...")
     top, second = scored[0], scored[1][0] if len(scored) > 1 else 0.0
@@ -116,14 +121,19 @@ def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | N
         near) > 1 else None
 
 
-def applied(described: Described | None, found: list[Mention], toks: list[Tok], instruction: str,
+def applied(described: Described | None, found: list[Mention], module: str, instruction: str,
             renames: list[tuple[str, str]], action: Action) -> tuple[list[Mention], list[tuple[str, str]], Action]:
     """The mentions, renames and action once a def is described: the description's plain words name nothing, and
     a wording that names only the new name renames the described def ("I'd like the helper that ... to be called
     _default_mode", "... should be private: name it _write_u32")."""
-    if described is None or described.symbol is None:
+    if described is None:
         return found, renames, action
-    found = [m for m in found if not (described.start <= m.index < described.end and not toks[m.index].code)]
+    inside = [m for m in found if described.start <= m.index < described.end]
+    if described.symbol is None:  # "the helper in _strptime that ...": the module, not its function _strptime
+        return [m for m in found if m not in inside or m.word.lower() != module], renames, action
+    found = [m for m in found if m not in inside]  # what it does and where it is: no target
+    if action in ("docstring", "comment"):  # "Write it a docstring: it forwards send, throw, close ...": what it says
+        found = [m for m in found if m.index < described.start]
     if renames:
         return found, renames, action
     new = _new_name(instruction)
@@ -168,8 +178,10 @@ def _pool(table: SymbolTable, text: str, kind: str, adjectives: list[str]) -> li
     return pool
 
 
-def _scored(pool: list[Symbol], text: str, said: Counter[str]) -> list[tuple[float, Symbol, tuple[str, ...]]]:
-    """BM25 of each def's words against the clause's, best first, with the words each matched."""
+def _scored(pool: list[Symbol], text: str, said: Counter[str],
+            nouns: set[str]) -> list[tuple[float, Symbol, tuple[str, ...]]]:
+    """BM25 of each def's words against the clause's, best first, with the words each matched; a word of the def's
+    name counts twice, one the user put before the kind word ("the factory class") four times."""
     lines = text.splitlines()
     bags = {s.qualname: Counter(_words("\n".join(lines[s.start - 1:s.end]))) for s in pool}
     names = {s.qualname: set(_words(s.name)) for s in pool}
@@ -182,7 +194,34 @@ def _scored(pool: list[Symbol], text: str, said: Counter[str]) -> list[tuple[flo
         for w in said:
             if tf := bag.get(w, 0):
                 idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
-                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * size / avg)) * (2 if w in names[s.qualname] else 1)
+                weight = (4 if w in nouns else 2) if w in names[s.qualname] else 1
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * size / avg)) * weight
                 matched.append(w)
         scored.append((score, s, tuple(matched)))
     return sorted(scored, key=lambda x: -x[0])
+
+
+def blanked(instruction: str, described: Described | None, toks: list[Tok]) -> str:
+    """``instruction`` with the description's words blanked: "turns the raw tables into Function objects" is what
+    the described def does, not an extraction into a function."""
+    if described is None:
+        return instruction
+    start = toks[described.start].start
+    end = toks[described.end].start if described.end < len(toks) else len(instruction)
+    return instruction[:start] + " " * (end - start) + instruction[end:]
+
+
+_INSTANCE = lazy.regex(r"`?([A-Za-z_]\w*)`?\s+(?:instance|object|singleton)\b")
+
+
+def instance_renamed(instruction: str, table: SymbolTable, renames: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """"the module-level SymbolTableFactory instance has a camelCase name. Please call it _new_symbol_table": the
+    variable bound to the class's one module-level instance is renamed, not the class (run 18, fresh4)."""
+    new = _new_name(instruction)
+    m = _INSTANCE.search(instruction)
+    text = table.texts.get(table.home, "")
+    if (renames and not any(old == m.group(1) for old, _ in renames if m)) or new is None or m is None or not any(
+            s.kind == "class" and s.name == m.group(1) for s in table.in_file()):
+        return renames
+    bound = re.findall(rf"^([A-Za-z_]\w*)\s*=\s*{re.escape(m.group(1))}\(", text, re.M)
+    return [(bound[0], new)] if len(bound) == 1 and bound[0] != new else renames

@@ -49,7 +49,7 @@ def comment_above(instruction: str) -> bool:
 _CUT_STATEMENT = lazy.regex(r"\s*(?:(?:the|that|this|a|an|these|those)\s+)?(?:(?:extra|duplicated?|redundant|second|"
                             r"repeated|unused|stray|dead|useless|leftover|superfluous|needless|double|other)\s+)*"
                             r"(?:line|lines|assignment|assignments|statement|statements|call|calls|check|checks|"
-                            r"print|prints|one)\b", re.I)
+                            r"print|prints|one|name|names|variable|variables|var|local|locals)\b", re.I)
 _STATEMENT_ADJECTIVE = lazy.regex(r"\s*(?:(?:the|that|this|a|an)\s+)?(?:extra|duplicated?|redundant|second|repeated|"
                                   r"superfluous|double)\s+one\b", re.I)
 

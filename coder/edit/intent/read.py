@@ -49,14 +49,16 @@ if TYPE_CHECKING:
 
 _GET_RID = lazy.regex(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
-_ADJ = r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance)\s+)*"
+_ADJ = (r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance|read-only|"
+        r"readonly)\s+)*")
 _SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
 _DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
 _DUNDER = "`?" + _DUNDER_NAME + "`?"
 _NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
 _GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
-_ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"methods?\b"
-                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG + r"method\b"
+_ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:methods?|property)\b"
+                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG
+                         + r"(?:method|property)\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
                          r"|\b(?:needs?|lacks?|get|(?:should\s+|could\s+)?have)\s+an?\s+" + _ADJ + _SIG + r"method\b"
                          # "add tokens(self) returning ...": a def taking self is a method
@@ -73,7 +75,7 @@ _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "d
                         "provide"})
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
 _EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
-                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
+                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function)\b",
                       re.I)
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
@@ -88,7 +90,7 @@ _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "whic
 _FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b", re.I)
 _NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
                          r"(?:\([^)]*\))?", re.I),  # "a helper named f": f, not the participle
-              lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper)\b", re.I),
+              lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
@@ -202,7 +204,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
     if action in ("add_method", "add_function", "extract"):
         for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
             name = m.group(1)
-            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small"}
+            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small", "level"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 out.append(name)
     if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
@@ -221,7 +223,8 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
     # "opens anything else with plain open()": a builtin is no name the file should define
     missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
                     if not table.lookup(n.name) and n.name not in known and n.name not in renamed
-                    and not words.is_new_name(instruction, n.name) and n.name not in _BUILTINS)
+                    and not words.is_new_name(instruction, n.name) and n.name not in _BUILTINS
+                    and n.name not in words.example_defs(instruction) and n.name.split(".")[0] not in _BUILTINS)
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
@@ -270,13 +273,15 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     # "the private helper that picks ...": a def described, not named; the description's words are no verb, no name
     desc = described.find(instruction, toks, table)
     span = set(range(desc.start, desc.end)) if desc is not None else set()
-    action = _action(instruction, toks, {m.index for m in found if m.sure} | span)
+    action = _action(described.blanked(instruction, desc, toks), toks, {m.index for m in found if m.sure} | span)
+    action = "change" if action == "delete" and cut_move.deletes_local(toks, table) else action  # "get rid of dct"
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
     shown = implied(instruction, action, table)
     action = shown.action if shown else action
-    renames = rename_pairs(instruction)
+    renames = described.instance_renamed(instruction, table, pairs := rename_pairs(instruction))  # "the C instance"
+    action = "rename" if renames != pairs else action
     desc = None if action in ("add_method", "add_function") else desc  # "add a helper that ...": a new def
-    found, renames, action = described.applied(desc, found, toks, instruction, renames, action)
+    found, renames, action = described.applied(desc, found, table.module, instruction, renames, action)
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")

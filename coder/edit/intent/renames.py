@@ -42,13 +42,16 @@ _KIND_RENAME = lazy.regex(r"\brenam(?:e|ing)\s+(?:the\s+)?" + _IDENT + r"\s+(?:p
 _KIND_CALLED = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute)\s+" + _IDENT
                           + r"\s+(?:should|must|could|shall)\s+be\s+(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
 # "the helper called _maybe_compile should be named _try_compile": a code-looking subject of "should be named"
-_SHOULD_BE_CALLED = lazy.regex(_IDENT + r"\s+(?:should|must|could|shall|ought\s+to)\s+be\s+"
-                               r"(?:called|named|renamed\s+to)\s+" + _IDENT, re.I)
+_SHOULD_BE_CALLED = lazy.regex(_IDENT + r"\s+(?:should|must|could|shall|ought\s+to)\s+(?:be\s+"
+                               r"(?:called|named|renamed\s+to)|become)\s+" + _IDENT, re.I)
 # "... is called _raw_input, which sounds like a builtin. Please call it _read_line": the name said, then the new one
 _IS_CALLED_THEN = lazy.regex(r"\b(?:is|was|are)\s+(?:called|named)\s+" + _IDENT + r"[^.;:!?]*[.;:!?]?\s*"
                              r"(?:so\s+|just\s+|please\s+|pls\s+)?(?:(?:call|name|rename)\s+it\s+(?:to\s+)?|"
                              r"(?:I'd|I\s+would|we'd)\s+(?:like|prefer|want)\s+it\s+(?:to\s+be\s+)?(?:called|named)\s+)"
                              + _IDENT, re.I)
+# "... has a vague name, _patch. Call it _use_thread_dict instead": "name" says the word after it is one
+_NAME_THEN_CALL = lazy.regex(r"\b(?:name|named|called)[,:]?\s+" + _IDENT + r"\s*[.;!?]\s+(?:so\s+|just\s+|please\s+|"
+                             r"pls\s+)?(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
 _POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also"})
 # "assigns to a variable named type; call it mime_type": the kind word says the old one is a name, whatever word
 _KIND_NAMED_THEN = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute|field)\s+(?:called|named)\s+"
@@ -74,17 +77,20 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
               if all(looks_like_code(g) or f"`{g}`" in instruction for g in (m.group(1), m.group(2)))
               or (_KIND_BEFORE.search(instruction[:m.start()]) and looks_like_code(m.group(2)))]
     found += [*_KIND_CALLED.finditer(instruction), *_KIND_NAMED_THEN.finditer(instruction),
-              *_KIND_RENAME.finditer(instruction)]
+              *_KIND_RENAME.finditer(instruction), *_NAME_THEN_CALL.finditer(instruction)]
     # "c -> b -> a" is a chain (a path, a graph), not a rename; "the _write_mode line (r -> w, rb -> wb)": an
     # aside says what the code does
+    # "bases is a list instead of a tuple -> fix that pls": an arrow to an order is no rename
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
                                                                           instruction[m.end():])
+              and not re.match(r"\s+(?:that|it|this|them)\b", instruction[m.end():], re.I)
               and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])
               and instruction.count("(", 0, m.start()) <= instruction.count(")", 0, m.start())]
     for m in found:
         old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
         # "Please call it Y": a sentence's polite opener is not the old name
-        kind_said = m.re.pattern in (_KIND_CALLED.pattern, _KIND_NAMED_THEN.pattern, _KIND_RENAME.pattern)
+        kind_said = m.re.pattern in (_KIND_CALLED.pattern, _KIND_NAMED_THEN.pattern, _KIND_RENAME.pattern,
+                                     _NAME_THEN_CALL.pattern)
         if old != new and (old, new) not in pairs and old != "I" and new.lower() not in NOT_NAMES and (
                 kind_said or old.lower() not in NOT_NAMES | _POLITE):
             pairs.append((old, new))

@@ -25,6 +25,9 @@ PROSE_AFTER_KIND = frozenset({
     "would", "shall", "returns", "raises", "takes", "gets", "needs", "uses", "handles", "works", "accepts",
     "expects", "keeps", "gives", "yields", "makes", "already", "also", "still", "always", "never", "only", "now",
     "just", "instead", "itself", "again", "too", "here", "there", "above", "below",
+    # "a class statement never hits this", "the function body": what the kind is made of, no name
+    "statement", "statements", "definition", "definitions", "body", "bodies", "object", "objects", "instance",
+    "instances", "attribute", "attributes", "variable", "variables", "level", "hierarchy", "header", "signature",
 })
 
 

@@ -102,9 +102,21 @@ def _kind_words(instruction: str, add: Callable[[Named], None]) -> list[tuple[in
         prev = re.findall(r"[\w`]+", before)
         if prev and not looks_like_code(name) and prev[-1].strip("`").lower() not in NOT_NAMES | BEFORE_KIND:
             continue
+        # "locals inside a function report True": any function, then a verb; "add a function foo" creates one
+        if prev and prev[-1].lower() in ("a", "an") and not looks_like_code(name) and not _CREATE.search(before):
+            continue
         add(Named(name, kind, True, bool(_CREATE.search(before))))
         taken.append(m.span())
     return taken
+
+
+_EXAMPLE_DEF = lazy.regex(r"\b(?:def|class)\s+([A-Za-z_]\w*)\s*[(:]")
+
+
+def example_defs(instruction: str) -> frozenset[str]:
+    """The defs the instruction's own example code defines ("for def f(a): y = a, ..."): the user's code, not the
+    file's, so no name the file must define."""
+    return frozenset(m.group(1) for m in _EXAMPLE_DEF.finditer(instruction))
 
 
 def looks_like_code(word: str) -> bool:
@@ -231,13 +243,14 @@ _DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
                          re.I)
 _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-FACTOR = r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+into)"  # "factor out X", "factor it into a helper"
+# "factor out X", "factor it into a helper", "factor it out into ..."
+FACTOR = r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+(?:out\s+)?into|(?:it|them|this|that)\s+out)"
 _EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+)*(?:helper|function)\b",
+                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function)\b",
                       re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
-                           r"|into\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|helper\s+)*"
+                           r"|into\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|helper\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*"
                            r"(?:function|helper|method))"
                            r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
 # "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
