@@ -129,3 +129,12 @@ def test_list_json_set_fresh4(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(r["wordings"] == [BY_NAME[r["id"]].wordings[1]] for r in rows)
     assert main(["bench", "--edits", "--list", "--json", "--set", "fresh3"]) == 0  # fresh3 is still its own
     assert "fresh4/" not in capsys.readouterr().out
+
+
+def test_a_del_that_pops_the_entry_is_as_right_as_the_bare_pop() -> None:
+    """Run 18's first run counted `del local.dicts[idt]` wrong: the check judged the spelling (fixed after it)."""
+    task = next(t for t in FRESH4 if t.name == "threading_local-delete")
+    old = source(task.file)
+    line = "                dct = local.dicts.pop(idt)\n"
+    assert task.check(old, old.replace(line, "                del local.dicts[idt]\n"))[0]
+    assert not task.check(old, old.replace(line, "                local.dicts.pop(idt, None)\n"))[0]

@@ -7,6 +7,8 @@ import pytest
 
 from coder.bench.edits.taskdef import source
 from coder.edit.checks.code_rules import unset_self_reads
+from coder.edit.checks.lost_members import lost_but_used
+from coder.edit.checks.new_method import property_asked
 from coder.edit.checks.result import gained_undefined
 from coder.edit.checks.star_names import star_names, undefined_despite_stars
 from coder.edit.intent.read import read_instruction
@@ -101,3 +103,28 @@ def test_a_new_method_reading_a_constant_its_class_lacks_is_caught() -> None:
     why = unset_self_reads(old, new)
     assert why is not None and why.startswith("Repr.is_short reads Repr.SHORT, which Repr never sets")
     assert unset_self_reads(old, new.replace("Repr.SHORT", "Repr.repr")) is None
+
+
+def test_a_method_renamed_or_deleted_while_still_used_is_caught() -> None:
+    old = source("textwrap.py")
+    renamed_def_only = old.replace("    def _split(self, text):", "    def _split_text(self, text):")
+    assert renamed_def_only != old
+    why = lost_but_used(old, renamed_def_only)
+    assert why is not None and "still uses self._split," in why
+    assert lost_but_used(old, renamed_def_only.replace("self._split(", "self._split_text(")) is None
+    # another object's method of a common name may be meant: `close` after Foo.close is deleted is not judged
+    plain = "class Foo:\n    def close(self):\n        pass\n\ndef shut(sock):\n    sock.close()\n"
+    assert lost_but_used(plain, plain.replace("    def close(self):\n        pass\n", "    pass\n")) is None
+
+
+def test_a_property_asked_must_be_one() -> None:
+    old = source("sched.py")
+    anchor = "    def empty(self):\n"
+    plain = old.replace(anchor, "    def size(self):\n        return len(self._queue)\n\n" + anchor, 1)
+    assert plain != old
+    said = frozenset({"give", "scheduler", "a", "read", "only", "size", "property"})
+    why = property_asked(plain, "scheduler", "size", said)
+    assert why == "scheduler.size is a plain method, but a property is asked: decorate it with @property"
+    assert property_asked(plain.replace("    def size(self):", "    @property\n    def size(self):"),
+                          "scheduler", "size", said) is None
+    assert property_asked(plain, "scheduler", "size", said - {"property"}) is None  # a method asked: fine

@@ -35,6 +35,7 @@ from coder.edit.checks.extract_splice import left_inline
 from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
 from coder.edit.checks.known_types import missing_attributes
+from coder.edit.checks.lost_members import lost_but_used
 from coder.edit.checks.placement import misplaced, placement_hint
 from coder.edit.checks.reach import outside_targets, reach_hint
 from coder.edit.checks.reply import EditRefused, syntax_error
@@ -163,7 +164,7 @@ def _code_rules(old: str, new: str, spec: ChangeSpec, rel: str) -> EditRefused |
 _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...] = (
     ("outside_targets", outside_targets),
     ("unset_attribute", lambda old, new, spec, rel: unset_self_reads(old, new) or method_attribute_reads(old, new)),
-    ("missing_attribute", lambda old, new, spec, rel: missing_attributes(old, new)),
+    ("missing_attribute", lambda old, new, spec, rel: missing_attributes(old, new) or lost_but_used(old, new)),
     ("extract_uncalled", lambda old, new, spec, rel: extracted_uncalled(old, new, spec) or left_inline(old, new, spec)
      or dropped_in_extraction(old, new, spec)),
     ("call_mismatch", lambda old, new, spec, rel: broken_calls(old, new)),

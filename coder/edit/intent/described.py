@@ -38,7 +38,8 @@ _KINDS = {"helper": ("function", "method"), "function": ("function", "method"), 
 _ADJECTIVES = r"(?:(?!(?:to|of|in|for|every|each|all|and|with)\b)[\w-]+\s+){0,3}?"  # "every method of": no adjective
 # "the little helper near the top of gzip.py that packs ...": article, adjectives, kind, where, then what it does
 _DESCRIPTION = lazy.regex(r"\b(?:the|a|an|one|its|[\w.]+'s)\s+(" + _ADJECTIVES + r")(" + "|".join(_KINDS)
-                          + r")\s+(?:(?:in|of|near|at|inside|from)\s+(?:[^.;:!?]|\.(?=\w)){0,40}?\s+)?(?:that|which)\s+"
+                          + r")\s+(?:(?:in|of|near|at|inside|from)\s+((?:[^.;:!?]|\.(?=\w)){0,40}?)\s+)?"
+                          r"(?:that|which)\s+"
                           r"(.+?)(?=[;:!?]|\.(?:\s|$)|$)", re.I | re.S)
 _NEW_NAME = lazy.regex(r"\b(?:(?:to\s+)?be|is|are)\s+(?:called|named|renamed)\b|\b(?:call|name|rename)\s+it\b", re.I)
 _CALLED = lazy.regex(r"\b(?:(?:to\s+)?be\s+(?:called|named|renamed\s+to)|(?:call|name|rename)\s+it(?:\s+to)?)\s+"
@@ -97,10 +98,11 @@ def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | N
     if any(looks_like_code(a) or table.lookup(a) for a in m.group(1).split()):  # "the _as_int helper that ...": named
         return None
     # "... to be called _default_mode", "rename the helper that ... to strip_margin": the new name says nothing of it
-    cut = _NEW_NAME.search(m.group(3))  # the description ends where its name is said
-    clause, stop = (m.group(3)[:cut.start()], m.start(3) + cut.start()) if cut else (m.group(3), m.end())
+    cut = _NEW_NAME.search(m.group(4))  # the description ends where its name is said
+    clause, stop = (m.group(4)[:cut.start()], m.start(4) + cut.start()) if cut else (m.group(4), m.end())
     clause = re.sub(rf"\b{re.escape(new)}\b", " ", clause) if (new := _new_name(instruction)) else clause
-    pool = _pool(table, text, kind, adjectives)
+    where = set(re.findall(r"\w+", m.group(3) or ""))  # "the helper in _strptime": the container, not the helper
+    pool = [s for s in _pool(table, text, kind, adjectives) if s.name not in where]
     # "sits between StatisticDiff and Frame": a def or class named in the clause says where it is, not what it does
     defined = {s.name for s in table.in_file()}
     said = Counter(_words(" ".join(w for w in re.findall(r"[\w.]+", f"{m.group(1)} {clause}")

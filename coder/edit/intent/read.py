@@ -318,6 +318,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
+    if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
+        facts = replace(facts, extract_into=words.extract_into(described.blanked(instruction, desc, toks)))
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
         taken = {name_of(p) for p in params}

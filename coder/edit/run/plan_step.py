@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from coder import lazy
 from coder.edit.checks.code_rules import unset_self_reads
 from coder.edit.checks.known_types import missing_attributes
-from coder.edit.checks.new_method import graft_method, new_state_unread
+from coder.edit.checks.new_method import graft_method, new_state_unread, property_asked
 from coder.edit.checks.result import KEEP_REST, PARSE_LOCK, retry_note, spec_problem
 from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
@@ -207,8 +207,9 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     if plan.adds is not None:
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         # a new method that reads an attribute its class never sets is flagged here, so it is asked again
+        said = said_words(plan.instruction)
         flag = (method_added(original, spliced, *plan.adds) or unset_self_reads(original, spliced)
-                or new_state_unread(original, spliced, *plan.adds, said_words(plan.instruction)))
+                or new_state_unread(original, spliced, *plan.adds, said) or property_asked(spliced, *plan.adds, said))
         return flag, text, "" if flag else renamed
     if expected is None:  # the region's scope is judged with the whole file's, after the splice
         return None, text, told
