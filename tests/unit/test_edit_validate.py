@@ -154,12 +154,15 @@ def test_loop_guard_is_on_and_drift_guard_is_opt_in() -> None:
     assert DriftGuard(ORIGINAL, drift=True).check(ORIGINAL) is None
 
 
-def test_region_rename_is_accepted_only_when_asked(repo: Path) -> None:
+def test_region_rename_passes_the_guard_only_when_asked_and_leaves_no_call_behind(repo: Path) -> None:
     engine = EditEngine(None, repo, ctx=16384)
     region = split(ORIGINAL, find_symbol("ttl_cache.py", ORIGINAL, "TTLCache.get")).target
     renamed = "```python\n" + region.replace("def get(", "def fetch(") + "```\n"
     asked = engine.prepare(repo / "ttl_cache.py", "rename get to fetch", mode="region", symbol="TTLCache.get")
-    assert engine.evaluate(asked, renamed, finish_reason="stop").ok
+    # the guard lets the asked rename through; get_or_compute still calls self.get, outside the region, so the
+    # renamed def alone breaks it (checks.lost_members, run 18)
+    got = engine.evaluate(asked, renamed, finish_reason="stop")
+    assert got.refusal_code == "missing_attribute" and "still uses self.get," in (got.refusal or "")
     not_asked = engine.prepare(repo / "ttl_cache.py", "simplify", mode="region", symbol="TTLCache.get")
     proposal = engine.evaluate(not_asked, renamed, finish_reason="stop")
     assert proposal.refusal_code == "wrong_region" and "fetch" in (proposal.refusal or "")

@@ -13,8 +13,11 @@ property), then what it does: a clause opened by "that" or "which", perhaps afte
 shares the most words with the clause, each word weighted by how rare it is among the file's defs (BM25 over
 the parts of the identifiers, the words of the strings and of the docstring; a word of the def's own name counts
 twice). "private" keeps the ``_`` names, "dead" the defs nothing else in the file names, "enum" the ``Enum``
-classes. A def is taken only when it matches at least two words of the clause (or is the only one of its kind)
-and scores :data:`RATIO` times the next; else the description stays unread, and the reading is the grammar's.
+classes; a name after "in" ("the helper in _strptime") is where the def is, never the def. A def is taken only when
+it matches at least two words of the clause (or is the only one of its kind) and scores :data:`RATIO` times the
+next; else, when nothing else is the target, the :data:`MODEL_PICKS` best go to the model's reading
+(:mod:`coder.edit.intent.model_read`), whose answer is an enum of them. Once a def is taken, the description's own
+words are no verb, no target and no extraction's new name.
 """
 
 from __future__ import annotations
@@ -66,6 +69,12 @@ class Described:
     end: int  # the token after its last
     why: str  # "'the helper that packs a 32-bit int' read as write32u (pack, 32)"
     candidates: tuple[Symbol, ...] = ()
+    clause: int = 0  # first token of what it does (after "that"): words there are no verb, no request
+
+    @property
+    def said(self) -> set[int]:
+        """The tokens of what it does ("that turns the raw tables into ... objects")."""
+        return set(range(self.clause, self.end))
 
 
 def _stem(word: str) -> str:
@@ -113,14 +122,15 @@ def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | N
         (1.0, pool[0], ("the only one",))]
     start = next(i for i, t in enumerate(toks) if t.start >= m.start())
     end = next((i for i, t in enumerate(toks) if t.start >= stop), len(toks))
+    at = next((i for i, t in enumerate(toks) if t.start >= m.start(4)), end)
     shown = " ".join(m.group(0).split())
     shown = repr(shown if len(shown) <= 60 else shown[:57] + "...")
     top, second = scored[0], scored[1][0] if len(scored) > 1 else 0.0
     if (len(top[2]) >= 2 or len(pool) == 1) and top[0] >= RATIO * second:
-        return Described(top[1], start, end, f"{shown} read as {top[1].qualname} ({', '.join(top[2])})")
+        return Described(top[1], start, end, f"{shown} read as {top[1].qualname} ({', '.join(top[2])})", clause=at)
     near = tuple(s for score, s, _ in scored[:MODEL_PICKS] if score > 0)
-    return Described(None, start, end, f"{shown} could mean {', '.join(s.qualname for s in near)}", near) if len(
-        near) > 1 else None
+    return Described(None, start, end, f"{shown} could mean {', '.join(s.qualname for s in near)}", near,
+                     clause=at) if len(near) > 1 else None
 
 
 def applied(described: Described | None, found: list[Mention], module: str, instruction: str,
@@ -204,11 +214,12 @@ def _scored(pool: list[Symbol], text: str, said: Counter[str],
 
 
 def blanked(instruction: str, described: Described | None, toks: list[Tok]) -> str:
-    """``instruction`` with the description's words blanked: "turns the raw tables into Function objects" is what
-    the described def does, not an extraction into a function."""
+    """``instruction`` with what the description says the def does blanked: "turns the raw tables into Function
+    objects" is what the described def does, not an extraction into a function ("Queue needs a clear method which
+    drops ..." keeps its head: the new method is asked there)."""
     if described is None:
         return instruction
-    start = toks[described.start].start
+    start = toks[described.clause].start if described.clause < len(toks) else len(instruction)
     end = toks[described.end].start if described.end < len(toks) else len(instruction)
     return instruction[:start] + " " * (end - start) + instruction[end:]
 

@@ -272,7 +272,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     found = find_mentions(toks, table, everywhere=everywhere)
     # "the private helper that picks ...": a def described, not named; the description's words are no verb, no name
     desc = described.find(instruction, toks, table)
-    span = set(range(desc.start, desc.end)) if desc is not None else set()
+    span = desc.said if desc is not None else set()
     action = _action(described.blanked(instruction, desc, toks), toks, {m.index for m in found if m.sure} | span)
     action = "change" if action == "delete" and cut_move.deletes_local(toks, table) else action  # "get rid of dct"
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
