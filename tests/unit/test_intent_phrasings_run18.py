@@ -7,6 +7,7 @@ import pytest
 
 from coder.bench.edits.taskdef import source
 from coder.edit.checks.code_rules import unset_self_reads
+from coder.edit.checks.fstrings import empty_fstrings
 from coder.edit.checks.lost_members import lost_but_used
 from coder.edit.checks.new_method import property_asked
 from coder.edit.checks.result import gained_undefined
@@ -128,3 +129,14 @@ def test_a_property_asked_must_be_one() -> None:
     assert property_asked(plain.replace("    def size(self):", "    @property\n    def size(self):"),
                           "scheduler", "size", said) is None
     assert property_asked(plain, "scheduler", "size", said - {"property"}) is None  # a method asked: fine
+
+
+def test_an_f_string_that_formats_nothing_is_refused() -> None:
+    old = source("fresh4/lzma.py")
+    asked = old.replace('raise ValueError("Invalid mode: {!r}".format(mode))',
+                        'raise ValueError(f"Invalid mode: {mode!r}")')
+    assert asked != old and empty_fstrings(old, asked) is None
+    more = asked.replace('raise TypeError("filename must be', 'raise TypeError(f"filename must be')
+    assert more != asked
+    why = empty_fstrings(old, more)
+    assert why is not None and why.startswith("the result makes f-strings that format nothing (line ")

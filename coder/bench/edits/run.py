@@ -47,7 +47,8 @@ from coder.telemetry.stats import RequestStats
 OUTCOMES = ("correct", "refused", "wrong", "skipped")
 # refusals of the result check's code rules: kept with the reply, so each can be confirmed a wrong edit offline
 EVIDENT = ("undefined", "unset_attribute", "extract_uncalled", "call_mismatch", "outside_targets", "missing_attribute",
-           "contract", "partial_hints", "none_default", "no_code_change", "guard_only", "returns_nothing")
+           "contract", "partial_hints", "none_default", "no_code_change", "guard_only", "returns_nothing",
+           "empty_fstring")
 UPSTREAM_TIMEOUT_S = 60.0  # test_queue takes 8 s; an edit that loops is stopped here
 _AUTHOR = Actor("coder bench", "bench@coder.invalid")
 

@@ -32,6 +32,7 @@ from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
 from coder.edit.checks.extract_kept import dropped_in_extraction
 from coder.edit.checks.extract_splice import left_inline
+from coder.edit.checks.fstrings import empty_fstrings
 from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
 from coder.edit.checks.known_types import missing_attributes
@@ -174,6 +175,7 @@ _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...
     ("none_default", lambda old, new, spec, rel: unhandled_none_defaults(old, new) or none_dereferenced(old, new)),
     ("contract", lambda old, new, spec, rel: broken_contract(old, new, spec)),
     ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec)),
+    ("empty_fstring", lambda old, new, spec, rel: empty_fstrings(old, new)),
 )
 
 
@@ -234,6 +236,7 @@ _HINTS = {
     "contract": "Keep returning what the function returned and keep using every parameter it takes.",
     "partial_hints": "Annotate the return of every function the instruction covers (-> None where it returns "
                      "nothing).",
+    "empty_fstring": "Leave every string you were not asked to change as it was; an f-string needs a {placeholder}.",
     "signature": "",
     "placement": "",
     # the reply's shape: on the 2-core CPU the 1.5B answered a class region with an import, an
