@@ -83,7 +83,6 @@ def verb_form(word: str) -> str:
     return _DELETING.get(word, word)
 
 
-
 _WISH = frozenset({"like", "want", "need", "prefer", "have", "get"})  # "I'd like it relocated", "have them renamed"
 
 
