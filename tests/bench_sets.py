@@ -47,8 +47,8 @@ def run_upstream(tmp_path: Path, rel: str, text: str) -> subprocess.CompletedPro
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-# The assertions every written-apart set makes on its own tasks (the fourth set's tests use them; the older sets'
-# tests spell them out).
+# The assertions every written-apart set makes on its own tasks (the third and fourth sets' tests use them; the
+# older sets' tests spell them out).
 
 def assert_two_wordings(task: Task) -> None:
     """Two wordings that differ in their plain words, with no backticks (as users type them)."""

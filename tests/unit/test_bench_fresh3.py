@@ -5,12 +5,20 @@ all five bugs (``scripts/dev/fresh_sets_on.py`` runs these tests under a Python 
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 
 import pytest
-from bench_sets import Edits, expected_result, plain_words, run_upstream
+from bench_sets import (
+    Edits,
+    assert_listed,
+    assert_one_line_bug,
+    assert_shipped_as_installed,
+    assert_two_wordings,
+    assert_upstream_catches_the_bug,
+    expected_result,
+    run_upstream,
+)
 
 from coder.bench.edits import upstream
 from coder.bench.edits.checks import replace_once
@@ -173,9 +181,7 @@ def test_a_wrong_result_for_every_task() -> None:
 
 @pytest.mark.parametrize("task", FRESH3, ids=lambda t: t.name)
 def test_two_distinct_plain_wordings(task: Task) -> None:
-    assert len(task.wordings) == 2
-    assert plain_words(task.wordings[0]) != plain_words(task.wordings[1])
-    assert not any("`" in w for w in task.wordings)  # as users type them, not as the suite spells names
+    assert_two_wordings(task)  # as users type them, not as the suite spells names
 
 
 @pytest.mark.parametrize("task", FRESH3, ids=lambda t: t.name)
@@ -198,32 +204,15 @@ def test_check_fails_on_a_plausible_wrong_result(name: str) -> None:
 
 def test_a_bug_copy_differs_from_its_original_in_one_line() -> None:
     for task in (t for t in FRESH3 if t.kind == "bugfix"):
-        bug, fixed = source(task.file).splitlines(), source(task.file.replace("bugs/", "")).splitlines()
-        changed = [x for x in difflib.unified_diff(fixed, bug, n=0, lineterm="")
-                   if x[:1] in "+-" and not x.startswith(("+++", "---"))]
-        assert len(changed) == 2, (task.name, changed)
+        assert_one_line_bug(task)
 
 
 def test_the_shipped_files_are_the_installed_modules_byte_for_byte() -> None:
-    lib = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
-    if not lib.is_dir():
-        pytest.skip("no pyenv CPython 3.11.7 here")
-    for mod in MODULES:
-        assert source(f"fresh3/{mod}.py").encode() == (lib / f"{mod}.py").read_bytes()
-        test = upstream.upstream_tests(mod)
-        assert upstream._shipped(f"{test}.py") == (lib / "test" / f"{test}.py").read_bytes()
+    assert_shipped_as_installed("fresh3", MODULES)
 
 
 def test_every_file_is_listed_with_its_licence_and_each_bug_in_the_table() -> None:
-    listed = (Path(upstream.__file__).parent / "files" / "SOURCES.md").read_text(encoding="utf-8")
-    for rel in {f for t in FRESH3 for f in t.files}:
-        row = next((line for line in listed.splitlines() if line.startswith(f"| {rel} |")), None)
-        assert row is not None and row.endswith("| PSF-2.0 |"), rel
-        assert f"| {len(source(rel).splitlines())} |" in row, row
-    for task in (t for t in FRESH3 if t.kind == "bugfix"):
-        assert f"| {task.file} | `{task.symbol}` |" in listed, task.name
-    for mod in MODULES:
-        assert mod in listed.split("## `upstream/`")[1]
+    assert_listed(FRESH3, MODULES)
 
 
 def test_the_prefixes_keep_fresh3_apart_from_fresh_and_fresh2() -> None:
@@ -238,12 +227,7 @@ def test_the_prefixes_keep_fresh3_apart_from_fresh_and_fresh2() -> None:
 
 @pytest.mark.parametrize("mod", MODULES)
 def test_upstream_tests_pass_on_the_original_and_fail_on_each_bug(mod: str, tmp_path: Path) -> None:
-    assert upstream.module_of(f"fresh3/{mod}.py") == mod and upstream.module_of(f"fresh3/bugs/{mod}.py") == mod
-    assert upstream.test_command("bugfix", f"fresh3/bugs/{mod}.py") is not None
-    good = run_upstream(tmp_path, f"fresh3/{mod}.py", source(f"fresh3/{mod}.py"))
-    assert good.returncode == 0 and "passed" in good.stdout, good.stdout + good.stderr[-2000:]
-    bad = run_upstream(tmp_path, f"fresh3/bugs/{mod}.py", source(f"fresh3/bugs/{mod}.py"))
-    assert bad.returncode == 1 and "FAILED" in bad.stdout, bad.stdout
+    assert_upstream_catches_the_bug(tmp_path, "fresh3", mod)
 
 
 @pytest.mark.parametrize("task", [t for t in FRESH3 if t.kind in upstream.KINDS], ids=lambda t: t.name)
