@@ -8,18 +8,15 @@ other check saw it. pyflakes reports such literals (F541); only those beyond the
 
 from __future__ import annotations
 
-from pyflakes import checker, messages
+from pyflakes import messages
 
-from coder.edit.source.trees import parsed
+from coder.edit.checks.flakes import flake_messages
 
 
 def _empty_fstrings(text: str) -> list[int] | None:
-    try:
-        tree = parsed(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    return [int(m.lineno) for m in checker.Checker(tree, filename="<edit>").messages
-            if isinstance(m, messages.FStringMissingPlaceholders)]
+    found = flake_messages(text)
+    return None if found is None else [int(m.lineno) for m in found
+                                       if isinstance(m, messages.FStringMissingPlaceholders)]
 
 
 def empty_fstrings(old: str, new: str) -> str | None:

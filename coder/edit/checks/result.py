@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from pyflakes import checker, messages
+from pyflakes import messages
 
 from coder.edit.checks.code_rules import (
     broken_calls,
@@ -32,6 +32,7 @@ from coder.edit.checks.contract import broken_contract
 from coder.edit.checks.defaults import none_dereferenced, unhandled_none_defaults
 from coder.edit.checks.extract_kept import dropped_in_extraction
 from coder.edit.checks.extract_splice import left_inline
+from coder.edit.checks.flakes import flake_messages
 from coder.edit.checks.fstrings import empty_fstrings
 from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
@@ -49,7 +50,7 @@ from coder.edit.checks.signature import (
     unasked_parameters,
 )
 from coder.edit.checks.star_names import undefined_despite_stars
-from coder.edit.source.trees import dumped, parsed
+from coder.edit.source.trees import dumped
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -75,14 +76,13 @@ def undefined_names(text: str, filename: str = "<edit>") -> list[tuple[str, int]
 
 @lru_cache(maxsize=16)
 def _undefined(text: str) -> tuple[tuple[str, int, bool], ...] | None:
-    """``(name, line, local)``: pyflakes' undefined names, ``local`` where the def assigns the name after reading it."""
-    # one pyflakes pass per text, whoever asks (the result check names the file, the scope rules do not): an
-    # evaluation asks it six times, the original each time (~10 ms a pass, 500 lines); pyflakes only reads the tree
-    try:
-        tree = parsed(text)
-    except (SyntaxError, ValueError, RecursionError):
+    """``(name, line, local)``: pyflakes' undefined names, ``local`` where the def assigns the name after reading it.
+
+    A name a standard-library star import does not give counts too (:mod:`coder.edit.checks.star_names`).
+    """
+    found = flake_messages(text)  # one pyflakes pass per text, whoever asks
+    if found is None:
         return None
-    found = checker.Checker(tree, filename="<edit>").messages
     return tuple((str(m.message_args[0]), int(m.lineno), isinstance(m, messages.UndefinedLocal))
                  for m in found if isinstance(m, _UNDEFINED) or (isinstance(m, messages.ImportStarUsage) and (
                      undefined_despite_stars(str(m.message_args[0]), tuple(

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from coder.edit.intent import across, phrasing, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS
-from coder.edit.intent.names import ARTICLES, Tok
+from coder.edit.intent.names import ARTICLES, VERBS, Tok
 from coder.edit.intent.spec import Action, Anchor, Destination, Facts
 from coder.edit.intent.symbols import SymbolTable
 
@@ -37,7 +37,7 @@ def beside(instruction: str, home: str, action: Action, targeted: bool, anchor: 
     return anchor, facts, None
 
 
-_DELETING = frozenset({"delete", "remove", "drop", "erase", "eliminate", "of"})  # "of": "get rid of"
+_DELETING = frozenset(w for w, action in VERBS.items() if action == "delete") | {"of"}  # "of": "get rid of"
 _BEFORE_LOCAL = ARTICLES | {"unused", "pointless", "useless", "dead", "local", "variable", "var", "name"}
 
 

@@ -221,10 +221,12 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
     sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
     explicit = tuple(n.name for n in sure)
     # "opens anything else with plain open()": a builtin is no name the file should define
+    # the user's own example code ("for def f(a): ...") and a builtin's method in an error ("type.__new__()") too
+    mine = words.example_defs(instruction)
     missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
                     if not table.lookup(n.name) and n.name not in known and n.name not in renamed
-                    and not words.is_new_name(instruction, n.name) and n.name not in _BUILTINS
-                    and n.name not in words.example_defs(instruction) and n.name.split(".")[0] not in _BUILTINS)
+                    and not words.is_new_name(instruction, n.name) and n.name.split(".")[0] not in _BUILTINS
+                    and n.name not in mine)
     f = words.flags(instruction)
     return Facts(
         code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
