@@ -51,9 +51,10 @@ MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "fil
 # the test module of a module whose tests are not test_<module> (test_code tests code objects; a private module's
 # tests drop its underscore)
 _TEST_MODULES = {"code": "test_code_module", "_strptime": "test_strptime", "_threading_local": "test_threading_local"}
+# the folders of the written-apart sets under files/ (the suite's files are at its top)
+_SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/")
 # longer prefixes first: fresh4/bugs/ before fresh4/, and "fresh/" is no prefix of "fresh2/", "fresh3/" or "fresh4/"
-_PREFIXES = ("heldout/bugs/", "heldout/", "fresh4/bugs/", "fresh4/", "fresh3/bugs/", "fresh3/", "fresh2/bugs/",
-             "fresh2/", "fresh/bugs/", "fresh/", "bugs/")
+_PREFIXES = (*sorted((p for f in _SET_FOLDERS for p in (f + "bugs/", f)), key=len, reverse=True), "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
 _LINE = 180
@@ -125,14 +126,13 @@ def _failing(result: unittest.TestResult) -> list[tuple[str, str]]:
 
 
 def _pristine(name: str) -> str:
-    """The shipped unmodified text of module ``name`` (``files/NAME.py``, ``files/heldout/NAME.py``,
-    ``files/fresh/NAME.py``, ``files/fresh2/NAME.py``, ``files/fresh3/NAME.py`` or ``files/fresh4/NAME.py``)."""
-    for folder in ("", "heldout/", "fresh/", "fresh2/", "fresh3/"):
+    """The shipped unmodified text of module ``name``: ``files/NAME.py``, else in a set's folder."""
+    for folder in ("", *_SET_FOLDERS[:-1]):
         try:
             return source(f"{folder}{name}.py")
         except FileNotFoundError:
             continue
-    return source(f"fresh4/{name}.py")
+    return source(f"{_SET_FOLDERS[-1]}{name}.py")
 
 
 def _broken(name: str) -> frozenset[str]:
