@@ -131,6 +131,26 @@ def test_a_chat_completion_lasts_until_its_stream_closes_on_any_thread() -> None
     assert report["phases"]["request"] >= 0.25 and report["phases"].get("reading", 0.0) < 0.1
 
 
+def test_a_client_made_before_the_recorder_is_timed_while_it_runs() -> None:
+    """A process keeps one chat pool per server (an earlier command's, or a test's on a reused port):
+    its requests count while a recorder runs and not after, whenever the client was made."""
+    from coder.backends.runtime.http import make_client
+
+    body = {"messages": [], "stream": True}
+    with hostile_transport("trickle", interval=0.01, hold=0.02) as server, make_client(server.url) as client:
+        rec = timings.start(timings.clock(), "imports")
+        try:
+            with client.stream("POST", "/v1/chat/completions", json=body) as reply:
+                for _ in reply.iter_bytes():
+                    pass
+        finally:
+            timings.stop()
+        with client.stream("POST", "/v1/chat/completions", json=body) as reply:
+            for _ in reply.iter_bytes():
+                pass
+    assert [(t.method, t.path) for t in rec.trips] == [("POST", "/v1/chat/completions")]
+
+
 def test_a_plans_wait_is_the_model_only_while_a_chat_completion_is_open(clock: Clock) -> None:
     """A plan's steps run on worker threads: their overlapping requests are the model, the gaps coder's steps."""
     rec = timings.Timings(started=clock.now)
