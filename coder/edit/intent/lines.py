@@ -16,7 +16,11 @@ return"). "The top (start) of the body" is the line of its first statement after
 described by what is on it ("the line in global_matches that puts __builtins__ into seen", "the line
 with seen.add(word)") is the one line of the function that holds every word of the description found in
 the function's code (Python's keywords aside), when two words at least are found there; "the loop that walks
-_features" is the one for or while line that holds the words found on such lines, one at least.
+_features" is the one for or while line that holds the words found on such lines, one at least; "the statement
+that increases shift" is the one ``+=`` line that reads ``shift``. A (dotted) name said as "the self.__init__
+call", "the shift line", "why __init__ is called", "the call to _put" is the one line that reads (calls) it; of
+several, the one holding strictly more of the instruction's other words ("the shift line ... why it's len - 1").
+A comment "in _patch about why __init__ is called there" goes in ``_patch`` (:func:`comment_home`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,17 @@ from coder import lazy
 from coder.edit.intent.spec import Anchor, ChangeSpec
 
 MIN_CHARS = 8
-_NAMED_LINE = lazy.regex(r"\bthe\s+([A-Za-z_][A-Za-z0-9_]*)\s+(?:check|call|test|condition|line|branch)\b")
+# "the _find_unsafe check", "the self.__init__ call", "the `shift` line": a (dotted) name and what holds it
+_NAMED_LINE = lazy.regex(r"\bthe\s+`?([A-Za-z_][\w.]*?)`?(?:\(\))?\s+(check|call|test|condition|line|branch|"
+                         r"statement|assignment|update)\b")
+# "why __init__ is called there", "the call to self.flush", "where it calls _cleanup": the line calling it
+_CALLED = lazy.regex(r"\b(?:`?([A-Za-z_][\w.]*)`?(?:\(\))?\s+(?:is|gets|being)\s+(?:called|invoked|run)|"
+                     r"(?:the\s+)?call(?:s|ing)?\s+(?:to\s+|of\s+)?`?([A-Za-z_][\w.]*)`?(?:\(\))?)\b")
+# where a comment's own words begin: "a comment that ...", "a comment saying ...", "comment: ..."
+_COMMENT_SAYS = lazy.regex(r"\bcomment\s*(?:that|saying|which\s+says|to\s+say|explaining\s+that|:)\s", re.I)
+# "the statement that increases shift": which augmented assignment a verb names
+_VERB_OPS = (("+=", lazy.regex(r"\b(?:increase[sd]?|increment(?:s|ed)?|bumps?|adds?\s+to|grows?)\b", re.I)),
+             ("-=", lazy.regex(r"\b(?:decrease[sd]?|decrement(?:s|ed)?|subtracts?\s+from|lowers?)\b", re.I)))
 # "the line (in f) that puts __builtins__ into seen", "the statement where word is added to seen": its description
 _DESCRIBED = lazy.regex(r"\bthe\s+(line|statement|assignment|call|loop)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
                         r"(?:that|which|where|with|containing|holding)\b(.*?)(?=[.;:!?,](?:\s|$)|$)", re.I)
@@ -59,11 +73,7 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         code in plain or (code.endswith(":") and len(code) > MIN_CHARS and code[:-1] in plain))]
     if spelled:  # a line spelled out is that line: where it occurs twice, above one of them
         return Anchor("above", target, line=max(spelled, key=len))
-    for named in _NAMED_LINE.finditer(plain):  # "the _find_unsafe check": the one line of the def that reads the name
-        found = {code for _, code in lines if re.search(rf"\b{re.escape(named.group(1))}\b", code)}
-        if len(found) == 1:
-            return Anchor("above", target, line=found.pop())
-    if (found_line := _described(plain, lines[1:])) is not None:
+    if (found_line := _named(plain, lines[1:]) or _described(plain, lines[1:])) is not None:
         return Anchor("above", target, line=found_line)
     for keyword, words in _KEYWORDS:
         if (said := words.search(plain)) is not None:
@@ -77,6 +87,31 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
     return anchor
 
 
+def comment_home(spec: ChangeSpec, instruction: str, text: str) -> ChangeSpec:
+    """A comment's one target when the others are only what it says or what it calls.
+
+    "... write a comment that join() waits on it": ``join`` is in the comment's words, named nowhere before
+    them. "Explain with a comment in _patch why __init__ is called there" names ``_localimpl.__init__`` too,
+    but the comment goes in ``_patch``, whose body calls it: narrowed when exactly one target's code reads
+    every other target's name.
+    """
+    if spec.action != "comment" or len(spec.targets) < 2 or not text:
+        return spec
+    if (said := _COMMENT_SAYS.search(instruction)) is not None:
+        before = instruction[:said.start()]
+        kept = tuple(t for t in spec.targets if re.search(rf"\b{re.escape(t.name)}\b", before))
+        if kept and len(kept) < len(spec.targets):
+            spec = replace(spec, targets=kept)
+            if len(kept) == 1:
+                return spec
+    homes = []
+    for target in spec.targets:
+        body = " ".join(code for _, code in _code_lines(text, target.start, target.end)[1:])
+        if all(re.search(rf"\b{re.escape(o.name)}\b", body) for o in spec.targets if o is not target):
+            homes.append(target)
+    return replace(spec, targets=(homes[0],)) if len(homes) == 1 else spec
+
+
 def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
     """The one line holding every word of a described line's description that the code has (two at least)."""
     for said in _DESCRIBED.finditer(plain):
@@ -84,14 +119,46 @@ def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
         words = set(_WORD.findall(said.group(2))) - set(kwlist)
         loop = said.group(1).lower() == "loop"  # "the loop that walks _features": a for or while line
         kept = [code for _, code in lines if not loop or code.startswith(("for ", "while ", "async for "))]
+        # "increases shift": only the lines that do so, and the name said is enough there
+        ops = [op for op, verb in _VERB_OPS if verb.search(said.group(2))]
+        if ops:
+            kept = [code for code in kept if ops[0] in code]
         on = {w: {code for code in kept if re.search(rf"\b{re.escape(w)}\b", code)} for w in words}
         used = [w for w, where in on.items() if where]
-        if len(used) < (1 if loop else 2):
+        if len(used) < (1 if loop or ops else 2):
             continue
         common = set.intersection(*(on[w] for w in used))
         if len(common) == 1:
             return common.pop()
     return None
+
+
+def _named(plain: str, lines: list[tuple[int, str]]) -> str | None:
+    """The line "the _find_unsafe check" or "the self.__init__ call" reads, or "why __init__ is called" calls."""
+    for named in _NAMED_LINE.finditer(plain):
+        if (found := _reading(named.group(1), lines, plain, named.group(2) == "call")) is not None:
+            return found
+    for called in _CALLED.finditer(plain):
+        if (found := _reading(called.group(1) or called.group(2), lines, plain, True)) is not None:
+            return found
+    return None
+
+
+def _reading(name: str, lines: list[tuple[int, str]], plain: str, call: bool) -> str | None:
+    """The one line of ``lines`` that reads ``name`` (calls it, for ``call``); of several, the one that holds
+    strictly more of the instruction's other words (``shift`` on three lines, "why it's len - 1" on one)."""
+    name = name.rstrip(".")
+    # also as an attribute: "the join line" is '"\n".join(...)', "not_full.wait" 'self.not_full.wait()'
+    pattern = r"(?<!\w)" + re.escape(name) + (r"\s*\(" if call else r"\b")
+    found = list(dict.fromkeys(code for _, code in lines if re.search(pattern, code)))
+    if len(found) <= 1:
+        return found[0] if found else None
+    said = set(_TOKEN.findall(plain)) - set(kwlist) - {name}
+    scores = sorted(((len(said & set(_TOKEN.findall(code))), code) for code in found), reverse=True)
+    return scores[0][1] if scores[0][0] > scores[1][0] else None
+
+
+_TOKEN = lazy.regex(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 
 
 def _code_lines(text: str, start: int, end: int) -> list[tuple[int, str]]:

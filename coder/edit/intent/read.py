@@ -23,7 +23,7 @@ from coder.edit.intent.anchor import anchor_of
 from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
 from coder.edit.intent.implied import implied
-from coder.edit.intent.lines import line_anchor
+from coder.edit.intent.lines import comment_home, line_anchor
 from coder.edit.intent.names import (
     ARTICLES,
     ENGLISH,
@@ -381,6 +381,7 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
 
         spec = model_read(spec, table, ask)
     # a fix's failing calls, a new __repr__'s text (checks.behaviour); the line a comment goes above (lines.py)
+    spec = comment_home(spec, instruction, files.get(home, ""))
     spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")),
                    anchor=line_anchor(spec, instruction, files.get(home, "")))
     return replace(spec, seconds=time.perf_counter() - started)
