@@ -47,13 +47,13 @@ MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "fil
                      "getopt", "getpass", "gettext", "glob", "graphlib", "gzip", "linecache", "lzma", "mimetypes",
                      "netrc", "py_compile", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string",
                      "symtable", "tabnanny", "textwrap", "timeit", "tracemalloc", "types", "zipapp", "_strptime",
-                     "_threading_local"})
+                     "_threading_local", "heapq", "operator", "bz2", "modulefinder", "stringprep"})
 # the test module of a module whose tests are not test_<module> (test_code tests code objects; a private module's
 # tests drop its underscore)
 _TEST_MODULES = {"code": "test_code_module", "_strptime": "test_strptime", "_threading_local": "test_threading_local"}
 # the folders of the written-apart sets under files/ (the suite's files are at its top)
-_SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/")
-# longer prefixes first: fresh4/bugs/ before fresh4/, and "fresh/" is no prefix of "fresh2/", "fresh3/" or "fresh4/"
+_SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/", "fresh5/")
+# longer prefixes first: fresh5/bugs/ before fresh5/, and "fresh/" is no prefix of "fresh2/" to "fresh5/"
 _PREFIXES = (*sorted((p for f in _SET_FOLDERS for p in (f + "bugs/", f)), key=len, reverse=True), "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
