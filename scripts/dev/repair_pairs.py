@@ -8,7 +8,7 @@ look elsewhere all come back unchanged), the instruction's examples and the benc
 bench; then the task's own judge reads the outcome. It prints one row per pair (repaired right, repaired wrong,
 or refused, with the search's line) and the counts::
 
-    .venv/bin/python scripts/dev/repair_pairs.py [--json out.json] [--tasks a,b]
+    .venv/bin/python scripts/dev/repair_pairs.py [--json out.json] [--tasks a,b] [--set suite,heldout,fresh4]
 
 It runs the upstream tests once per one-token change (a few minutes on 2 cores). Exit 1 when any pair is
 repaired wrong.
@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT / "scripts" / "dev"))
 
 from moved_pairs import bug_engine  # noqa: E402
 
-from coder.bench.edits.tasks import TASKS  # noqa: E402
-from coder.bench.edits.tasks_heldout import HELDOUT  # noqa: E402
+from coder.cli.bench_edits import task_sets  # noqa: E402
 from coder.edit.proposal import EditRequest  # noqa: E402
 from coder.edit.run import engine as engine_module  # noqa: E402
 from coder.edit.run.prompt import predicted_reply  # noqa: E402
+from coder.errors import CoderError  # noqa: E402
 from coder.testing.replies import ScriptedStream, streamed  # noqa: E402
 
 
@@ -42,11 +42,11 @@ def unchanged(request: EditRequest) -> str:
     return predicted_reply(request.prompt)
 
 
-def rows(only: set[str] | None) -> list[dict[str, object]]:
+def rows(only: set[str] | None, sets: list[str]) -> list[dict[str, object]]:
     """One row per bug-report pair: the outcome, the search's line, the judge's verdict, the seconds."""
     out: list[dict[str, object]] = []
     engine_module.stream_edit = ScriptedStream([unchanged] * 100_000)  # type: ignore[assignment]
-    for task in (*TASKS, *HELDOUT):
+    for task in (t for name in sets for t in task_sets()[name]):
         if task.kind != "bugfix" or (only and task.name not in only):
             continue
         for n, wording in enumerate(task.wordings):
@@ -54,7 +54,10 @@ def rows(only: set[str] | None) -> list[dict[str, object]]:
                 root = Path(tmp)
                 engine = bug_engine(root, task)
                 started = time.monotonic()
-                request = engine.prepare(root / task.file, wording)
+                try:
+                    request = engine.prepare(root / task.file, wording)
+                except CoderError:  # refused before any request (a name the reading finds ambiguous)
+                    continue
                 if not isinstance(request, EditRequest):
                     continue
                 proposal = streamed(engine, request)
@@ -74,8 +77,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the rows here")
     parser.add_argument("--tasks", help="only these tasks (a comma list)")
+    parser.add_argument("--set", default="suite,heldout", help="the task sets (a comma list of --set names)")
     args = parser.parse_args()
-    found = rows(set(args.tasks.split(",")) if args.tasks else None)
+    found = rows(set(args.tasks.split(",")) if args.tasks else None, args.set.split(","))
     wrong = [r for r in found if str(r["outcome"]).startswith("WRONG")]
     right = [r for r in found if r["outcome"] == "right"]
     print(f"{len(found)} pairs: {len(right)} repaired right, {len(wrong)} repaired wrong, "

@@ -60,3 +60,10 @@ def test_nothing_inside_an_f_string_is_changed() -> None:
 def test_only_the_lines_asked_and_nothing_when_the_text_does_not_parse() -> None:
     assert all(m.line in range(10, 12) for m in mutants(SRC, 10, 11))
     assert mutants("def f(:\n    return 1 > 0\n", 1, 2) == []
+
+
+def test_a_length_standing_alone_is_one_up_and_one_down_and_never_rebracketed() -> None:
+    text = "def f(a, b):\n    n = len(a)\n    m = 2 * len(b)\n    return n + m\n"
+    made = {m.what for m in mutants(text, 1, 4)}
+    assert {"`len(a)` -> `len(a) - 1`", "`len(a)` -> `len(a) + 1`"} <= made
+    assert not any("len(b)" in what for what in made)  # `2 * len(b) - 1` would not be len(b) one down

@@ -151,3 +151,34 @@ def test_a_symptom_naming_no_function_in_a_longer_file_is_one_request_and_mended
     assert proposal.ok and proposal.changed, proposal.refusal
     assert proposal.repaired is not None and proposal.repaired.startswith("repaired in do_longs at line 155, ")
     assert task.check(task.originals()[task.file], proposal.new)[0]
+
+
+BOX = '''class Box:
+    """Items in a box."""
+
+    def __init__(self, size):
+        self._size = size
+
+    def is_empty(self):
+        """Whether nothing is in the box."""
+        return self._size == 0
+
+
+def make_box(items):
+    """A box holding ``items``."""
+    return Box(len(items) + 1)
+'''
+BOX_CHECK = ("from box import Box, make_box\nassert Box(0).is_empty() and not Box(1).is_empty()\n"
+             "assert make_box([]).is_empty()\nassert not make_box([1]).is_empty()\n")
+
+
+def test_where_the_method_named_holds_no_fix_the_maker_of_its_object_is_tried(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # fourth fresh set, bug-symtable-global (run 18): Symbol.is_global named, the bug in SymbolTable.lookup, which
+    # makes the Symbol; the one-token changes of is_global pass nothing, those of the maker are tried next
+    make_repo(tmp_path / "r", {"box.py": BOX, "check_box.py": BOX_CHECK})
+    test = f"{shlex.quote(sys.executable)} check_box.py"
+    _, _, proposal = _run(tmp_path / "r", "box.py", "Box.is_empty is wrong: an empty box says it is not empty",
+                          test, monkeypatch)
+    assert proposal.changed and proposal.new == BOX.replace("len(items) + 1", "len(items)"), proposal.repaired
+    assert proposal.repaired is not None and proposal.repaired.startswith("repaired in make_box at line 14, ")

@@ -30,13 +30,17 @@ from typing import TYPE_CHECKING
 from coder.edit.run.locate import named_by, where
 from coder.edit.run.retry import Build, Oracles, spec_of
 from coder.edit.run.sample import passes, unmended
+from coder.edit.source.callees import makers, reachable
 from coder.edit.source.mutants import Mutant, mutants
 from coder.edit.source.regions import Region, python_symbols
 
 if TYPE_CHECKING:
     from coder.edit.proposal import EditProposal, EditRequest
 
-MAX_MUTANTS = 120  # one-token changes tried at most; a search larger than this is not made at all
+NONE_PASSES = "; none passes every check"
+# one-token changes tried at most; a search larger than this is not made at all. 150 since len(x) one up and one
+# down joined the operators (run 18): held-out reprlib's whole file, no clue to narrow it, went from 113 to 123
+MAX_MUTANTS = 150
 BUDGET_S = 40.0  # and the seconds they may take (each runs the test command): past it, the refusal stands
 # A change may make a loop endless (`i + 1` -> `i - 1`): each run of the test command is cut at this many times
 # its run on the code as it is, and never under MIN_S (an interpreter's start). Offline (scripts/dev/repair_pairs.py)
@@ -63,7 +67,15 @@ def repair(proposal: EditProposal, oracles: Oracles, build: Build, evaluate: Eva
         return proposal
     limit = max(MIN_S, SLOWER * oracles.clues(request).tests_s)
     checks = tuple(replace(c, timeout_s=min(c.timeout_s, limit)) for c in oracles.checks)
-    found = search(request, places(request, oracles), build, partial(evaluate, checks=checks), clock)
+    first = places(request, oracles)
+    started = clock()
+    found = search(request, first, build, partial(evaluate, checks=checks), clock)
+    if found.proposal is None and found.line.endswith(NONE_PASSES) and (wider := upstream_of(request, first)):
+        left = BUDGET_S - (clock() - started)
+        if left > 0:
+            again = search(request, wider, build, partial(evaluate, checks=checks), clock, budget=left)
+            found = again if again.proposal is not None else Found(None, f"{found.line}; then {again.line}"
+                                                                   if again.line else found.line)
     if found.proposal is not None:
         taken = found.proposal
         taken.retried, taken.first_reply, taken.sampled = proposal.retried, proposal.first_reply, proposal.sampled
@@ -96,8 +108,25 @@ def places(request: EditRequest, oracles: Oracles) -> list[tuple[str, Region]]:
             if not any(o != r and o.start <= r.start and r.end <= o.end for o in seen.values())]
 
 
+def upstream_of(request: EditRequest, first: list[tuple[str, Region]]) -> list[tuple[str, Region]]:
+    """Where a bug the first places did not hold may be instead: what they call, and where the objects of their
+    classes are made (:func:`coder.edit.source.callees.makers`); none of the first places again."""
+    text = request.snapshot.text
+    try:
+        functions = {q: r for q, r in python_symbols(text) if r.kind == "function"}
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    tried = {q for q, _ in first}
+    classes = {q.rsplit(".", 1)[0] for q in tried if "." in q}
+    wider = sorted((reachable(text, tried) | makers(text, classes)) - tried, key=lambda q: functions[q].start
+                   if q in functions else 0)
+    inside = [r for _, r in first]
+    return [(q, functions[q]) for q in wider if q in functions
+            and not any(o.start <= functions[q].start and functions[q].end <= o.end for o in inside)]
+
+
 def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build, evaluate: Evaluate,
-           clock: Callable[[], float]) -> Found:
+           clock: Callable[[], float], budget: float = BUDGET_S) -> Found:
     """Try every mutant of the functions ``where_``; the one place whose changes pass, else none."""
     text, spec = request.snapshot.text, spec_of(request)
     tried: list[tuple[str, Region, Mutant]] = [(q, r, m) for q, r in where_ for m in mutants(text, r.start, r.end)]
@@ -107,9 +136,9 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
         return Found(None, f"no one-token change tried: {len(tried)} in {_names(where_)}, more than {MAX_MUTANTS}")
     started, ok, asked = clock(), [], {}  # asked: one request per function (its prompt is the same for every change)
     for n, (qual, region, mutant) in enumerate(tried, 1):
-        if clock() - started > BUDGET_S:
+        if clock() - started > budget:
             return Found(None, f"one-token changes tried: {n - 1} of {len(tried)} in {_names(where_)} before "
-                               f"{BUDGET_S:.0f} s; not all, so none is taken")
+                               f"{budget:.0f} s; not all, so none is taken")
         lines = mutant.text.splitlines(keepends=True)[region.start - 1:region.end]
         why = f"{request.mode_reason}; one-token change at line {mutant.line}: {mutant.what}"
         if region not in asked:
@@ -120,14 +149,19 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
             ok.append((qual, mutant, got))
     what = f"{len(tried)} one-token change{'s' if len(tried) > 1 else ''} tried in {_names(where_)}"
     if not ok:
-        return Found(None, f"{what}; none passes every check")
-    apart = [found for found in ok if not found[1].meets(ok[0][1])]
+        return Found(None, f"{what}{NONE_PASSES}")
+    # one place: the changes that overlap the first, or overlap one that does (`len(a) + 1` -> `len(a)`, and its
+    # `len(a)` -> `len(a) - 1` and `1` -> `0`)
+    place, apart = [ok[0]], ok[1:]
+    while grown := [f for f in apart if any(f[1].meets(p[1]) for p in place)]:
+        place += grown
+        apart = [f for f in apart if f not in grown]
     if apart:  # the first place, and the first changes elsewhere
         shown = "; ".join(f"{q} line {m.line}: {m.what}" for q, m, _ in [ok[0], *apart[:2]])
         return Found(None, f"{what}; {len(ok)} pass the failing tests in more than one place ({shown}), so the "
                            "tests do not say which is meant and none is taken")
     # one place: `a - 1` -> `a` and `a - 1` -> `a - 0` alike; the shortest text is the plainest of them
-    qual, mutant, got = min(ok, key=lambda found: len(found[1].text))
+    qual, mutant, got = min(place, key=lambda found: len(found[1].text))
     return Found(got, f"repaired in {qual} at line {mutant.line}, {mutant.what}: the one place of {what} where "
                       "the failing tests pass")
 

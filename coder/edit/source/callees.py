@@ -93,3 +93,22 @@ def _through(name: str, tables: dict[str, set[str]], defs: Collection[str]) -> s
                 seen.add(read)
                 todo.append(read)
     return found
+
+
+def makers(text: str, classes: Iterable[str]) -> set[str]:
+    """The file's defs that make an instance of one of ``classes`` (call ``C(...)`` by name), and their
+    ``__init__``: where the state a method reads comes from (``module_scope=`` of ``Symbol(...)`` in
+    ``SymbolTable.lookup`` decides what ``Symbol.is_global`` says). Empty when ``text`` does not parse."""
+    wanted = set(classes)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    found: set[str] = set()
+    for node in tree.body:
+        members = [(f"{node.name}.{m.name}", m) for m in node.body if isinstance(m, _Def)] if isinstance(
+            node, ast.ClassDef) else [(node.name, node)] if isinstance(node, _Def) else []
+        init = isinstance(node, ast.ClassDef) and node.name in wanted
+        found.update(qual for qual, fn in members if (init and fn.name == "__init__") or any(
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in wanted for c in ast.walk(fn)))
+    return found

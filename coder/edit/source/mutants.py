@@ -12,7 +12,10 @@ of the literature), fixed before any task was looked at and not widened since:
 - a small integer constant one up or one down (``== 1`` → ``== 0``);
 - ``x + 1`` / ``x - 1`` → ``x`` (an offset dropped), and a name used as a subscript or slice bound
   one up or one down (``opt[i:]`` → ``opt[i + 1:]``);
-- ``+`` ↔ ``-`` between two operands, ``and`` ↔ ``or``.
+- ``+`` ↔ ``-`` between two operands, ``and`` ↔ ``or``;
+- ``len(x)`` one up or one down where it stands alone (an assignment's value, an operand of ``+``, ``-`` or a
+  comparison, an argument, a bound): added after the fourth fresh set's bug-types-mro-entries (run 18), where
+  ``shift += len(new_base)`` lacked its ``- 1`` and a change elsewhere that the upstream tests pass was taken.
 
 Each mutant replaces exactly one node's text (its source segment, by the parser's positions), so no other
 byte of the file moves; nothing inside an f-string is changed. Pure: no model, no file written.
@@ -54,18 +57,25 @@ def mutants(text: str, start: int, end: int) -> list[Mutant]:
     lines = text.splitlines(keepends=True)
     # inside an f-string, CPython 3.11 gives some nodes positions that are not theirs: none is changed there
     formatted = {id(n) for f in ast.walk(tree) if isinstance(f, ast.JoinedStr) for n in ast.walk(f)}
+    # a len(x) whose "- 1" needs no parentheses: not an operand of *, /, %, **, unary minus, an attribute...
+    alone = {id(c) for p in ast.walk(tree) for c in ast.iter_child_nodes(p) if isinstance(p, _LOOSE) or (
+        isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add | ast.Sub))}
     out: list[Mutant] = []
     for node in ast.walk(tree):
         if (isinstance(node, ast.expr) and id(node) not in formatted and start <= node.lineno
                 and (node.end_lineno or node.lineno) <= end):
-            out += _of(node, lines)
+            out += _of(node, lines, id(node) in alone)
     unique: dict[str, Mutant] = {}
     for m in sorted(out, key=lambda m: (m.span, m.what)):
         unique.setdefault(m.text, m)  # `i + 1` written twice (a name bound and a constant) is one mutant
     return [m for m in unique.values() if m.text != text]
 
 
-def _of(node: ast.expr, lines: list[str]) -> list[Mutant]:
+_LOOSE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Compare, ast.Call, ast.keyword, ast.Slice,
+          ast.Subscript, ast.Tuple, ast.List)
+
+
+def _of(node: ast.expr, lines: list[str], alone: bool = False) -> list[Mutant]:
     found: list[tuple[ast.AST, str]] = []  # (the node whose segment is replaced, its new text)
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         new_op = _COMPARE[type(node.ops[0])]
@@ -74,22 +84,37 @@ def _of(node: ast.expr, lines: list[str]) -> list[Mutant]:
             found.append((node, f"{left} {new_op} {right}"))
     elif isinstance(node, ast.Constant) and type(node.value) is int and abs(node.value) <= SMALL:
         found += [(node, str(node.value + 1)), (node, str(node.value - 1))] if node.value else [(node, "1")]
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
-        left, right = _segment(lines, node.left), _segment(lines, node.right)
-        if left is not None and right is not None:
-            if isinstance(node.right, ast.Constant) and node.right.value == 1:
-                found.append((node, left))  # an offset dropped
-            found.append((node, f"{left} {'-' if isinstance(node.op, ast.Add) else '+'} {right}"))
+    elif isinstance(node, ast.BinOp):
+        found += _offset(node, lines)
     elif isinstance(node, ast.BoolOp) and len(node.values) == 2:
         left, right = _segment(lines, node.values[0]), _segment(lines, node.values[1])
         if left is not None and right is not None:
             found.append((node, f"{left} {'or' if isinstance(node.op, ast.And) else 'and'} {right}"))
+    elif alone and isinstance(node, ast.Call):
+        found += _length(node, lines)
     elif isinstance(node, ast.Subscript):
         bounds = [node.slice.lower, node.slice.upper] if isinstance(node.slice, ast.Slice) else [node.slice]
         for bound in bounds:
             if isinstance(bound, ast.Name):
                 found += [(bound, f"{bound.id} + 1"), (bound, f"{bound.id} - 1")]
     return [m for target, new in found if (m := _made(lines, target, new)) is not None]
+
+
+def _offset(node: ast.BinOp, lines: list[str]) -> list[tuple[ast.AST, str]]:
+    """``x + 1`` / ``x - 1`` without its offset, and ``+`` and ``-`` swapped."""
+    left, right = _segment(lines, node.left), _segment(lines, node.right)
+    if not isinstance(node.op, ast.Add | ast.Sub) or left is None or right is None:
+        return []
+    dropped = [(node, left)] if isinstance(node.right, ast.Constant) and node.right.value == 1 else []
+    return [*dropped, (node, f"{left} {'-' if isinstance(node.op, ast.Add) else '+'} {right}")]
+
+
+def _length(node: ast.Call, lines: list[str]) -> list[tuple[ast.AST, str]]:
+    """``len(x)`` one down and one up."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1):
+        return []
+    said = _segment(lines, node)
+    return [] if said is None else [(node, f"{said} - 1"), (node, f"{said} + 1")]
 
 
 def _made(lines: list[str], node: ast.AST, new: str) -> Mutant | None:
