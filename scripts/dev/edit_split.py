@@ -11,7 +11,7 @@ the process's wall time less the request, which issue 35 wants <= 0.5 s on the H
 <= 0.4 s on a quiet 2-core box. The first run of each mode is cold (nothing of the file cached).
 
 The server is a running coder profile (``--profile``; ``coder backend start NAME`` first) or
-``--attach URL``. With ``--replay DIR`` (and ``--attach URL``) the runs go through a record-and-replay
+``--attach URL``. With ``--replay DIR`` the runs go through a record-and-replay
 double of that server (:mod:`scripts.dev.replay_server`): each distinct request is sent once and
 recorded in DIR, later runs are answered from DIR in milliseconds, so on a CPU box the split is
 coder's own time and a run takes a second, not the CPU model's 5-30 s. Examples::
@@ -19,6 +19,10 @@ coder's own time and a run takes a second, not the CPU model's 5-30 s. Examples:
     .venv/bin/python scripts/dev/edit_split.py --profile demo --runs 5 --out /tmp/split.json
     python3 scripts/dev/edit_split.py --profile qwen-gpu --runs 7 --out "$OUT/edit_split.json"
     .venv/bin/python scripts/dev/edit_split.py --attach http://127.0.0.1:8080 --replay /tmp/replies --runs 9
+    .venv/bin/python scripts/dev/edit_split.py --profile qwen-1.5b --replay /tmp/replies --runs 7
+
+A managed server wants its key: with ``--profile`` the double sends it upstream, and the runs attach to the
+double without one.
 """
 
 from __future__ import annotations
@@ -122,15 +126,22 @@ def main(argv: list[str] | None = None) -> int:
                              "plan (a two-region plan)")
     parser.add_argument("--out", type=Path, help="write every run and the medians as JSON here")
     parser.add_argument("--replay", type=Path, metavar="DIR",
-                        help="with --attach: record each request once in DIR, then answer from DIR (replay_server.py)")
+                        help="record each request to the server once in DIR, then answer from DIR (replay_server.py); "
+                             "a managed server's key is sent by the double")
     args = parser.parse_args(argv)
     double = None
     if args.replay is not None:
-        if not args.attach:
-            parser.error("--replay needs --attach URL (the server it records from)")
         from replay_server import ReplayServer
 
-        double = ReplayServer(args.attach, args.replay)
+        if args.attach:
+            double = ReplayServer(args.attach, args.replay)
+        else:  # the running profile's managed server, and its key: the runs attach to the double
+            from coder.backends.runtime import manager
+
+            info = manager.current(args.profile)
+            if info is None:
+                parser.error("--replay: no backend is running (coder backend start NAME, or --attach URL)")
+            double = ReplayServer(info.url, args.replay, api_key=info.api_key)
         args.attach = double.url
     server = ["--attach", args.attach] if args.attach else (["--profile", args.profile] if args.profile else [])
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in args.modes.split(",")}

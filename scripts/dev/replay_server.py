@@ -30,8 +30,9 @@ PREDICTED_PER_REPLY = 50  # what the counter moves by per replayed reply: only i
 class ReplayServer:
     """The double on ``127.0.0.1`` (an ephemeral port: :attr:`url`); :meth:`close` stops it."""
 
-    def __init__(self, upstream: str, cache: Path) -> None:
+    def __init__(self, upstream: str, cache: Path, api_key: str | None = None) -> None:
         self.upstream, self.cache = upstream.rstrip("/"), cache
+        self._key = api_key  # a managed server's: sent upstream, so its clients need none (never printed)
         cache.mkdir(parents=True, exist_ok=True)
         self.memo: dict[tuple[str, str, bytes], tuple[int, str, bytes]] = {}
         self.replayed = 0
@@ -47,6 +48,8 @@ class ReplayServer:
 
     def forward(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, bytes]:
         """The upstream's status, content type and body for one request."""
+        if self._key is not None:
+            headers = {**headers, "Authorization": f"Bearer {self._key}"}
         req = urllib.request.Request(self.upstream + path, data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=600) as resp:

@@ -15,6 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SSE = b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n'
+AUTH: list[str | None] = []  # the Authorization header of each request upstream saw
 
 
 def _module() -> ModuleType:
@@ -29,6 +30,7 @@ def _module() -> ModuleType:
 def upstream() -> Iterator[tuple[str, list[str]]]:
     """A stand-in llama-server: a chat stream, a /metrics counter; the paths it was asked, in order."""
     asked: list[str] = []
+    AUTH.clear()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -43,11 +45,13 @@ def upstream() -> Iterator[tuple[str, list[str]]]:
 
         def do_GET(self) -> None:
             asked.append(self.path)
+            AUTH.append(self.headers.get("Authorization"))
             self._reply("text/plain", b"llamacpp:tokens_predicted_total 100\n")
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             asked.append(self.path)
+            AUTH.append(self.headers.get("Authorization"))
             self._reply("text/event-stream", SSE)
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -79,3 +83,16 @@ def test_a_chat_completion_is_sent_once_then_replayed_and_the_counters_move(
     assert asked == ["/v1/chat/completions", "/metrics"]  # the second reply came from the recording
     assert metrics == "llamacpp:tokens_predicted_total 200\n"  # two replies replayed, 50 each
     assert len(list((tmp_path / "replies").glob("*.req"))) == 1
+
+
+def test_a_managed_servers_key_is_sent_upstream_by_the_double(upstream: tuple[str, list[str]], tmp_path: Path) -> None:
+    """edit_split --profile --replay: the runs attach to the double with no key; the managed server wants one."""
+    url, _ = upstream
+    double = _module().ReplayServer(url, tmp_path / "replies", api_key="k-123")
+    try:
+        _post(f"{double.url}/v1/chat/completions", {"messages": [], "stream": True})
+        with urllib.request.urlopen(f"{double.url}/metrics", timeout=10):
+            pass
+    finally:
+        double.close()
+    assert AUTH == ["Bearer k-123", "Bearer k-123"]
