@@ -24,3 +24,21 @@ QUEUE = "queue.py"
 def test_a_new_defs_description_names_no_other_new_def(instruction: str, names: tuple[str, ...]) -> None:
     spec = read_instruction(instruction, {QUEUE: source(QUEUE)}, home=QUEUE)
     assert spec.action == "add_method" and spec.new_names == names
+
+
+def test_a_plain_word_after_to_or_a_modal_and_before_its_object_is_a_verb() -> None:
+    # lzma's "to be able to tell me when ..." made LZMAFile.tell a target (run 18); here sched's cancel
+    said = "I would like scheduler.enterabs to be able to cancel it when the time is in the past"
+    spec = read_instruction(said, {"sched.py": source("sched.py")}, home="sched.py")
+    assert [t.qualname for t in spec.targets] == ["scheduler.enterabs"]
+
+
+@pytest.mark.parametrize(("file", "instruction", "target", "params"), [
+    ("shlex.py", "add a keyword-only strict=False to shlex.split", "split", ("strict=False",)),
+    ("textwrap.py", "Add a tabs flag, off by default, to textwrap.dedent so that tabs are expanded first",
+     "dedent", ("tabs",)),
+])
+def test_a_flag_or_a_name_given_its_default_is_a_new_parameter(file: str, instruction: str, target: str,
+                                                                 params: tuple[str, ...]) -> None:
+    spec = read_instruction(instruction, {file: source(file)}, home=file)
+    assert (spec.action, [t.qualname for t in spec.targets], spec.params) == ("add_parameter", [target], params)

@@ -54,6 +54,9 @@ VERBS = {
 # words after which an adjective is said of something ("is hidden", "counts as hidden", "not empty")
 _PREDICATIVE = frozenset({"as", "is", "are", "be", "being", "not", "t", "considered", "deemed"})
 _CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
+# "to be able to tell me when ...", "so it can read them": a plain word between these is a verb, not a def
+_MODAL = frozenset({"to", "can", "could", "will", "would", "should", "must", "may", "might"})
+_OBJECT = frozenset({"me", "us", "you", "them", "him", "her", "it", "whether", "if", "when", "how", "what", "why"})
 _SUBJECTVERBS = frozenset({"needs", "should", "must", "is", "does", "doesn", "has", "lacks", "raises", "returns",
                             "crashes", "fails", "breaks", "ignores", "drops", "loses", "misses", "can", "cannot",
                             "never", "always", "gives", "accepts", "takes", "belongs", "sits", "goes"})
@@ -133,6 +136,13 @@ def name_position(toks: list[Tok], i: int) -> bool:
             or (before == "" and nxt in ("", ".", ":")))
 
 
+def _a_verb(toks: list[Tok], i: int) -> bool:
+    """Token ``i`` is a verb by its place: after "to" or a modal, before an object ("to tell me when")."""
+    prev = toks[i - 1].text.lower() if i > 0 else ""
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    return prev in _MODAL and nxt in _OBJECT
+
+
 def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[Mention]:
     """Every word that names a symbol of ``table`` (the home file's only, unless ``everywhere``)."""
     out = []
@@ -157,7 +167,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
             # "b'.git' is not seen as hidden": the file's predicate of that word decides it (_ishidden)
             hits = next((h for p in ("is", "_is", "is_", "_is_") if (h := table.lookup(p + low))), [])
         hits = _kept(hits, t.text, table, everywhere=everywhere)
-        if not hits:
+        if not hits or (not t.code and _a_verb(toks, i)):
             continue
         sure = t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR
         # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name

@@ -28,7 +28,11 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
                         r"keyword\s+arg\w*)\b"
                         # "add an optional pad flag to f": a flag named and given to a def (not "a --verbose flag")
                         r"|\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|boolean\s+|bool\s+)*"
-                        r"`?[A-Za-z_]\w*`?\s+flag\s+(?:to|for|on)\b"
+                        r"`?[A-Za-z_]\w*`?\s+flag(?:\s+(?:to|for|on)\b|\s*,\s*(?:off|on|false|true|default)|"
+                        r"\s+(?:defaulting|that\s+defaults|off\s+by\s+default)\b)"
+                        # "add a keyword-only strict=False": a name given its default
+                        r"|\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|keyword-only\s+)*"
+                        r"`?[A-Za-z_]\w*\s*=\s*[\w'\"]"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
                         # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
@@ -52,9 +56,13 @@ _PARAM_MORE = (
     lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*\(new\s+(?:param(?:eter)?|arg(?:ument)?)"),
     # "add an optional pad flag to f": the flag's name before the noun
     lazy.regex(r"(?<!-)\b([A-Za-z_]\w*)`?\s+flag\s+(?:to|for|on)\b"),
+    # "add a strict flag, off by default": a flag's name before its default said
+    lazy.regex(r"(?<!-)\b([A-Za-z_]\w*)`?\s+flag(?:\s*,\s*(?:off|on|false|true|default)|"
+               r"\s+(?:defaulting|that\s+defaults|off\s+by\s+default)\b)", re.I),
     lazy.regex(_TAKES_NAMED, re.I),
     # "as a parameter too: add char=' '": the parameter spelled with its default after the verb
-    lazy.regex(r"\b(?:add|adds|adding)\s+`?([A-Za-z_]\w*\s*=\s*" + _VALUE + ")"),
+    lazy.regex(r"\b(?:add|adds|adding)\s+(?:an?\s+)?(?:new\s+|optional\s+|keyword-only\s+)*`?([A-Za-z_]\w*\s*=\s*"
+               + _VALUE + ")", re.I),
 )
 # "a char parameter (default ' ')", "include_hidden (new parameter, default True)": the default said after it,
 # in parentheses
