@@ -3,6 +3,8 @@ since its first run, showed the miss; its own wordings are not copied here)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from coder.bench.edits.taskdef import source
@@ -42,3 +44,59 @@ def test_a_flag_or_a_name_given_its_default_is_a_new_parameter(file: str, instru
                                                                  params: tuple[str, ...]) -> None:
     spec = read_instruction(instruction, {file: source(file)}, home=file)
     assert (spec.action, [t.qualname for t in spec.targets], spec.params) == ("add_parameter", [target], params)
+
+
+GLOBALS = '''import re
+
+_CACHE = {}
+# the lock guards _CACHE
+_LOCK = object()
+
+
+def helper():
+    return 1
+
+
+def lookup(key):
+    return _CACHE.get(key)
+'''
+
+
+@pytest.mark.parametrize(("instruction", "where"), [
+    ("move the cache globals (_CACHE, _LOCK) down so they sit right above def lookup", "before"),
+    ("please move _CACHE and _LOCK below lookup", "after"),
+])
+def test_named_globals_move_beside_a_def_as_one_block_with_their_comments(instruction: str, where: str) -> None:
+    """strptime-move w0 (run 18): "move the regex cache globals (...) down so they sit directly above def
+    _strptime" was a change of the whole file in six windows; the assignments move mechanically now."""
+    from coder.edit.plan.derive import derive
+    from coder.edit.source.splice import Replacement, splice
+
+    spec = read_instruction(instruction, {"g.py": GLOBALS}, home="g.py")
+    assert (spec.action, spec.facts.statements) == ("move", ("_CACHE", "_LOCK"))
+    plan = derive("g.py", GLOBALS, spec)
+    assert plan is not None and all(step.how == "mechanical" for step in plan.steps)
+    new = splice(GLOBALS, [Replacement(s.start, s.end, s.text or "") for s in plan.steps])
+    block = "_CACHE = {}\n# the lock guards _CACHE\n_LOCK = object()\n"
+    moved = GLOBALS.replace(block, "")
+    expected = (moved.replace("def lookup", block + "\ndef lookup") if where == "before" else moved + "\n" + block)
+    assert new == expected
+
+
+def test_the_globals_move_passes_every_check_without_a_model(tmp_path: Path) -> None:
+    from cli_helpers import make_repo
+
+    from coder.bench.edits.run import proposed
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_run import PlanRequest, plan_for, run_plan
+
+    make_repo(tmp_path / "r", {"g.py": GLOBALS})
+    engine = EditEngine(None, tmp_path / "r")
+    said = "move the cache globals (_CACHE, _LOCK) down so they sit right above def lookup"
+    prepared = plan_for(engine, tmp_path / "r" / "g.py", said)
+    assert isinstance(prepared, PlanRequest) and prepared.requests == {}
+    proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]
+    assert proposal.ok, proposal.refusal
+    block = "_CACHE = {}\n# the lock guards _CACHE\n_LOCK = object()\n"
+    assert proposed(proposal, tmp_path / "r")["g.py"] == GLOBALS.replace(block, "").replace(
+        "def lookup", block + "\ndef lookup")

@@ -3,6 +3,7 @@ the defs deleted, and another file the defs move to (:func:`coder.edit.intent.re
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 
@@ -14,8 +15,12 @@ from coder.edit.intent.symbols import SymbolTable
 
 
 def no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
-            anchor: Anchor | None) -> tuple[Action, Facts, Anchor | None]:
+           anchor: Anchor | None, table: SymbolTable) -> tuple[Action, Facts, Anchor | None]:
     """A delete or move that names no def: of module-level statements, of the __main__ block, or a change."""
+    if action == "move" and anchor is not None and anchor.symbol is not None and (
+            named := _globals_named(toks, table.texts.get(table.home, ""))):
+        # "move the cache globals (_cache_lock, _regex_cache) down so they sit directly above def _strptime"
+        return action, replace(facts, statements=named, moves=True), anchor
     if statements := words.statement_names(instruction):
         # "move the functools import after import os", "delete the alias insort": module-level statements
         rel = next((t.text.lower() for t in toks if t.text.lower() in AFTER_WORDS | BEFORE_WORDS), "after")
@@ -53,3 +58,14 @@ def deletes_local(toks: list[Tok], table: SymbolTable) -> bool:
         return bool(word) and not table.lookup(word) and bool(
             re.search(rf"^[ \t]+{re.escape(word)}\s*(?::[^=\n]*)?=(?!=)", text, re.M))
     return False
+
+
+def _globals_named(toks: list[Tok], text: str) -> tuple[str, ...]:
+    """The module-level names assigned in ``text`` that the instruction spells as code, in its order."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    bound = {t.id for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign)
+             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    return tuple(dict.fromkeys(t.text for t in toks if t.code and t.text in bound))

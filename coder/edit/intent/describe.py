@@ -27,6 +27,9 @@ def _what(spec: ChangeSpec, main: bool) -> str:
         extra = [w for w in ("the comment above" if spec.facts.with_comment else "", block) if w]
         names = ", ".join(_name(s) for s in spec.targets)
         return names + (f"{', ' if len(extra) > 1 else ' and '}{' and '.join(extra)}" if extra else "")
+    if spec.facts.statements and spec.anchor is not None and spec.anchor.symbol is not None:
+        # "move the cache globals (a, b) above def f": they move, the def is where
+        return f"the assignments of {', '.join(spec.facts.statements)} {spec.anchor.where} {_name(spec.anchor.symbol)}"
     if spec.facts.statements:  # "move functools after os": the first moves, the next is where
         first, *rest = spec.facts.statements
         where = spec.anchor.where if spec.anchor is not None else "after"

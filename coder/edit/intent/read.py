@@ -349,7 +349,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
     if action in ("delete", "move") and not targets:
-        action, facts, anchor = cut_move.no_def(action, instruction, toks, facts, anchor)
+        action, facts, anchor = cut_move.no_def(action, instruction, toks, facts, anchor, table)
     anchor, facts, dest = cut_move.beside(instruction, table.home, action, bool(targets), anchor, facts)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)

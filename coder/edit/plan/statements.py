@@ -49,6 +49,8 @@ def derive_statement(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     names = spec.facts.statements
     if spec.action not in ("delete", "move") or spec.targets or not names:
         return None
+    if spec.action == "move" and spec.anchor is not None and spec.anchor.symbol is not None:
+        return _beside_def(rel, text, spec)
     first = statement(text, names[0])
     if first is None:
         return None
@@ -76,3 +78,40 @@ def derive_statement(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     return Plan("move", spec.instruction, tuple(sorted((cut_step, paste), key=lambda s: (s.start, s.end))),
                 f"move {label}: cut and pasted mechanically, no model request")
 
+
+
+def _beside_def(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
+    """Named module-level assignments moved as one block right before (after) a def, their comments with them.
+
+    "Move the regex cache globals (_cache_lock, _TimeRE_cache, _CACHE_MAX_SIZE, _regex_cache) down so they
+    sit directly above def _strptime": each statement with the comment lines right above it; statements with
+    only comments or blank lines between them travel as one span, interior comments included.
+    """
+    anchor = spec.anchor
+    assert anchor is not None and anchor.symbol is not None
+    found = [statement(text, name) for name in spec.facts.statements]
+    if any(f is None for f in found):
+        return None
+    lines = text.splitlines()
+    spans: list[list[int]] = []
+    for a, b, _ in sorted(f for f in found if f is not None):
+        while a > 1 and lines[a - 2].lstrip().startswith("#"):
+            a -= 1
+        if spans and all(not ln.strip() or ln.lstrip().startswith("#") for ln in lines[spans[-1][1]:a - 1]):
+            spans[-1][1] = max(spans[-1][1], b)  # only comments or blank lines between: one span
+        else:
+            spans.append([a, b])
+    sym = anchor.symbol
+    before = anchor.where in ("before", "above")
+    at = sym.start if before else sym.end + 1
+    while before and at > 1 and lines[at - 2].lstrip().startswith("#"):
+        at -= 1  # above the def's own comments
+    if any(a <= at <= b + 1 for a, b in spans) or any(a <= sym.start <= b for a, b in spans):
+        return None  # already there, or the def is among them
+    block = "".join(line_span(text, a, b) for a, b in spans)
+    paste = Step(rel, at, at - 1, f"{'before' if before else 'after'} {sym.qualname}", "move target", "mechanical",
+                 text=block + "\n" if before else "\n" + block)
+    label = ", ".join(spec.facts.statements)
+    cuts = [Step(rel, a, b, f"assignments of {label}", "moved away", "mechanical", text="") for a, b in spans]
+    return Plan("move", spec.instruction, tuple(sorted((*cuts, paste), key=lambda s: (s.start, s.end))),
+                f"move the assignments of {label}: cut and pasted mechanically, no model request")
