@@ -100,3 +100,47 @@ def test_the_globals_move_passes_every_check_without_a_model(tmp_path: Path) -> 
     block = "_CACHE = {}\n# the lock guards _CACHE\n_LOCK = object()\n"
     assert proposed(proposal, tmp_path / "r")["g.py"] == GLOBALS.replace(block, "").replace(
         "def lookup", block + "\ndef lookup")
+
+
+@pytest.mark.parametrize("instruction", [
+    # the repeated code said, and where it should be: "in one place", a helper with its signature
+    "Queue.put and Queue.get repeat the maxsize check. I'd like it in one place: a module-level helper "
+    "_full(q) which says whether q is at its maxsize. Use it in both methods.",
+    # "fn", and the new def's parameters (item, block) name no methods of the file
+    "pull the maxsize check out of Queue.put and Queue.get into a module level fn _full(q, item, block)",
+])
+def test_an_extraction_said_in_other_words_extracts_from_the_defs_spelled(instruction: str) -> None:
+    spec = read_instruction(instruction, {QUEUE: source(QUEUE)}, home=QUEUE)
+    assert (spec.action, spec.facts.extract_into) == ("extract", "_full")
+    assert sorted(t.qualname for t in spec.targets) == ["Queue.get", "Queue.put"]
+
+
+STATS = """class Stat:
+    def __init__(self, size):
+        self.size = size
+
+
+class Trace:
+    def traceback(self):
+        return ()
+
+
+class Snapshot:
+    def group(self, traces):
+        stats = {}
+        for trace in traces:
+            key = trace.traceback()
+            if key in stats:
+                stats[key].size += 1
+            else:
+                stats[key] = Stat(1)
+        return stats
+"""
+
+
+def test_an_extractions_plain_words_name_no_class_or_method_to_change() -> None:
+    # tracemalloc-extract (third set) read Trace.traceback, Trace.size and Statistic as sources: lines 30-526
+    said = ("Snapshot.group adds each trace's size to the Stat kept for a traceback, creating that Stat the first "
+            "time; factor it into a module-level function _add(stats, traceback, size)")
+    spec = read_instruction(said, {"s.py": STATS}, home="s.py")
+    assert spec.action == "extract" and [t.qualname for t in spec.targets] == ["Snapshot.group"]

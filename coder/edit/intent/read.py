@@ -75,8 +75,9 @@ _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "d
                         "provide"})
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
 _EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
-                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function)\b",
-                      re.I)
+                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function|fn|func)\b"
+                      # "... repeat the check. I'd like it in one place: a module-level helper f(x)"
+                      r"|" + words.ONE_PLACE, re.I)
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
 _DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
@@ -262,6 +263,34 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
                                                       for p in words.named_files(instruction))))
 
 
+def _not_aside(picked: list[tuple[Mention, Symbol]], mentions: list[Mention], toks: list[Tok],
+               action: Action) -> list[tuple[Mention, Symbol]]:
+    """The picks that are targets, not names said for context.
+
+    "add hints to f (memo is the dict deepcopy passes around)": memo and deepcopy are context. An extraction's
+    source is a code-spelled def or a module function: "Snapshot._group_by ... adds a trace to the Statistic
+    kept for a traceback" names no Trace, Statistic or Trace.traceback to change.
+    """
+    aside = context_only(mentions, toks, action)
+    picked = [(m, s) for m, s in picked if m.index not in aside] or picked
+    if action == "extract":  # a module function named bare stays ("getopt and gnu_getopt both convert ...")
+        picked = [(m, s) for m, s in picked if toks[m.index].code or s.kind == "function"] or picked
+    return picked
+
+
+def _created(found: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
+    """The mentions that may be targets of a change creating ``new_names``: none of those, nor a name inside the
+    parentheses right after one ("into a module level fn _add_to_stats(stats, traceback, size)": no Trace.size)."""
+    inside: set[int] = set()
+    for i, t in enumerate(toks[:-1]):
+        if t.text in new_names and toks[i + 1].text == "(":
+            j = i + 2
+            while j < len(toks) and toks[j].text != ")":
+                inside.add(j)
+                j += 1
+    return [m for m in found if m.word not in new_names and m.index not in inside]
+
+
 def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
     """The mentions that may be targets of a new def: none from the clause that says what it does.
 
@@ -305,7 +334,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
-    mentions = [m for m in found if not (creates and m.word in new_names)]
+    mentions = _created(found, toks, new_names) if creates else found
     if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
         mentions = _not_described(mentions, toks, new_names)
     if action == "delete":  # "delete the line insort = insort_right": insort_right is the value, it stays
@@ -326,9 +355,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
-    # "add hints to f (memo is the dict deepcopy passes around)": a name said for context is no target
-    aside = context_only(mentions, toks, action)
-    picked = [(m, s) for m, s in picked if m.index not in aside] or picked
+    picked = _not_aside(picked, mentions, toks, action)
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":

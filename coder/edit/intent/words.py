@@ -245,13 +245,16 @@ _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 # "factor out X", "factor it into a helper", "factor it out into ..."
 FACTOR = r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+(?:out\s+)?into|(?:it|them|this|that)\s+out)"
+# "they repeat the check. I'd like it in one place: a module-level helper f(x) ...": an extraction into f
+ONE_PLACE = (r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?(?:new\s+|shared\s+|small\s+|private\s+|"
+             r"module[-\s]level\s+|top[-\s]level\s+)*(?:helper|function|fn|func)\b")
 _EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function)\b",
-                      re.I)
+                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function|fn|func)\b"
+                      r"|" + ONE_PLACE, re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
                            r"|into\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|helper\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*"
-                           r"(?:function|helper|method))"
+                           r"(?:function|helper|method|fn|func)|" + ONE_PLACE + ")"
                            r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
 # "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
 # function spelled with its signature
