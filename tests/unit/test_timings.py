@@ -131,23 +131,30 @@ def test_a_chat_completion_lasts_until_its_stream_closes_on_any_thread() -> None
     assert report["phases"]["request"] >= 0.25 and report["phases"].get("reading", 0.0) < 0.1
 
 
-def test_a_client_made_before_the_recorder_is_timed_while_it_runs() -> None:
-    """A process keeps one chat pool per server (an earlier command's, or a test's on a reused port):
-    its requests count while a recorder runs and not after, whenever the client was made."""
+def test_a_chat_pool_made_before_the_recorder_is_made_again_and_other_clients_stay_untimed() -> None:
+    """A process keeps one chat pool per server: one made by an earlier command (or a test's, on a reused port)
+    is made again once a recorder runs, so the command's chat completions are counted (CI, stop 50: one was
+    not); a client made before the recorder by something else (a poller of an earlier test) is not counted."""
+    from coder.backends.runtime import chat
     from coder.backends.runtime.http import make_client
 
     body = {"messages": [], "stream": True}
-    with hostile_transport("trickle", interval=0.01, hold=0.02) as server, make_client(server.url) as client:
-        rec = timings.start(timings.clock(), "imports")
-        try:
-            with client.stream("POST", "/v1/chat/completions", json=body) as reply:
-                for _ in reply.iter_bytes():
-                    pass
-        finally:
-            timings.stop()
-        with client.stream("POST", "/v1/chat/completions", json=body) as reply:
+
+    def ask(client: object) -> None:
+        with client.stream("POST", "/v1/chat/completions", json=body) as reply:  # type: ignore[attr-defined]
             for _ in reply.iter_bytes():
                 pass
+
+    with hostile_transport("trickle", interval=0.01, hold=0.02) as server, make_client(server.url) as stray:
+        earlier = chat._pool(server.url)
+        rec = timings.start(timings.clock(), "imports")
+        try:
+            pooled = chat._pool(server.url)
+            ask(pooled)
+            ask(stray)
+        finally:
+            timings.stop()
+        assert pooled is not earlier and chat._pool(server.url) is not pooled  # and plain again after
     assert [(t.method, t.path) for t in rec.trips] == [("POST", "/v1/chat/completions")]
 
 

@@ -98,12 +98,17 @@ _POOLS_LOCK = threading.Lock()
 
 
 def _pool(url: str) -> Client:
-    """One connection pool per server and process: a request reuses the last one's connection."""
+    """One connection pool per server and process: a request reuses the last one's connection.
+
+    A pool made before a command began to record its timings is made again (a test process runs many
+    commands; a port reused gives a later server an earlier one's pool): its requests would go unrecorded.
+    """
     from coder.backends.runtime.http import make_client
+    from coder.telemetry import timings
 
     with _POOLS_LOCK:
         client = _POOLS.get(url)
-        if client is None:
+        if client is None or client.timed != (timings.RECORDER is not None):
             client = _POOLS[url] = make_client(url, keepalive=2)
         return client
 

@@ -16,7 +16,7 @@ sent again on a new one. A streamed answer cut short (closed before its end) clo
 which is how a server learns to stop generating.
 
 While a command records its timings (``coder edit``: :data:`coder.telemetry.timings.RECORDER`
-set), every round trip of every client is recorded in its endpoint's
+set when :func:`make_client` builds the client), every round trip is recorded in its endpoint's
 phase: a round trip ends when the headers are in, a chat completion's when its stream is closed
 (the whole reply is the request); the small body of any other answer is read in the caller's phase.
 """
@@ -103,7 +103,7 @@ class Client:
     """Requests to one server (``base_url``: scheme, host, port and an optional path prefix)."""
 
     def __init__(self, base_url: str, *, headers: Mapping[str, str] | None = None, timeout: float | Timeout = 10.0,
-                 keepalive: int | None = None) -> None:
+                 keepalive: int | None = None, timed: bool = False) -> None:
         parts = urlsplit(base_url)
         self.base_url = base_url.rstrip("/")
         self._https = parts.scheme == "https"
@@ -118,6 +118,7 @@ class Client:
         self._keepalive = DEFAULT_KEEPALIVE if keepalive is None else keepalive
         self._idle: list[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
+        self.timed = timed  # made while a command records its timings: its round trips are recorded
         self.is_closed = False
 
     # ------------------------------------------------------------------ requests
@@ -171,9 +172,7 @@ class Client:
             body = content.encode() if isinstance(content, str) else content
         sent.update({name.lower(): (name, value) for name, value in (headers or {}).items()})
         limits = self.timeout if timeout is None else timeout if isinstance(timeout, Timeout) else Timeout(timeout)
-        # decided per request, not when the client was built: a process's pooled client
-        # (coder.backends.runtime.chat) outlives the command that made it
-        trip = _Trip.start(method, target.split("?")[0])
+        trip = _Trip.start(method, target.split("?")[0]) if self.timed else None
         try:
             response = self._exchange(method, target, body, dict(sent.values()), limits)
         except BaseException:
@@ -323,7 +322,10 @@ class _Trip:
 def make_client(base_url: str, *, headers: dict[str, str] | None = None, timeout: float = 10.0,
                 keepalive: int | None = None) -> Client:
     """A :class:`Client` for ``base_url``; its round trips timed while a command records its timings."""
-    return Client(base_url, headers=headers, timeout=timeout, keepalive=keepalive)
+    from coder.telemetry import timings
+
+    return Client(base_url, headers=headers, timeout=timeout, keepalive=keepalive,
+                  timed=timings.RECORDER is not None)
 
 
 def read_capped(response: Response, limit: int) -> bytes:
