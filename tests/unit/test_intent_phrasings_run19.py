@@ -144,3 +144,30 @@ def test_an_extractions_plain_words_name_no_class_or_method_to_change() -> None:
             "time; factor it into a module-level function _add(stats, traceback, size)")
     spec = read_instruction(said, {"s.py": STATS}, home="s.py")
     assert spec.action == "extract" and [t.qualname for t in spec.targets] == ["Snapshot.group"]
+
+
+# --- after the fifth fresh set's first run (H200 run 19) -----------------------------------------------------------
+
+PARSER = "packaging/_parser.py"
+
+
+@pytest.mark.parametrize(("file", "instruction", "action", "targets", "renames"), [
+    # modulefinder-delete, both wordings: the whole method ModuleFinder.scan_code was cut (applied wrong)
+    (QUEUE, "Queue.put has self.unfinished_tasks += 1 which join relies on wrongly, delete it", "change",
+     ["Queue.put"], ()),
+    (QUEUE, "There is a dead assignment in Queue.put that I don't need. Remove that one statement and keep the rest",
+     "change", ["Queue.put"], ()),
+    # modulefinder's class Module: "module" is a word the reading skips ("the module"), so the docstring went to
+    # ModuleFinder or to the whole file; a later sentence on a pronoun says what it is, naming no target
+    (PARSER, "Variable class needs a docstring", "docstring", ["Variable"], ()),
+    (PARSER, "Write a class docstring for Variable in _parser.py. It is the node the parser makes for a marker "
+             "variable; Value and Op are the other two.", "docstring", ["Variable"], ()),
+    # bz2-rename: "rename the alias _builtin_open to _open_file" was a model rewrite of the whole file (wrong)
+    (QUEUE, "in queue rename the alias time to _now", "rename", [], (("time", "_now"),)),
+    (QUEUE, "queue.py imports monotonic under the name time, so that ... hmm, I find that name misleading; make it "
+            "_now", "rename", [], (("time", "_now"),)),
+])
+def test_run19_fifth_set_readings(file: str, instruction: str, action: str, targets: list[str],
+                                  renames: tuple[tuple[str, str], ...]) -> None:
+    spec = read_instruction(instruction, {file: source(file)}, home=file)
+    assert (spec.action, [t.qualname for t in spec.targets], spec.renames) == (action, targets, renames)

@@ -74,6 +74,20 @@ def _said_of(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, int]]:
     return [(after, len(toks))] if after < len(toks) and toks[after].text == ":" else []
 
 
+_PRONOUNS = frozenset({"it", "this", "they", "these", "its", "their"})
+
+
+def _described_after(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, int]]:
+    """The sentences after the first name's that open on a pronoun: "Write a class docstring for Module. It is the
+    record ModuleFinder keeps for every module": what Module is, ModuleFinder no target (fifth fresh set)."""
+    if not mentions:
+        return []
+    first = mentions[0].index
+    end = next((k for k in range(first, len(toks) - 1) if toks[k].text in (".", "!", "?")
+                and toks[k + 1].text.lower() in _PRONOUNS), None)
+    return [(end + 1, len(toks))] if end is not None else []
+
+
 def _between(toks: list[Tok], i: int) -> bool:
     """Name ``i`` is one end of "between A and B"."""
     before = [t.text.lower() for t in toks[max(0, i - 3):i]]
@@ -136,7 +150,7 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
     prose = action in ("comment", "docstring", "type_hints")
     spans = _aside_spans(toks) + (_line_descriptions(toks) if action == "comment" else [])
     if prose:  # "Document f: it is what g falls back to when ...": after the colon, what f is or does
-        spans += _said_of(mentions, toks)
+        spans += _said_of(mentions, toks) + _described_after(mentions, toks)
     named = {m.index for m in mentions}
     made = _made(mentions, toks) if action == "change" else set()
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)

@@ -136,6 +136,17 @@ def name_position(toks: list[Tok], i: int) -> bool:
             or (before == "" and nxt in ("", ".", ":")))
 
 
+def _class_by_case(toks: list[Tok], i: int, table: SymbolTable) -> bool:
+    """A common word that is a class of the file, spelled as it: "a class docstring for Module", "Module class
+    needs a docstring" (modulefinder's class Module; "module" alone is the file). Capitalized mid-sentence or
+    said with "class"."""
+    word = toks[i].text
+    if not word[:1].isupper() or not any(h.kind == "class" and h.name == word for h in table.lookup(word)):
+        return False
+    near = {toks[j].text.lower() for j in (i - 1, i + 1) if 0 <= j < len(toks)}
+    return "class" in near or (i > 0 and toks[i - 1].text not in (".", "!", "?", ":"))
+
+
 def _a_verb(toks: list[Tok], i: int) -> bool:
     """Token ``i`` is a verb by its place: after "to" or a modal, before an object ("to tell me when")."""
     prev = toks[i - 1].text.lower() if i > 0 else ""
@@ -156,7 +167,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if not t.word or i in covered:
             continue
         low = t.text.lower()
-        if low in NOT_NAMES and not t.code:
+        if low in NOT_NAMES and not t.code and not _class_by_case(toks, i, table):
             continue
         if low == table.module and i + 1 < len(toks) and toks[i + 1].text in ("'s", "'"):
             continue  # "gettext's _as_int helper": the module, not its function gettext

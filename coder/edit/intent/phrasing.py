@@ -46,8 +46,8 @@ def comment_above(instruction: str) -> bool:
 # what a verb of deleting takes when it is a statement, not a def: "remove that duplicate line", "drop the extra
 # one", "delete the redundant assignment in f" (seen on the H200, run 17: read as "delete method Filter.__init__",
 # the whole method cut; applied)
-_CUT_STATEMENT = lazy.regex(r"\s*(?:(?:the|that|this|a|an|these|those)\s+)?(?:(?:extra|duplicated?|redundant|second|"
-                            r"repeated|unused|stray|dead|useless|leftover|superfluous|needless|double|other)\s+)*"
+_CUT_STATEMENT = lazy.regex(r"\s*(?:(?:the|that|this|a|an|these|those)\s+)?(?:one\s+)?"
+                            r"(?:(?:extra|duplicated?|redundant|second|repeated|unused|stray|dead|useless|leftover|superfluous|needless|double|other)\s+)*"
                             r"(?:line|lines|assignment|assignments|statement|statements|call|calls|check|checks|"
                             r"print|prints|one|name|names|variable|variables|var|local|locals)\b", re.I)
 _STATEMENT_ADJECTIVE = lazy.regex(r"\s*(?:(?:the|that|this|a|an)\s+)?(?:extra|duplicated?|redundant|second|repeated|"

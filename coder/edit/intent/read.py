@@ -323,7 +323,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     desc = described.find(instruction, toks, table)
     span = desc.said if desc is not None else set()
     action = _action(described.blanked(instruction, desc, toks), toks, {m.index for m in found if m.sure} | span)
-    action = "change" if action == "delete" and cut_move.deletes_local(toks, table) else action  # "get rid of dct"
+    # "get rid of dct", "scan_code has code = co.co_code that's never used, delete it": a statement, not the def
+    action = "change" if action == "delete" and (cut_move.deletes_local(toks, table) or cut_move.spells_statement(
+        instruction, toks, table)) else action
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
     shown = implied(instruction, action, table)
     action = shown.action if shown else action

@@ -17,11 +17,12 @@ from coder.edit.intent.words import looks_like_code
 
 # the words that may stand around the old name ("the module-level regex X", "the X method of C", "f.py's X")
 _DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
-              r"regexp|pattern|function|method|variable|var|attribute|parameter|argument|constant|field|name|property)"
+              r"regexp|pattern|function|method|variable|var|attribute|parameter|argument|constant|field|name|property|"
+              r"alias|import|imported)"
               r"\s+)*"
               r"(?:[\w./-]+(?:\.pyi?)?'s\s+)?")  # "f.py's X", "the console's X"
 _AFTER_OLD = (r"(?:\s+(?:function|method|class|variable|var|attribute|constant|helper|regex|field|parameter|param|"
-              r"argument|arg|property))?"
+              r"argument|arg|property|alias|import))?"
               # "the method `m` of `C` to `n`": the owner is named, not renamed; "(tomllib/_re.py)": where it is
               r"(?:\s+(?:of|from|in)\s+(?:the\s+)?(?:class\s+)?`?[A-Za-z_][\w.]*(?:\(\))?`?)?(?:\s*\([^)]*\))?"
               r"(?:\s+everywhere)?")
@@ -52,6 +53,10 @@ _IS_CALLED_THEN = lazy.regex(r"\b(?:is|was|are)\s+(?:called|named)\s+" + _IDENT 
 # "... has a vague name, _patch. Call it _use_thread_dict instead": "name" says the word after it is one
 _NAME_THEN_CALL = lazy.regex(r"\b(?:name|named|called)[,:]?\s+" + _IDENT + r"\s*[.;!?]\s+(?:so\s+|just\s+|please\s+|"
                              r"pls\s+)?(?:call|name|rename)\s+it\s+(?:to\s+)?" + _IDENT, re.I)
+# "under the private name _builtin_open so that ... I find that name clumsy; make it _open_file": "that name" refers
+# back to the name said, however far ("make it" only to a code-looking word: "make it faster" renames nothing)
+_THAT_NAME = lazy.regex(r"\bname[,:]?\s+" + _IDENT + r"\b.{0,200}?\bthat\s+name\b[^.;!?]*[.;!?]?\s*(?:so\s+|just\s+|"
+                        r"please\s+|pls\s+)?(?:call|name|rename|make)\s+it\s+(?:to\s+)?" + _IDENT, re.I | re.S)
 _POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also"})
 # "assigns to a variable named type; call it mime_type": the kind word says the old one is a name, whatever word
 _KIND_NAMED_THEN = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute|field)\s+(?:called|named)\s+"
@@ -76,6 +81,7 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     found += [m for pattern in (_SHOULD_BE_CALLED, _IS_CALLED_THEN) for m in pattern.finditer(instruction)
               if all(looks_like_code(g) or f"`{g}`" in instruction for g in (m.group(1), m.group(2)))
               or (_KIND_BEFORE.search(instruction[:m.start()]) and looks_like_code(m.group(2)))]
+    found += [m for m in _THAT_NAME.finditer(instruction) if looks_like_code(m.group(2)) or m.group(2).startswith("_")]
     found += [*_KIND_CALLED.finditer(instruction), *_KIND_NAMED_THEN.finditer(instruction),
               *_KIND_RENAME.finditer(instruction), *_NAME_THEN_CALL.finditer(instruction)]
     # "c -> b -> a" is a chain (a path, a graph), not a rename; "the _write_mode line (r -> w, rb -> wb)": an
