@@ -171,3 +171,27 @@ def test_run19_fifth_set_readings(file: str, instruction: str, action: str, targ
                                   renames: tuple[tuple[str, str], ...]) -> None:
     spec = read_instruction(instruction, {file: source(file)}, home=file)
     assert (spec.action, [t.qualname for t in spec.targets], spec.renames) == (action, targets, renames)
+
+
+MERGE = '''def merge(xs, ys, key=None):
+    out = []
+    push = out.append
+    if key is None:
+        push([xs, 1, ys])
+    else:
+        push([key(xs), 1, ys, key])
+    return out
+'''
+
+
+@pytest.mark.parametrize(("instruction", "line"), [
+    # heapq-comment w0 (run 19): "above the first h_append": its first call, not the alias's assignment
+    ("why the 1 in merge? put a comment above the first push saying so", "push([xs, 1, ys])"),
+    ("comment the last push in merge", "push([key(xs), 1, ys, key])"),
+    # heapq-comment w1: a bracketed piece of the line, spelled, found on one line only
+    ("Could you comment, just before the line in merge that pushes [xs, 1, ys], what the 1 is for?",
+     "push([xs, 1, ys])"),
+])
+def test_a_comment_line_said_by_rank_or_by_a_piece_of_it(instruction: str, line: str) -> None:
+    spec = read_instruction(instruction, {"m.py": MERGE}, home="m.py")
+    assert spec.anchor is not None and spec.anchor.line == line

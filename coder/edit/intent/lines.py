@@ -43,6 +43,9 @@ _CALLED = lazy.regex(r"\b(?:`?([A-Za-z_][\w.]*)`?(?:\(\))?\s+(?:is|gets|being)\s
                      r"(?:the\s+)?call(?:s|ing)?\s+(?:to\s+|of\s+)?`?([A-Za-z_][\w.]*)`?(?:\(\))?)\b")
 # where a comment's own words begin: "a comment that ...", "a comment saying ...", "comment: ..."
 _COMMENT_SAYS = lazy.regex(r"\bcomment\s*(?:that|saying|which\s+says|to\s+say|explaining\s+that|:)\s", re.I)
+# "above the first h_append", "before the last yield": the line of that rank among those reading the name
+_NTH = lazy.regex(r"\b(?:above|before|over|on|at|comment)\s+the\s+(first|last|second)\s+`?([A-Za-z_][\w.]*)`?"
+                  r"(?:\(\))?", re.I)
 # "the statement that increases shift": which augmented assignment a verb names
 _VERB_OPS = (("+=", lazy.regex(r"\b(?:increase[sd]?|increment(?:s|ed)?|bumps?|adds?\s+to|grows?)\b", re.I)),
              ("-=", lazy.regex(r"\b(?:decrease[sd]?|decrement(?:s|ed)?|subtracts?\s+from|lowers?)\b", re.I)))
@@ -73,6 +76,8 @@ def line_anchor(spec: ChangeSpec, instruction: str, text: str) -> Anchor | None:
         code in plain or (code.endswith(":") and len(code) > MIN_CHARS and code[:-1] in plain))]
     if spelled:  # a line spelled out is that line: where it occurs twice, above one of them
         return Anchor("above", target, line=max(spelled, key=len))
+    if (holding := _fragment(plain, lines[1:])) is not None:
+        return Anchor("above", target, line=holding)
     if (found_line := _named(plain, lines[1:]) or _described(plain, lines[1:])) is not None:
         return Anchor("above", target, line=found_line)
     for keyword, words in _KEYWORDS:
@@ -133,8 +138,31 @@ def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
     return None
 
 
+_BRACKETED = lazy.regex(r"\[[^\[\]]{6,}\]|\([^()]{6,}\)")
+
+
+def _fragment(plain: str, lines: list[tuple[int, str]]) -> str | None:
+    """The one line holding a bracketed piece of code the instruction spells ("the line that appends [next(),
+    order * direction, next] to the heap"), spaces aside; None when no line or several do."""
+    squeeze = [(re.sub(r"\s+", "", code), code) for _, code in lines]
+    for m in _BRACKETED.finditer(plain):
+        piece = re.sub(r"\s+", "", m.group(0))
+        found = {code for flat, code in squeeze if piece in flat}
+        if len(found) == 1:
+            return found.pop()
+    return None
+
+
 def _named(plain: str, lines: list[tuple[int, str]]) -> str | None:
-    """The line "the _find_unsafe check" or "the self.__init__ call" reads, or "why __init__ is called" calls."""
+    """The line "the _find_unsafe check" or "the self.__init__ call" reads, "why __init__ is called" calls, or
+    "above the first h_append" is the first to read."""
+    for nth in _NTH.finditer(plain):
+        name = re.escape(nth.group(2))
+        reading = ([code for _, code in lines if re.search(r"(?<!\w)" + name + r"\s*\(", code)]  # its calls first
+                   or [code for _, code in lines if re.search(r"(?<!\w)" + name + r"\b", code)])
+        rank = {"first": 0, "second": 1, "last": -1}[nth.group(1).lower()]
+        if len(reading) > (rank if rank >= 0 else 0):
+            return reading[rank]
     for named in _NAMED_LINE.finditer(plain):
         if (found := _reading(named.group(1), lines, plain, named.group(2) == "call")) is not None:
             return found
