@@ -195,3 +195,17 @@ MERGE = '''def merge(xs, ys, key=None):
 def test_a_comment_line_said_by_rank_or_by_a_piece_of_it(instruction: str, line: str) -> None:
     spec = read_instruction(instruction, {"m.py": MERGE}, home="m.py")
     assert spec.anchor is not None and spec.anchor.line == line
+
+
+@pytest.mark.parametrize("instruction", [
+    # operator-extract w0, bz2-extract w0 and w1 (run 19): read as a change of the defs, or refused for the new name
+    "Queue.put and Queue.get both test maxsize inline. make a helper _full(q) for that test and use it in both",
+    "Queue.put has a loop waiting for a free slot. I want that loop in a module-level function _full(q) which says "
+    "whether q is at its maxsize",
+    "split the maxsize test of Queue.put out into _full(q) -> bool",
+    "Factor that maxsize test in Queue.put into a private module function _full(q) returning a bool",
+])
+def test_an_extraction_said_by_its_new_helper(instruction: str) -> None:
+    spec = read_instruction(instruction, {QUEUE: source(QUEUE)}, home=QUEUE)
+    assert (spec.action, spec.facts.extract_into) == ("extract", "_full")
+    assert "Queue.put" in [t.qualname for t in spec.targets]

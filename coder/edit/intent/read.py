@@ -74,10 +74,12 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
-_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|split(?:s)?\s+out)\b"
-                      r"|\binto\s+(?:(?:a|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function|fn|func)\b"
-                      # "... repeat the check. I'd like it in one place: a module-level helper f(x)"
-                      r"|" + words.ONE_PLACE, re.I)
+_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b"
+                      r"|\binto\s+(?:(?:a|its|their)\s+)?" + words.DEF_ADJ + words.DEF_NOUN + r"\b"
+                      # "... repeat the check. I'd like it in one place: a module-level helper f(x)", "make a helper
+                      # f(x) for that test and use it in both", "I want that chain in a module-level function f(x)"
+                      r"|" + words.ONE_PLACE + "|" + words.USE_IT, re.I)
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
 _DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)

@@ -244,18 +244,33 @@ _DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
 _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
 # "factor out X", "factor it into a helper", "factor it out into ..."
-FACTOR = r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+(?:out\s+)?into|(?:it|them|this|that)\s+out)"
+FACTOR = (r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+(?:out\s+)?into|(?:it|them|this|that)\s+out"
+          r"|(?:that|this|these|those)\s+\w+(?:\s+\w+)?\s+(?:out\s+)?into)")  # "factor that comparison into"
+# the adjectives of a new def: "a private module function", "its own module-level helper"
+DEF_ADJ = (r"(?:own\s+|new\s+|separate\s+|small\s+|shared\s+|private\s+|module[-\s]level\s+|module\s+|"
+           r"top[-\s]level\s+)*")
+DEF_NOUN = r"(?:helper|function|fn|func)"
+# "make a helper _matches(item, value) for that test and use it in both"; "I want that chain in a module-level
+# function _parse_mode(mode)": a new def that the code named goes into (fifth fresh set, run 19)
+USE_IT = (r"\b(?:make|write|create|add|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + r"\s+`?[A-Za-z_]\w*\([^)]*\)"
+          r"[^.;]*?\b(?:use|call)\s+it\s+(?:in|from)\s+(?:both|each|all|them|those|the\s+two)\b"
+          r"|\b(?:that|this|those|these)\s+\w+(?:\s+\w+)?\s+in(?:to)?\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN
+          + r"\s+`?[A-Za-z_]\w*\(")
 # "they repeat the check. I'd like it in one place: a module-level helper f(x) ...": an extraction into f
 ONE_PLACE = (r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?(?:new\s+|shared\s+|small\s+|private\s+|"
              r"module[-\s]level\s+|top[-\s]level\s+)*(?:helper|function|fn|func)\b")
-_EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*(?:helper|function|fn|func)\b"
-                      r"|" + ONE_PLACE, re.I)
+_EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b"
+                      r"|\binto\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ + DEF_NOUN + r"\b|" + ONE_PLACE + "|" + USE_IT,
+                      re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
-                           r"|into\s+(?:(?:an?|its|their)\s+)?(?:own\s+|new\s+|separate\s+|small\s+|helper\s+|module[-\s]level\s+|top[-\s]level\s+|private\s+)*"
-                           r"(?:function|helper|method|fn|func)|" + ONE_PLACE + ")"
+                           r"|in(?:to)?\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ
+                           + r"(?:helper\s+)?(?:function|helper|method|fn|func)|" + ONE_PLACE
+                           + r"|\b(?:make|write|create|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + ")"
                            r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
+# "split the mode parsing out into _parse_mode(mode)": the new function spelled as a call after "into"
+_INTO_CALL = lazy.regex(r"\binto\s+`?([A-Za-z_]\w*)\(", re.I)
 # "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
 # function spelled with its signature
 _EXTRACT_CALL = lazy.regex(r"\bextract\s+(?:an?\s+)?`?([A-Za-z_]\w*)\([^)]*\)", re.I)
@@ -336,7 +351,7 @@ def extract_into(instruction: str) -> str | None:
     """F of "extract ... into a new function F" (None when no extraction into a named function is asked)."""
     if not _EXTRACT.search(instruction):
         return None
-    found = _NEW_FUNCTION.search(instruction) or _EXTRACT_CALL.search(instruction)
+    found = _NEW_FUNCTION.search(instruction) or _EXTRACT_CALL.search(instruction) or _INTO_CALL.search(instruction)
     return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
 
 
