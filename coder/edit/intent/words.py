@@ -257,8 +257,7 @@ USE_IT = (r"\b(?:make|write|create|add|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF
           r"|\b(?:that|this|those|these)\s+\w+(?:\s+\w+)?\s+in(?:to)?\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN
           + r"\s+`?[A-Za-z_]\w*\(")
 # "they repeat the check. I'd like it in one place: a module-level helper f(x) ...": an extraction into f
-ONE_PLACE = (r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?(?:new\s+|shared\s+|small\s+|private\s+|"
-             r"module[-\s]level\s+|top[-\s]level\s+)*(?:helper|function|fn|func)\b")
+ONE_PLACE = r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + r"\b"
 _EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                       r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b"
                       r"|\binto\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ + DEF_NOUN + r"\b|" + ONE_PLACE + "|" + USE_IT,
