@@ -209,3 +209,24 @@ def test_an_extraction_said_by_its_new_helper(instruction: str) -> None:
     spec = read_instruction(instruction, {QUEUE: source(QUEUE)}, home=QUEUE)
     assert (spec.action, spec.facts.extract_into) == ("extract", "_full")
     assert "Queue.put" in [t.qualname for t in spec.targets]
+
+
+def test_a_spelled_statement_is_cut_from_its_def_without_a_model(tmp_path: Path) -> None:
+    # modulefinder-delete w0 on the 2-core CPU (run 19): read as a change of scan_code, the model cut another block
+    from cli_helpers import make_repo
+
+    from coder.bench.edits.run import proposed
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_run import PlanRequest, plan_for, run_plan
+
+    make_repo(tmp_path / "r", {QUEUE: source(QUEUE)})
+    engine = EditEngine(None, tmp_path / "r")
+    said = "Queue.put has self.unfinished_tasks += 1 which join relies on wrongly, delete it"
+    prepared = plan_for(engine, tmp_path / "r" / QUEUE, said)
+    assert isinstance(prepared, PlanRequest) and prepared.requests == {}
+    proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]
+    assert proposal.ok, proposal.refusal
+    line = "            self.unfinished_tasks += 1\n"
+    old = source(QUEUE)
+    first = old.index(line)  # Queue.put's, the first of the file
+    assert proposed(proposal, tmp_path / "r")[QUEUE] == old[:first] + old[first + len(line):]

@@ -46,10 +46,10 @@ _DELETING = frozenset(w for w, action in VERBS.items() if action == "delete") | 
 _BEFORE_LOCAL = ARTICLES | {"unused", "pointless", "useless", "dead", "local", "variable", "var", "name"}
 
 
-def spells_statement(instruction: str, toks: list[Tok], table: SymbolTable) -> bool:
-    """Whether a delete spells a statement of one of the file's defs ("scan_code has code = co.co_code that's
-    never used, delete it"): that statement goes, not the def (fifth fresh set, H200 run 19: the whole method
-    was cut). A line counts when, spaces aside, the instruction holds it whole and it assigns or calls."""
+def spelled_statement(instruction: str, toks: list[Tok], table: SymbolTable) -> str | None:
+    """The statement of one of the file's defs a delete spells ("scan_code has code = co.co_code that's never used,
+    delete it"), stripped: that statement goes, not the def (fifth fresh set, H200 run 19: the whole method was
+    cut). A line counts when, spaces aside, the instruction holds it whole and it assigns or calls."""
     text = table.texts.get(table.home, "")
     said = re.sub(r"\s+", "", instruction.replace("`", ""))
     spelled = {t.text for t in toks if t.code}
@@ -58,8 +58,8 @@ def spells_statement(instruction: str, toks: list[Tok], table: SymbolTable) -> b
         if (line[:1] in (" ", "\t") and len(code) >= 8 and ("=" in code or "(" in code)
                 and not code.startswith(("def ", "class ", "@", "#", "return", "if ", "for ", "while "))
                 and re.sub(r"\s+", "", code) in said and any(w in code for w in spelled)):
-            return True
-    return False
+            return code
+    return None
 
 
 def deletes_local(toks: list[Tok], table: SymbolTable) -> bool:

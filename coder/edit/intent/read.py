@@ -326,8 +326,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     span = desc.said if desc is not None else set()
     action = _action(described.blanked(instruction, desc, toks), toks, {m.index for m in found if m.sure} | span)
     # "get rid of dct", "scan_code has code = co.co_code that's never used, delete it": a statement, not the def
-    action = "change" if action == "delete" and (cut_move.deletes_local(toks, table) or cut_move.spells_statement(
-        instruction, toks, table)) else action
+    cut_line = cut_move.spelled_statement(instruction, toks, table) if action == "delete" else None
+    action = "change" if action == "delete" and (cut_move.deletes_local(toks, table) or cut_line) else action
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
     shown = implied(instruction, action, table)
     action = shown.action if shown else action
@@ -369,6 +369,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
     facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
+    facts = replace(facts, cut_line=cut_line)
     if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
         facts = replace(facts, extract_into=words.extract_into(described.blanked(instruction, desc, toks)))
     if action == "add_parameter" and existing(params, targets, table):

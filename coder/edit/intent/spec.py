@@ -102,6 +102,7 @@ class Facts:
     doubtful: tuple[str, ...] = ()  # plain English words that are also symbols, not in a name's place
     statements: tuple[str, ...] = ()  # names of module-level imports/assignments named ("the import of os"), in order
     with_comment: bool = False  # "delete f and g and the comment line above them": the comment above goes too
+    cut_line: str | None = None  # a statement of a def the delete spells ("has code = co.co_code ..., delete it")
     none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
     returns: bool = False  # "that returns ...", "-> bool": a new def the instruction describes gives back a value
 

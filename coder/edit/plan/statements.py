@@ -46,6 +46,8 @@ def statement(text: str, name: str) -> tuple[int, int, str] | None:
 
 def derive_statement(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     """The mechanical plan that moves or deletes a named module-level statement (None: not one)."""
+    if spec.action == "change" and spec.facts.cut_line and len(spec.targets) == 1:
+        return _cut_line(rel, text, spec)
     names = spec.facts.statements
     if spec.action not in ("delete", "move") or spec.targets or not names:
         return None
@@ -115,3 +117,18 @@ def _beside_def(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     cuts = [Step(rel, a, b, f"assignments of {label}", "moved away", "mechanical", text="") for a, b in spans]
     return Plan("move", spec.instruction, tuple(sorted((*cuts, paste), key=lambda s: (s.start, s.end))),
                 f"move the assignments of {label}: cut and pasted mechanically, no model request")
+
+
+def _cut_line(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
+    """The one line of the target def that the delete spells, cut ("scan_code has code = co.co_code that's never
+    used, delete it"): on the 2-core CPU the 1.5B, shown the method, cut another block (run 19)."""
+    target, line = spec.targets[0], spec.facts.cut_line
+    lines = text.splitlines()
+    rows = [n for n in range(target.start, min(target.end, len(lines)) + 1) if lines[n - 1].strip() == line]
+    if len(rows) != 1:
+        return None  # spelled twice, or not in the def named: which one is meant needs judgement
+    n = rows[0]
+    step = Step(rel, n, n, f"line {n} of {target.qualname}", "the statement the instruction spells", "mechanical",
+                symbol=target.qualname, text="")
+    return Plan("delete", spec.instruction, (step,), f"delete `{line}` from {target.qualname}: cut mechanically, "
+                "no model request")
