@@ -230,3 +230,32 @@ def test_a_spelled_statement_is_cut_from_its_def_without_a_model(tmp_path: Path)
     old = source(QUEUE)
     first = old.index(line)  # Queue.put's, the first of the file
     assert proposed(proposal, tmp_path / "r")[QUEUE] == old[:first] + old[first + len(line):]
+
+
+FIVE = "".join(f"def {n}():\n    return {i}\n\n\n" for i, n in enumerate(("a_one", "b_two", "c_three", "d_four"))) + (
+    "def e_five():\n    return 4\n")
+
+
+@pytest.mark.parametrize(("instruction", "order"), [
+    # heapq-move w0 (run 19): three helpers named, sent to the model as one region, refused as misplaced
+    ("move b_two and c_three further down, right before e_five", ("a_one", "d_four", "b_two", "c_three", "e_five")),
+    ("please move a_one and b_two below d_four", ("c_three", "d_four", "a_one", "b_two", "e_five")),
+])
+def test_several_named_defs_move_as_one_block_without_a_model(tmp_path: Path, instruction: str,
+                                                                order: tuple[str, ...]) -> None:
+    import ast
+
+    from cli_helpers import make_repo
+
+    from coder.bench.edits.run import proposed
+    from coder.edit.run.engine import EditEngine
+    from coder.edit.run.plan_run import PlanRequest, plan_for, run_plan
+
+    make_repo(tmp_path / "r", {"five.py": FIVE})
+    engine = EditEngine(None, tmp_path / "r")
+    prepared = plan_for(engine, tmp_path / "r" / "five.py", instruction)
+    assert isinstance(prepared, PlanRequest) and prepared.requests == {}
+    proposal = run_plan(engine, prepared, lambda request: pytest.fail("no region may be asked"))  # type: ignore[arg-type,return-value]
+    assert proposal.ok, proposal.refusal
+    new = proposed(proposal, tmp_path / "r")["five.py"]
+    assert tuple(n.name for n in ast.parse(new).body if isinstance(n, ast.FunctionDef)) == order

@@ -175,6 +175,23 @@ def _tree_placed(new_tree: ast.Module, name: str, anchor: Anchor) -> str | None:
     return None if neighbour is here[0][here[1]] else where
 
 
+def _at(tree: ast.Module, name: str) -> ast.stmt:
+    found = _find(tree.body, name)
+    assert found is not None
+    return found[0][found[1]]
+
+
+def _not_together(tree: ast.Module, names: list[str]) -> str | None:
+    """Why defs moved as one block are not one after another (None: they are)."""
+    found = [_find(tree.body, n) for n in names]
+    if any(f is None for f in found) or len({id(f[0]) for f in found if f is not None}) != 1:
+        return "the moved defs are not side by side"
+    body = found[0][0] if found[0] is not None else []
+    defs = [n for n in body if isinstance(n, _DEFS)]
+    at = sorted(defs.index(f[0][f[1]]) for f in found if f is not None)  # type: ignore[arg-type]
+    return None if at[-1] - at[0] == len(at) - 1 else "the moved defs are not side by side"
+
+
 def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
     """Why the change of ``old`` into ``new`` is not where ``spec.anchor`` places it (None: it is, or no anchor)."""
     anchor = spec.anchor
@@ -187,6 +204,13 @@ def misplaced(old: str, new: str, spec: ChangeSpec) -> str | None:
     names = _placed_names(spec, anchor)
     by_tree = (anchor.symbol is not None and anchor.where in _BEFORE | _AFTER) or anchor.where == "end"
     if names and by_tree:
+        # several moved as one block: the one nearest the anchor is its neighbour, the others follow it
+        placed = [n for n in names if _find(new_tree.body, n) is not None]
+        if len(placed) > 1:
+            rows = {n: _first_line(_at(new_tree, n)) for n in placed}
+            names = sorted(placed, key=rows.__getitem__, reverse=anchor.where in _BEFORE)
+            why = _tree_placed(new_tree, names[0], anchor) or _not_together(new_tree, names)
+            return why
         return _tree_placed(new_tree, names[0], anchor)
     lines = len(old.splitlines())
     if anchor.line is not None and anchor.symbol is not None and spec.action == "comment":

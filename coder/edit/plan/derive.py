@@ -36,6 +36,7 @@ import ast
 import io
 import tokenize
 from dataclasses import replace
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from coder.edit.plan.delete import derive_delete
@@ -132,38 +133,48 @@ def _own(spec: ChangeSpec, rel: str) -> list[Symbol]:
 
 
 def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> Plan | None:
+    """Named defs moved before or after another, or to the end: cut with their comments and pasted, in file order
+    ("move _heappop_max, _heapreplace_max and _heapify_max further down, right before merge": run 19 sent the
+    three to the model as one region, and the reply was refused)."""
     from coder.edit.source.splice import blank_run_after, block_bounds, line_span
 
     mine, anchor_at = _own(spec, rel), spec.anchor
-    if (spec.action != "move" or len(mine) != 1 or len(spec.targets) != 1 or anchor_at is None
-            or not spec.facts.moves or (found := region_of(symbols, mine[0].qualname)) is None):
+    if (spec.action != "move" or not mine or len(mine) != len(spec.targets) or anchor_at is None
+            or not spec.facts.moves):
         return None
-    qual, start, end, label = found
-    a, b = block_bounds(text, start, end)
-    body = line_span(text, a, end)  # the def with its attached comments, without the blank lines after
-    gap = "\n" * blank_run_after(text, end)
-    total = len(text.splitlines())
+    found = [region_of(symbols, s.qualname) for s in mine]
+    if any(f is None for f in found):
+        return None
+    blocks = sorted((f for f in found if f is not None), key=lambda f: f[1])
+    spans = [block_bounds(text, start, end) for _, start, end, _ in blocks]
+    if any(b1 >= a2 for (_, b1), (a2, _) in pairwise(spans)):
+        return None  # one inside another
+    bodies = [line_span(text, a, end) for (a, _), (_, _, end, _) in zip(spans, blocks, strict=True)]
+    gaps = ["\n" * blank_run_after(text, end) for _, _, end, _ in blocks]
+    label = ", ".join(f[3] for f in blocks)
     if anchor_at.symbol is None:
         if anchor_at.where != "end":
             return None  # above the imports is never what "top" means: let the model place it
-        at = total + 1
+        at = len(text.splitlines()) + 1
+        joined = "".join(g + b for g, b in zip(gaps, bodies, strict=True))
         paste = Step(rel, at, at - 1, "end of the file", "move target", "mechanical",
-                     text=("" if text.endswith("\n") else "\n") + gap + body)
+                     text=("" if text.endswith("\n") else "\n") + joined)
     else:
         anchor = region_of(symbols, anchor_at.symbol.qualname)
-        if anchor is None or anchor[0] == qual:
+        if anchor is None or anchor[0] in {f[0] for f in blocks}:
             return None
         _, y_start, y_end, _ = anchor
         if anchor_at.where in ("after", "below"):
-            paste = Step(rel, y_end + 1, y_end, f"after {anchor[3]}", "move target", "mechanical", text=gap + body)
+            paste = Step(rel, y_end + 1, y_end, f"after {anchor[3]}", "move target", "mechanical",
+                         text="".join(g + b for g, b in zip(gaps, bodies, strict=True)))
         else:
             y_start, _ = block_bounds(text, y_start, y_end)
             paste = Step(rel, y_start, y_start - 1, f"before {anchor[3]}", "move target", "mechanical",
-                         text=body + gap)
-        if a <= paste.start <= b + 1:
+                         text="".join(b + g for g, b in zip(gaps, bodies, strict=True)))
+        if any(a <= paste.start <= b + 1 for a, b in spans):
             return None  # already there, or inside itself
-    cut_step = Step(rel, a, b, label, "moved away", "mechanical", text="")
-    return Plan("move", spec.instruction, tuple(sorted((cut_step, paste), key=lambda s: (s.start, s.end))),
+    cuts = [Step(rel, a, b, f[3], "moved away", "mechanical", text="") for (a, b), f in zip(spans, blocks, strict=True)]
+    return Plan("move", spec.instruction, tuple(sorted((*cuts, paste), key=lambda s: (s.start, s.end))),
                 f"move {label}: cut and pasted mechanically, no model request")
 
 
