@@ -259,3 +259,18 @@ def test_several_named_defs_move_as_one_block_without_a_model(tmp_path: Path, in
     assert proposal.ok, proposal.refusal
     new = proposed(proposal, tmp_path / "r")["five.py"]
     assert tuple(n.name for n in ast.parse(new).body if isinstance(n, ast.FunctionDef)) == order
+
+
+def test_a_method_cut_while_still_called_is_refused_despite_a_setattr_elsewhere() -> None:
+    # modulefinder-delete (run 19): scan_code cut, load_module still calls it; a setattr(parent, ...) elsewhere in
+    # the file made the check stand aside for the whole file
+    from coder.edit.checks.lost_members import lost_but_used
+
+    old = ("class Finder:\n    def load(self, co):\n        self.scan_it(co)\n\n    def scan_it(self, co):\n"
+           "        return co\n\n\ndef attach(parent, name, m):\n    setattr(parent, name, m)\n")
+    cut = old.replace("    def scan_it(self, co):\n        return co\n", "")
+    why = lost_but_used(old, cut)
+    assert why is not None and "still uses self.scan_it" in why
+    init = "    def __init__(self):\n        setattr(self, 'scan_it', print)\n\n"
+    dynamic = cut.replace("    def load(self, co):", init + "    def load(self, co):")
+    assert lost_but_used(old, dynamic) is None  # a class that sets its own attributes is not judged

@@ -10,7 +10,7 @@ A method of a class of the original that no class of the result defines any more
 it on ``self``, nor as any object's attribute when the name is distinctive (private, dunder-free with an
 underscore: ``create_dict``, ``_patch``): ``sock.close()`` may be another object's ``close`` after
 ``Foo.close`` was deleted, but nothing else in a file of its own has a ``create_dict``. A class that sets
-attributes dynamically (``__getattr__``, ``setattr``) is not judged.
+attributes dynamically (``__getattr__``, ``setattr(self, ...)``) is not judged.
 """
 
 from __future__ import annotations
@@ -36,9 +36,15 @@ def lost_but_used(old: str, new: str) -> str | None:
         before, after = parsed(old), parsed(new)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    lost = _methods(before) - _methods(after)
-    if not lost or any(isinstance(n, ast.Name) and n.id in ("setattr", "__getattr__") for n in ast.walk(after)) or any(
-            isinstance(n, _FUNC) and n.name == "__getattr__" for n in ast.walk(after)):
+    # a class that sets its attributes dynamically (__getattr__, setattr(self, ...)) is not judged; a setattr on some
+    # other object elsewhere in the file (modulefinder's, run 19) does not excuse the rest
+    dynamic = {c.name for c in ast.walk(after) if isinstance(c, ast.ClassDef) and any(
+        (isinstance(n, _FUNC) and n.name == "__getattr__") or (
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and n.args
+            and isinstance(n.args[0], ast.Name) and n.args[0].id == "self") for n in ast.walk(c))}
+    lost = {m for c in ast.walk(before) if isinstance(c, ast.ClassDef) and c.name not in dynamic
+            for m in (f.name for f in c.body if isinstance(f, _FUNC))} - _methods(after)
+    if not lost:
         return None
     for node in ast.walk(after):
         if (isinstance(node, ast.Attribute) and node.attr in lost and isinstance(node.ctx, ast.Load)
