@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 NONE_PASSES = "; none passes every check"
 # one-token changes tried at most; a search larger than this is not made at all. 150 since len(x) one up and one
-# down joined the operators (run 18): held-out reprlib's whole file, no clue to narrow it, went from 113 to 123
+# down joined the operators (run 19): held-out reprlib's whole file, no clue to narrow it, went from 113 to 123
 MAX_MUTANTS = 150
 BUDGET_S = 40.0  # and the seconds they may take (each runs the test command): past it, the refusal stands
 # A change may make a loop endless (`i + 1` -> `i - 1`): each run of the test command is cut at this many times
