@@ -18,18 +18,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import cut_move, described, mutable_default, phrasing, report, words
+from coder.edit.intent import creating, cut_move, described, mutable_default, phrasing, report, words
 from coder.edit.intent.anchor import anchor_of
-from coder.edit.intent.context import context_only
 from coder.edit.intent.examples import examples_of
 from coder.edit.intent.implied import implied
 from coder.edit.intent.lines import comment_home, line_anchor
 from coder.edit.intent.names import (
     ARTICLES,
-    ENGLISH,
     KIND_WORDS,
     VERBS,
-    Mention,
     Tok,
     resolve,
     tokens,
@@ -97,9 +94,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
-# what a new def should do is said after these: the plain words there describe, they name no target
 _BUILTINS = frozenset(dir(builtins))
-_DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
 
 
 # --- the reading ---------------------------------------------------------------------------------
@@ -211,27 +206,11 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
             skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small", "level"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 found.append((m.start(1), name))
-        out += _not_in_description(instruction, sorted(found))
+        out += creating.not_in_description(instruction, sorted(found))
     if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
         out.append(into)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
     return tuple(dict.fromkeys(out))
-
-
-_SHAPED = lazy.regex(r"_|\d|[a-z][A-Z]")  # is_cell, b64, camelCase: a name no English word is
-_DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e\.?)\b|[:;]", re.I)
-
-
-def _not_in_description(instruction: str, found: list[tuple[int, str]]) -> list[str]:
-    """The new names of ``found`` (position, name), less plain words said after a code-shaped one's description began.
-
-    "Add an is_cell() method to Symbol that returns True when ... some inner function closes over": ``inner``
-    and ``closes`` are what the method is about (2-core CPU, run 18: three methods were asked for)."""
-    def shaped(at: int, name: str) -> bool:
-        return bool(_SHAPED.search(name)) or instruction[at + len(name):at + len(name) + 1] in ("(", "`")
-    first = next((at for at, name in found if shaped(at, name)), None)
-    said = _DESCRIPTION.search(instruction, first) if first is not None else None
-    return [name for at, name in found if said is None or at < said.start() or shaped(at, name)]
 
 
 def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action) -> Facts:
@@ -263,46 +242,6 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))
-
-
-def _not_aside(picked: list[tuple[Mention, Symbol]], mentions: list[Mention], toks: list[Tok],
-               action: Action) -> list[tuple[Mention, Symbol]]:
-    """The picks that are targets, not names said for context.
-
-    "add hints to f (memo is the dict deepcopy passes around)": memo and deepcopy are context. An extraction's
-    source is a code-spelled def or a module function: "Snapshot._group_by ... adds a trace to the Statistic
-    kept for a traceback" names no Trace, Statistic or Trace.traceback to change.
-    """
-    aside = context_only(mentions, toks, action)
-    picked = [(m, s) for m, s in picked if m.index not in aside] or picked
-    if action == "extract":  # a module function named bare stays ("getopt and gnu_getopt both convert ...")
-        picked = [(m, s) for m, s in picked if toks[m.index].code or s.kind == "function"] or picked
-    return picked
-
-
-def _created(found: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
-    """The mentions that may be targets of a change creating ``new_names``: none of those, nor a name inside the
-    parentheses right after one ("into a module level fn _add_to_stats(stats, traceback, size)": no Trace.size)."""
-    inside: set[int] = set()
-    for i, t in enumerate(toks[:-1]):
-        if t.text in new_names and toks[i + 1].text == "(":
-            j = i + 2
-            while j < len(toks) and toks[j].text != ")":
-                inside.add(j)
-                j += 1
-    return [m for m in found if m.word not in new_names and m.index not in inside]
-
-
-def _not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:
-    """The mentions that may be targets of a new def: none from the clause that says what it does.
-
-    "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
-    should be True": the names there describe the new def's behaviour, they are not edited.
-    """
-    first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
-    said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
-    # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
-    return [m for m in mentions if m.index < said and (toks[m.index].code or m.word.lower() not in ENGLISH)]
 
 
 def _settled(action: Action, instruction: str, targeted: bool) -> Action:
@@ -338,9 +277,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     params = params_of(instruction) if action == "add_parameter" else ()
     new_names = _new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
-    mentions = _created(found, toks, new_names) if creates else found
+    mentions = creating.created(found, toks, new_names) if creates else found
     if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
-        mentions = _not_described(mentions, toks, new_names)
+        mentions = creating.not_described(mentions, toks, new_names)
     if action == "delete":  # "delete the line insort = insort_right": insort_right is the value, it stays
         mentions = [m for m in mentions if m.index == 0 or toks[m.index - 1].text != "="]
     bug = report.is_report(toks, action)  # "Fix f: g(x) gives y", "Cancelling breaks run()": the def at fault
@@ -359,7 +298,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
               and s != owner]
-    picked = _not_aside(picked, mentions, toks, action)
+    picked = creating.not_aside(picked, mentions, toks, action)
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":
