@@ -77,6 +77,18 @@ def test_unknown_inheritance_ends_the_attribute_check() -> None:
     assert "self.w" in (unset_self_reads(local, local + method.replace(".z", ".w")) or "")
 
 
+def test_a_setattr_on_another_object_does_not_end_the_attribute_check() -> None:
+    # run 19, CPU: modulefinder's ModuleFinder sets an attribute of a parent module with setattr(parent, ...); a new
+    # method calling an invented self.find_missing was applied
+    old = ("class Finder:\n    def __init__(self):\n        self.found = {}\n\n"
+           "    def add(self, parent, name, mod):\n        setattr(parent, name, mod)\n")
+    invented = old + "\n    def missing(self, name):\n        return self.find_missing(name)\n"
+    assert "reads self.find_missing" in (unset_self_reads(old, invented) or "")
+    assert unset_self_reads(old, invented.replace("self.find_missing(name)", "self.found.get(name)")) is None
+    dynamic = old.replace("setattr(parent, name, mod)", "setattr(self, name, mod)")
+    assert unset_self_reads(dynamic, dynamic + "\n    def missing(self, name):\n        return self.x\n") is None
+
+
 def test_an_extracted_function_that_a_named_function_does_not_call_is_refused() -> None:
     only_gnu = GETOPT.replace(GNU_BODY, CALL, 1).replace("def getopt(args, shortopts, longopts = []):", HELPER, 1)
     assert extracted_uncalled(GETOPT, only_gnu, EXTRACT) == (

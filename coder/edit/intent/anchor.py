@@ -15,8 +15,8 @@ from coder.edit.intent.spec import Action, Anchor, Symbol, Where
 if TYPE_CHECKING:
     from coder.edit.intent.names import Mention
 
-AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "behind"})
-BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes"})
+AFTER_WORDS = frozenset({"after", "below", "under", "following", "follows", "follow", "behind"})
+BEFORE_WORDS = frozenset({"before", "above", "preceding", "precedes", "precede"})
 _END = lazy.regex(r"\b(?:end|bottom)\s+of\s+(?:the\s+)?(?:file|module)\b|\bat\s+the\s+(?:very\s+)?(?:end|bottom)\b",
                   re.I)
 # "a comment on top of f" is above f, "on top of the file" is the file's top
@@ -27,6 +27,9 @@ _TOP = lazy.regex(r"\b(?:top|start|beginning|head)\s+of\s+(?:the\s+)?(?:file|mod
 _IN_BODY = lazy.regex(r"\bbody\s+of\b|\b(?:start|beginning|top)\s+of\s+(?!(?:the\s+)?(?:file|module)\b)|"
                       r"\bfirst\s+line\s+(?:in|of)\b", re.I)
 _ASIDE = lazy.regex(r"(?<=\s)\([^()]*\)")  # "(b'' at end of file)", not a call's arguments "f(x)"
+# "immediately before", "right after", "directly precede": the nearer of two relations said for one move
+_CLOSE = lazy.regex(r"\b(?:immediately|right|just|directly)\s+(\w+)\s+(?:(?:the|a)\s+)?"
+                    r"(?:(?:function|method|class|def)\s+)?`?([\w.]+)", re.I)
 _AFTER_IMPORTS = lazy.regex(r"\b(?:after|below|under)\s+(?:the\s+|all\s+the\s+)?imports\b", re.I)
 
 
@@ -38,9 +41,10 @@ def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbo
     """
     if _AFTER_IMPORTS.search(instruction):
         return Anchor("after_imports")
-    for m in mentions:
-        if m.index not in chosen or m.before not in AFTER_WORDS | BEFORE_WORDS:
-            continue  # "a comment above each loop in f": f is where, the loop is what it is above
+    # "a comment above each loop in f": f is where, the loop is what it is above
+    related = [m for m in mentions if m.index in chosen and m.before in AFTER_WORDS | BEFORE_WORDS]
+    # "after _siftup_max and immediately precede merge": the relation said closest is where the block lands
+    for m in sorted(related, key=lambda m: not _close(instruction, m)) if action == "move" else related:
         where: Where = "after" if m.before in AFTER_WORDS else "before"
         if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
             where = "above" if where == "before" else "below"
@@ -57,3 +61,16 @@ def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbo
     if _TOP.search(said):
         return Anchor("top")
     return None
+
+
+def landmarks(mentions: list[Mention], chosen: dict[int, Symbol]) -> set[Symbol]:
+    """The symbols said after a relation word ("after g", "precede merge", "between f and g"): never what moves."""
+    # "the helpers sit between heapify and ...": where the moved defs are now
+    return {chosen[m.index] for m in mentions
+            if m.index in chosen and m.before in AFTER_WORDS | BEFORE_WORDS | {"between"}}
+
+
+def _close(instruction: str, mention: Mention) -> bool:
+    """The mention follows "immediately", "right" or "just" and its relation word."""
+    return any(c.group(1).lower() == mention.before and c.group(2) == mention.word
+               for c in _CLOSE.finditer(instruction))

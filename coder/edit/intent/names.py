@@ -26,8 +26,8 @@ TOKEN = lazy.regex(r"`(?P<tick>[^`]+)`|(?P<word>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)
 ARTICLES = frozenset({"the", "a", "an", "its", "this", "that", "new", "existing", "whole", "entire"})
 KIND_WORDS = frozenset({"function", "func", "def", "method", "class", "helper", "functions", "methods"})
 RELATIONS = frozenset({"to", "of", "from", "in", "into", "inside", "within", "on", "for", "after", "before",
-                        "below", "above", "under", "following", "follows", "precedes", "than", "at", "called",
-                        "named"})
+                        "below", "above", "under", "following", "follows", "follow", "precedes", "precede", "than",
+                        "at", "called", "named", "between"})
 # Plain English words that are also common function names: a bare one names a symbol only where a
 # name stands (after a kind word or a relation word, or as the verb's object before a colon).
 ENGLISH = frozenset({

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from coder import lazy
 from coder.edit.intent import creating, cut_move, described, mutable_default, phrasing, report, words
-from coder.edit.intent.anchor import anchor_of
+from coder.edit.intent.anchor import anchor_of, landmarks
 from coder.edit.intent.examples import examples_of
+from coder.edit.intent.group import group_moved
 from coder.edit.intent.implied import implied
 from coder.edit.intent.lines import comment_home, line_anchor
 from coder.edit.intent.names import (
@@ -295,9 +296,11 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         classes = [s for s in chosen.values() if s.kind == "class"]
         owner = classes[0] if len(set(classes)) == 1 else None
     by_index = {m.index: m for m in mentions}
+    # "relocate all three so they come after g and immediately precede merge": g and merge stay where they are
+    fixed = landmarks(mentions, chosen) if action == "move" and anchor is not None else set()
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
-              and s != owner]
+              and s != owner and s not in fixed]
     picked = creating.not_aside(picked, mentions, toks, action)
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
@@ -319,6 +322,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
             s.name in facts.gone or s.qualname in facts.gone for s in targets):
         # "remove the comment above div": div is where the removal happens, not what goes
         action = "comment" if _COMMENT.search(instruction) else "change"
+    targets = group_moved(action, targets, anchor, toks, table, fixed)  # "relocate the three private helpers"
     if action in ("delete", "move") and not targets:
         action, facts, anchor = cut_move.no_def(action, instruction, toks, facts, anchor, table)
     anchor, facts, dest = cut_move.beside(instruction, table.home, action, bool(targets), anchor, facts)

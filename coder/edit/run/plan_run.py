@@ -61,6 +61,10 @@ def plan_for(engine: EditEngine, path: Path | str, instruction: str, *, mode: st
     snap, _ = engine.check_target(path)
     if spec is None or spec.instruction != instruction:
         spec = engine.read(snap, instruction)
+    if spec.action == "move" and not (spec.targets or spec.facts.statements or spec.lines) and spec.anchor:
+        where = f"{spec.anchor.where} {spec.anchor.symbol.qualname}" if spec.anchor.symbol else spec.anchor.where
+        raise CoderError(f"{snap.rel}: read a move ({where}) that names nothing to move: name the defs or "
+                         "statements that move (e.g. move f, g before h)")
     # not_moved: why a move to another file (or hints, docstrings) is not mechanical: said with the request
     plan, not_moved = _derived(engine, snap, spec) if mode == "auto" else (None, "")
     wants_all = spec.reach == "everywhere" if everywhere is None else everywhere
