@@ -86,3 +86,38 @@ def test_a_plain_word_that_is_also_a_symbol_is_left_to_the_model_with_only_its_s
     assert [s.qualname for s in candidates(spec, table)] == ["TextWrapper.fill", "fill"]
     plain = read_instruction("Add type hints to every function in this file", {"t.py": textwrap}, home="t.py")
     assert not needs_model(plain)  # the grammar settled it: no request
+
+
+TEXTWRAP = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "textwrap.py.txt").read_text()
+
+
+def test_a_fault_reported_with_no_place_in_a_long_file_asks_where_and_stays_a_fix() -> None:
+    # run 19: such a report went in windows (modulefinder, 666 lines), each window sent the report; here the model
+    # says which function, under an enum of the file's functions and methods (never a whole class)
+    asked: list[dict[str, object]] = []
+
+    def ask(messages: object, schema_: dict[str, object], n: int) -> str:
+        asked.append(schema_)
+        return '{"action": "docstring", "target": "TextWrapper._split"}'  # a wrong action is not taken
+
+    said = "long words get split in the middle of a hyphenated name even with break_on_hyphens off. pls fix"
+    spec = read_instruction(said, {"textwrap.py": TEXTWRAP}, home="textwrap.py", ask=ask)
+    assert len(asked) == 1
+    enum = asked[0]["properties"]["target"]["enum"]  # type: ignore[index]
+    assert "TextWrapper._split" in enum and "TextWrapper" not in enum and enum[-1] == "none"
+    assert (spec.action, [s.qualname for s in spec.targets], spec.read_by) == ("change", ["TextWrapper._split"],
+                                                                                "model")
+    assert spec.facts.fault
+
+
+def test_a_fault_in_a_short_file_or_with_its_place_named_is_not_asked_where() -> None:
+    def ask(messages: object, schema_: object, n: int) -> str:
+        raise AssertionError("asked")
+
+    colorsys = (Path(__file__).parents[2] / "coder" / "bench" / "edits" / "files" / "colorsys.py.txt").read_text()
+    short = read_instruction("hue comes out wrong for pure blue. pls fix", {"colorsys.py": colorsys},
+                             home="colorsys.py", ask=ask)
+    assert short.read_by == "grammar" and short.targets == ()  # one whole-file request, with all its mending
+    named = read_instruction("dedent leaves a tab in front of some lines, please fix", {"textwrap.py": TEXTWRAP},
+                             home="textwrap.py", ask=ask)
+    assert [s.qualname for s in named.targets] == ["dedent"]

@@ -88,6 +88,24 @@ def _described_after(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int
     return [(end + 1, len(toks))] if end is not None else []
 
 
+# "Say that it ... calls g", "mention how g is used", "explaining why": what the text says, from there on
+_CONTENT_VERBS = frozenset({"say", "says", "saying", "mention", "mentions", "mentioning", "explain", "explains",
+                            "explaining", "note", "notes", "noting", "state", "states", "stating", "describe",
+                            "describes", "describing"})
+_CONTENT_OPENERS = frozenset({"that", "how", "why", "what", "when", ":"})
+
+
+def _content_said(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, int]]:
+    """From the first "say that" / "explain how" after the first name to the end: the text's content (fifth fresh
+    set, run 19: "Give f a docstring. Say that it ... calls g to ..." made g a second target, with its callers)."""
+    if not mentions:
+        return []
+    first = mentions[0].index
+    start = next((k for k in range(first + 1, len(toks) - 1) if toks[k].text.lower() in _CONTENT_VERBS
+                  and toks[k + 1].text.lower() in _CONTENT_OPENERS), None)
+    return [(start, len(toks))] if start is not None else []
+
+
 def _between(toks: list[Tok], i: int) -> bool:
     """Name ``i`` is one end of "between A and B"."""
     before = [t.text.lower() for t in toks[max(0, i - 3):i]]
@@ -150,7 +168,7 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
     prose = action in ("comment", "docstring", "type_hints")
     spans = _aside_spans(toks) + (_line_descriptions(toks) if action == "comment" else [])
     if prose:  # "Document f: it is what g falls back to when ...": after the colon, what f is or does
-        spans += _said_of(mentions, toks) + _described_after(mentions, toks)
+        spans += _said_of(mentions, toks) + _described_after(mentions, toks) + _content_said(mentions, toks)
     named = {m.index for m in mentions}
     made = _made(mentions, toks) if action == "change" else set()
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)

@@ -1,4 +1,5 @@
-"""The model's reading: asked once, when the grammar finds no action or a name could mean several symbols.
+"""The model's reading: asked once, when the grammar finds no action, a name could mean several symbols, or a
+report of a fault in a long file names no place (:func:`unplaced`).
 
 The running model gets the instruction and the candidate symbols, and answers under a JSON
 schema whose symbol fields are **enums of the real symbols** (``"none"`` included), so its reply
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import get_args
 
-from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
+from coder.edit.intent.spec import ALL_KINDS, FIX_WHOLE_LINES, Action, ChangeKind, ChangeSpec, Symbol
 from coder.edit.intent.symbols import SymbolTable
 
 MAX_TOKENS = 60
@@ -34,11 +35,23 @@ Asker = Callable[[list[Message], dict[str, object], int], str]
 """Sends ``messages`` with the JSON ``schema`` and a ``max_tokens`` cap; returns the reply's text."""
 
 
+def unplaced(spec: ChangeSpec, text: str) -> bool:
+    """A report of a fault that names no place, in a file too long for one whole-file fix: the model says where.
+
+    Without it such a fix went in windows: every window was sent the report, none got the mending of a single
+    request, and the model, shown code without the fault, changed something there (run 19, modulefinder's
+    globals: "reports every 'from package import x' as a missing module"). One function is what a fix changes.
+    """
+    return (spec.action == "change" and spec.facts.fault and not spec.targeted
+            and len(text.splitlines()) > FIX_WHOLE_LINES)
+
+
 def candidates(spec: ChangeSpec, table: SymbolTable) -> list[Symbol]:
-    """The symbols the model may pick from: those the ambiguous or doubtful words could mean, else the home file's."""
+    """The symbols the model may pick from: those the ambiguous or doubtful words could mean, else the home file's
+    (a fault's place: its functions and methods, since a class as a whole is no place a fix goes)."""
     picked = [s for w in (*spec.ambiguous, *spec.facts.doubtful) for s in table.lookup(w) if s.rel == table.home]
     if not picked:
-        picked = table.in_file()
+        picked = [s for s in table.in_file() if s.kind != "class" or not spec.facts.fault]
     return list(dict.fromkeys(picked))[:MAX_SYMBOLS]
 
 
@@ -98,7 +111,8 @@ def model_read(spec: ChangeSpec, table: SymbolTable, ask: Asker) -> ChangeSpec:
         return replace(spec, notes=(*spec.notes, f"the model's reading was not usable: {reply[:80]!r}"))
     action, target = got
     targets = (target,) if target is not None else ()
-    kept_action = spec.action if spec.action != "unknown" and spec.ambiguous else action
+    # asked which name or where: the grammar's action stands (a fault stays a change, whatever the model calls it)
+    kept_action = spec.action if spec.action != "unknown" and (spec.ambiguous or spec.facts.fault) else action
     allows = _ONLY.get(kept_action, ALL_KINDS) if kept_action != spec.action else spec.allows
     return replace(spec, action=kept_action, targets=targets or spec.targets, allows=allows, read_by="model",
                    ambiguous=(), reach="symbol" if targets else spec.reach, seconds=took,

@@ -32,7 +32,7 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
                         r"\s+(?:defaulting|that\s+defaults|off\s+by\s+default)\b)"
                         # "add a keyword-only strict=False": a name given its default
                         r"|\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|keyword-only\s+)*"
-                        r"`?[A-Za-z_]\w*\s*=\s*[\w'\"]"
+                        r"`?[A-Za-z_]\w*`?\s*(?:=\s*[\w'\"]|\(\s*default)"  # "add optional start (default 0) to f"
                         r"|\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:new\s+|optional\s+|extra\s+)*"
                         r"(?:param(?:eter)?|arg(?:ument)?|keyword|flag)\b"
                         # "f should take flags=0", "accept p (default 1)", "take a separator: a sep parameter"
@@ -70,6 +70,9 @@ _DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*(?:\s(?:param(?:eter)?|arg(
                             r"\(\s*new\s+(?:param(?:eter)?|arg(?:ument)?)\s*,)\s*default(?:s\s+to)?\s+("
                             + _VALUE + r")\s*\)")
 
+# "add optional start (default 0) to indexOf": a name given to a def with its default in brackets
+_ADDED_DEFAULT = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|keyword-only\s+)*"
+                            r"`?([A-Za-z_]\w*)`?\s*\(\s*default(?:s\s+to|\s+is|:)?\s+(" + _VALUE + r")\s*\)", re.I)
 
 _NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
                                             "defaulting", "defaults", "first", "second", "third", "fourth",
@@ -90,8 +93,8 @@ def params_of(instruction: str) -> tuple[str, ...]:
             word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))
-    out += [f"{m.group(1)}={m.group(2)}" for m in _DEFAULT_AFTER.finditer(instruction)
-             if m.group(1).lower() not in _NOT_PARAMS]
+    out += [f"{m.group(1)}={m.group(2)}" for pattern in (_DEFAULT_AFTER, _ADDED_DEFAULT)
+            for m in pattern.finditer(instruction) if m.group(1).lower() not in _NOT_PARAMS]
     for m in _PARAM.finditer(instruction):
         p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
         if p and p.split(":")[0].split("=")[0].strip().lower() not in _NOT_PARAMS:

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
 _GET_RID = lazy.regex(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
-_ADJ = (r"(?:(?:new|small|static|private|public|helper|dunder|special|module-level|top-level|class|instance|read-only|"
-        r"readonly)\s+)*")
+_ADJ = (r"(?:(?:new|small|simple|static|private|public|helper|dunder|special|module-level|top-level|class|instance|"
+        r"read-only|readonly|cached|convenience)\s+)*")
 _SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
 _DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
 _DUNDER = "`?" + _DUNDER_NAME + "`?"
@@ -58,7 +58,8 @@ _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:me
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG
                          + r"(?:method|property)\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
-                         r"|\b(?:needs?|lacks?|get|(?:should\s+|could\s+)?have)\s+an?\s+" + _ADJ + _SIG + r"method\b"
+                         r"|\b(?:needs?|lacks?|get|(?:should\s+|could\s+)?have)\s+an?\s+" + _ADJ + _SIG
+                         + r"(?:method|property)\b"
                          # "add tokens(self) returning ...": a def taking self is a method
                          r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
                          # "C needs is_mixed(self) -> bool": the same, said of the class
@@ -78,10 +79,15 @@ _EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)
                       # "... repeat the check. I'd like it in one place: a module-level helper f(x)", "make a helper
                       # f(x) for that test and use it in both", "I want that chain in a module-level function f(x)"
                       r"|" + words.ONE_PLACE + "|" + words.USE_IT, re.I)
-_HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b", re.I)
+# "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
+_HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b|"
+                    r"^\W*hints\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
 # "as documented" says what the code should do; "document f", "documenting" ask for documentation
 _DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 _COMMENT = lazy.regex(r"\bcomments?\b", re.I)
+# "its own docstring", "the docstring" read backwards up to the noun: text that is there, not text asked for
+_EXISTING_DOC = lazy.regex(r"\s*(?:nwo\s+)?(?:sti|eht|siht|s'\w+)\b", re.I)
+_CALLERS_NOUN = lazy.regex(r"\b(?:callers?|call\s+sites?|every\s+call)\b", re.I)
 _DOCSTRING_NOUN = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 # flaws of prose, not of code: "the typo in the docstring", "a spelling mistake in the comment"
 _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
@@ -96,6 +102,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 _BUILTINS = frozenset(dir(builtins))
+_PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|method)\b")
 
 
 # --- the reading ---------------------------------------------------------------------------------
@@ -172,8 +179,9 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
         if _HINTS.search(instruction) and (lead or not report.symptom(instruction)):
             return "type_hints"
         # "document the loops with a comment": the noun says which kind, the verb only that it documents
-        if _DOCSTRING.search(instruction) and not (_COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(
-                instruction)):
+        # "merge(..., key=len) blows up with TypeError -- the example from its own docstring": a symptom's nouns
+        if _DOCSTRING.search(instruction) and (lead or not _cited_docstring(instruction)) and not (
+                _COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(instruction)):
             return "docstring"
         if _COMMENT.search(instruction):
             return "comment"
@@ -182,6 +190,12 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     if _FIX.search(instruction):
         return "change"  # "f crashes on x", "f should return y": a change of behaviour
     return "change" if lead else "unknown"
+
+
+def _cited_docstring(instruction: str) -> bool:
+    """A report that cites a docstring that exists ("the example from its own docstring"), asking for none."""
+    return report.symptom(instruction) and all(
+        _EXISTING_DOC.match(instruction[:m.start()][::-1]) for m in _DOCSTRING.finditer(instruction))
 
 
 def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
@@ -207,6 +221,9 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
             skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small", "level"}
             if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
                 found.append((m.start(1), name))
+        # "give it a read-only name property": a plain word right before the noun it names is the new name
+        found += [(m.start(1), m.group(1)) for m in _PLAIN_NEW.finditer(instruction)
+                  if m.group(1).lower() in NOT_NAMES and not table.lookup(m.group(1)) and action == "add_method"]
         out += creating.not_in_description(instruction, sorted(found))
     if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
         out.append(into)
@@ -238,7 +255,9 @@ def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action
         extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
         # "extract ... into g, and have f call it": f is the def extracted from, its callers are not asked
-        every_def=f["every_def"], callers=f["callers"] and action != "extract", errors=f["errors"],
+        # "a docstring saying it ... calls _siftdown": what the text says, not its callers (run 19)
+        every_def=f["every_def"], callers=f["callers"] and action != "extract" and not (
+            action in ("docstring", "comment") and not _CALLERS_NOUN.search(instruction)), errors=f["errors"],
         none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
@@ -361,18 +380,20 @@ def read_instruction(instruction: str, files: Mapping[str, str], *, home: str,
     """The change spec of ``instruction`` over ``files`` (relative path -> text), ``home`` being edited.
 
     ``ask`` is the model reader (:class:`coder.edit.intent.model_read.Asker`): used once, only when the grammar
-    finds no action or an ambiguous name. Never raises for wording; a word that names nothing in the files is
-    no target. ``repository``: ``files`` are all the repository's (a reach "everywhere" only ``home`` uses is its).
+    finds no action or an ambiguous name, or a fault in a long file is reported with no place named. Never raises
+    for wording; a word that names nothing in the files is no target. ``repository``: ``files`` are all the
+    repository's (a reach "everywhere" only ``home`` uses is its).
     """
     started = time.perf_counter()
     table = SymbolTable.of(files, home)
     spec = grammar_read(instruction, table)
     if repository:
         spec = only_here(spec, files, home)
-    if ask is not None and needs_model(spec):
-        from coder.edit.intent.model_read import model_read
+    if ask is not None:
+        from coder.edit.intent.model_read import model_read, unplaced
 
-        spec = model_read(spec, table, ask)
+        if needs_model(spec) or unplaced(spec, files.get(home, "")):
+            spec = model_read(spec, table, ask)
     # a fix's failing calls, a new __repr__'s text (checks.behaviour); the line a comment goes above (lines.py)
     spec = comment_home(spec, instruction, files.get(home, ""))
     spec = replace(spec, examples=examples_of(spec, instruction, table, files.get(home, "")),

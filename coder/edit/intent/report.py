@@ -50,7 +50,7 @@ _OBJECT_WORDS = ARTICLES | KIND_WORDS | {"and", "or", ",", "of", "in", "from", "
 
 # what a report of wrong behaviour says ("still", "as if the import never happened", "it's supposed to")
 _SYMPTOM = lazy.regex(r"\b(?:still|supposed\s+to|as\s+if|never|instead\s+of|wrong|bug\w*|broken|doesn't|does\s+not|"
-                      r"raises|crash\w*|fails|expected)\b", re.I)
+                      r"raises|crash\w*|fails|expected|blows?\s+up|[A-Z]\w*Error)\b", re.I)
 
 
 def symptom(instruction: str) -> bool:

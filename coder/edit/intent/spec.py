@@ -12,6 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+# a report of a fault that names no function (a bug by its symptom) is one whole-file request up to this length:
+# its one place is somewhere in the file, and only a single request gets the mending that follows a fix the model
+# did not make (the retry, the samples, the look where the failing oracles point, the one-token repair,
+# coder.edit.run.engine.run). Past it the model is asked where the fault is (coder.edit.intent.model_read), and
+# only where it cannot say does the file go in windows, which each rewrite their part and get none of that mending
+FIX_WHOLE_LINES = 400
+
 Action = Literal[
     "rename", "delete", "move", "add_parameter", "add_method", "add_function", "extract",
     "docstring", "comment", "type_hints", "change", "transform", "unknown",

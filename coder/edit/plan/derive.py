@@ -39,6 +39,7 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from coder.edit.intent.spec import FIX_WHOLE_LINES
 from coder.edit.plan.delete import derive_delete
 from coder.edit.plan.extract_same import derive_extract_same
 from coder.edit.plan.locate import region_of, regions_using
@@ -59,11 +60,6 @@ if TYPE_CHECKING:
 
 WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
-# a report of a fault that names no function (a bug by its symptom) is one request up to this length:
-# its one place is somewhere in the file, and only a single request gets the mending that follows a fix the
-# model did not make (the retry, the samples, the look where the failing oracles point, the one-token repair,
-# coder.edit.run.engine.run); windows each rewrite their part and a plan has none of it
-FIX_WHOLE_LINES = 400
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
 
 
@@ -304,7 +300,7 @@ def windows(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
 
     Only when the spec targets no symbol: a targeted instruction is a region plan, never windows
     (a window without the target, sent "fix X", invents a change). A report of a fault naming no
-    function stays one request up to :data:`FIX_WHOLE_LINES` lines.
+    function stays one request up to :data:`~coder.edit.intent.spec.FIX_WHOLE_LINES` lines.
     """
     lines = text.splitlines()
     if spec.targeted or len(lines) <= WINDOW_MIN_LINES or not rel.endswith((".py", ".pyi")):
