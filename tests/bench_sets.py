@@ -1,15 +1,16 @@
-"""What the tests of the written-apart task sets (held-out, fresh, fresh2 to fresh5) share: a correct result
+"""What the tests of the written-apart task sets (held-out, fresh, fresh2 to fresh6) share: a correct result
 of a task, the plain words of a wording, a module's upstream tests run as a bug-fix task's repository runs them, and
 the assertions each set makes on its tasks and files."""
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from coder.bench.edits import upstream
@@ -47,7 +48,7 @@ def run_upstream(tmp_path: Path, rel: str, text: str) -> subprocess.CompletedPro
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-# The assertions every written-apart set makes on its own tasks (the third to fifth sets' tests use them; the
+# The assertions every written-apart set makes on its own tasks (the third to sixth sets' tests use them; the
 # older sets' tests spell them out).
 
 def assert_two_wordings(task: Task) -> None:
@@ -111,3 +112,35 @@ def assert_upstream_catches_the_bug(tmp_path: Path, folder: str, mod: str) -> No
     assert good.returncode == 0 and "passed" in good.stdout, good.stdout + good.stderr[-2000:]
     bad = run_upstream(tmp_path, f"{folder}/bugs/{mod}.py", source(f"{folder}/bugs/{mod}.py"))
     assert bad.returncode == 1 and "FAILED" in bad.stdout, bad.stdout
+
+
+def assert_apart(tasks: tuple[Task, ...], folder: str, mods: tuple[str, ...], earlier: tuple[Task, ...]) -> None:
+    """25 tasks on ``folder/``'s files, none of which an ``earlier`` task uses: five on each module of ``mods``, one
+    of them its bug; no task's name is the start of another's (``--tasks`` picks by prefix)."""
+    assert len(tasks) == 25 and len({t.name for t in tasks}) == len(tasks)
+    others = {Path(f).name for t in earlier for f in t.files}
+    for task in tasks:
+        assert task.file.startswith(f"{folder}/") and Path(task.file).name not in others and not task.also
+    bugs = [t for t in tasks if t.kind == "bugfix"]
+    assert len(bugs) == 5 and {Path(t.file).stem for t in bugs} == set(mods)
+    for mod in mods:
+        mine = [t.kind for t in tasks if Path(t.file).stem == mod]
+        assert len(mine) == 5 and len(set(mine)) == 5, (mod, mine)  # no module gets two tasks of one kind
+    assert not [a.name for a in tasks for b in tasks if a is not b and b.name.startswith(a.name)]
+
+
+def assert_listed_by_the_cli(main: Callable[[list[str]], int], read: Callable[[], str], name: str,
+                             tasks: tuple[Task, ...], earlier: str) -> None:
+    """``coder bench --edits --list --json --set NAME`` lists ``tasks`` with their wordings, ``--kinds`` and
+    ``--wordings`` pick among them, and the set ``earlier`` lists none of them (``read``: the captured output)."""
+    by_name = {t.name: t for t in tasks}
+    assert main(["bench", "--edits", "--list", "--json", "--set", name]) == 0
+    rows = json.loads(read())
+    assert [r["id"] for r in rows] == [t.name for t in tasks]
+    assert all(r["wordings"] == list(by_name[r["id"]].wordings) for r in rows)
+    assert main(["bench", "--edits", "--list", "--json", "--set", name, "--kinds", "bugfix", "--wordings", "1"]) == 0
+    rows = json.loads(read())
+    assert {r["id"] for r in rows} == {t.name for t in tasks if t.kind == "bugfix"}
+    assert all(r["wordings"] == [by_name[r["id"]].wordings[1]] for r in rows)
+    assert main(["bench", "--edits", "--list", "--json", "--set", earlier]) == 0
+    assert f"{name}/" not in read()
