@@ -262,7 +262,8 @@ def _check_no_context_copy(body: str, target: str, before: str, after: str, n: i
 
 
 def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpec | None) -> None:
-    """A symbol reply must be exactly one def/class of that symbol (an extraction's: and its new function).
+    """A symbol reply must be exactly one def/class of that symbol (an extraction's or a new function's: and the new
+    function).
 
     A different name is accepted only when the instruction mentions it (a rename);
     otherwise the model rewrote a neighbour it saw as context.
@@ -272,6 +273,8 @@ def _check_single_region(body: str, kind: str, name: str | None, spec: ChangeSpe
     except SyntaxError:
         raise EditRefused("not_single_region", "the region reply does not parse on its own") from None
     new_fn = extraction(spec)[0] if spec is not None else None
+    if new_fn is None and spec is not None and spec.action == "add_function" and spec.new_names:
+        new_fn = spec.new_names[0]  # a new function written beside the def shown (coder.edit.plan.add_function)
     # an extraction may answer its region with the new function beside it (written into the file there)
     kept = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == new_fn and n.name != name)]
     defs = [n for n in kept if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]

@@ -45,7 +45,9 @@ def _reach(spec: ChangeSpec, main: bool) -> str:
         return "everywhere" if spec.reach == "everywhere" else ""
     if spec.reach in ("everywhere", "callers"):
         return "everywhere" if spec.reach == "everywhere" else "and its callers"
-    if not spec.targeted and spec.action not in ("unknown", "transform") and not main and not spec.facts.statements:
+    # a new function is no change of the file's defs: it goes beside one, wherever the file is long
+    if (not spec.targeted and spec.action not in ("unknown", "transform", "add_function") and not main
+            and not spec.facts.statements):
         return "in the whole file"
     return ""
 

@@ -69,7 +69,9 @@ _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:me
                          + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
                          r"|" + _GIVE + _DUNDER, re.I)
 _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
-                           r"(?:function|helper)\b", re.I)
+                           r"(?:function|func|helper)\b"
+                           # "new stringprep func is_prohibited(ch) -> ...": no verb, a new def and its signature
+                           r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\(", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
@@ -95,7 +97,7 @@ _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|ph
 _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
                           "while", "but", "as", "it", "where", "whose"})
 _FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b", re.I)
-_NEW_NAMES = (lazy.regex(r"\b(?:method|function|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
+_NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
                          r"(?:\([^)]*\))?", re.I),  # "a helper named f": f, not the participle
               lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
@@ -318,7 +320,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     # "relocate all three so they come after g and immediately precede merge": g and merge stay where they are
     fixed = landmarks(mentions, chosen) if action == "move" and anchor is not None else set()
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
-              and (anchor is None or anchor.symbol is None or s != anchor.symbol or action not in ("move",))
+              # "move f after g", "write a helper h right after g": g is where, not what changes
+              and (anchor is None or anchor.symbol is None or s != anchor.symbol
+                   or action not in ("move", "add_function"))
               and s != owner and s not in fixed]
     picked = creating.not_aside(picked, mentions, toks, action)
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (

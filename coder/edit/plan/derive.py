@@ -40,6 +40,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from coder.edit.intent.spec import FIX_WHOLE_LINES
+from coder.edit.plan.add_function import derive_add_function
 from coder.edit.plan.delete import derive_delete
 from coder.edit.plan.extract_same import derive_extract_same
 from coder.edit.plan.locate import region_of, regions_using
@@ -49,6 +50,7 @@ from coder.edit.plan.passes import passed_at_calls
 from coder.edit.plan.statements import derive_statement
 from coder.edit.plan.steps import ASKED_MODEL as ASKED_MODEL
 from coder.edit.plan.steps import RENAMED_BY_SCOPE as RENAMED_BY_SCOPE
+from coder.edit.plan.steps import WINDOW_MIN_LINES
 from coder.edit.plan.steps import Plan as Plan
 from coder.edit.plan.steps import Step as Step
 from coder.edit.source.attrs import init_values, state_listed
@@ -58,7 +60,6 @@ from coder.edit.source.units import leaves, name_rows, units
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec, Symbol
 
-WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 WINDOW_LINES = 100  # the most lines a window holds (one top-level def may exceed it)
 SHORT_CLASS_LINES = 60  # a class this short is rewritten whole to gain a method
 
@@ -74,7 +75,8 @@ def derive(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     for derive_one in (lambda r, t, s, _: derive_statement(r, t, s), derive_delete, _move, _rename, _add_method,
-                       _add_param, derive_none_default, derive_member_docstrings, derive_extract_same):
+                       _add_param, derive_none_default, derive_member_docstrings, derive_extract_same,
+                       lambda r, t, s, _: derive_add_function(r, t, s)):
         plan = derive_one(rel, text, spec, dict(symbols))
         if plan is not None and plan.steps:
             return replace(plan, spec=spec)

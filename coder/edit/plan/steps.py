@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
 
+WINDOW_MIN_LINES = 200  # a whole-file rewrite of a longer Python file goes in windows
 RENAMED_BY_SCOPE = "renamed mechanically (scope analysis)"
 ASKED_MODEL = "asked the model"
 _DONE = {"delete": "cut mechanically", "move": "cut and pasted mechanically"}  # else "done mechanically"

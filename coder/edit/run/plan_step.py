@@ -28,6 +28,7 @@ from coder.edit.checks.returns import returns_nothing
 from coder.edit.checks.signature import asked_parameter_problem, param_names
 from coder.edit.intent.words import said_words
 from coder.edit.plan import derive as planning
+from coder.edit.plan.add_function import inserted
 from coder.edit.plan.members import undocumented
 from coder.edit.plan.passes import own_params, with_asked_defaults, with_params_in_header
 from coder.edit.proposal import EditProposal, EditRequest
@@ -180,9 +181,10 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
     plan, original, spec = prepared.plan, prepared.snapshots[step.rel].text, prepared.spec
     if not proposal.ok:
         return proposal.refusal or "refused", "", ""
-    text, renamed, told = _region_only(proposal), "", ""
-    if plan.adds is not None:
-        text, renamed = _new_method_alone(original, step, text, *plan.adds)
+    text, renamed, missing = _shaped(original, step, _region_only(proposal), plan, spec)
+    told = ""
+    if missing is not None:
+        return missing, text, retry_note("add_function", missing, spec)
     if spec is not None and plan.kind != "rename":  # a rename is held to the exact token rename below
         spliced = splice(original, [Replacement(step.start, step.end, text)])
         fixed, told = with_asked_defaults(original, spliced, spec)  # "x=True" spelled: no retry for x=False
@@ -215,6 +217,19 @@ def _judge(proposal: EditProposal, expected: str | None, prepared: PlanRequest,
         return None, text, told
     check = rename_matches(expected, text, plan.renames)
     return check.problem, check.text, ""
+
+
+def _shaped(original: str, step: planning.Step, text: str, plan: planning.Plan,
+            spec: ChangeSpec | None) -> tuple[str, str, str | None]:
+    """The region text a reply stands for (a new method or function alone beside the def shown, which stays as it
+    was), the user's note of a new method renamed as asked, and why the reply cannot be used (None: it can)."""
+    if plan.adds is not None:
+        text, renamed = _new_method_alone(original, step, text, *plan.adds)
+        return text, renamed, None
+    if plan.kind == "add_function" and spec is not None and spec.new_names:
+        text, missing = inserted(original, step, text, spec.new_names[0])
+        return text, "", missing
+    return text, "", None
 
 
 def _new_method_alone(original: str, step: planning.Step, text: str, qual: str, name: str) -> tuple[str, str]:
