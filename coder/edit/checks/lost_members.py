@@ -8,7 +8,8 @@ callers, sent to the model to drop their use, came back unchanged. Both files pa
 
 A method of a class of the original that no class of the result defines any more is lost. The result may not read
 it on ``self``, nor as any object's attribute when the name is distinctive (private, dunder-free with an
-underscore: ``create_dict``, ``_patch``): ``sock.close()`` may be another object's ``close`` after
+underscore: ``create_dict``, ``_patch``), nor on a module-level instance of the file's own class (``c.prweek`` after
+``c = TextCalendar()``): ``sock.close()`` may be another object's ``close`` after
 ``Foo.close`` was deleted, but nothing else in a file of its own has a ``create_dict``. A class that sets
 attributes dynamically (``__getattr__``, ``setattr(self, ...)``) is not judged.
 """
@@ -46,9 +47,14 @@ def lost_but_used(old: str, new: str) -> str | None:
             for m in (f.name for f in c.body if isinstance(f, _FUNC))} - _methods(after)
     if not lost:
         return None
+    # "c = TextCalendar()" at module level, then "prweek = c.prweek": an instance of the file's own class (run 20)
+    classes = {c.name for c in ast.walk(before) if isinstance(c, ast.ClassDef)}
+    own = {"self"} | {t.id for node in after.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                      and isinstance(node.value.func, ast.Name) and node.value.func.id in classes
+                      for t in node.targets if isinstance(t, ast.Name)}
     for node in ast.walk(after):
         if (isinstance(node, ast.Attribute) and node.attr in lost and isinstance(node.ctx, ast.Load)
-                and ((isinstance(node.value, ast.Name) and node.value.id == "self") or _distinctive(node.attr))):
+                and ((isinstance(node.value, ast.Name) and node.value.id in own) or _distinctive(node.attr))):
             return (f"line {node.lineno} still uses {ast.unparse(node)}, but the edit removed the method {node.attr} "
                     "(calling it raises AttributeError); every use must go or follow the new name")
     return None

@@ -177,3 +177,12 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
             or (made and m.index not in made)
             # "move f so it is defined before g, between h and g": where it goes, not what moves
             or (action == "move" and _between(toks, m.index))}
+
+
+def outside_context(words: list[str], mentions: list[Mention], toks: list[Tok], action: Action) -> list[str]:
+    """The ambiguous ``words`` said at least once outside context: "the stream saved by the matching __enter__" in
+    what a comment is to say leaves no ``__enter__`` for the model to choose (sixth fresh set, run 20: it chose
+    ``_RedirectStream.__enter__`` and the comment went there)."""
+    aside = context_only(mentions, toks, action)
+    return [w for w in words if any(m.word == w and m.index not in aside for m in mentions)
+            or not any(m.word == w for m in mentions)]

@@ -58,7 +58,10 @@ def created(found: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -
             while j < len(toks) and toks[j].text != ")":
                 inside.add(j)
                 j += 1
-    return [m for m in found if m.word not in new_names and m.index not in inside]
+    # a parameter named in the signature stays one wherever it is said again ("weekday uses the module's
+    # MONDAY..SUNDAY numbering" after "nth_weekday(year, month, weekday, n)": no calendar.weekday, run 20)
+    params = {toks[j].text for j in inside if toks[j].word}
+    return [m for m in found if m.word not in new_names and m.index not in inside and m.word not in params]
 
 
 def not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -> list[Mention]:

@@ -139,14 +139,17 @@ def _described(plain: str, lines: list[tuple[int, str]]) -> str | None:
 
 
 _BRACKETED = lazy.regex(r"\[[^\[\]]{6,}\]|\([^()]{6,}\)")
+# "a line that replaces an out-of-range year with 2000 + year % 400": an expression with two operators at least
+_EXPRESSION = lazy.regex(r"[\w.]+(?:\s*(?:\*\*|//|[-+*/%])\s*[\w.]+){2,}")
 
 
 def _fragment(plain: str, lines: list[tuple[int, str]]) -> str | None:
     """The one line holding a bracketed piece of code the instruction spells ("the line that appends [next(),
-    order * direction, next] to the heap"), spaces aside; None when no line or several do."""
+    order * direction, next] to the heap") or an expression of two operators ("2000 + year % 400"), spaces aside;
+    None when no line or several do."""
     squeeze = [(re.sub(r"\s+", "", code), code) for _, code in lines]
-    for m in _BRACKETED.finditer(plain):
-        piece = re.sub(r"\s+", "", m.group(0))
+    for m in (*_BRACKETED.finditer(plain), *_EXPRESSION.finditer(plain)):
+        piece = re.sub(r"\s+", "", m.group(0)).rstrip(".")  # "... with 2000 + year % 400.": the sentence's end
         found = {code for flat, code in squeeze if piece in flat}
         if len(found) == 1:
             return found.pop()

@@ -18,11 +18,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import creating, cut_move, described, mutable_default, phrasing, report, words
+from coder.edit.intent import creating, cut_move, described, phrasing, report, words
 from coder.edit.intent.anchor import anchor_of, landmarks
+from coder.edit.intent.context import outside_context
 from coder.edit.intent.examples import examples_of
+from coder.edit.intent.facts import facts_of
 from coder.edit.intent.group import group_moved
 from coder.edit.intent.implied import implied
+from coder.edit.intent.kept import not_meant
 from coder.edit.intent.lines import comment_home, line_anchor
 from coder.edit.intent.names import (
     ARTICLES,
@@ -37,8 +40,8 @@ from coder.edit.intent.names import (
 )
 from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
-from coder.edit.intent.renames import local_only, rename_pairs
-from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Facts, Symbol
+from coder.edit.intent.renames import inferred_pair, local_only, rename_pairs
+from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
 
@@ -58,8 +61,10 @@ _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:me
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG
                          + r"(?:method|property)\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
-                         r"|\b(?:needs?|lacks?|get|(?:should\s+|could\s+)?have)\s+an?\s+" + _ADJ + _SIG
-                         + r"(?:method|property)\b"
+                         r"|\b(?:needs?|lacks?|get|gain|offer|offers|expose|(?:should\s+|could\s+)?have)\s+an?\s+"
+                         + _ADJ + _SIG + r"(?:method|property)\b"
+                         # "float has is_integer() and I need the same on Fraction: a method returning ..."
+                         r"|\b(?:need|want|like)\b[^.;:]{0,40}:\s*an?\s+" + _ADJ + r"(?:method|property)\b"
                          # "add tokens(self) returning ...": a def taking self is a method
                          r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
                          # "C needs is_mixed(self) -> bool": the same, said of the class
@@ -70,6 +75,8 @@ _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:me
                          r"|" + _GIVE + _DUNDER, re.I)
 _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|func|helper)\b"
+                           # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
+                           r"|" + _NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
                            # "new stringprep func is_prohibited(ch) -> ...": no verb, a new def and its signature
                            r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\(", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
@@ -77,7 +84,7 @@ _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "d
 # "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
 _EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                       r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b"
-                      r"|\binto\s+(?:(?:a|its|their)\s+)?" + words.DEF_ADJ + words.DEF_NOUN + r"\b"
+                      r"|\binto\s+(?:(?:a|one|a\s+single|its|their)\s+)?" + words.DEF_ADJ + words.DEF_NOUN + r"\b"
                       # "... repeat the check. I'd like it in one place: a module-level helper f(x)", "make a helper
                       # f(x) for that test and use it in both", "I want that chain in a module-level function f(x)"
                       r"|" + words.ONE_PLACE + "|" + words.USE_IT, re.I)
@@ -89,7 +96,6 @@ _DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 _COMMENT = lazy.regex(r"\bcomments?\b", re.I)
 # "its own docstring", "the docstring" read backwards up to the noun: text that is there, not text asked for
 _EXISTING_DOC = lazy.regex(r"\s*(?:nwo\s+)?(?:sti|eht|siht|s'\w+)\b", re.I)
-_CALLERS_NOUN = lazy.regex(r"\b(?:callers?|call\s+sites?|every\s+call)\b", re.I)
 _DOCSTRING_NOUN = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 # flaws of prose, not of code: "the typo in the docstring", "a spelling mistake in the comment"
 _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
@@ -102,8 +108,10 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!c
               lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
+              lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
-_BUILTINS = frozenset(dir(builtins))
+_CALLED_NEW = lazy.regex(r"`?\b([a-z_][a-z0-9]*_[a-z0-9_]+)\(\)")  # "is_integer()": a snake_case call said bare
+_BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|method)\b")
 
 
@@ -137,6 +145,10 @@ _ADDS: tuple[tuple[lazy.LazyPattern, Action], ...] = (
     (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
+# "comment on the pop() line ...: LIFO restore -> reentrant": what follows a comment's colon is its text, not a rename
+_PROSE_LEAD = lazy.regex(r"^\W*(?:(?:add|put|write|insert)\s+(?:an?\s+)?)?(?:comment|docstring|doc)\b", re.I)
+
+
 def _prose_object(instruction: str, toks: list[Tok], at: int) -> Action | None:
     """"docstring" or "comment" when the verb's object is such text ("fix the typo in the docstring of f",
     "correct the spelling in f's documentation", "replace 'retrun' with 'return' in the comment"); else None.
@@ -161,7 +173,7 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
                                        or _COMMENT.search(m.group(0))))), None)
     if found is not None:
         return found
-    if rename_pairs(instruction):
+    if rename_pairs(instruction) and not _PROSE_LEAD.match(instruction):
         return "rename"
     lead, at = _lead(instruction, toks, names)
     if lead in ("delete", "move") or (not lead and phrasing.placed(instruction)):  # "f should sit above g": a move
@@ -220,9 +232,19 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
         found: list[tuple[int, str]] = []
         for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
             name = m.group(1)
-            skip = NOT_NAMES | ARTICLES | {"new", "helper", "method", "function", "own", "separate", "small", "level"}
-            if name and name.lower() not in skip and (not table.lookup(name) or action != "extract"):
+            skip = NOT_NAMES | ARTICLES | {
+                "new", "helper", "method", "function", "own", "separate", "small", "level",
+                # "a verify method taking the expected MAC": what the method does, after its noun
+                "taking", "returning", "accepting", "giving", "using", "checking", "computing", "reading", "writing",
+                "private", "public", "one", "single", "module", "static"}  # "into one private function f(x)"
+            # "a method moving n items": a participle after the noun; "a method named pending" is named so
+            participle = (name.islower() and name.isalpha() and name.endswith("ing")
+                          and not re.match(r"(?:called|named)\b", m.group(0), re.I))
+            if name and name.lower() not in skip and not participle and (not table.lookup(name) or action != "extract"):
                 found.append((m.start(1), name))
+        if not found and action == "add_method":  # "float has is_integer() and I need the same on C: a method"
+            found += [(m.start(1), m.group(1)) for m in _CALLED_NEW.finditer(instruction)
+                      if not table.lookup(m.group(1)) and m.group(1) not in _BUILTIN_NAMES]
         # "give it a read-only name property": a plain word right before the noun it names is the new name
         found += [(m.start(1), m.group(1)) for m in _PLAIN_NEW.finditer(instruction)
                   if m.group(1).lower() in NOT_NAMES and not table.lookup(m.group(1)) and action == "add_method"]
@@ -231,39 +253,6 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
         out.append(into)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
     return tuple(dict.fromkeys(out))
-
-
-def _facts(instruction: str, table: SymbolTable, known: set[str], action: Action) -> Facts:
-    """The wording's details; ``known``: names created or resolved (a report's "PriorityQueue.get()": its class)."""
-    rename = action == "rename"
-    named = words.code_names(instruction)
-    renamed = words.renamed_olds(instruction)
-    sure = [n for n in named if n.explicit and n.kind != "lines" and not n.creating]
-    explicit = tuple(n.name for n in sure)
-    # "opens anything else with plain open()": a builtin is no name the file should define
-    # the user's own example code ("for def f(a): ...") and a builtin's method in an error ("type.__new__()") too
-    mine = words.example_defs(instruction)
-    missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
-                    if not table.lookup(n.name) and n.name not in known and n.name not in renamed
-                    and not words.is_new_name(instruction, n.name) and n.name.split(".")[0] not in _BUILTINS
-                    and n.name not in mine)
-    f = words.flags(instruction)
-    return Facts(
-        code_words=tuple(n.name for n in named if n.kind != "lines"), explicit=explicit, missing=missing,
-        ticked=words.ticked_words(instruction, lambda name: bool(table.lookup(name))), returns=f["returns"],
-        gone=words.asked_gone(instruction), ignored=words.asked_ignored(instruction), uses_new=f["uses_new"],
-        delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
-        param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
-        extract_into=words.extract_into(instruction), signatures=words.signatures(instruction), handles=f["handles"],
-        keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
-        # "extract ... into g, and have f call it": f is the def extracted from, its callers are not asked
-        # "a docstring saying it ... calls _siftdown": what the text says, not its callers (run 19)
-        every_def=f["every_def"], callers=f["callers"] and action != "extract" and not (
-            action in ("docstring", "comment") and not _CALLERS_NOUN.search(instruction)), errors=f["errors"],
-        none_default=mutable_default.none_default(instruction, table.lookup),
-        # "rename X in a.py and b.py": the names' files, not one
-        everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
-                                                      for p in words.named_files(instruction))))
 
 
 def _settled(action: Action, instruction: str, targeted: bool) -> Action:
@@ -293,7 +282,10 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     shown = implied(instruction, action, table)
     action = shown.action if shown else action
     renames = described.instance_renamed(instruction, table, pairs := rename_pairs(instruction))  # "the C instance"
+    wished = None if renames else inferred_pair(instruction, lambda w: bool(table.lookup(w)))  # "I'd prefer Y"
+    renames = [wished] if wished else renames
     action = "rename" if renames != pairs else action
+    renames = [] if action in ("comment", "docstring") and _PROSE_LEAD.match(instruction) else renames  # its text
     desc = None if action in ("add_method", "add_function") else desc  # "add a helper that ...": a new def
     found, renames, action = described.applied(desc, found, table.module, instruction, renames, action)
     params = params_of(instruction) if action == "add_parameter" else ()
@@ -324,7 +316,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
               and (anchor is None or anchor.symbol is None or s != anchor.symbol
                    or action not in ("move", "add_function"))
               and s != owner and s not in fixed]
-    picked = creating.not_aside(picked, mentions, toks, action)
+    picked = not_meant(creating.not_aside(picked, mentions, toks, action), toks, table.home, action)
     targets, handed = report.chain(report.blamed(picked, toks), toks, table, mentions) if bug else (
         [s for _, s in picked], ())
     if action == "add_parameter":
@@ -333,7 +325,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = [s for s in targets if s.name not in new_names] if action == "add_function" else targets
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
-    facts = _facts(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
+    facts = facts_of(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
     facts = replace(facts, cut_line=cut_line)
     if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
         facts = replace(facts, extract_into=words.extract_into(described.blanked(instruction, desc, toks)))
@@ -359,7 +351,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
                     and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
     notes: tuple[str, ...] = (f"described: {desc.why}",) if desc else ()
-    ambiguous = described.choices(desc, targets, action, ambiguous)  # the model reader chooses among them
+    ambiguous = described.choices(desc, targets, action, outside_context(ambiguous, mentions, toks, action))
     notes += tuple(f"{w!r} could name {', '.join(s.qualname for s in table.lookup(w)[:4])}" for w in ambiguous)
     if not chosen and doubtful:  # "make the output fill the width": fill may be the verb, or the function
         facts = replace(facts, doubtful=tuple(dict.fromkeys(doubtful)))

@@ -8,6 +8,7 @@ it Y": each spelling gives the same pairs, read once here for the planner, the g
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from coder import lazy
 from coder.edit.intent.spec import Symbol
@@ -114,3 +115,31 @@ def local_only(instruction: str, pairs: list[tuple[str, str]], targets: list[Sym
                          + re.escape(old) + r"\b", instruction, re.I) for old in olds)
     kept = [t for t in targets if t.name not in olds]
     return kept if said and kept else targets
+
+
+# "I'd prefer _StreamRedirector; please rename the class", "I would like it to be called _compare", "change its name
+# to _SafeKey": a wish for a new name, said apart from the old one (sixth fresh set, run 20)
+_WISHED = lazy.regex(r"\b(?:prefer|be\s+called|be\s+named|call\s+it|name\s+it|its\s+name\s+to|rename\s+it\s+to|"
+                     r"renamed\s+to|rename\w*\s+(?:the\s+\w+\s+)?to)\s+`?([A-Za-z_]\w*)`?", re.I)
+_OLD_SAID = lazy.regex(r"\b(?:is\s+called|is\s+named|called|named)\s+`?([A-Za-z_]\w*)`?", re.I)
+
+
+def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(old, new) when the instruction wishes one new code-shaped name and says which name it replaces: the one
+    that "is called" so, else the last code-shaped name of the file said before the wish ("the class _k ...
+    change its name to _K"); None when it is not that plain."""
+    wishes = [m for m in _WISHED.finditer(instruction) if _code_shaped(m.group(1)) and not defined(m.group(1))
+              and m.group(1).lower() not in NOT_NAMES]
+    if len({m.group(1) for m in wishes}) != 1:
+        return None
+    new = wishes[0].group(1)
+    olds = list(dict.fromkeys(m.group(1) for m in _OLD_SAID.finditer(instruction) if defined(m.group(1))))
+    if len(olds) == 1:
+        return olds[0], new
+    before = [w for w in re.findall(r"\b([A-Za-z_]\w*)\b", instruction[:wishes[0].start()])
+              if _code_shaped(w) and defined(w)]
+    return (before[-1], new) if before and not olds else None
+
+
+def _code_shaped(word: str) -> bool:
+    return word.startswith("_") or looks_like_code(word)

@@ -28,6 +28,10 @@ PROSE_AFTER_KIND = frozenset({
     # "a class statement never hits this", "the function body": what the kind is made of, no name
     "statement", "statements", "definition", "definitions", "body", "bodies", "object", "objects", "instance",
     "instances", "attribute", "attributes", "variable", "variables", "level", "hierarchy", "header", "signature",
+    # "remove that function together with ...", "the base class behind f", "the function entirely" (run 20)
+    "together", "behind", "entirely", "altogether", "completely", "as", "with", "and", "or", "but", "from", "in",
+    "into", "of", "on", "for", "that", "which", "who", "whose", "where", "when", "if", "so", "then", "than",
+    "first", "last", "alone", "anymore", "afterwards", "accordingly",
 })
 
 

@@ -157,8 +157,13 @@ def renamed_olds(instruction: str) -> set[str]:
 
 
 def is_new_name(instruction: str, name: str) -> bool:
-    """``name`` is the new name of a rename ("rename a to b"): it cannot exist yet."""
-    return bool(re.search(rf"\b(to|into|as)\s+`?{re.escape(name)}\b", instruction)) and bool(
+    """``name`` is the new name of a rename ("rename a to b") or a def made by the edit ("pull that into one private
+    function f(x)", "out into a C._f() helper"): it cannot exist yet."""
+    said = re.escape(name)
+    made = rf"\binto\s+(?:an?|one|a\s+single|its\s+own|their\s+own)\s+(?:[\w-]+\s+){{0,3}}`?{said}\b"
+    if re.search(made, instruction, re.I):
+        return True
+    return bool(re.search(rf"\b(to|into|as)\s+`?{said}\b", instruction)) and bool(
         re.search(r"\brenam(e|es|ed|ing)\b", instruction, re.I))
 
 
@@ -260,7 +265,8 @@ USE_IT = (r"\b(?:make|write|create|add|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF
 ONE_PLACE = r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + r"\b"
 _EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                       r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ + DEF_NOUN + r"\b|" + ONE_PLACE + "|" + USE_IT,
+                      r"|\binto\s+(?:(?:an?|one|a\s+single|its|their)\s+)?" + DEF_ADJ + DEF_NOUN + r"\b|"
+                      + ONE_PLACE + "|" + USE_IT,
                       re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"

@@ -1,0 +1,42 @@
+"""Names said beside the targets that the change must leave alone: the module itself, a def to keep, a def the
+target calls.
+
+Seen on the sixth fresh set's first run (2-core CPU, run 20): "get rid of _perfcheck in pprint" read the module
+``pprint`` as its function ``pprint`` too, and "relocate _wrap_bytes_repr in pprint up to ..." moved it; "delete
+the method ... Keep formatweek, which it wraps" deleted formatweek as well (applied wrong); "Nobody uses it and it
+even calls _safe_repr" made ``_safe_repr`` a second def to delete.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coder.edit.intent.names import Mention, Tok
+    from coder.edit.intent.spec import Action, Symbol
+
+_MODULE_RELATIONS = frozenset({"in", "from", "of", "inside", "within"})
+_KEEP = frozenset({"keep", "keeps", "leave", "leaves", "preserve", "preserves", "spare", "except", "untouched"})
+_USE = frozenset({"calls", "call", "called", "uses", "use", "invokes", "wraps", "runs", "imports"})
+
+
+def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
+              action: Action) -> list[tuple[Mention, Symbol]]:
+    """``picked`` without the mentions said to stay: the module by its name after "in", a def after "keep", and for a
+    delete or a move a def after "calls" or "uses"; unchanged when that would leave no target."""
+    left = [(m, s) for m, s in picked if not (
+        _the_module(m, toks, home, {p.index for p, _ in picked})
+        or m.before in _KEEP
+        or (action in ("delete", "move") and m.before in _USE))]
+    return left if left else picked
+
+
+def _the_module(m: Mention, toks: list[Tok], home: str, picked: set[int]) -> bool:
+    """"_perfcheck in pprint, plus ...": the file's own name, bare, right after "in" and a def said before it, and
+    not one of several defs ("longopts in getopt and gnu_getopt" names the function)."""
+    i = m.index
+    if m.word != PurePath(home).stem or toks[i].code or i < 2 or toks[i - 1].text.lower() not in _MODULE_RELATIONS:
+        return False
+    after = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    return (i - 2) in picked and after not in ("and", "or", "nor")
