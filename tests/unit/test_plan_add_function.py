@@ -92,3 +92,21 @@ def test_a_short_file_is_still_one_whole_file_request(tmp_path: Path) -> None:
     engine = EditEngine(None, tmp_path / "r", ctx=32768)
     prepared = prepare(engine, tmp_path / "r" / "colorsys.py", "add a function clamp(x) that limits x to 0..1")
     assert not isinstance(prepared, PlanRequest)
+
+
+def test_the_new_functions_own_example_is_run_before_it_is_applied(tmp_path: Path) -> None:
+    # run 20 (sixth fresh set, CPU): "e.g. nth_weekday(2024, 11, THURSDAY, 4) == 28" was never run, and a
+    # reply giving 0 was applied; an argument may be a constant of the module (the call runs in its namespace)
+    said = "add a function longest_line(text): the length of the longest line, e.g. longest_line('ab\\ncde') == 3"
+    make_repo(tmp_path / "r", {FILE: source(FILE)})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768, run_examples=True)
+    prepared = prepare(engine, tmp_path / "r" / FILE, said)
+    assert isinstance(prepared, PlanRequest) and prepared.spec is not None
+    assert [(e.call, e.expected) for e in prepared.spec.examples] == [("longest_line('ab\\ncde')", "3")]
+    shown = _region(source(FILE), "def indent(", "    return ''.join(prefixed_lines())")
+    wrong = NEW.replace("max((len(line) for line in text.splitlines()), default=0)", "0")
+    refused = run_plan(engine, prepared, ScriptedModel(engine, [_fenced(shown + wrong)] * 4))
+    assert not refused.ok and "longest_line" in (refused.refusal or "")
+    right = run_plan(engine, prepare(engine, tmp_path / "r" / FILE, said),  # type: ignore[arg-type]
+                     ScriptedModel(engine, [_fenced(shown + NEW)]))
+    assert right.ok, right.refusal

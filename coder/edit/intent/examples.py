@@ -33,7 +33,8 @@ _START = lazy.regex(r"(?<![\w.])[A-Za-z_]\w*\(")
 _IS = r"(?:returns|gives(?:\s+back)?|yields|evaluates\s+to|produces|is)"
 _SHOULD = (r"(?:should|must|ought\s+to)\s+(?:(?:just|simply|always|instead)\s+)?"
            r"(?:return|give|be|yield|equal|evaluate\s+to)")
-_AFTER_CALL = lazy.regex(rf"`?\s*(?:(?P<should>{_SHOULD})|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
+# "e.g. nth_weekday(2024, 11, THURSDAY, 4) == 28": the value the call is to equal, as an assert says it
+_AFTER_CALL = lazy.regex(rf"`?\s*(?:(?P<should>{_SHOULD}|==)|(?P<raises>raises|throws|fails\s+with|crashes\s+with)"
                          rf"|(?P<is>{_IS}))\s+", re.I)
 _INSTEAD = lazy.regex(r"\s*,?\s*(?:instead\s+of|rather\s+than|and\s+not|but\s+should\s+(?:return|give|be)"
                       r"|when\s+it\s+should\s+(?:return|give|be))\s+", re.I)
@@ -56,14 +57,20 @@ def examples_of(spec: ChangeSpec, instruction: str, table: SymbolTable, text: st
         return tuple(dict.fromkeys((*found, *bytes_twins(found, text))))
     if spec.action == "add_method" and spec.owner is not None:
         return shown_as(instruction, table, spec.new_names, spec.owner.qualname)
+    if spec.action == "add_function" and spec.new_names:
+        # "e.g. nth_weekday(2024, 11, THURSDAY, 4) == 28": the new function's own example (run 20: a reply giving 0
+        # was applied, the example never run)
+        return examples_in(instruction, table, new=spec.new_names)
     return ()
 
 
-def examples_in(instruction: str, table: SymbolTable) -> tuple[Example, ...]:
-    """The failing calls of ``instruction`` about ``table``'s home file, in order (none when it gives none)."""
-    defined = {s.qualname for s in table.in_file() if "." not in s.qualname}
+def examples_in(instruction: str, table: SymbolTable, new: tuple[str, ...] = ()) -> tuple[Example, ...]:
+    """The failing calls of ``instruction`` about ``table``'s home file (and its ``new`` functions), in order (none
+    when it gives none)."""
+    defined = {s.qualname for s in table.in_file() if "." not in s.qualname} | set(new)
+    consts = _constants(table.texts.get(table.home, ""))
     found: list[Example] = []
-    spans = [s for s in _calls(instruction) if _callable(instruction[s[0]:s[1]], defined)]
+    spans = [s for s in _calls(instruction) if _callable(instruction[s[0]:s[1]], defined, consts)]
     for n, (start, end) in enumerate(spans):
         call = instruction[start:end]
         upto = spans[n + 1][0] if n + 1 < len(spans) else len(instruction)
@@ -179,7 +186,18 @@ def _close(text: str, opened: int) -> int | None:
     return None
 
 
-def _callable(call: str, defined: set[str]) -> bool:
+def _constants(text: str) -> frozenset[str]:
+    """The file's module-level UPPER_CASE names (``THURSDAY`` of ``(MONDAY, ..., SUNDAY) = range(7)``): an example's
+    call may pass them, since it runs in the module's namespace."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    return frozenset(n.id for node in body if isinstance(node, ast.Assign) for t in node.targets
+                     for n in ast.walk(t) if isinstance(n, ast.Name) and n.id.isupper())
+
+
+def _callable(call: str, defined: set[str], consts: frozenset[str] = frozenset()) -> bool:
     """Whether ``call`` is ``f(...)`` or ``C(...).m(...)`` of a name in ``defined``, its arguments literals
     (perhaps inside one pure builtin: ``list(C(...).m())``)."""
     try:
@@ -189,13 +207,14 @@ def _callable(call: str, defined: set[str]) -> bool:
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE_WRAPPERS
             and node.func.id not in defined and len(node.args) == 1 and not node.keywords):
         node = node.args[0]
-    return isinstance(node, ast.Call) and _chain(node, defined)
+    return isinstance(node, ast.Call) and _chain(node, defined, consts)
 
 
-def _chain(node: ast.expr, defined: set[str]) -> bool:
+def _chain(node: ast.expr, defined: set[str], consts: frozenset[str] = frozenset()) -> bool:
     while True:
         if isinstance(node, ast.Call):
-            if not all(_literal_node(a) for a in [*node.args, *(k.value for k in node.keywords)]) or any(
+            if not all(_literal_node(a) or (isinstance(a, ast.Name) and a.id in consts)
+                       for a in [*node.args, *(k.value for k in node.keywords)]) or any(
                     k.arg is None for k in node.keywords):
                 return False
             node = node.func

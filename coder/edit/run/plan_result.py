@@ -250,13 +250,15 @@ def file_proposals(engine: EditEngine, prepared: PlanRequest, results: list[Step
 
 
 def _held_to_examples(engine: EditEngine, prepared: PlanRequest, files: list[EditProposal]) -> tuple[str, str] | None:
-    """The code and reason of the first example a new method fails ("shows Template('hello $name')"), run on
-    its class's file before and after (:mod:`coder.edit.checks.behaviour`); None when all pass or none ran."""
+    """The code and reason of the first example a new method or function fails ("shows Template('hello $name')",
+    "nth_weekday(2024, 11, THURSDAY, 4) == 28"), run on its file before and after
+    (:mod:`coder.edit.checks.behaviour`); None when all pass or none ran."""
     spec = prepared.spec
-    if spec is None or not spec.examples or spec.owner is None:
+    if spec is None or not spec.examples or (spec.owner is None and spec.action != "add_function"):
         return None
+    home = spec.owner.rel if spec.owner is not None else prepared.plan.steps[0].rel
     for p in files:
-        if p.changed and p.request.snapshot.rel == spec.owner.rel:
+        if p.changed and p.request.snapshot.rel == home:
             engine.examples.hold(p, spec)
             if p.refusal_code is not None:
                 return p.refusal_code, p.refusal or ""
