@@ -310,7 +310,7 @@ class ExampleCheck:
     def verdict(self, snap: FileSnapshot, new: str, spec: ChangeSpec) -> Verdict | None:
         """The examples' verdict on ``new`` (None: the change has no examples to run, or they were not run
         and that was said already)."""
-        examples = spec.examples if spec.action in ("change", "add_method") else ()
+        examples = spec.examples if spec.action in ("change", "add_method", "add_function") else ()
         if not examples or not snap.rel.endswith(".py"):
             return None
         if not self.runs:
