@@ -14,7 +14,7 @@ from coder.edit.intent.spec import Action, Facts
 from coder.edit.intent.symbols import SymbolTable
 
 _CALLERS_NOUN = lazy.regex(r"\b(?:callers?|call\s+sites?|every\s+call)\b", re.I)
-_BUILTINS = frozenset(dir(builtins))
+BUILTINS = frozenset(dir(builtins))
 
 
 def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Action) -> Facts:
@@ -30,7 +30,7 @@ def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Acti
     missing = tuple(f"{n.kind} {n.name}" if n.kind else n.name for n in sure
                     if not table.lookup(n.name) and n.name not in known and n.name not in renamed
                     and not (n.name.rpartition(".")[2] in known and table.lookup(n.name.rpartition(".")[0]))
-                    and not words.is_new_name(instruction, n.name) and n.name.split(".")[0] not in _BUILTINS
+                    and not words.is_new_name(instruction, n.name) and n.name.split(".")[0] not in BUILTINS
                     and n.name not in mine and not _called_on_values(n.name, table))
     f = words.flags(instruction)
     return Facts(

@@ -10,7 +10,6 @@ schema whose symbol fields are the real symbols. A reading that still finds noth
 
 from __future__ import annotations
 
-import builtins
 import re
 import time
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ from coder.edit.intent import creating, cut_move, described, phrasing, report, w
 from coder.edit.intent.anchor import anchor_of, landmarks
 from coder.edit.intent.context import outside_context
 from coder.edit.intent.examples import examples_of
-from coder.edit.intent.facts import facts_of
+from coder.edit.intent.facts import BUILTINS, facts_of
 from coder.edit.intent.group import group_moved
 from coder.edit.intent.implied import implied
 from coder.edit.intent.kept import not_meant
@@ -91,11 +90,8 @@ _EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)
 # "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b|"
                     r"^\W*hints\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
-# "as documented" says what the code should do; "document f", "documenting" ask for documentation
-_DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
+_DOCSTRING = report.DOCSTRING
 _COMMENT = lazy.regex(r"\bcomments?\b", re.I)
-# "its own docstring", "the docstring" read backwards up to the noun: text that is there, not text asked for
-_EXISTING_DOC = lazy.regex(r"\s*(?:nwo\s+)?(?:sti|eht|siht|s'\w+)\b", re.I)
 _DOCSTRING_NOUN = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
 # flaws of prose, not of code: "the typo in the docstring", "a spelling mistake in the comment"
 _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|phrasing|punctuation)\b", re.I)
@@ -110,8 +106,12 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!c
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
+_NOT_NEW = NOT_NAMES | ARTICLES | {
+    "new", "helper", "method", "function", "own", "separate", "small", "level",
+    # "a verify method taking the expected MAC": what the method does, after its noun
+    "taking", "returning", "accepting", "giving", "using", "checking", "computing", "reading", "writing",
+    "private", "public", "one", "single", "module", "static"}  # "into one private function f(x)"
 _CALLED_NEW = lazy.regex(r"`?\b([a-z_][a-z0-9]*_[a-z0-9_]+)\(\)")  # "is_integer()": a snake_case call said bare
-_BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|method)\b")
 
 
@@ -194,7 +194,7 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
             return "type_hints"
         # "document the loops with a comment": the noun says which kind, the verb only that it documents
         # "merge(..., key=len) blows up with TypeError -- the example from its own docstring": a symptom's nouns
-        if _DOCSTRING.search(instruction) and (lead or not _cited_docstring(instruction)) and not (
+        if _DOCSTRING.search(instruction) and (lead or not report.cites_docstring(instruction)) and not (
                 _COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(instruction)):
             return "docstring"
         if _COMMENT.search(instruction):
@@ -204,12 +204,6 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
     if _FIX.search(instruction):
         return "change"  # "f crashes on x", "f should return y": a change of behaviour
     return "change" if lead else "unknown"
-
-
-def _cited_docstring(instruction: str) -> bool:
-    """A report that cites a docstring that exists ("the example from its own docstring"), asking for none."""
-    return report.symptom(instruction) and all(
-        _EXISTING_DOC.match(instruction[:m.start()][::-1]) for m in _DOCSTRING.finditer(instruction))
 
 
 def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
@@ -232,19 +226,15 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
         found: list[tuple[int, str]] = []
         for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
             name = m.group(1)
-            skip = NOT_NAMES | ARTICLES | {
-                "new", "helper", "method", "function", "own", "separate", "small", "level",
-                # "a verify method taking the expected MAC": what the method does, after its noun
-                "taking", "returning", "accepting", "giving", "using", "checking", "computing", "reading", "writing",
-                "private", "public", "one", "single", "module", "static"}  # "into one private function f(x)"
             # "a method moving n items": a participle after the noun; "a method named pending" is named so
             participle = (name.islower() and name.isalpha() and name.endswith("ing")
                           and not re.match(r"(?:called|named)\b", m.group(0), re.I))
-            if name and name.lower() not in skip and not participle and (not table.lookup(name) or action != "extract"):
+            if (name and name.lower() not in _NOT_NEW and not participle
+                    and (not table.lookup(name) or action != "extract")):
                 found.append((m.start(1), name))
         if not found and action == "add_method":  # "float has is_integer() and I need the same on C: a method"
             found += [(m.start(1), m.group(1)) for m in _CALLED_NEW.finditer(instruction)
-                      if not table.lookup(m.group(1)) and m.group(1) not in _BUILTIN_NAMES]
+                      if not table.lookup(m.group(1)) and m.group(1) not in BUILTINS]
         # "give it a read-only name property": a plain word right before the noun it names is the new name
         found += [(m.start(1), m.group(1)) for m in _PLAIN_NEW.finditer(instruction)
                   if m.group(1).lower() in NOT_NAMES and not table.lookup(m.group(1)) and action == "add_method"]

@@ -59,6 +59,19 @@ def symptom(instruction: str) -> bool:
     return bool(_SYMPTOM.search(instruction))
 
 
+# "its own docstring", "the docstring" read backwards up to the noun: text that is there, not text asked for
+_EXISTING_DOC = lazy.regex(r"\s*(?:nwo\s+)?(?:sti|eht|siht|s'\w+)\b", re.I)
+# "as documented" says what the code should do; "document f", "documenting" ask for documentation
+DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
+
+
+def cites_docstring(instruction: str) -> bool:
+    """A report that cites a docstring that exists ("the example straight from its own docstring"), asking for none
+    (run 19: such a report was read as a docstring request)."""
+    return symptom(instruction) and all(
+        _EXISTING_DOC.match(instruction[:m.start()][::-1]) for m in DOCSTRING.finditer(instruction))
+
+
 def is_report(toks: list[Tok], action: str) -> bool:
     """Whether the instruction reports behaviour: a change led by "Fix", or one that gives no order at all."""
     if action not in ("change", "unknown"):
