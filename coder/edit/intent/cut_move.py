@@ -29,8 +29,8 @@ def no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
     if action == "delete" and {"__main__", "__name__"} & {*facts.code_words, *facts.ticked}:
         return action, facts, None
     if action == "move" and anchor is not None and anchor.symbol is not None:
-        # "relocate those four assignments to just before _strptime": what moves is not named; the planner
-        # refuses it (a model asked to move unnamed code in a whole file moved the landmark, run 19)
+        # "relocate those four assignments to just before _strptime": what moves is not named; the planner refuses
+        # it (read before as a move of the landmark or another def named for where, the wrong def moved: runs 18, 19)
         return action, facts, anchor
     return "change", facts, anchor  # "remove the print from div": div is where, not what
 
