@@ -15,8 +15,8 @@ from coder.bench.edits.run import proposed
 from coder.bench.edits.taskdef import Task
 from coder.bench.edits.tasks import TASKS
 from coder.bench.edits.tasks_heldout import HELDOUT
+from coder.edit.intent.extraction import signatures
 from coder.edit.intent.read import read_instruction
-from coder.edit.intent.words import signatures
 from coder.edit.plan.derive import derive
 from coder.edit.proposal import EditRequest
 from coder.edit.run.engine import EditEngine

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import creating, cut_move, described, phrasing, report, words
+from coder.edit.intent import creating, cut_move, described, extraction, phrasing, report, words
 from coder.edit.intent.anchor import anchor_of, landmarks
 from coder.edit.intent.context import outside_context
 from coder.edit.intent.examples import examples_of
@@ -80,13 +80,6 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
                            r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\(", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-# "pull the loop in f out into its own function": the object of "pull ... out" runs to the clause's end
-_EXTRACT = lazy.regex(r"\b(?:extract|dedup\w*|" + words.FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
-                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b"
-                      r"|\binto\s+(?:(?:a|one|a\s+single|its|their)\s+)?" + words.DEF_ADJ + words.DEF_NOUN + r"\b"
-                      # "... repeat the check. I'd like it in one place: a module-level helper f(x)", "make a helper
-                      # f(x) for that test and use it in both", "I want that chain in a module-level function f(x)"
-                      r"|" + words.ONE_PLACE + "|" + words.USE_IT, re.I)
 # "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b|"
                     r"^\W*hints\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
@@ -141,7 +134,7 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
 
 
 _ADDS: tuple[tuple[lazy.LazyPattern, Action], ...] = (
-    (lazy.regex(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (_EXTRACT, "extract"),
+    (lazy.regex(r"\brenam(?:e|es|ed|ing)\b", re.I), "rename"), (extraction.ASKED, "extract"),
     (ADD_PARAM, "add_parameter"), (_ADD_METHOD, "add_method"))
 
 
@@ -239,7 +232,7 @@ def _new_names(instruction: str, action: Action, table: SymbolTable, renames: li
         found += [(m.start(1), m.group(1)) for m in _PLAIN_NEW.finditer(instruction)
                   if m.group(1).lower() in NOT_NAMES and not table.lookup(m.group(1)) and action == "add_method"]
         out += creating.not_in_description(instruction, sorted(found))
-    if action == "extract" and (into := words.extract_into(instruction)):  # "Extract g(y) from f"
+    if action == "extract" and (into := extraction.extract_into(instruction)):  # "Extract g(y) from f"
         out.append(into)
     out += [p.split(":")[0].split("=")[0].strip() for p in params]
     return tuple(dict.fromkeys(out))
@@ -318,7 +311,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     facts = facts_of(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
     facts = replace(facts, cut_line=cut_line)
     if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
-        facts = replace(facts, extract_into=words.extract_into(described.blanked(instruction, desc, toks)))
+        facts = replace(facts, extract_into=extraction.extract_into(described.blanked(instruction, desc, toks)))
     if action == "add_parameter" and existing(params, targets, table):
         # "getopt should take longopts=None": the defs take it already, so its default or use changes
         taken = {name_of(p) for p in params}

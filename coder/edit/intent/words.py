@@ -248,37 +248,6 @@ _DELETE_DEF = lazy.regex(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:function|met
                          re.I)
 _MODULE_DOC = lazy.regex(r"\bmodule(?:-level)?\s+docstring\b|\bdocstring\s+(?:to|for|at the top of)\s+"
                          r"(?:the|this)\s+(?:module|file)\b", re.I)
-# "factor out X", "factor it into a helper", "factor it out into ..."
-FACTOR = (r"factor(?:s|ed)?\s+(?:out|(?:it|them|this|that)\s+(?:out\s+)?into|(?:it|them|this|that)\s+out"
-          r"|(?:that|this|these|those)\s+\w+(?:\s+\w+)?\s+(?:out\s+)?into)")  # "factor that comparison into"
-# the adjectives of a new def: "a private module function", "its own module-level helper"
-DEF_ADJ = (r"(?:own\s+|new\s+|separate\s+|small\s+|shared\s+|private\s+|module[-\s]level\s+|module\s+|"
-           r"top[-\s]level\s+)*")
-DEF_NOUN = r"(?:helper|function|fn|func)"
-# "make a helper _matches(item, value) for that test and use it in both"; "I want that chain in a module-level
-# function _parse_mode(mode)": a new def that the code named goes into (fifth fresh set, run 19)
-USE_IT = (r"\b(?:make|write|create|add|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + r"\s+`?[A-Za-z_]\w*\([^)]*\)"
-          r"[^.;]*?\b(?:use|call)\s+it\s+(?:in|from)\s+(?:both|each|all|them|those|the\s+two)\b"
-          r"|\b(?:that|this|those|these)\s+\w+(?:\s+\w+)?\s+in(?:to)?\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN
-          + r"\s+`?[A-Za-z_]\w*\(")
-# "they repeat the check. I'd like it in one place: a module-level helper f(x) ...": an extraction into f
-ONE_PLACE = r"\bin\s+one\s+place\b[^.;]{0,6}[:,]?\s*(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + r"\b"
-_EXTRACT = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
-                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b"
-                      r"|\binto\s+(?:(?:an?|one|a\s+single|its|their)\s+)?" + DEF_ADJ + DEF_NOUN + r"\b|"
-                      + ONE_PLACE + "|" + USE_IT,
-                      re.I)
-# "into a helper f", "into its own function, f(input)": the new def's name after the noun
-_NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
-                           r"|in(?:to)?\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ
-                           + r"(?:helper\s+)?(?:function|helper|method|fn|func)|" + ONE_PLACE
-                           + r"|\b(?:make|write|create|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + ")"
-                           r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
-# "split the mode parsing out into _parse_mode(mode)": the new function spelled as a call after "into"
-_INTO_CALL = lazy.regex(r"\binto\s+`?([A-Za-z_]\w*)\(", re.I)
-# "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
-# function spelled with its signature
-_EXTRACT_CALL = lazy.regex(r"\bextract\s+(?:an?\s+)?`?([A-Za-z_]\w*)\([^)]*\)", re.I)
 # Words that make a much shorter reply plausible, matched from a word's start ("cut" is not inside
 # "execute"). "replace" is not one: "replace X with Y" says nothing about losing the rest.
 _SHRINK = lazy.regex(r"\b(?:remov|delet|drop|strip|shorten|trim|simplif|condens|shrink|clean|dedup|minif)\w*"
@@ -350,25 +319,6 @@ def param_request(instruction: str) -> tuple[str, str] | None:
         return None
     t = _TO_TARGET.search(instruction, m.end())
     return (m.group(1), t.group(1).rsplit(".", 1)[-1]) if t else None
-
-
-def extract_into(instruction: str) -> str | None:
-    """F of "extract ... into a new function F" (None when no extraction into a named function is asked)."""
-    if not _EXTRACT.search(instruction):
-        return None
-    found = _NEW_FUNCTION.search(instruction) or _EXTRACT_CALL.search(instruction) or _INTO_CALL.search(instruction)
-    return found.group(1) if found and found.group(1).lower() not in NOT_NAMES else None
-
-
-# "a new function `_hue(r, g, b, maxc, rangec)`": a def's signature as spelled (or a call: the reader tells them apart)
-_SIGNATURE = lazy.regex(r"\b([A-Za-z_]\w*)\(([^()]*)\)")
-
-
-def signatures(instruction: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each ``name(a, b)`` the instruction spells, once, in its order: what its parentheses hold, split at commas."""
-    found = ((m.group(1), tuple(p.strip() for p in m.group(2).split(",")) if m.group(2).strip() else ())
-             for m in _SIGNATURE.finditer(instruction))
-    return tuple(dict.fromkeys(found))
 
 
 def is_move(instruction: str) -> bool:
