@@ -71,6 +71,11 @@ def test_the_module_a_def_to_keep_and_a_def_the_target_calls_are_no_targets(said
     assert [t.qualname for t in spec.targets] == targets
 
 
+def test_a_def_named_by_called_is_still_deleted() -> None:
+    spec = spec_of("glob.py", "delete _glob0 and the helper called _glob2")
+    assert [t.qualname for t in spec.targets] == ["_glob0", "_glob2"]
+
+
 def test_the_module_name_stays_a_function_among_several() -> None:
     spec = spec_of("glob.py", "change the default of recursive in glob and iglob to True")
     assert [t.qualname for t in spec.targets] == ["glob", "iglob"]

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 _MODULE_RELATIONS = frozenset({"in", "from", "of", "inside", "within"})
 _KEEP = frozenset({"keep", "keeps", "leave", "leaves", "preserve", "preserves", "spare", "except", "untouched"})
-_USE = frozenset({"calls", "call", "called", "uses", "use", "invokes", "wraps", "runs", "imports"})
+# ("called" is no use: "delete f and the helper called g" names g to delete)
+_USE = frozenset({"calls", "call", "uses", "use", "invokes", "wraps", "runs", "imports"})
 
 
 def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
