@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from coder.edit.checks.call_fit import instance_call_problems, mismatch
 from coder.edit.source.attrs import FUNC as _FUNC
-from coder.edit.source.attrs import attributes_set, listed
+from coder.edit.source.attrs import attributes_set, listed, sets_own_attributes
 from coder.edit.source.attrs import self_attrs as _self_attrs
 from coder.edit.source.attrs import self_name as _self_name
 from coder.edit.source.trees import every_node, parsed, same_node
@@ -89,11 +89,8 @@ def _known(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: set[str]) 
             names |= {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
         if isinstance(node, _FUNC):
             names |= _self_attrs(node, store=True)
-    # setattr(self, ...) may set anything; a setattr on another object (modulefinder's parent module, run 19: a new
-    # method's invented self.find_missing was applied) says nothing of self
-    if names & _DYNAMIC or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
-                               and (not n.args or ast.unparse(n.args[0]) in ("self", cls.name))
-                               for n in ast.walk(cls)):
+    # run 19: a new method's invented self.find_missing was applied while another object's setattr excused the class
+    if names & _DYNAMIC or sets_own_attributes(cls):
         return None
     return names
 

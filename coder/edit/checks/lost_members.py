@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from coder.edit.source.attrs import sets_own_attributes
 from coder.edit.source.trees import parsed
 
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -39,10 +40,8 @@ def lost_but_used(old: str, new: str) -> str | None:
         return None
     # a class that sets its attributes dynamically (__getattr__, setattr(self, ...)) is not judged; a setattr on some
     # other object elsewhere in the file (modulefinder's, run 19) does not excuse the rest
-    dynamic = {c.name for c in ast.walk(after) if isinstance(c, ast.ClassDef) and any(
-        (isinstance(n, _FUNC) and n.name == "__getattr__") or (
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and n.args
-            and isinstance(n.args[0], ast.Name) and n.args[0].id == "self") for n in ast.walk(c))}
+    dynamic = {c.name for c in ast.walk(after) if isinstance(c, ast.ClassDef) and (
+        any(isinstance(n, _FUNC) and n.name == "__getattr__" for n in ast.walk(c)) or sets_own_attributes(c))}
     lost = {m for c in ast.walk(before) if isinstance(c, ast.ClassDef) and c.name not in dynamic
             for m in (f.name for f in c.body if isinstance(f, _FUNC))} - _methods(after)
     if not lost:

@@ -31,6 +31,14 @@ def self_attrs(method: ast.FunctionDef | ast.AsyncFunctionDef, store: bool) -> s
             and n.value.id == me and isinstance(n.ctx, want)}
 
 
+def sets_own_attributes(cls: ast.ClassDef) -> bool:
+    """Whether ``cls`` calls ``setattr`` on itself or its instance (``setattr(self, ...)``, ``setattr(C, ...)``): then
+    any attribute may exist. A ``setattr`` on another object (modulefinder's ``setattr(parent, name, m)``, run 19)
+    says nothing of the class."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+               and (not n.args or ast.unparse(n.args[0]) in ("self", cls.name)) for n in ast.walk(cls))
+
+
 def attributes_set(cls: ast.ClassDef) -> list[str]:
     """The attributes any method of ``cls`` sets on self, sorted."""
     return sorted({a for n in cls.body if isinstance(n, FUNC) for a in self_attrs(n, store=True)})
