@@ -15,6 +15,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from coder.edit.plan.steps import WINDOW_MIN_LINES, Plan, Step
+from coder.edit.source.units import first_line
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -24,10 +25,6 @@ _GOES = "the new function goes"
 
 def _main_block(node: ast.stmt) -> bool:
     return isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test)
-
-
-def _start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
-    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
 
 
 def derive_add_function(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
@@ -57,7 +54,7 @@ def derive_add_function(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     if beside is None or beside.end_lineno is None:
         return None
     name = spec.new_names[0]
-    start, end = _start(beside), beside.end_lineno
+    start, end = first_line(beside), beside.end_lineno
     label = f"function {beside.name}"
     step = Step(rel, start, end, label, f"{_GOES} {where.removeprefix('right ')}", symbol=beside.name,
                 note=f"The region shown is {label}: keep it exactly as it is and write the new function "
@@ -77,6 +74,6 @@ def inserted(original: str, step: Step, reply: str, name: str) -> tuple[str, str
     new = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
     if new is None or new.end_lineno is None:
         return "", f"the reply has no module-level function {name}: write `def {name}(...)` beside the def shown"
-    func = "".join(lines[_start(new) - 1:new.end_lineno]).rstrip("\n") + "\n"
+    func = "".join(lines[first_line(new) - 1:new.end_lineno]).rstrip("\n") + "\n"
     kept = "".join(original.splitlines(keepends=True)[step.start - 1:step.end]).rstrip("\n") + "\n"
     return (func + "\n\n" + kept if step.why.endswith("before it") else kept + "\n\n" + func), None

@@ -24,7 +24,8 @@ class Unit:
     depth: int = 0
 
 
-def _start(node: ast.stmt) -> int:
+def first_line(node: ast.stmt) -> int:
+    """The statement's first line: its first decorator's, for a decorated def or class."""
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
     return min([node.lineno, *(d.lineno for d in decorators)])
 
@@ -35,12 +36,12 @@ def units(text: str) -> list[Unit]:
 
     def visit(body: list[ast.stmt], prefix: str, depth: int) -> None:
         for node in body:
-            start, end = _start(node), node.end_lineno or node.lineno
+            start, end = first_line(node), node.end_lineno or node.lineno
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 kind = "method" if prefix else "function"
                 out.append(Unit(start, end, f"{kind} {prefix}{node.name}", "function", prefix + node.name, depth))
             elif isinstance(node, ast.ClassDef):
-                first = _start(node.body[0])
+                first = first_line(node.body[0])
                 head_end = max(node.lineno, first - 1) if first > node.lineno else end
                 out.append(Unit(start, end, f"class {prefix}{node.name}", "class", prefix + node.name, depth))
                 out.append(Unit(start, head_end, f"class {prefix}{node.name} header", "header",
