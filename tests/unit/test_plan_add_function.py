@@ -46,9 +46,11 @@ def _region(text: str, first: str, last_line_start: str) -> str:
 
 
 @pytest.mark.parametrize(("said", "beside"), [
-    ("add a function longest_line(text) that returns the length of the longest line", "indent"),
-    ("new textwrap func longest_line(text) -> length of the longest line", "indent"),
-    ("Write a helper longest_line(text) right after dedent: the length of the longest line of text", "dedent"),
+    ("add a function longest_line(text) that returns the length of the longest line, e.g. longest_line('ab\\ncde') "
+     "== 3", "indent"),
+    ("new textwrap func longest_line(text) -> length of the longest line (longest_line('ab\\ncde') == 3)", "indent"),
+    ("Write a helper longest_line(text) right after dedent: the length of the longest line of text, e.g. "
+     "longest_line('ab\\ncde') == 3", "dedent"),
 ])
 def test_the_new_function_is_asked_beside_one_def_and_written_after_it(tmp_path: Path, said: str,
                                                                         beside: str) -> None:
@@ -68,7 +70,8 @@ def test_the_new_function_is_asked_beside_one_def_and_written_after_it(tmp_path:
 
 
 def test_what_a_reply_changes_in_the_def_shown_is_dropped(tmp_path: Path) -> None:
-    engine, prepared = _planned(tmp_path, "add a function longest_line(text) that returns the longest line's length")
+    engine, prepared = _planned(tmp_path, "add a function longest_line(text) that returns the longest line's length, "
+                                       "e.g. longest_line('ab\\ncde') == 3")
     text = source(FILE)
     shown = _region(text, "def indent(", "    return ''.join(prefixed_lines())")
     changed = shown.replace("prefix + line", "line + prefix")
@@ -79,12 +82,20 @@ def test_what_a_reply_changes_in_the_def_shown_is_dropped(tmp_path: Path) -> Non
 
 
 def test_a_reply_without_the_new_function_is_asked_again(tmp_path: Path) -> None:
-    engine, prepared = _planned(tmp_path, "add a function longest_line(text) that returns the longest line's length")
+    engine, prepared = _planned(tmp_path, "add a function longest_line(text) that returns the longest line's length, "
+                                       "e.g. longest_line('ab\\ncde') == 3")
     shown = _region(source(FILE), "def indent(", "    return ''.join(prefixed_lines())")
     model = ScriptedModel(engine, [_fenced(shown), _fenced(shown + NEW)])
     proposal = run_plan(engine, prepared, model)
     assert proposal.ok and len(model.asked) == 2
     assert "no module-level function longest_line" in model.asked[1].instruction
+
+
+def test_a_new_function_with_no_example_is_not_planned_beside_a_def(tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {FILE: source(FILE)})
+    engine = EditEngine(None, tmp_path / "r", ctx=32768)
+    prepared = prepare(engine, tmp_path / "r" / FILE, "add a function longest_line(text) returning the longest line")
+    assert not (isinstance(prepared, PlanRequest) and prepared.plan.kind == "add_function")
 
 
 def test_a_short_file_is_still_one_whole_file_request(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ window was told to add f (fifth fresh set, run 19: stringprep's three windows, a
 16k context on the CPU). The new function is one def; it needs to be written once, next to one def the model
 keeps as it is: the def the instruction places it after or before, else the file's last top-level function
 (before a ``__main__`` block). The checks hold the rest: a change to the def shown is a change the instruction
-does not explain, and the new def must be there under its name.
+does not explain, and the new def must be there under its name. Only a function given an example call with its
+value ("e.g. f(2024, 11, THURSDAY, 4) == 28") is planned so: the example is its oracle.
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ def _main_block(node: ast.stmt) -> bool:
 
 def derive_add_function(rel: str, text: str, spec: ChangeSpec) -> Plan | None:
     """One region for a new top-level function in a long Python file; None where another plan (or none) fits."""
-    if (spec.action != "add_function" or not spec.new_names or spec.targets or not rel.endswith((".py", ".pyi"))
+    # only where the function's own example judges it: on the CPU (run 20, calendar-function w1) a function asked
+    # with no example came back plausible and wrong (0 for 28) and was applied, where the whole-file request before
+    # had been refused; with its example (w0) the same wrong reply was refused
+    if (spec.action != "add_function" or not spec.new_names or spec.targets or not spec.examples
+            or not rel.endswith((".py", ".pyi"))
             or len(text.splitlines()) <= WINDOW_MIN_LINES):  # a shorter file: one whole-file rewrite, as before
         return None
     try:
