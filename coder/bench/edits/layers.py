@@ -26,6 +26,7 @@ _CHECK = frozenset({
     "syntax",  # the edited file does not parse
     "undefined", "unset_attribute", "extract_uncalled", "call_mismatch", "returns_nothing",  # the code rules
     "none_default", "parameter", "outside_targets", "missing_attribute", "contract", "partial_hints", "empty_fstring",
+    "missing_fstring", "unused_asked",
     "signature", "placement", "no_code_change",  # the spec's rules: unasked parameter, misplaced, no code changed
     "guard_only",  # a fix that only raises where a wrong result was reported (coder.edit.checks.guards)
     "unexplained",  # the explained-change rules (the scope guard under --yes)

@@ -48,7 +48,7 @@ OUTCOMES = ("correct", "refused", "wrong", "skipped")
 # refusals of the result check's code rules: kept with the reply, so each can be confirmed a wrong edit offline
 EVIDENT = ("undefined", "unset_attribute", "extract_uncalled", "call_mismatch", "outside_targets", "missing_attribute",
            "contract", "partial_hints", "none_default", "no_code_change", "guard_only", "returns_nothing",
-           "empty_fstring")
+           "empty_fstring", "missing_fstring", "unused_asked")
 UPSTREAM_TIMEOUT_S = 60.0  # test_queue takes 8 s; an edit that loops is stopped here
 _AUTHOR = Actor("coder bench", "bench@coder.invalid")
 

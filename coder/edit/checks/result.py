@@ -33,7 +33,7 @@ from coder.edit.checks.defaults import none_dereferenced, unhandled_none_default
 from coder.edit.checks.extract_kept import dropped_in_extraction
 from coder.edit.checks.extract_splice import left_inline
 from coder.edit.checks.flakes import flake_messages
-from coder.edit.checks.fstrings import empty_fstrings
+from coder.edit.checks.fstrings import empty_fstrings, missing_fprefix
 from coder.edit.checks.guards import only_guards_added
 from coder.edit.checks.hints import partial_returns
 from coder.edit.checks.known_types import missing_attributes
@@ -50,6 +50,7 @@ from coder.edit.checks.signature import (
     unasked_parameters,
 )
 from coder.edit.checks.star_names import undefined_despite_stars
+from coder.edit.checks.uses import unused_asked
 from coder.edit.source.trees import dumped
 
 if TYPE_CHECKING:
@@ -176,6 +177,8 @@ _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...
     ("contract", lambda old, new, spec, rel: broken_contract(old, new, spec)),
     ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec)),
     ("empty_fstring", lambda old, new, spec, rel: empty_fstrings(old, new)),
+    ("missing_fstring", lambda old, new, spec, rel: missing_fprefix(old, new)),
+    ("unused_asked", lambda old, new, spec, rel: unused_asked(old, new, spec)),
 )
 
 
@@ -237,6 +240,8 @@ _HINTS = {
     "partial_hints": "Annotate the return of every function the instruction covers (-> None where it returns "
                      "nothing).",
     "empty_fstring": "Leave every string you were not asked to change as it was; an f-string needs a {placeholder}.",
+    "missing_fstring": "Write an f before a string whose {name} is to be replaced by the value of name.",
+    "unused_asked": "Use what the instruction names for the change; do not write it another way.",
     "signature": "",
     "placement": "",
     # the reply's shape: on the 2-core CPU the 1.5B answered a class region with an import, an

@@ -51,6 +51,13 @@ VERBS = {
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
+# a builtin called on an object runs its class's special method: "round(x)" is a report on x's __round__
+BUILTIN_DUNDERS = {"round": "__round__", "len": "__len__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
+                   "hash": "__hash__", "abs": "__abs__", "int": "__int__", "float": "__float__", "iter": "__iter__",
+                   "next": "__next__", "format": "__format__", "bytes": "__bytes__", "reversed": "__reversed__",
+                   "divmod": "__divmod__", "complex": "__complex__", "math.floor": "__floor__",
+                   "math.ceil": "__ceil__", "math.trunc": "__trunc__", "copy.copy": "__copy__",
+                   "copy.deepcopy": "__deepcopy__"}
 # words after which an adjective is said of something ("is hidden", "counts as hidden", "not empty")
 _PREDICATIVE = frozenset({"as", "is", "are", "be", "being", "not", "t", "considered", "deemed"})
 _CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
@@ -156,7 +163,8 @@ def _a_verb(toks: list[Tok], i: int) -> bool:
 
 def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[Mention]:
     """Every word that names a symbol of ``table`` (the home file's only, unless ``everywhere``)."""
-    out = []
+    out: list[Mention] = []
+    dunders: list[int] = []  # mentions that are a builtin's call of the file's special method
     spans = phrases(toks, table, everywhere=everywhere)
     covered = {j for start, (end, _) in spans.items() for j in range(start, end)}
     for i, t in enumerate(toks):
@@ -171,12 +179,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
             continue
         if low == table.module and i + 1 < len(toks) and toks[i + 1].text in ("'s", "'"):
             continue  # "gettext's _as_int helper": the module, not its function gettext
-        hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
-        if not hits and not t.code and name_position(toks, i) and len(low) > 2:
-            hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
-        if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
-            # "b'.git' is not seen as hidden": the file's predicate of that word decides it (_ishidden)
-            hits = next((h for p in ("is", "_is", "is_", "_is_") if (h := table.lookup(p + low))), [])
+        hits, builtin = _lookup(toks, i, table)
         hits = _kept(hits, t.text, table, everywhere=everywhere)
         if not hits or (not t.code and _a_verb(toks, i)):
             continue
@@ -184,12 +187,42 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
         if i == 0 and low in (*VERBS, "add", "give", "create", "write") and not t.code:
             continue
+        if builtin:
+            dunders.append(len(out))
         out.append(Mention(i, t.text, hits, sure, prev_word(toks, i)[0]))
+    if dunders:
+        out = _builtin_calls(out, dunders)
     # "wrap and fill", "of wrap, fill": a plain word coordinated with a name is a name too
     for a, b in itertools.pairwise(out):
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
             b.sure = True
     return out
+
+
+def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], bool]:
+    """The symbols word ``i`` could name, and whether it is a builtin's call of the file's special method."""
+    t, low = toks[i], toks[i].text.lower()
+    hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
+    if not hits and not t.code and name_position(toks, i) and len(low) > 2:
+        hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
+    if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
+        # "b'.git' is not seen as hidden": the file's predicate of that word decides it (_ishidden)
+        hits = next((h for p in ("is", "_is", "is_", "_is_") if (h := table.lookup(p + low))), [])
+    if not hits and t.code and low in BUILTIN_DUNDERS:
+        # "round(Fraction(5, 2)) gives 3": the builtin runs the file's __round__ (a report's call, not its def)
+        return [s for s in table.lookup(BUILTIN_DUNDERS[low]) if s.rel == table.home], True
+    return hits, False
+
+
+def _builtin_calls(out: list[Mention], dunders: list[int]) -> list[Mention]:
+    """A builtin's call said beside other names: "round(Fraction(5, 2)) gives 3" is Fraction's __round__, so the
+    class that owns the special method yields to it; "use len() in count_items" names its target, and the builtin is
+    only part of the change."""
+    owners = {h.qualname.rpartition(".")[0] for k in dunders for h in out[k].hits}
+    others = [m for k, m in enumerate(out) if k not in dunders]
+    if not any(m.sure and not {h.qualname for h in m.hits} <= owners for m in others):
+        return [m for m in out if m in [out[k] for k in dunders] or not {h.qualname for h in m.hits} <= owners]
+    return others
 
 
 def _kept(hits: list[Symbol], word: str, table: SymbolTable, *, everywhere: bool) -> list[Symbol]:

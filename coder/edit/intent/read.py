@@ -187,7 +187,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
             return "type_hints"
         # "document the loops with a comment": the noun says which kind, the verb only that it documents
         # "merge(..., key=len) blows up with TypeError -- the example from its own docstring": a symptom's nouns
-        if _DOCSTRING.search(instruction) and (lead or not report.cites_docstring(instruction)) and not (
+        if _DOCSTRING.search(instruction) and (not report.cites_docstring(instruction) or report.asks_docstring(
+                instruction)) and not (
                 _COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(instruction)):
             return "docstring"
         if _COMMENT.search(instruction):

@@ -65,11 +65,38 @@ _EXISTING_DOC = lazy.regex(r"\s*(?:nwo\s+)?(?:sti|eht|siht|s'\w+)\b", re.I)
 DOCSTRING = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocument(?:s|ing)?\b", re.I)
 
 
+# "the docstring of f even says ...", "its docstring promises": a docstring that speaks is one that exists
+_DOC_SAYS = lazy.regex(r"\s*(?:(?:of|for|in)\s+`?[\w.]+(?:\(\))?`?\s+)?(?:\w+ly\s+|even\s+|also\s+|still\s+)?"
+                       r"(?:says|said|promises|promised|claims|states|mentions|describes|documents|reads|explains|"
+                       r"notes|shows|lists|gives|specifies|agrees|insists)\b", re.I)
+# "according to its docstring", "as the docstring says": the code is measured against it
+_AS_DOC = lazy.regex(r"\b(?:according\s+to|as)\s+(?:its|the|this|\w+'s)\s+(?:own\s+)?doc\s?-?strings?\b", re.I)
+
+
+# an order whose object is the docstring: "update the docstring of f", "its docstring is wrong, fix it", "make it
+# say ...": a report may cite a docstring and still ask to change it
+_DOC_ORDER = lazy.regex(
+    r"\b(?:add|write|update|fix|correct|improve|rewrite|reword|expand|extend|change|edit|amend|adjust)\b"
+    r"(?:(?!\.\s|[;:]).){0,40}\bdoc\s?-?strings?\b"
+    r"|\bdoc\s?-?strings?\b(?:(?!\.\s|;).){0,60}\b(?:add|update|fix|correct|reword|rewrite|change|amend)\b"
+    r"|\bmake\s+it\s+(?:say|read|mention)\b|\bshould\s+(?:say|read|mention)\b|\bdocument(?:ing)?\b", re.I)
+
+
+def asks_docstring(instruction: str) -> bool:
+    """The instruction orders a change of docstring text, whatever else it cites."""
+    return _DOC_ORDER.search(instruction) is not None
+
+
 def cites_docstring(instruction: str) -> bool:
     """A report that cites a docstring that exists ("the example straight from its own docstring"), asking for none
-    (run 19: such a report was read as a docstring request)."""
-    return symptom(instruction) and all(
-        _EXISTING_DOC.match(instruction[:m.start()][::-1]) for m in DOCSTRING.finditer(instruction))
+    (run 19: such a report was read as a docstring request). A docstring that says something ("the docstring of
+    f even says it rounds half to even", "according to its docstring") is cited whether or not the report uses a
+    symptom word: what is wrong is the code that does not do what it says."""
+    found = list(DOCSTRING.finditer(instruction))
+    if not all(_EXISTING_DOC.match(instruction[:m.start()][::-1]) for m in found):
+        return False
+    return symptom(instruction) or _AS_DOC.search(instruction) is not None or any(
+        _DOC_SAYS.match(instruction, m.end()) for m in found)
 
 
 def is_report(toks: list[Tok], action: str) -> bool:

@@ -112,6 +112,7 @@ class Facts:
     cut_line: str | None = None  # a statement of a def the delete spells ("has code = co.co_code ..., delete it")
     none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
     returns: bool = False  # "that returns ...", "-> bool": a new def the instruction describes gives back a value
+    uses: tuple[str, ...] = ()  # "compared with compare_digest": module-level names the change is told to use
 
 
 @dataclass(frozen=True)

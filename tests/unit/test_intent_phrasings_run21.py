@@ -1,0 +1,131 @@
+"""Reading and check rules of run 21, each pinned on the suite's files (or on a recorded real reply) in wordings of
+our own: a report that cites what a docstring says asks for code, a builtin's call names the special method it runs,
+a plain string that spells a local's placeholder is an f-string with its ``f`` left out, and a change told to use
+a name of the module ("compared with compare_digest") must refer to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from coder.bench.edits.taskdef import source
+from coder.edit.checks.fstrings import missing_fprefix
+from coder.edit.checks.uses import unused_asked
+from coder.edit.intent.read import read_instruction
+from coder.edit.intent.spec import ChangeSpec
+
+
+def read(file: str, said: str) -> tuple[str, list[str]]:
+    spec = read_instruction(said, {file: source(file)}, home=file)
+    return spec.action, [t.qualname for t in spec.targets]
+
+
+@pytest.mark.parametrize("said", [
+    "rgb_to_hls(1, 0, 0.5) returns a negative hue, but the docstring of rgb_to_hls says hues are between 0 and 1.",
+    "The docstring says rgb_to_hls gives hues in [0, 1), yet red-magenta colours come out negative",
+    "rgb_to_hls gives -0.1 for some colours; its docstring even promises 0 to 1",
+    "According to its docstring rgb_to_hls returns a hue in range, but it doesn't for magenta",
+    # a verb of the report ("give") is no order to write the docstring it then cites
+    "rgb_to_hls(1, 0, 0.5) and rgb_to_hls(1, 0, 0.4) both give negative hues. The docstring of colorsys.rgb_to_hls "
+    "even says hues stay in [0, 1).",
+])
+def test_a_report_citing_what_a_docstring_says_asks_for_code(said: str) -> None:
+    assert read("colorsys.py", said) == ("change", ["rgb_to_hls"])
+
+
+@pytest.mark.parametrize("said", [
+    "hls_to_rgb's docstring is wrong, fix it",
+    "rgb_to_hls's docstring says it returns floats; make it say a tuple of floats",
+    "the docstring of rgb_to_hls says nothing about the ranges, add them",
+    "The docstring of colorsys.rgb_to_hls is outdated, update it",
+    "Its docstring says rgb_to_hls returns degrees; it should say a fraction of a turn",
+])
+def test_a_docstring_asked_for_is_still_a_docstring(said: str) -> None:
+    assert read("colorsys.py", said)[0] == "docstring"
+
+
+@pytest.mark.parametrize(("said", "target"), [
+    ("round() on a half fraction goes to the odd neighbour, it should go to the even one", "Fraction.__round__"),
+    ("math.floor(Fraction(-7, 2)) gives -3 instead of -4", "Fraction.__floor__"),
+    ("str(Fraction(1, 3)) prints 1/3 but I'd like (1/3)", "Fraction.__str__"),
+])
+def test_a_builtins_call_names_the_special_method_it_runs(said: str, target: str) -> None:
+    assert read("fresh6/fractions.py", said) == ("change", [target])
+
+
+def test_a_def_said_by_name_beats_a_builtin_used_in_it() -> None:
+    assert read("fresh6/fractions.py", "use len() in limit_denominator")[1] == ["Fraction.limit_denominator"]
+
+
+CALENDAR = source("fresh6/calendar.py")
+TITLE = "        a('<title>Calendar for %d</title>\\n' % theyear)\n"
+SIGNATURE = "    def formatyearpage(self, theyear, width=3, css='calendar.css', encoding=None):\n"
+WITH_TITLE = "    def formatyearpage(self, theyear, width=3, css='calendar.css', encoding=None, title=None):\n"
+
+
+def titled(body: str) -> str:
+    assert CALENDAR.count(TITLE) == 1 and CALENDAR.count(SIGNATURE) == 1
+    return CALENDAR.replace(SIGNATURE, WITH_TITLE).replace(TITLE, body)
+
+
+def test_a_placeholder_without_its_f_is_refused() -> None:
+    # the 1.5B's reply on the 2-core CPU (run 20), applied then: every page titled "{title}"
+    wrong = titled("        if title is None:\n            title = f'Calendar for {theyear}'\n"
+                   "        a('<title>{title}</title>\\n')\n")
+    why = missing_fprefix(CALENDAR, wrong)
+    assert why is not None and "{title}" in why and "formatyearpage" in why
+
+
+@pytest.mark.parametrize("body", [
+    # the other wording's reply, applied and right
+    "        if title is None:\n            title = 'Calendar for %d' % theyear\n"
+    "        a('<title>%s</title>\\n' % title)\n",
+    "        a(f'<title>{title or theyear}</title>\\n')\n",
+    "        a('<title>{title}</title>\\n'.format(title=title or theyear))\n",
+    "        page = '<title>{title}</title>\\n'\n        a(page.format(title=title))\n",
+    "        a('<title>{nothing}</title>\\n')\n",  # braces of no name the def binds: not a placeholder of it
+])
+def test_formatted_strings_and_braces_of_no_local_pass(body: str) -> None:
+    assert missing_fprefix(CALENDAR, titled(body)) is None
+
+
+HMAC = source("fresh6/hmac.py")
+HEXDIGEST = "    def hexdigest(self):\n"
+# the 1.5B's verify on the 2-core CPU (run 20), applied then: right answers, and no constant-time comparison
+EQ_VERIFY = ('    def verify(self, signature):\n'
+             '        """Verify that the signature matches the digest of the message.\n        """\n'
+             '        return self.digest() == signature\n\n')
+CT_VERIFY = ('    def verify(self, signature):\n'
+             '        """Whether signature is this object\'s digest (constant time)."""\n'
+             '        return compare_digest(self.digest(), signature)\n\n')
+
+
+def with_method(method: str) -> str:
+    assert HMAC.count(HEXDIGEST) == 1
+    return HMAC.replace(HEXDIGEST, method + HEXDIGEST)
+
+
+def hmac_spec(said: str) -> ChangeSpec:
+    return read_instruction(said, {"hmac.py": HMAC}, home="hmac.py")
+
+
+@pytest.mark.parametrize("said", [
+    "give HMAC a verify(expected) method that compares with compare_digest, so it runs in constant time",
+    "HMAC needs verify(mac) -> bool; do the comparison via the module's compare_digest",
+    "Add a verify method to HMAC using hmac.compare_digest rather than ==",
+])
+def test_a_change_told_to_use_a_name_of_the_module_must_use_it(said: str) -> None:
+    spec = hmac_spec(said)
+    assert spec.facts.uses == ("compare_digest",)
+    why = unused_asked(HMAC, with_method(EQ_VERIFY), spec)
+    assert why is not None and "compare_digest" in why and "HMAC.verify" in why
+    assert unused_asked(HMAC, with_method(CT_VERIFY), spec) is None
+
+
+@pytest.mark.parametrize("said", [
+    "give HMAC a verify method without using compare_digest",
+    "add HMAC.verify, comparing with == instead of compare_digest",
+    "make digest faster by calling _hashopenssl.hmac_digest directly",  # another module's name
+    "add a verify method to HMAC that returns True when the MAC matches",
+])
+def test_no_name_to_use_is_kept_from_a_negation_or_another_module(said: str) -> None:
+    assert hmac_spec(said).facts.uses == ()
