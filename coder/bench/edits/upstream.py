@@ -48,16 +48,17 @@ MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "fil
                      "netrc", "py_compile", "queue", "quopri", "reprlib", "rlcompleter", "sched", "shlex", "string",
                      "symtable", "tabnanny", "textwrap", "timeit", "tracemalloc", "types", "zipapp", "_strptime",
                      "_threading_local", "heapq", "operator", "bz2", "modulefinder", "stringprep", "pprint",
-                     "contextlib", "hmac", "calendar", "fractions"})
+                     "contextlib", "hmac", "calendar", "fractions", "uuid", "webbrowser",
+                     "shelve", "pkgutil", "selectors"})
 # the test module of a module whose tests are not test_<module> (test_code tests code objects; a private module's
 # tests drop its underscore)
 _TEST_MODULES = {"code": "test_code_module", "_strptime": "test_strptime", "_threading_local": "test_threading_local"}
 # the other test modules a module's tests import, shipped beside them (test_pprint builds its sets with test_set's
-# cube and linegraph)
-_ALSO_TESTS = {"pprint": ("test_set",)}
+# cube and linegraph; test_shelve takes test_dbm's dbm_iterator and mapping_tests' BasicTestMappingProtocol)
+_ALSO_TESTS = {"pprint": ("test_set",), "shelve": ("test_dbm", "mapping_tests")}
 # the folders of the written-apart sets under files/ (the suite's files are at its top)
-_SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/", "fresh5/", "fresh6/")
-# longer prefixes first: fresh6/bugs/ before fresh6/, and "fresh/" is no prefix of "fresh2/" to "fresh6/"
+_SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/", "fresh5/", "fresh6/", "fresh7/")
+# longer prefixes first: fresh7/bugs/ before fresh7/, and "fresh/" is no prefix of "fresh2/" to "fresh7/"
 _PREFIXES = (*sorted((p for f in _SET_FOLDERS for p in (f + "bugs/", f)), key=len, reverse=True), "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
@@ -104,7 +105,7 @@ def _stage(folder: Path, file: Path, name: str) -> None:
     for other in _ALSO_TESTS.get(name, ()):
         (folder / "test" / f"{other}.py").write_bytes(_shipped(f"{other}.py"))
     for helper in ("__init__", "os_helper", "script_helper", "threading_helper", "import_helper", "warnings_helper",
-                   "hashlib_helper"):
+                   "hashlib_helper", "socket_helper"):
         (support / f"{helper}.py").write_bytes(_shipped(f"test/support/{helper}.py"))
 
 
