@@ -49,3 +49,71 @@ def test_a_block_two_callers_share_may_become_one_copy() -> None:
     assert dropped_in_extraction(old, lossy, spec) == (
         "the extraction dropped `h = h / 6.0 % 1.0`: it is neither in rgb_to_hls, rgb_to_hsv nor in the new function "
         "any more (an extraction moves lines, it does not drop them)")
+
+
+# a small module of our own: two methods share a guard, and a branch picks a value under the argument's name
+GUARDED = '''import json
+
+
+class Store:
+    def __setitem__(self, key, value):
+        if key.startswith("_"):
+            raise KeyError("%r: private key %s" % (self.__class__.__name__, key))
+        self.data[key] = value
+
+    def __delitem__(self, key):
+        if key.startswith("_"):
+            raise KeyError("%r: private key %s" % (self.__class__.__name__, key))
+        del self.data[key]
+
+
+def dumps(obj, fmt):
+    if callable(fmt):
+        encode = fmt
+    else:
+        encode = json.dumps
+    return encode(obj)
+'''
+EXTRACTED = '''import json
+
+
+def _check_key(store, key):
+    if key.startswith("_"):
+        raise KeyError("%r: private key %s" % (store.__class__.__name__, key))
+
+
+def _encoder(how):
+    if callable(how):
+        return how
+    return json.dumps
+
+
+class Store:
+    def __setitem__(self, key, value):
+        _check_key(self, key)
+        self.data[key] = value
+
+    def __delitem__(self, key):
+        _check_key(self, key)
+        del self.data[key]
+
+
+def dumps(obj, fmt):
+    encode = _encoder(fmt)
+    return encode(obj)
+'''
+
+
+def test_lines_moved_under_the_new_functions_parameter_names_are_kept() -> None:
+    said = "pull the private-key guard of Store.__setitem__ and Store.__delitem__ into _check_key(store, key)"
+    spec = read_instruction(said, {"store.py": GUARDED}, home="store.py")
+    assert dropped_in_extraction(GUARDED, EXTRACTED, spec) is None
+    said = "factor the choice of encoder out of dumps into _encoder(how), returning it"
+    spec = read_instruction(said, {"store.py": GUARDED}, home="store.py")
+    assert dropped_in_extraction(GUARDED, EXTRACTED, spec) is None
+    # a line that is gone under every name is still lost
+    lost = EXTRACTED.replace('        raise KeyError("%r: private key %s" % (store.__class__.__name__, key))\n',
+                             "        return\n")
+    spec = read_instruction("pull the private-key guard of Store.__setitem__ and Store.__delitem__ into "
+                            "_check_key(store, key)", {"store.py": GUARDED}, home="store.py")
+    assert "private key" in (dropped_in_extraction(GUARDED, lost, spec) or "")

@@ -44,6 +44,14 @@ def dropped_in_extraction(old: str, new: str, spec: ChangeSpec) -> str | None:
     returned = {ast.dump(n.value) for n in ast.walk(after) if isinstance(n, ast.Return) and n.value is not None
                 and _in(after, n, made)}
     lost = {d for d in lost if not _returned_as(d, before, sources, returned)}
+    if lost and (renames := _passed_as(after, sources, made)):
+        # `_check(self, name)` into `def _check(obj, name)`: the moved lines say obj where they said self
+        kept = {ast.dump(s) for s in _statements(after, sources | made)}
+        for s in _statements(before, sources):
+            moved = _renamed(s, renames)
+            if ast.dump(s) in lost and (ast.dump(moved) in kept or _returned_as(
+                    ast.dump(moved), ast.Module([moved], []), {"<stmt>"}, returned, alone=True)):
+                lost.discard(ast.dump(s))
     if not lost:
         return None
     text = next(ast.unparse(s) for s in _statements(before, sources) if ast.dump(s) in lost)
@@ -56,9 +64,36 @@ def _in(tree: ast.Module, node: ast.AST, names: set[str]) -> bool:
     return any(node in set(ast.walk(fn)) for qualname, fn in top_defs(tree) if qualname in names)
 
 
-def _returned_as(dump: str, tree: ast.Module, names: set[str], returned: set[str]) -> bool:
-    """True when the statement ``dump`` of ``tree`` is ``name = value`` and the new function returns ``value``."""
-    for s in _statements(tree, names):
+def _passed_as(tree: ast.Module, sources: set[str], made: set[str]) -> dict[str, str]:
+    """The names the source functions pass to a new function, by its parameter's name: ``_check(self, name)`` of
+    ``def _check(obj, name)`` gives ``{"self": "obj"}``."""
+    defs = {q: fn for q, fn in top_defs(tree) if q in made and isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)}
+    out: dict[str, str] = {}
+    for qualname, fn in top_defs(tree):
+        if qualname not in sources:
+            continue
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            if (callee := defs.get(call.func.id)) is None:
+                continue
+            params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)]
+            out.update((arg.id, p) for arg, p in zip(call.args, params, strict=False)
+                       if isinstance(arg, ast.Name) and arg.id != p)
+    return out
+
+
+def _renamed(stmt: ast.stmt, renames: dict[str, str]) -> ast.stmt:
+    """A copy of ``stmt`` with its names read under ``renames``."""
+    copy = ast.parse(ast.unparse(stmt)).body[0]
+    for node in ast.walk(copy):
+        if isinstance(node, ast.Name) and node.id in renames:
+            node.id = renames[node.id]
+    return copy
+
+
+def _returned_as(dump: str, tree: ast.Module, names: set[str], returned: set[str], *, alone: bool = False) -> bool:
+    """True when the statement ``dump`` of ``tree`` is ``name = value`` and the new function returns ``value``
+    (``alone``: ``tree`` is that one statement, in no def)."""
+    for s in (tree.body if alone else _statements(tree, names)):
         if ast.dump(s) == dump and isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(
                 s.targets[0], ast.Name):
             return ast.dump(s.value) in returned

@@ -32,11 +32,14 @@ INTO_DEF = r"\binto\s+(?:(?:an?|one|a\s+single|its|their)\s+)?" + DEF_ADJ + DEF_
 # an extraction asked, as the reading's action ("pull the loop in f out into its own function": the object of "pull
 # ... out" runs to the clause's end; "... I'd like it in one place: a module-level helper f(x)", "make a helper f(x)
 # for that test and use it in both", "I want that chain in a module-level function f(x)")
-ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+# "pull the guard of f and g into _check(obj, name)", "factor the choice out of dumps into _encoder(how)": lines
+# taken into a new function spelled with its signature
+INTO_SPELLED = r"(?:pull|factor|lift|hoist)(?:s|ed|ing)?\b(?:[^.;]|\.(?=\w))*?\binto\s+`?[A-Za-z_]\w*\("
+ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                    r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b|" + INTO_DEF + "|" + ONE_PLACE + "|" + USE_IT,
                    re.I)
 # the same, where the new def's name is looked for: a move "into a helper f" names one too
-_NAMING = lazy.regex(r"\b(?:extract|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+_NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b|" + INTO_DEF + "|" + ONE_PLACE
                      + "|" + USE_IT,
                      re.I)
