@@ -129,3 +129,27 @@ def test_a_change_told_to_use_a_name_of_the_module_must_use_it(said: str) -> Non
 ])
 def test_no_name_to_use_is_kept_from_a_negation_or_another_module(said: str) -> None:
     assert hmac_spec(said).facts.uses == ()
+
+
+def params(file: str, said: str) -> tuple[str, list[str], tuple[str, ...]]:
+    spec = read_instruction(said, {file: source(file)}, home=file)
+    return spec.action, [t.qualname for t in spec.targets], spec.params
+
+
+@pytest.mark.parametrize(("said", "target", "param"), [
+    ("please let dedent take an optional keep, default None: when given, lines starting with it stay", "dedent",
+     "keep=None"),
+    ("make fill accept an extra indent_first defaulting to 0", "fill", "indent_first=0"),
+    ("shorten: allow a custom ellipsis (placeholder_end=None -> keep the current ' [...]')", "shorten",
+     "placeholder_end=None"),
+])
+def test_a_new_parameter_said_with_its_default_without_the_word_parameter(said: str, target: str, param: str) -> None:
+    assert params("textwrap.py", said) == ("add_parameter", [target], (param,))
+
+
+def test_the_words_of_a_quoted_phrase_are_text_not_names() -> None:
+    said = "indent always prefixes with 'TextWrapper for <x>'; give it a new last parameter, tag, defaulting to None"
+    assert params("textwrap.py", said)[:2] == ("add_parameter", ["indent"])
+    # a quoted list of names still names them, and a quoted call is code
+    assert read("textwrap.py", "the 'dedent and indent' helpers need docstrings") == ("docstring", ["dedent", "indent"])
+    assert read("textwrap.py", "fill() says 'fill() got an unexpected keyword' when I pass width")[1] == ["fill"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from coder import lazy
 from coder.edit.intent import words
@@ -76,6 +76,7 @@ class Tok:
     code: bool  # backticked, called, dotted, snake_case, camelCase or dunder
     word: bool  # an identifier, not punctuation
     called: bool = False  # called with arguments right there ("quote('')", `glob(b'*')`): an example call
+    phrase: int = -1  # the quoted phrase of several words it stands in ('Calendar for <year>'), by its start
 
 
 def tokens(instruction: str) -> list[Tok]:
@@ -86,6 +87,7 @@ def tokens(instruction: str) -> list[Tok]:
     called ("quote('') gives ''"), so it is code, whatever English word it also is.
     """
     out = []
+    phrases = [(m.start(), m.end()) for m in _QUOTED_PHRASE.finditer(instruction)]
     for m in TOKEN.finditer(instruction):
         if m.group("tick") is not None:
             inner = m.group("tick").strip().removesuffix("()")
@@ -98,7 +100,27 @@ def tokens(instruction: str) -> list[Tok]:
             out.append(Tok(w, m.start(), bool(m.group("call")) or args or words.looks_like_code(w), True, args))
         else:
             out.append(Tok(m.group("p"), m.start(), False, False))
+    # a word in a quoted phrase is its text ('Calendar for <year>', 'TextWrapper for <x>'), unless it reads as code
+    # there: called, dotted or with an underscore ('fill() got an unexpected keyword', 'name _foo is not defined')
+    return [replace(t, phrase=next(a for a, b in phrases if a < t.start < b))
+            if t.word and not t.called and re.fullmatch(r"[A-Za-z]+", t.text)
+            and not instruction.startswith("(", t.start + len(t.text)) and any(a < t.start < b for a, b in phrases)
+            else t for t in out]
+
+
+def _quoted_text(toks: list[Tok], table: SymbolTable) -> set[int]:
+    """The words of quoted phrases that are text: a phrase with a word that names nothing ('Calendar for <year>');
+    a quoted list of names ('dedent and indent') names them."""
+    out: set[int] = set()
+    for phrase in {t.phrase for t in toks if t.phrase >= 0}:
+        held = [j for j, t in enumerate(toks) if t.phrase == phrase]
+        if any(toks[j].text.lower() not in ("and", "or") and not table.lookup(toks[j].text) for j in held):
+            out.update(held)
     return out
+
+
+# a quoted phrase: words with a space between, in quotes ('Calendar for <year>', "Hello, world")
+_QUOTED_PHRASE = lazy.regex(r"(?<![\w`])'[^'\n`]*\s[^'\n`]*'(?![\w`])|\"[^\"\n`]*\s[^\"\n`]*\"")
 
 
 # --- names ---------------------------------------------------------------------------------------
@@ -167,6 +189,8 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
     dunders: list[int] = []  # mentions that are a builtin's call of the file's special method
     spans = phrases(toks, table, everywhere=everywhere)
     covered = {j for start, (end, _) in spans.items() for j in range(start, end)}
+    # "titles the page 'Calendar for <year>'": a plain word of a quoted phrase is text, not a name
+    covered |= _quoted_text(toks, table)
     for i, t in enumerate(toks):
         if i in spans:  # "the RGB to HLS conversion": the words together name rgb_to_hls
             end, hits = spans[i]

@@ -21,6 +21,15 @@ _TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optiona
                 r"(?:keyword|kwarg|keyword\s+argument)\b"
                 r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?\s+(?:list|sequence|string|"
                 r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable)\b")
+_VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
+# "take an optional keep, default None", "accept an extra limit (default 0)", "take a new p defaulting to 1"
+_TAKES_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
+                  r"(?:\s*,\s*(?:with\s+)?(?:a\s+)?default(?:ing|s)?(?:\s+(?:to|of|is)|:)?"
+                  r"|\s*\(\s*default(?:s\s+to|\s+is|:)?|\s+defaulting\s+to|\s+that\s+defaults\s+to)\s+(" + _VALUE + ")")
+# "allow a custom page title (title=None -> keep 'Calendar for YEAR')": the new parameter spelled in brackets
+_CUSTOM_SPELLED = (r"\b(?:allow|allows|support|supports|let|lets)\s+(?:an?\s+|the\s+)?(?:custom|optional|own|"
+                   r"different|caller-supplied|user-supplied)\s+[^.;()]{0,40}\(\s*`?([A-Za-z_]\w*)\s*=\s*("
+                   + _VALUE + ")")
 # "give textwrap.fill() a strict parameter": a dotted name does not end the clause
 ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
                        r"(?:'[^']*'|\"[^\"]*\"|[^.;!?'\"]|\.(?=\w))*?"
@@ -39,6 +48,10 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
                         r"|\b(?:take|takes|accept|accepts)\s+`?[A-Za-z_]\w*`?\s*(?:=|\(default)"
                         r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
                         r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b"
+                        # "let f take an optional sep, default None", "accept an extra p defaulting to 0"
+                        r"|" + _TAKES_DEFAULT +
+                        # "allow a custom page title (title=None -> keep the current one)"
+                        r"|" + _CUSTOM_SPELLED +
                         # "accept a filename keyword", "take an optional argv list": the name before its noun
                         r"|" + _TAKES_NAMED, re.I)
 _PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argument)?|flag),?\s+"
@@ -46,7 +59,6 @@ _PARAM = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|kwarg|keyword(?:\s+argum
                     r"(?=\s+(?:to|for|of|in|on|that|which|and)\b|[,.;]|$)"
                     r"|`([A-Za-z_]\w*(?:\s*:\s*[^`=]+)?(?:\s*=\s*[^`]+)?)`\s+(?:param(?:eter)?|arg(?:ument)?|flag)\b",
                     re.I)
-_VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 # the parameter spelled without the word "parameter" after it: "take flags=0", "a sep=' ' parameter",
 # "accept placeholder (default ' [...]')", "include_hidden (new parameter, default True)", "a sep parameter"
 _PARAM_MORE = (
@@ -74,6 +86,9 @@ _DEFAULT_AFTER = lazy.regex(r"`?\b([A-Za-z_]\w*)`?\s*(?:\s(?:param(?:eter)?|arg(
 _ADDED_DEFAULT = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?(?:new\s+|optional\s+|keyword-only\s+)*"
                             r"`?([A-Za-z_]\w*)`?\s*\(\s*default(?:s\s+to|\s+is|:)?\s+(" + _VALUE + r")\s*\)", re.I)
 
+_TAKES_DEFAULT_RE = lazy.regex(_TAKES_DEFAULT, re.I)
+_CUSTOM_SPELLED_RE = lazy.regex(_CUSTOM_SPELLED, re.I)
+
 _NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
                                             "defaulting", "defaults", "first", "second", "third", "fourth",
                                             "another", "last", "final",
@@ -93,7 +108,8 @@ def params_of(instruction: str) -> tuple[str, ...]:
             word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))
-    out += [f"{m.group(1)}={m.group(2)}" for pattern in (_DEFAULT_AFTER, _ADDED_DEFAULT)
+    out += [f"{m.group(1)}={m.group(2).rstrip('.:')}" for pattern in (_DEFAULT_AFTER, _ADDED_DEFAULT, _TAKES_DEFAULT_RE,
+                                                                      _CUSTOM_SPELLED_RE)
             for m in pattern.finditer(instruction) if m.group(1).lower() not in _NOT_PARAMS]
     for m in _PARAM.finditer(instruction):
         p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
