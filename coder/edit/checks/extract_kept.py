@@ -72,8 +72,8 @@ def _passed_as(tree: ast.Module, sources: set[str], made: set[str]) -> dict[str,
     for qualname, fn in top_defs(tree):
         if qualname not in sources:
             continue
-        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
-            if (callee := defs.get(call.func.id)) is None:
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+            if not isinstance(call.func, ast.Name) or (callee := defs.get(call.func.id)) is None:
                 continue
             params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)]
             out.update((arg.id, p) for arg, p in zip(call.args, params, strict=False)
