@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from coder.bench.edits.taskdef import source
+from coder.edit.checks.code_rules import broken_calls
 from coder.edit.checks.fstrings import missing_fprefix
 from coder.edit.checks.uses import unused_asked
 from coder.edit.intent.read import read_instruction
@@ -153,3 +154,48 @@ def test_the_words_of_a_quoted_phrase_are_text_not_names() -> None:
     # a quoted list of names still names them, and a quoted call is code
     assert read("textwrap.py", "the 'dedent and indent' helpers need docstrings") == ("docstring", ["dedent", "indent"])
     assert read("textwrap.py", "fill() says 'fill() got an unexpected keyword' when I pass width")[1] == ["fill"]
+
+
+@pytest.mark.parametrize(("file", "said", "target"), [
+    ("fresh3/gzip.py", "Add type hints to gzip.compress. The keyword mtime is a float or None.", "compress"),
+    ("fresh3/py_compile.py", "Add type hints to compile. invalidation_mode is a PycInvalidationMode or None, the rest "
+     "are str, bool and int.", "compile"),
+    ("fresh3/py_compile.py", "hint compile(): file and cfile are str, invalidation_mode a PycInvalidationMode or None",
+     "compile"),
+])
+def test_a_defs_own_parameters_and_their_types_are_no_targets(file: str, said: str, target: str) -> None:
+    assert read(file, said) == ("type_hints", [target])
+
+
+STORES = '''class Store:
+    def __init__(self, path, mode="r", encoding="utf-8"):
+        self.path, self.mode, self.encoding = path, mode, encoding
+
+
+class FileStore(Store):
+    def __init__(self, path, mode="r"):
+        Store.__init__(self, path, mode)
+
+
+def open_store(path, mode="r"):
+    return FileStore(path, mode)
+'''
+
+
+def test_a_class_takes_a_new_parameter_in_its_init_and_one_that_has_it_is_no_target() -> None:
+    said = ("Store already takes an encoding argument, but open_store and FileStore don't let me pass one. Please add "
+            "encoding='utf-8' as the last parameter of both and pass it through to Store.")
+    spec = read_instruction(said, {"stores.py": STORES}, home="stores.py")
+    assert spec.action == "add_parameter"
+    assert sorted(t.qualname for t in spec.targets) == ["FileStore.__init__", "open_store"]
+
+
+def test_a_call_of_a_class_must_fit_its_own_init() -> None:
+    passed_on = STORES.replace('def open_store(path, mode="r"):\n    return FileStore(path, mode)',
+                               'def open_store(path, mode="r", encoding="utf-8"):\n'
+                               '    return FileStore(path, mode, encoding)')
+    assert "FileStore() takes 2 positional argument(s) but the call gives 3" in (broken_calls(STORES, passed_on) or "")
+    both = passed_on.replace('    def __init__(self, path, mode="r"):\n        Store.__init__(self, path, mode)',
+                             '    def __init__(self, path, mode="r", encoding="utf-8"):\n'
+                             '        Store.__init__(self, path, mode, encoding)')
+    assert broken_calls(STORES, both) is None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -330,6 +330,7 @@ def _arity_problems(source: str) -> Counter[str]:
             continue
         if (why := mismatch(top[node.func.id], node, bound=False)) is not None:
             out[f"{node.func.id} {why}"] += 1
+    out += _constructor_problems(tree, every, bound)
     classes = [n for n in every if isinstance(n, ast.ClassDef)]
     # how many classes define each method name: another one (a subclass here) may override it
     owners = Counter(name for c in classes for name in {n.name for n in c.body if isinstance(n, _FUNC)})
@@ -353,6 +354,28 @@ def _arity_problems(source: str) -> Counter[str]:
                 if (why := mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
                     out[f"{cls.name}.{f.attr} {why}"] += 1
     return out + instance_call_problems(tree, bound)
+
+
+def _constructor_problems(tree: ast.Module, every: Sequence[ast.AST], bound: Counter[str]) -> Counter[str]:
+    """Each call of a class of this file whose arguments cannot bind to its own ``__init__``.
+
+    "DbfilenameShelf(filename, flag, protocol, writeback, keyencoding)" (run 21, H100: a new parameter passed on to
+    a class that takes none, applied). Only classes bound once, undecorated, with no ``__new__`` and no metaclass.
+    """
+    inits = {n.name: init for n in tree.body if isinstance(n, ast.ClassDef) and not n.decorator_list
+             and bound[n.name] == 1 and not n.keywords and (init := _own(n, "__init__")) is not None
+             and _own(n, "__new__") is None}
+    out: Counter[str] = Counter()
+    for node in every:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in inits and (
+                why := mismatch(inits[node.func.id], node, bound=True)) is not None:
+            out[f"{node.func.id}() {why}"] += 1
+    return out
+
+
+def _own(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The undecorated method ``name`` that ``cls`` defines itself (None: it inherits it, or wraps it)."""
+    return next((n for n in cls.body if isinstance(n, _FUNC) and n.name == name and not n.decorator_list), None)
 
 
 def _known_setters(cls: ast.ClassDef) -> set[str]:

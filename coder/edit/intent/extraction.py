@@ -34,12 +34,18 @@ INTO_DEF = r"\binto\s+(?:(?:an?|one|a\s+single|its|their)\s+)?" + DEF_ADJ + DEF_
 # for that test and use it in both", "I want that chain in a module-level function f(x)")
 # "pull the guard of f and g into _check(obj, name)", "factor the choice out of dumps into _encoder(how)": lines
 # taken into a new function spelled with its signature
-INTO_SPELLED = r"(?:pull|factor|lift|hoist)(?:s|ed|ing)?\b(?:[^.;]|\.(?=\w))*?\binto\s+`?[A-Za-z_]\w*\("
-ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+INTO_SPELLED = (r"(?:pull|factor|lift|hoist)(?:s|ed|ing)?\b(?:[^.;]|\.(?=\w))*?\binto\s+`?(?:[A-Za-z_]\w*\.)?"
+                r"[A-Za-z_]\w*\(")
+# "move that into a method _command_line(self, url) ... and have both call it": lines said by a pronoun go into a def
+MOVED_INTO_DEF = (r"(?:move|put|pull|turn)(?:s|ed|ing)?\s+(?:that|this|it|them|(?:those|these)\s+\w+(?:\s+\w+)?)\s+"
+                  r"into\s+(?:an?\s+)?" + DEF_ADJ + r"(?:method|function|helper|fn|func)\b")
+ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR
+                   + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                    r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b|" + INTO_DEF + "|" + ONE_PLACE + "|" + USE_IT,
                    re.I)
 # the same, where the new def's name is looked for: a move "into a helper f" names one too
-_NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + FACTOR + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
+_NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR
+                     + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b|" + INTO_DEF + "|" + ONE_PLACE
                      + "|" + USE_IT,
                      re.I)
@@ -50,7 +56,7 @@ _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)
                            + r"|\b(?:make|write|create|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + ")"
                            r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)
 # "split the mode parsing out into _parse_mode(mode)": the new function spelled as a call after "into"
-_INTO_CALL = lazy.regex(r"\binto\s+`?([A-Za-z_]\w*)\(", re.I)
+_INTO_CALL = lazy.regex(r"\binto\s+`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\(", re.I)  # "into C._build(x)": _build
 # "Extract _apply_state(y, state) from _reconstruct", "extract _read_chunk(input) -> bytes that ...": the new
 # function spelled with its signature
 _EXTRACT_CALL = lazy.regex(r"\bextract\s+(?:an?\s+)?`?([A-Za-z_]\w*)\([^)]*\)", re.I)

@@ -46,11 +46,15 @@ _COMMENT_SAYS = lazy.regex(r"\bcomment\s*(?:that|saying|which\s+says|to\s+say|ex
 # "above the first h_append", "before the last yield": the line of that rank among those reading the name
 _NTH = lazy.regex(r"\b(?:above|before|over|on|at|comment)\s+the\s+(first|last|second)\s+`?([A-Za-z_][\w.]*)`?"
                   r"(?:\(\))?", re.I)
+_SWITCHED = r"\b(?:switch|turn)(?:s|es|ed|ing)?\b(?:[^.;,]|\.(?=\w))*?"  # "switches self.writeback (off)"
 # "the statement that increases shift": which augmented assignment a verb names
 _VERB_OPS = (("+=", lazy.regex(r"\b(?:increase[sd]?|increment(?:s|ed)?|bumps?|adds?\s+to|grows?)\b", re.I)),
-             ("-=", lazy.regex(r"\b(?:decrease[sd]?|decrement(?:s|ed)?|subtracts?\s+from|lowers?)\b", re.I)))
+             ("-=", lazy.regex(r"\b(?:decrease[sd]?|decrement(?:s|ed)?|subtracts?\s+from|lowers?)\b", re.I)),
+             # "the line that switches self.writeback off", "the assignment that enables it": a flag set
+             ("= False", lazy.regex(_SWITCHED + r"\boff\b|\bdisabl(?:e|es|ed|ing)\b", re.I)),
+             ("= True", lazy.regex(_SWITCHED + r"\bon\b|\benabl(?:e|es|ed|ing)\b", re.I)))
 # "the line (in f) that puts __builtins__ into seen", "the statement where word is added to seen": its description
-_DESCRIBED = lazy.regex(r"\bthe\s+(line|statement|assignment|call|loop)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
+_DESCRIBED = lazy.regex(r"\b(?:the|a|one)\s+(line|statement|assignment|call|loop)\s+(?:(?:in|of)\s+`?[\w.]+`?\s+)?"
                         r"(?:that|which|where|with|containing|holding)\b(.*?)(?=[.;:!?,](?:\s|$)|$)", re.I)
 _WORD = lazy.regex(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = (  # (statement keyword, the words that name it: group 1 ("each") or 2 (a plural) says every one)

@@ -96,7 +96,7 @@ _NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "bo
                                             "too", "also", "as", "well", "either", "instead", "here", "there"}
 # "pass it on to `re.compile`", "forward it to TextWrapper": what the new parameter is handed to is no target
 _HANDED_TO = lazy.regex(r"\b(?:pass|passes|passing|forward|forwards|forwarding|hand|hands|handing)\s+(?:it|them)\s+"
-                        r"(?:on\s+)?to\b", re.I)
+                        r"(?:on\s+|through\s+|along\s+|down\s+)?to\b", re.I)  # "pass it through to Shelf"
 
 
 def params_of(instruction: str) -> tuple[str, ...]:
@@ -234,7 +234,13 @@ def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], ch
     used |= {m.index for m in mentions if any(a <= toks[m.index].start < b for a, b in effects)}
     used |= _calling_sites(mentions, toks, chosen, table)
     kept = [s for i, s in chosen.items() if i not in used]
-    return [s for s in targets if s in kept] or targets
+    targets = [s for s in targets if s in kept] or targets
+    # a class takes a new parameter in its own __init__ ("add p as the last parameter of open and C")
+    targets = [table.member(s, "__init__") or s if s.kind == "class" else s for s in targets]
+    # "Shelf already supports a keyencoding argument, but open and DbfilenameShelf don't": Shelf has it
+    names = [name_of(p) for p in params_of(instruction)]
+    lacking = [s for s in targets if not names or not all(table.has_param(s, n) for n in names)]
+    return lacking or targets
 
 
 def _calling_sites(mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
@@ -265,3 +271,25 @@ def _then_pass(toks: list[Tok], i: int, names: set[int]) -> bool:
     while j < len(toks) and (toks[j].text.lower() in ("and", "or", ",") or j in names):
         j += 1
     return j < len(toks) and toks[j].text.lower() in ("pass", "passes")
+
+
+# "invalidation_mode a PycInvalidationMode or None", "mtime is an optional float": a parameter and what it is
+_IS_A = lazy.regex(r"\b([A-Za-z_]\w*)\s+(?:is\s+|are\s+)?(?:an?\s+|the\s+)?(?:optional\s+)?`?([A-Za-z_]\w*)`?", re.I)
+
+
+def described_params(instruction: str, targets: list[Symbol], table: SymbolTable) -> list[Symbol]:
+    """``targets`` less what the text or hints of a def only describe: one of its own parameters said by name
+    ("the keyword-only mtime an optional float" is compress's ``mtime``, not ``GzipFile.mtime``), and a class said
+    as a parameter's type ("invalidation_mode a PycInvalidationMode or None"). Third fresh set, explained wordings:
+    both became second targets, and the region spanned half the file."""
+    defs = [s for s in targets if s.kind in ("function", "method")]
+    if not defs:
+        return targets
+    def own(s: Symbol) -> set[str]:  # the parameters of the other defs said
+        return {p for d in defs if d != s for p in table.params.get((d.rel, d.qualname), ())}
+
+    typed = {m.group(2) for m in _IS_A.finditer(instruction) if m.group(1) in own(_NOBODY)}
+    return [s for s in targets if not (s.name in own(s) or (s.kind == "class" and s.name in typed))]
+
+
+_NOBODY = Symbol("", "", "function", 0, 0)  # no def: every def said counts

@@ -37,7 +37,15 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
-from coder.edit.intent.params import ADD_PARAM, existing, name_of, param_targets, params_of, with_calls
+from coder.edit.intent.params import (
+    ADD_PARAM,
+    described_params,
+    existing,
+    name_of,
+    param_targets,
+    params_of,
+    with_calls,
+)
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
 from coder.edit.intent.renames import inferred_pair, local_only, rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
@@ -77,12 +85,14 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
                            # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
                            r"|" + _NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
                            # "new stringprep func is_prohibited(ch) -> ...": no verb, a new def and its signature
-                           r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\(", re.I)
+                           r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\("
+                           # "new pkgutil.list_submodules(pkg): ...": the request opens with the new def's signature
+                           r"|^\W*new\s+`?(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*\((?!\s*self\b)[\w\s,=*]*\)", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
 _HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b|"
-                    r"^\W*hints\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
+                    r"^\W*hints?\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
 _DOCSTRING = report.DOCSTRING
 _COMMENT = lazy.regex(r"\bcomments?\b", re.I)
 _DOCSTRING_NOUN = lazy.regex(r"\bdoc\s?-?strings?\b|\bdocumentation\b", re.I)
@@ -98,6 +108,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!c
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
+              lazy.regex(r"^\W*new\s+`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)", re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 _NOT_NEW = NOT_NAMES | ARTICLES | {
     "new", "helper", "method", "function", "own", "separate", "small", "level",
@@ -306,6 +317,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     if action == "add_parameter":
         targets = param_targets(instruction, mentions, toks, chosen, targets, table)
     targets = outermost(targets)
+    targets = described_params(instruction, targets, table) if action in ("type_hints", "docstring") else targets
     targets = [s for s in targets if s.name not in new_names] if action == "add_function" else targets
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
