@@ -199,3 +199,58 @@ def test_a_call_of_a_class_must_fit_its_own_init() -> None:
                              '    def __init__(self, path, mode="r", encoding="utf-8"):\n'
                              '        Store.__init__(self, path, mode, encoding)')
     assert broken_calls(STORES, both) is None
+
+
+def test_rename_the_class_names_the_one_class_said_before() -> None:
+    said = ("The wrapper is called TextWrapper, but it is a Formatter more than a wrapper. Rename the class to "
+            "TextFormatter throughout textwrap.py please.")
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert (spec.action, spec.renames) == ("rename", (("TextWrapper", "TextFormatter"),))
+
+
+def test_an_arrow_to_an_order_is_no_rename() -> None:
+    said = ("TextWrapper.wrap and TextWrapper.fill both split the text the same way -> pull out a _split_text(self, "
+            "text) method and use it in both")
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert spec.renames == () and "way" not in spec.new_names and "pull" not in spec.new_names
+
+
+def test_a_name_said_to_stay_or_called_is_no_def_to_delete() -> None:
+    said = ("TextWrapper._split_chunks and TextWrapper._fix_sentence_endings are old shims calling _wrap_chunks. "
+            "Please delete both methods; _wrap_chunks itself has to stay.")
+    assert read("textwrap.py", said) == ("delete", ["TextWrapper._split_chunks", "TextWrapper._fix_sentence_endings"])
+
+
+def test_cut_and_paste_moves_and_its_caller_stays() -> None:
+    said = ("shorten sits at the bottom but its only caller is TextWrapper.wrap. Please cut the function and paste it "
+            "directly before the TextWrapper class definition, leaving its code as is.")
+    assert read("textwrap.py", said) == ("move", ["shorten"])
+
+
+SELECTORS = '''class Base:
+    def _lookup(self, fd):
+        return self.keys[fd]
+
+
+class Poll(Base):
+    def select(self):
+        return self._lookup(1)
+
+
+class Epoll(Base):
+    def select(self):
+        return self._lookup(2)
+'''
+
+
+def test_where_the_one_def_renamed_is_called_leaves_nothing_ambiguous() -> None:
+    said = ("I'd like the private method _lookup renamed to _find_key. It is defined on Base and called from the "
+            "select() of every class, so all of those calls need to change with it.")
+    spec = read_instruction(said, {"sel.py": SELECTORS}, home="sel.py")
+    assert (spec.action, spec.renames, spec.ambiguous) == ("rename", (("_lookup", "_find_key"),), ())
+
+
+def test_a_parameters_type_said_as_its_argument_is_no_target() -> None:
+    said = ("Add type hints to key_value_rule. The out argument is an Output, header a tuple of str, and it returns "
+            "an int.")
+    assert read("tomllib/_parser.py", said) == ("type_hints", ["key_value_rule"])

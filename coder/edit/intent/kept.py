@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 _MODULE_RELATIONS = frozenset({"in", "from", "of", "inside", "within"})
 _KEEP = frozenset({"keep", "keeps", "leave", "leaves", "preserve", "preserves", "spare", "except", "untouched"})
 # ("called" is no use: "delete f and the helper called g" names g to delete)
-_USE = frozenset({"calls", "call", "uses", "use", "invokes", "wraps", "runs", "imports"})
+_USE = frozenset({"calls", "call", "calling", "uses", "use", "using", "invokes", "invoking", "wraps", "wrapping",
+                  "runs", "imports"})
 
 
 def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
@@ -28,9 +29,31 @@ def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
     delete or a move a def after "calls" or "uses"; unchanged when that would leave no target."""
     left = [(m, s) for m, s in picked if not (
         _the_module(m, toks, home, {p.index for p, _ in picked})
-        or m.before in _KEEP
-        or (action in ("delete", "move") and m.before in _USE))]
+        or m.before in _KEEP or _stays(m, toks)
+        or (action in ("delete", "move") and (m.before in _USE or _its_caller(m, toks))))]
     return left if left else picked
+
+
+# "its only caller is g", "the callers are g and h", "called from g", "used by g": where it is used, not what goes
+_CALLER = (("caller", "is"), ("callers", "are"), ("called", "from"), ("called", "by"), ("used", "by"), ("used", "in"),
+           ("user", "is"), ("users", "are"))
+
+
+def _its_caller(m: Mention, toks: list[Tok]) -> bool:
+    before = [t.text.lower() for t in toks[max(0, m.index - 2):m.index]]
+    return tuple(before) in _CALLER
+
+
+_STAY = frozenset({"stay", "stays", "remain", "remains", "kept"})
+
+
+def _stays(m: Mention, toks: list[Tok]) -> bool:
+    """"_windll_getnode itself has to stay", "g must remain", "h stays": the name is said to be left as it is
+    (seventh set, run 21: it was deleted with the two shims around it)."""
+    after = [t.text.lower() for t in toks[m.index + m.size:m.index + m.size + 5] if t.word]
+    after = after[1:] if after[:1] == ["itself"] else after
+    after = [w for w in after if w not in ("has", "have", "must", "should", "is", "needs", "to", "will", "be", "can")]
+    return bool(after) and after[0] in _STAY
 
 
 def _the_module(m: Mention, toks: list[Tok], home: str, picked: set[int]) -> bool:

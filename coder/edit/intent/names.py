@@ -44,7 +44,7 @@ ENGLISH = frozenset({
 VERBS = {
     "rename": "rename", "renaming": "rename",
     "delete": "delete", "remove": "delete", "drop": "delete", "eliminate": "delete", "erase": "delete",
-    "move": "move", "relocate": "move", "reorder": "move", "reorganise": "move", "reorganize": "move",
+    "move": "move", "relocate": "move", "reorder": "move", "reorganise": "move", "reorganize": "move", "paste": "move",
     "extract": "extract", "document": "docstring", "annotate": "type_hints",
     "fix": "change", "repair": "change", "correct": "change", "debug": "change",
     "change": "change", "update": "change", "modify": "change", "make": "change", "simplify": "change",
@@ -390,6 +390,8 @@ def resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, rename
             owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
             if len(owned) == 1:
                 chosen[m.index] = owned[0]
-            else:
-                ambiguous.append(m.word)  # a rename changes every definition of the name: not ambiguous
+            elif not (olds and all(len(table.lookup(o)) == 1 for o in olds)):
+                # a rename changes every definition of the name: not ambiguous; and where the one def renamed is
+                # called ("called from the select() of every selector class") leaves nothing to choose either
+                ambiguous.append(m.word)
     return chosen, ambiguous, doubtful

@@ -274,7 +274,8 @@ def _then_pass(toks: list[Tok], i: int, names: set[int]) -> bool:
 
 
 # "invalidation_mode a PycInvalidationMode or None", "mtime is an optional float": a parameter and what it is
-_IS_A = lazy.regex(r"\b([A-Za-z_]\w*)\s+(?:is\s+|are\s+)?(?:an?\s+|the\s+)?(?:optional\s+)?`?([A-Za-z_]\w*)`?", re.I)
+_IS_A = lazy.regex(r"\b(?=([A-Za-z_]\w*)(?:\s+(?:argument|parameter|arg|param))?\s+(?:is\s+|are\s+)?(?:an?\s+|the\s+)?"
+                   r"(?:optional\s+)?`?([A-Za-z_]\w*)`?)", re.I)  # overlapping: "The namespace argument is a UUID"
 
 
 def described_params(instruction: str, targets: list[Symbol], table: SymbolTable) -> list[Symbol]:

@@ -47,7 +47,7 @@ from coder.edit.intent.params import (
     with_calls,
 )
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
-from coder.edit.intent.renames import inferred_pair, local_only, rename_pairs
+from coder.edit.intent.renames import inferred_pair, kind_named, local_only, rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
@@ -274,9 +274,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     cut_line = cut_move.spelled_statement(instruction, toks, table) if action == "delete" else None
     action = "change" if action == "delete" and (cut_move.deletes_local(toks, table) or cut_line) else action
     # "something like commands(self)", "dircmp.is_identical() please", "e.g. columnize(names, sep=' | ')"
-    shown = implied(instruction, action, table)
-    action = shown.action if shown else action
-    renames = described.instance_renamed(instruction, table, pairs := rename_pairs(instruction))  # "the C instance"
+    action = shown.action if (shown := implied(instruction, action, table)) else action
+    pairs = kind_named(rename_pairs(instruction), instruction, table.lookup)  # "Rename the class to Y"
+    renames = described.instance_renamed(instruction, table, pairs)  # "the C instance"
     wished = None if renames else inferred_pair(instruction, lambda w: bool(table.lookup(w)))  # "I'd prefer Y"
     renames = [wished] if wished else renames
     action = "rename" if renames != pairs else action

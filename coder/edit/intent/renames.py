@@ -90,7 +90,8 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
     # "bases is a list instead of a tuple -> fix that pls": an arrow to an order is no rename
     found += [m for m in _ARROW_PAIR.finditer(instruction) if not re.match(r"\s*(?:->|→|=>)",
                                                                           instruction[m.end():])
-              and not re.match(r"\s+(?:that|it|this|them)\b", instruction[m.end():], re.I)
+              # "the same two ifs -> pull out a method": an arrow to an order is no rename either
+              and not re.match(r"\s+(?:that|it|this|them|out|up|a|an|the)\b", instruction[m.end():], re.I)
               and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])
               and instruction.count("(", 0, m.start()) <= instruction.count(")", 0, m.start())]
     for m in found:
@@ -143,3 +144,25 @@ def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str
 
 def _code_shaped(word: str) -> bool:
     return word.startswith("_") or looks_like_code(word)
+
+
+_KIND_OLD = {"class": ("class",), "function": ("function",), "method": ("method",), "helper": ("function", "method")}
+_WORDS = lazy.regex(r"`?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)`?")
+
+
+def kind_named(pairs: list[tuple[str, str]], instruction: str, lookup: Callable[[str], list[Symbol]]
+               ) -> list[tuple[str, str]]:
+    """Pairs whose old name is only a kind word ("Rename the class to _ClosedMapping") given the one def of that
+    kind the instruction named before ("... is called _ClosedDict, but it is a MutableMapping ..."; seventh set,
+    run 21: the class itself was renamed "class"). A kind word with no such def, or several, stays as it was."""
+    out = []
+    for old, new in pairs:
+        kinds = _KIND_OLD.get(old.lower())
+        said = re.search(rf"\b{re.escape(old)}\s+(?:to|into|as)\s+`?{re.escape(new)}\b", instruction)
+        if kinds and said is not None:
+            named = {s.qualname: s for m in _WORDS.finditer(instruction[:said.start()]) for s in lookup(m.group(1))
+                     if s.kind in kinds and s.name == m.group(1).rsplit(".", 1)[-1]}
+            if len(named) == 1:
+                old = next(iter(named.values())).name
+        out.append((old, new))
+    return out
