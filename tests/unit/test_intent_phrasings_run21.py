@@ -254,3 +254,9 @@ def test_a_parameters_type_said_as_its_argument_is_no_target() -> None:
     said = ("Add type hints to key_value_rule. The out argument is an Output, header a tuple of str, and it returns "
             "an int.")
     assert read("tomllib/_parser.py", said) == ("type_hints", ["key_value_rule"])
+
+
+def test_what_the_def_itself_calls_is_no_call_of_its_callers() -> None:
+    said = "Please add a keep_ends parameter to indent, False by default, and hand it on when it calls splitlines."
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert (spec.action, spec.facts.callers, spec.reach) == ("add_parameter", False, "symbol")

@@ -259,7 +259,7 @@ _IN_THIS_FILE = lazy.regex(r"\s*(?:it\s+is\s+used\s+|it's\s+used\s+)?(?:in|of|ac
                            r"(?:file|module)\b", re.I)
 # "where g and h call it": the callers, named; "call it Y" names the new name of a rename instead
 CALLERS = lazy.regex(r"(?<!nobody )(?<!no one )(?<!nothing )(?<!never )"  # "delete f, nobody calls it": no callers
-                     r"\b(callers?|call sites?|calls|callees|every call|its uses)\b"
+                     r"\b(callers?|call sites?|(?<!it )(?<!that )(?<!which )calls|callees|every call|its uses)\b"
                      r"|\bcall\s+(?:it|them)(?=\s*(?:[.,;:!?)]|$))"
                      # "have b32encode and b32hexencode pass pad=True": the callers, told what to pass
                      r"|\b(?:have|make|let)\s+[^.;]*?\bpass(?:es)?\s+`?[A-Za-z_]\w*\s*=(?!=)", re.I)
