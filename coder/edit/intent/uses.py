@@ -26,7 +26,7 @@ _NOT = lazy.regex(r"\b(?:instead\s+of|rather\s+than|without|stop|no\s+longer|not
                   re.I)
 
 
-def module_bindings(text: str) -> frozenset[str]:
+def top_level_names(text: str) -> frozenset[str]:
     """The names a module binds at its top level by def, class, import or assignment, also inside a top-level
     ``try``/``if`` ("try: from _operator import _compare_digest as compare_digest")."""
     try:
@@ -52,7 +52,7 @@ def module_bindings(text: str) -> frozenset[str]:
 def asked_uses(instruction: str, table: SymbolTable, known: set[str]) -> tuple[str, ...]:
     """The module-level names of the edited file the instruction tells the change to use, in order; ``known``
     (the names the change is about or creates) are not among them: "when I use indent" names the target."""
-    bound = module_bindings(table.texts.get(table.home, ""))
+    bound = top_level_names(table.texts.get(table.home, ""))
     module = table.module
     out: list[str] = []
     for m in _USE.finditer(instruction):
