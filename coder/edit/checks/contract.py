@@ -25,25 +25,10 @@ import ast
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.signature import Def, defs, named_anyhow
-from coder.edit.source.trees import parsed, same_node
+from coder.edit.source.trees import own_nodes, parsed, same_node
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
-
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _own(fn: Def) -> list[ast.AST]:
-    """The nodes of ``fn``'s body, without those of the defs and lambdas nested in it."""
-    out: list[ast.AST] = []
-    todo: list[ast.AST] = list(fn.body)
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, _NESTED):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
 
 def _ends(body: list[ast.stmt]) -> bool | None:
     """True when ``body`` surely ends in a return or raise, False when it surely falls off its end, None: unknown."""
@@ -71,14 +56,14 @@ def _ends(body: list[ast.stmt]) -> bool | None:
 
 
 def _generator(fn: Def) -> bool:
-    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in _own(fn))
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_nodes(fn))
 
 
 def _returns_value(fn: Def) -> str | None:
     """The first value ``fn`` returns, unparsed (None: it returns none, or it is a generator)."""
     if _generator(fn):
         return None
-    nodes = _own(fn)
+    nodes = own_nodes(fn)
     values = [n.value for n in nodes if isinstance(n, ast.Return) and n.value is not None
               and not (isinstance(n.value, ast.Constant) and n.value.value is None)]
     return ast.unparse(values[0]) if values else None

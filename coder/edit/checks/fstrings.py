@@ -17,6 +17,7 @@ from collections import Counter
 from pyflakes import messages
 
 from coder.edit.checks.flakes import flake_messages
+from coder.edit.source.trees import own_nodes
 from coder.textsafe import one_line
 
 
@@ -42,18 +43,6 @@ _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)*(?:![rsa])
 _FORMATTERS = frozenset({"format", "format_map"})
 
 
-def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    """The nodes of ``fn``'s own body: a nested def, lambda or class is its own scope, not ``fn``'s."""
-    out: list[ast.AST] = []
-    todo: list[ast.AST] = [*fn.args.defaults, *fn.body]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _unformatted(tree: ast.AST) -> list[tuple[str, int, str, str]]:
     """Every plain string of a def that holds ``{name}`` of a name that def itself binds (a parameter or an
     assignment of its own body, not a closure's) and is never formatted: (its text, its line, the name, the def)."""
@@ -62,7 +51,7 @@ def _unformatted(tree: ast.AST) -> list[tuple[str, int, str, str]]:
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        own = _own_nodes(fn)
+        own = own_nodes(fn)
         if any(isinstance(n, ast.Attribute) and n.attr in _FORMATTERS and not isinstance(n.value, ast.Constant)
                for n in own):
             continue  # a template held in a name and formatted later: its braces are meant

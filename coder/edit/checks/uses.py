@@ -11,27 +11,9 @@ from __future__ import annotations
 import ast
 
 from coder.edit.intent.spec import ChangeSpec
+from coder.edit.source.trees import defs_by_name
 
 _ACTIONS = frozenset({"add_method", "add_function", "add_parameter", "change", "extract"})
-
-
-def _defs(text: str) -> dict[str, str] | None:
-    """qualified name -> the def's dump, for every def and method of ``text`` (None: it does not parse)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    out: dict[str, str] = {}
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                out[prefix + node.name] = ast.dump(node)
-            elif isinstance(node, ast.ClassDef):
-                walk(node.body, f"{prefix}{node.name}.")
-
-    walk(tree.body, "")
-    return out
 
 
 def _refers(dump: str, names: tuple[str, ...]) -> bool:
@@ -44,9 +26,11 @@ def unused_asked(old: str, new: str, spec: ChangeSpec) -> str | None:
     uses = spec.facts.uses
     if not uses or spec.action not in _ACTIONS:
         return None
-    before, after = _defs(old), _defs(new)
-    if before is None or after is None:
+    olds, news = defs_by_name(old), defs_by_name(new)
+    if olds is None or news is None:
         return None
+    before = {q: ast.dump(fn) for q, fn in olds.items()}
+    after = {q: ast.dump(fn) for q, fn in news.items()}
     changed = [q for q, dump in after.items() if before.get(q) != dump]
     uses = tuple(n for n in uses if n not in {q.rpartition(".")[2] for q in changed})  # a def is no use of itself
     if not changed or not uses or any(_refers(after[q], uses) for q in changed):

@@ -20,6 +20,9 @@ _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "
 _SHAPED = lazy.regex(r"_|\d|[a-z][A-Z]")  # is_cell, b64, camelCase: a name no English word is
 _DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e\.?)\b|[:;]", re.I)
 
+# "new pkgutil.list_submodules(pkg): ...": a request that opens with the new def's signature (its name: group 1)
+NEW_SIGNED = r"^\W*new\s+`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)"
+
 
 def not_in_description(instruction: str, found: list[tuple[int, str]]) -> list[str]:
     """The new names of ``found`` (position, name), less plain words said after a code-shaped one's description began.

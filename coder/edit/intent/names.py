@@ -244,9 +244,9 @@ def _builtin_calls(out: list[Mention], dunders: list[int]) -> list[Mention]:
     only part of the change."""
     owners = {h.qualname.rpartition(".")[0] for k in dunders for h in out[k].hits}
     others = [m for k, m in enumerate(out) if k not in dunders]
-    if not any(m.sure and not {h.qualname for h in m.hits} <= owners for m in others):
-        return [m for m in out if m in [out[k] for k in dunders] or not {h.qualname for h in m.hits} <= owners]
-    return others
+    if any(m.sure and not {h.qualname for h in m.hits} <= owners for m in others):
+        return others
+    return [m for k, m in enumerate(out) if k in dunders or not {h.qualname for h in m.hits} <= owners]
 
 
 def _kept(hits: list[Symbol], word: str, table: SymbolTable, *, everywhere: bool) -> list[Symbol]:

@@ -86,8 +86,7 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
                            r"|" + _NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
                            # "new stringprep func is_prohibited(ch) -> ...": no verb, a new def and its signature
                            r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\("
-                           # "new pkgutil.list_submodules(pkg): ...": the request opens with the new def's signature
-                           r"|^\W*new\s+`?(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*\((?!\s*self\b)[\w\s,=*]*\)", re.I)
+                           r"|" + creating.NEW_SIGNED, re.I)  # "new pkgutil.list_submodules(pkg): ..."
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
@@ -108,7 +107,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!c
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
-              lazy.regex(r"^\W*new\s+`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)", re.I),
+              lazy.regex(creating.NEW_SIGNED, re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 _NOT_NEW = NOT_NAMES | ARTICLES | {
     "new", "helper", "method", "function", "own", "separate", "small", "level",

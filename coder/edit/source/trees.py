@@ -75,6 +75,21 @@ def top_defs(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFun
 
 
 
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The nodes of ``fn``'s body, without those of the defs, classes and lambdas nested in it (their own scopes)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, _NESTED):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def defs_by_name(text: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
     """:func:`top_defs` of ``text`` by qualified name (the last def bound wins); None when it does not parse."""
     try:
