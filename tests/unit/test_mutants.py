@@ -67,3 +67,39 @@ def test_a_length_standing_alone_is_one_up_and_one_down_and_never_rebracketed() 
     made = {m.what for m in mutants(text, 1, 4)}
     assert {"`len(a)` -> `len(a) - 1`", "`len(a)` -> `len(a) + 1`"} <= made
     assert not any("len(b)" in what for what in made)  # `2 * len(b) - 1` would not be len(b) one down
+
+
+SIB = '''EVENT_READ = 1
+EVENT_WRITE = 2
+OP_A = OP_B = OP_C = OP_D = OP_E = 0
+
+
+class Browser:
+    remote_action_newwin = "-new-window"
+    remote_action_newtab = "-new-tab"
+
+    def open(self, new, key):
+        if new == 2:
+            action = self.remote_action_newwin
+        events = EVENT_READ if not self.busy else OP_A
+        if key in self.seen or key is None:
+            return True
+        while self.waiting:
+            pass
+        return not (action and events)
+'''
+
+
+def test_the_operators_added_after_run_21_negate_drop_and_put_not_and_swap_siblings() -> None:
+    made = {m.what for m in mutants(SIB, 10, 19)}
+    assert {"`key in self.seen` -> `key not in self.seen`", "`key is None` -> `key is not None`",
+            "`not self.busy` -> `self.busy`",
+            "`self.waiting` -> `not self.waiting`",  # a plain condition of `while`
+            "`not (action and events)` -> `(action and events)`",  # the operand keeps its parentheses
+            "`self.remote_action_newwin` -> `self.remote_action_newtab`",
+            "`EVENT_READ` -> `EVENT_WRITE`"} <= made
+    # five names of one stem are a table, not a pair to mix up; `self.busy` is tested by `not`, never put in `not`
+    assert not any("OP_" in what for what in made) and "`self.busy` -> `not self.busy`" not in made
+    assert "`True` -> `False`" not in made  # keyword arguments and returns: too many to try, too few bugs
+    swapped = next(m for m in mutants(SIB, 10, 19) if m.what == "`EVENT_READ` -> `EVENT_WRITE`")
+    assert swapped.text == SIB.replace("events = EVENT_READ if", "events = EVENT_WRITE if")

@@ -18,6 +18,23 @@ _PLACED = lazy.regex(r"\b(?:(?:should|must|ought\s+to|needs?\s+to|has\s+to)\s+(?
                      r"\s+(?:right\s+|just\s+|directly\s+|immediately\s+)?(?:above|below|before|after)\b", re.I)
 
 
+_GET_RID = lazy.regex(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
+# "take the Grail class out of webbrowser.py", "rip dedent out": a def said between the verb and "out" (one named,
+# or a kind word), never a parameter ("take width out of its kwargs" changes the def that has it)
+_TAKE_OUT = lazy.regex(r"\b(?:take|rip)\s+((?:[\w`.()]+\s+){1,4}?)out\b", re.I)
+_DEF_KINDS = frozenset({"class", "function", "method", "helper", "def", "property", "classmethod", "staticmethod"})
+
+
+def gets_rid(instruction: str, toks: Sequence[Tok], names: Collection[int]) -> re.Match[str] | None:
+    """A verb of deleting said in several words ("get rid of", "do away with"; "take X out" where X is a def the
+    tokens ``names`` name, or is said with its kind), or None."""
+    if (m := _GET_RID.search(instruction)) is not None:
+        return m
+    m = _TAKE_OUT.search(instruction)
+    said = [i for i, t in enumerate(toks) if m is not None and m.start(1) <= t.start < m.end(1) and t.word]
+    return m if any(i in names or toks[i].text.lower() in _DEF_KINDS for i in said) else None
+
+
 def placed(instruction: str) -> bool:
     """Where a def should be, said without a verb of moving ("get_class_members should sit above class C")."""
     return bool(_PLACED.search(instruction)) and not MORE_THAN_MOVE.search(instruction)

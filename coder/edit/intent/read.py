@@ -55,7 +55,6 @@ from coder.edit.intent.vocab import NOT_NAMES
 if TYPE_CHECKING:
     from coder.edit.intent.model_read import Asker
 
-_GET_RID = lazy.regex(r"\b(?:get\s+rid\s+of|do\s+away\s+with|throw\s+away|take\s+out|strip\s+out)\b", re.I)
 _ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
 _ADJ = (r"(?:(?:new|small|simple|static|private|public|helper|dunder|special|module-level|top-level|class|instance|"
         r"read-only|readonly|cached|convenience)\s+)*")
@@ -122,7 +121,7 @@ _PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|m
 
 def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
     """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
-    rid, texts = _GET_RID.search(instruction), [t.text for t in toks]
+    rid, texts = phrasing.gets_rid(instruction, toks, names), [t.text for t in toks]
     for i, t in enumerate(toks):
         if rid is not None and t.start >= rid.start():
             return "delete", i

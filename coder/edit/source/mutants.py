@@ -17,6 +17,18 @@ of the literature), fixed before any task was looked at and not widened since:
   comparison, an argument, a bound): added after the fourth fresh set's bug-types-mro-entries (run 18), where
   ``shift += len(new_base)`` lacked its ``- 1`` and a change elsewhere that the upstream tests pass was taken.
 
+Added after the seventh fresh set's bug reports (run 21), where three of five bugs were of kinds none of the above
+undoes, the rest of the classic operators (Offutt's negation, unary operator deletion and insertion, and scalar
+variable replacement narrowed to a name's siblings), before the eighth set was written:
+
+- ``is`` ↔ ``is not``, ``in`` ↔ ``not in`` (not ``True`` ↔ ``False``: webbrowser's 51 of them, keyword arguments and
+  returns, took its search past :data:`~coder.edit.run.repair.MAX_MUTANTS` in the offline run of every bug report);
+- ``not x`` → ``x``, and ``not`` put before a plain condition (a name, attribute, call or subscript tested by
+  ``if``, ``while`` or a conditional expression);
+- a name read to its sibling: a module constant (``EVENT_READ`` → ``EVENT_WRITE``) or an attribute read through
+  ``self`` (``self.remote_action_newwin`` → ``self.remote_action_newtab``) to another the file defines with the
+  same stem up to its last underscore, at most :data:`SIBLINGS` of them (more are data, not a pair to mix up).
+
 Each mutant replaces exactly one node's text (its source segment, by the parser's positions), so no other
 byte of the file moves; nothing inside an f-string is changed. Pure: no model, no file written.
 """
@@ -27,7 +39,11 @@ import ast
 from dataclasses import dataclass
 
 SMALL = 1000  # integer constants beyond this are data (a mask, a port), not a count one may be off by
-_COMPARE = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "=="}  # each to its new op
+SIBLINGS = 3  # a stem with more names than this is a table (the 40 opcodes of a module), not a pair to mix up
+_COMPARE = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
+            ast.Is: "is not", ast.IsNot: "is", ast.In: "not in", ast.NotIn: "in"}  # each to its new op
+_PLAIN = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # a condition `not` goes before with no parentheses
+_BOUND = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare)  # an operand of `not` that keeps its ()
 
 
 @dataclass(frozen=True)
@@ -60,11 +76,15 @@ def mutants(text: str, start: int, end: int) -> list[Mutant]:
     # a len(x) whose "- 1" needs no parentheses: not an operand of *, /, %, **, unary minus, an attribute...
     alone = {id(c) for p in ast.walk(tree) for c in ast.iter_child_nodes(p) if isinstance(p, _LOOSE) or (
         isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add | ast.Sub))}
+    tested = {id(n.test) for n in ast.walk(tree) if isinstance(n, ast.If | ast.While | ast.IfExp)
+              and isinstance(n.test, _PLAIN)}
+    stems = _stems(tree)
     out: list[Mutant] = []
     for node in ast.walk(tree):
         if (isinstance(node, ast.expr) and id(node) not in formatted and start <= node.lineno
                 and (node.end_lineno or node.lineno) <= end):
             out += _of(node, lines, id(node) in alone)
+            out += _more(node, lines, id(node) in tested, stems)
     unique: dict[str, Mutant] = {}
     for m in sorted(out, key=lambda m: (m.span, m.what)):
         unique.setdefault(m.text, m)  # `i + 1` written twice (a name bound and a constant) is one mutant
@@ -98,6 +118,47 @@ def _of(node: ast.expr, lines: list[str], alone: bool = False) -> list[Mutant]:
             if isinstance(bound, ast.Name):
                 found += [(bound, f"{bound.id} + 1"), (bound, f"{bound.id} - 1")]
     return [m for target, new in found if (m := _made(lines, target, new)) is not None]
+
+
+def _more(node: ast.expr, lines: list[str], tested: bool, stems: dict[str, tuple[str, ...]]) -> list[Mutant]:
+    """The operators added after run 21: `not` dropped or put in, a name to its sibling."""
+    found: list[tuple[ast.AST, str]] = []
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _segment(lines, node.operand)
+        if inner is not None:
+            found.append((node, f"({inner})" if isinstance(node.operand, _BOUND) else inner))
+    if tested and (said := _segment(lines, node)) is not None:
+        found.append((node, f"not {said}"))
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in stems:
+        found += [(node, other) for other in stems[node.id]]
+    elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)
+          and node.value.id == "self" and "." + node.attr in stems):
+        found += [(node, f"self{other}") for other in stems["." + node.attr]]
+    return [m for target, new in found if (m := _made(lines, target, new)) is not None]
+
+
+def _stems(tree: ast.Module) -> dict[str, tuple[str, ...]]:
+    """Each module constant (``NAME``) and attribute set on ``self`` or in a class body (``.name``) with its
+    siblings: the other names of its kind with the same stem up to the last underscore, when there are few."""
+    constants = {t.id for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)
+                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                 if isinstance(t, ast.Name) and t.id.isupper()}
+    attributes = {"." + t.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute | ast.Name)
+                  for t in [n] if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
+                  and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    attributes |= {"." + t.id for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body
+                   if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    out: dict[str, tuple[str, ...]] = {}
+    for names in (constants, attributes):
+        by_stem: dict[str, list[str]] = {}
+        for name in names:
+            stem = name.rstrip("_").rpartition("_")[0]
+            if stem.strip("._"):
+                by_stem.setdefault(stem, []).append(name)
+        for group in by_stem.values():
+            if 1 < len(group) <= SIBLINGS + 1:
+                out.update({n: tuple(sorted(o for o in group if o != n)) for n in group})
+    return out
 
 
 def _offset(node: ast.BinOp, lines: list[str]) -> list[tuple[ast.AST, str]]:
