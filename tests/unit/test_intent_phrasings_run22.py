@@ -36,3 +36,71 @@ def test_take_a_parameter_out_changes_the_def_never_cuts_it(said: str) -> None:
 def test_taking_code_out_into_a_new_helper_is_an_extraction() -> None:
     said = "take the whitespace handling out of TextWrapper._munge_whitespace into a new helper _expand_tabs"
     assert read("textwrap.py", said)[0] == "extract"
+
+
+def described(file: str, said: str, text: str | None = None) -> str:
+    from coder.edit.intent.describe import describe
+
+    return describe(read_instruction(said, {file: text if text is not None else source(file)}, home=file))
+
+
+@pytest.mark.parametrize(("said", "read_as"), [
+    # a wished name after "I'd like it called"; "Can you rename it to Y?" after "is called X" (a module constant)
+    ("The name _fix_sentence_endings is misleading, it only fixes the spacing after them. I'd like it called "
+     "_space_sentences, with the place that calls it updated.", "rename _fix_sentence_endings -> _space_sentences"),
+    ("The compiled regex for blank lines is called _whitespace_only_re, which made me look for a class that doesn't "
+     "exist. Can you rename it to _blank_line_re?", "rename _whitespace_only_re -> _blank_line_re"),
+    # two defs named, neither said as the one "called": the one said first is the subject of the wish
+    ("TextWrapper._split_chunks is the part of TextWrapper.wrap that cuts the text into pieces. Could you rename "
+     "the method to _chunked, including where wrap calls it?", "rename _split_chunks -> _chunked"),
+])
+def test_a_wished_name_renames_the_name_it_replaces(said: str, read_as: str) -> None:
+    assert described("textwrap.py", said).startswith(read_as)
+
+
+def test_a_description_of_what_does_not_exist_names_no_def() -> None:
+    # "a parser class that doesn't exist" is what the user looked for; its "t" matched no one-letter name part
+    said = "_whitespace is the string of whitespace characters, which made me look for a wrapper class that " \
+           "doesn't exist. Rename it to _WHITESPACE."
+    assert described("textwrap.py", said).startswith("rename _whitespace -> _WHITESPACE")
+
+
+@pytest.mark.parametrize(("said", "read_as"), [
+    ("textwrap.dedent needs a docstring example", "docstrings function dedent"),  # the module's own name first
+    ("split the tab expansion out of textwrap.TextWrapper._munge_whitespace into _expand_tabs(text)",
+     "extract method TextWrapper._munge_whitespace into _expand_tabs"),
+    # an arrow between words that name nothing of the file is what the code does, no rename
+    ("split the CRLF/CR -> LF step out of indent into _unix_newlines(text)", "extract function indent into "
+     "_unix_newlines"),
+    ("add textwrap.dedent_all(lines): dedent each string of a list", "add a function dedent_all"),
+])
+def test_module_qualified_names_and_extractions_said_with_out_of(said: str, read_as: str) -> None:
+    assert described("textwrap.py", said) == read_as
+
+
+def test_a_verb_someone_was_told_is_not_the_request_and_the_def_to_use_instead_stays() -> None:
+    said = ("textwrap.shorten has told people to use fill() instead for years and nothing here calls it. Please "
+            "remove that function. wrap and indent have to stay, fill still calls wrap.")
+    assert described("textwrap.py", said).startswith("delete function shorten")
+
+
+def test_the_text_after_a_comment_colon_names_no_target() -> None:
+    said = ("In TextWrapper._fix_sentence_endings the line with chunks[i] = ... took me a while. Please add a "
+            "comment above it: wrap and fill call this through _wrap_chunks, and shorten too.")
+    assert described("textwrap.py", said).startswith("comments method TextWrapper._fix_sentence_endings")
+
+
+OWN = '''def pickle(ob_type, pickle_function, constructor_ob=None):
+    constructor(constructor_ob)
+
+
+def constructor(object):
+    if not callable(object):
+        raise TypeError("constructors must be callable")
+'''
+
+
+@pytest.mark.parametrize("said", ["move def constructor above def pickle",
+                                  "Please move the constructor function up so it sits right before pickle"])
+def test_a_def_named_constructor_is_that_def_not_an_init(said: str) -> None:
+    assert described("reg.py", said, OWN) == "move function constructor before function pickle"

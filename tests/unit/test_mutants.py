@@ -103,3 +103,27 @@ def test_the_operators_added_after_run_21_negate_drop_and_put_not_and_swap_sibli
     assert "`True` -> `False`" not in made  # keyword arguments and returns: too many to try, too few bugs
     swapped = next(m for m in mutants(SIB, 10, 19) if m.what == "`EVENT_READ` -> `EVENT_WRITE`")
     assert swapped.text == SIB.replace("events = EVENT_READ if", "events = EVENT_WRITE if")
+
+
+FORKING = '''import os
+
+
+def spawn(argv):
+    pid = os.fork()
+    if pid == 0:
+        os.execlp(argv[0], *argv)
+    if pid > 0:
+        os.waitpid(pid, 0)
+    if len(argv) > 1:
+        os._exit(1)
+    return len(argv) - 1
+'''
+
+
+def test_no_change_where_it_could_end_or_replace_the_test_runner() -> None:
+    # a test of what fork() returned, a branch that execs or exits, the exit's own argument: none is changed there
+    # (run 22: `pid == CHILD` -> `pid != CHILD` made the test process exec the child's program and exit 0)
+    made = {m.what for m in mutants(FORKING, 1, 12)}
+    assert not any("pid" in what or "argv) > 1" in what for what in made)
+    assert "`_exit(1)`" not in " ".join(made) and not any(m.line == 11 for m in mutants(FORKING, 1, 12))
+    assert "`len(argv) - 1` -> `len(argv)`" in made  # the rest of the function still is

@@ -24,6 +24,7 @@ from coder.edit.checks.extract_splice import extraction_spliced
 from coder.edit.checks.graft import grafted
 from coder.edit.checks.hint_imports import hints_imported
 from coder.edit.checks.hints import complete_init_returns, type_notes
+from coder.edit.checks.hoist import hoisted
 from coder.edit.checks.kinds import (
     Invariant,
     carried,
@@ -56,8 +57,8 @@ def kinds_kept(request: EditRequest, new: str, spec: ChangeSpec) -> tuple[str, t
     if not request.in_plan:  # a hints edit's ``-> Any``: the import it needs, outside any region
         new = hints_imported(snap.text, new, spec)
     new = docstrings_as_comments(snap.text, new, spec)  # a comment asked for, written as a docstring
-    if not request.in_plan:  # an extraction's new function written but not called: the call put in its place
-        new = extraction_spliced(snap.text, new, spec)
+    if not request.in_plan:  # an extraction's new function written in the class, or not called: put right
+        new = extraction_spliced(snap.text, hoisted(snap.text, new, spec), spec)
     invariant = invariant_for(spec, snap.rel)
     if invariant is None or request.in_plan or not snap.rel.endswith(PYTHON):
         return new, ()  # a plan's regions are judged as one file, after the splice

@@ -93,6 +93,7 @@ _CONTENT_VERBS = frozenset({"say", "says", "saying", "mention", "mentions", "men
                             "explaining", "note", "notes", "noting", "state", "states", "stating", "describe",
                             "describes", "describing"})
 _CONTENT_OPENERS = frozenset({"that", "how", "why", "what", "when", ":"})
+_TEXT_NOUNS = frozenset({"comment", "comments", "docstring", "docstrings", "note"})
 
 
 def _content_said(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, int]]:
@@ -101,8 +102,10 @@ def _content_said(mentions: list[Mention], toks: list[Tok]) -> list[tuple[int, i
     if not mentions:
         return []
     first = mentions[0].index
-    start = next((k for k in range(first + 1, len(toks) - 1) if toks[k].text.lower() in _CONTENT_VERBS
-                  and toks[k + 1].text.lower() in _CONTENT_OPENERS), None)
+    start = next((k for k in range(first + 1, len(toks) - 1) if (toks[k].text.lower() in _CONTENT_VERBS
+                  and toks[k + 1].text.lower() in _CONTENT_OPENERS) or (  # "add a comment above it: <its text>"
+                      toks[k].text == ":" and any(t.text.lower() in _TEXT_NOUNS for t in toks[max(0, k - 4):k]))),
+                 None)
     return [(start, len(toks))] if start is not None else []
 
 

@@ -20,8 +20,10 @@ _DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "
 _SHAPED = lazy.regex(r"_|\d|[a-z][A-Z]")  # is_cell, b64, camelCase: a name no English word is
 _DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e\.?)\b|[:;]", re.I)
 
-# "new pkgutil.list_submodules(pkg): ...": a request that opens with the new def's signature (its name: group 1)
-NEW_SIGNED = r"^\W*new\s+`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)"
+# "new pkgutil.list_submodules(pkg): ...", "add copyreg.extension_code(module, name): ..." (a signature then ":" or
+# "->"): a request that opens with the new def's signature (its name: group 1)
+NEW_SIGNED = (r"^\W*(?:new|add(?=\s+`?(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*\([\w\s,=*]*\)`?\s*(?::|->)))\s+"
+              r"`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)")
 
 
 def not_in_description(instruction: str, found: list[tuple[int, str]]) -> list[str]:
@@ -56,7 +58,7 @@ def created(found: list[Mention], toks: list[Tok], new_names: tuple[str, ...]) -
     parentheses right after one ("into a module level fn _add_to_stats(stats, traceback, size)": no Trace.size)."""
     inside: set[int] = set()
     for i, t in enumerate(toks[:-1]):
-        if t.text in new_names and toks[i + 1].text == "(":
+        if t.text.rsplit(".", 1)[-1] in new_names and toks[i + 1].text == "(":
             j = i + 2
             while j < len(toks) and toks[j].text != ")":
                 inside.add(j)
@@ -73,7 +75,7 @@ def not_described(mentions: list[Mention], toks: list[Tok], new_names: tuple[str
     "add a clear method to scheduler that drops every event in the queue", "...; afterwards empty()
     should be True": the names there describe the new def's behaviour, they are not edited.
     """
-    first = next((i for i, t in enumerate(toks) if t.text in new_names), len(toks))
+    first = next((i for i, t in enumerate(toks) if t.text.rsplit(".", 1)[-1] in new_names), len(toks))  # "mod.f"
     said = next((i for i, t in enumerate(toks) if i > first and t.text.lower() in _DESCRIBES), len(toks))
     # "to empty a Queue at once: add clear(self)": a plain word says what the new def is for, no target
     return [m for m in mentions if m.index < said and (toks[m.index].code or m.word.lower() not in ENGLISH)]

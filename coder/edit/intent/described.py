@@ -95,6 +95,11 @@ def _words(text: str) -> list[str]:
     return out
 
 
+_DENIED = re.compile(r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|isn'?t|is\s+not|aren'?t)\s+(?:really\s+)?"
+                     r"(?:exist|there|defined)\b|\bnon-?existent\b", re.I)
+_CONTRACTED = re.compile(r"\b(\w+)['’](?:t|s|d|ll|re|ve|m)\b", re.I)
+
+
 def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | None:
     """The def of ``table``'s home file that a description in ``instruction`` means, if one clearly."""
     m = _DESCRIPTION.search(instruction)
@@ -110,6 +115,9 @@ def find(instruction: str, toks: list[Tok], table: SymbolTable) -> Described | N
     cut = _NEW_NAME.search(m.group(4))  # the description ends where its name is said
     clause, stop = (m.group(4)[:cut.start()], m.start(4) + cut.start()) if cut else (m.group(4), m.end())
     clause = re.sub(rf"\b{re.escape(new)}\b", " ", clause) if (new := _new_name(instruction)) else clause
+    if _DENIED.search(clause):  # "a parser class that doesn't exist": what the user looked for, not a def
+        return None
+    clause = _CONTRACTED.sub(r"\1", clause)  # "doesn't": no word "t" to match a def's one-letter name part
     where = set(re.findall(r"\w+", m.group(3) or ""))  # "the helper in _strptime": the container, not the helper
     pool = [s for s in _pool(table, text, kind, adjectives) if s.name not in where]
     # "sits between StatisticDiff and Frame": a def or class named in the clause says where it is, not what it does

@@ -41,7 +41,9 @@ MOVED_INTO_DEF = (r"(?:move|put|pull|turn)(?:s|ed|ing)?\s+(?:that|this|it|them|(
                   r"into\s+(?:an?\s+)?" + DEF_ADJ + r"(?:method|function|helper|fn|func)\b")
 ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR
                    + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
-                   r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+into)\b|" + INTO_DEF + "|" + ONE_PLACE + "|" + USE_IT,
+                   # "split X out into f(x)", "split X out of f into g(x)"
+                   r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+(?:of\s+(?:[^.;]|\.(?=\w))*?)?into)\b|"
+                   + INTO_DEF + "|" + ONE_PLACE + "|" + USE_IT,
                    re.I)
 # the same, where the new def's name is looked for: a move "into a helper f" names one too
 _NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR

@@ -27,8 +27,10 @@ def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
               action: Action) -> list[tuple[Mention, Symbol]]:
     """``picked`` without the mentions said to stay: the module by its name after "in", a def after "keep", and for a
     delete or a move a def after "calls" or "uses"; unchanged when that would leave no target."""
+    # "tells people to use openpty() instead": the def to use in its place stays, wherever else it is said
+    instead = {s for m, s in picked if any(t.text.lower() == "instead" for t in toks[m.index + m.size:m.index + 4])}
     left = [(m, s) for m, s in picked if not (
-        _the_module(m, toks, home, {p.index for p, _ in picked})
+        (action in ("delete", "move") and s in instead) or _the_module(m, toks, home, {p.index for p, _ in picked})
         or m.before in _KEEP or _stays(m, toks)
         or (action in ("delete", "move") and (m.before in _USE or _its_caller(m, toks))))]
     return left if left else picked
@@ -50,8 +52,10 @@ _STAY = frozenset({"stay", "stays", "remain", "remains", "kept"})
 def _stays(m: Mention, toks: list[Tok]) -> bool:
     """"_windll_getnode itself has to stay", "g must remain", "h stays": the name is said to be left as it is
     (seventh set, run 21: it was deleted with the two shims around it)."""
-    after = [t.text.lower() for t in toks[m.index + m.size:m.index + m.size + 5] if t.word]
+    after = [t.text.lower() for t in toks[m.index + m.size:m.index + m.size + 8] if t.word]
     after = after[1:] if after[:1] == ["itself"] else after
+    while after[:1] in (["and"], ["or"]) and len(after) > 1:  # "slave_open and _open_terminal have to stay"
+        after = after[2:]
     after = [w for w in after if w not in ("has", "have", "must", "should", "is", "needs", "to", "will", "be", "can")]
     return bool(after) and after[0] in _STAY
 

@@ -18,7 +18,7 @@ from coder import lazy
 from coder.edit.intent import words
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
-from coder.edit.intent.vocab import NOT_NAMES
+from coder.edit.intent.vocab import BUILTIN_DUNDERS, NOT_NAMES
 
 # --- tokens --------------------------------------------------------------------------------------
 
@@ -51,13 +51,6 @@ VERBS = {
     "refactor": "change", "rewrite": "change", "improve": "change", "optimize": "change", "optimise": "change",
     "replace": "change", "handle": "change", "let": "change", "convert": "transform", "use": "transform",
 }
-# a builtin called on an object runs its class's special method: "round(x)" is a report on x's __round__
-BUILTIN_DUNDERS = {"round": "__round__", "len": "__len__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
-                   "hash": "__hash__", "abs": "__abs__", "int": "__int__", "float": "__float__", "iter": "__iter__",
-                   "next": "__next__", "format": "__format__", "bytes": "__bytes__", "reversed": "__reversed__",
-                   "divmod": "__divmod__", "complex": "__complex__", "math.floor": "__floor__",
-                   "math.ceil": "__ceil__", "math.trunc": "__trunc__", "copy.copy": "__copy__",
-                   "copy.deepcopy": "__deepcopy__"}
 # words after which an adjective is said of something ("is hidden", "counts as hidden", "not empty")
 _PREDICATIVE = frozenset({"as", "is", "are", "be", "being", "not", "t", "considered", "deemed"})
 _CONSTRUCTOR = frozenset({"constructor", "initializer", "initialiser"})
@@ -226,7 +219,8 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
 def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], bool]:
     """The symbols word ``i`` could name, and whether it is a builtin's call of the file's special method."""
     t, low = toks[i], toks[i].text.lower()
-    hits = table.lookup("__init__" if low in _CONSTRUCTOR else t.text)  # "the constructor": __init__
+    said = t.text.removeprefix(table.module + ".") if low.startswith(table.module + ".") else t.text  # "pty.f"
+    hits = table.lookup("__init__" if low in _CONSTRUCTOR and not _own_def(toks, i, table) else said)
     if not hits and not t.code and name_position(toks, i) and len(low) > 2:
         hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
     if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
@@ -236,6 +230,13 @@ def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], 
         # "round(Fraction(5, 2)) gives 3": the builtin runs the file's __round__ (a report's call, not its def)
         return [s for s in table.lookup(BUILTIN_DUNDERS[low]) if s.rel == table.home], True
     return hits, False
+
+
+def _own_def(toks: list[Tok], i: int, table: SymbolTable) -> bool:
+    """"constructor" said of the file's def of that name ("move def constructor up", copyreg), not of __init__."""
+    said_as_def = toks[i].code or prev_word(toks, i)[0] == "def" or (
+        i + 1 < len(toks) and toks[i + 1].text.lower() in KIND_WORDS)
+    return bool(table.lookup(toks[i].text)) and (said_as_def or not table.lookup("__init__"))
 
 
 def _builtin_calls(out: list[Mention], dunders: list[int]) -> list[Mention]:

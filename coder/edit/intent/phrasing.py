@@ -35,6 +35,15 @@ def gets_rid(instruction: str, toks: Sequence[Tok], names: Collection[int]) -> r
     return m if any(i in names or toks[i].text.lower() in _DEF_KINDS for i in said) else None
 
 
+_TOLD = frozenset({"people", "users", "callers", "everyone", "folks", "them", "us", "you", "me", "clients"})
+
+
+def reported(texts: Sequence[str], i: int) -> bool:
+    """Whether word ``i`` is a verb someone was told or asked to do ("has told people to use openpty() instead"),
+    not the request's own verb (eighth fresh set: "... Please remove that function" read as a change)."""
+    return i >= 2 and texts[i - 1].lower() == "to" and texts[i - 2].lower() in _TOLD
+
+
 def placed(instruction: str) -> bool:
     """Where a def should be, said without a verb of moving ("get_class_members should sit above class C")."""
     return bool(_PLACED.search(instruction)) and not MORE_THAN_MOVE.search(instruction)

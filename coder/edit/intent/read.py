@@ -47,7 +47,7 @@ from coder.edit.intent.params import (
     with_calls,
 )
 from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
-from coder.edit.intent.renames import inferred_pair, kind_named, local_only, rename_pairs
+from coder.edit.intent.renames import defines, inferred_pair, kind_left, kind_named, local_only, rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
 from coder.edit.intent.vocab import NOT_NAMES
@@ -117,8 +117,6 @@ _CALLED_NEW = lazy.regex(r"`?\b([a-z_][a-z0-9]*_[a-z0-9_]+)\(\)")  # "is_integer
 _PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|method)\b")
 
 
-# --- the reading ---------------------------------------------------------------------------------
-
 def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
     """The first verb of the instruction (its family: "delete", "move", "add", "fix"...) and its token index."""
     rid, texts = phrasing.gets_rid(instruction, toks, names), [t.text for t in toks]
@@ -126,7 +124,8 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
         if rid is not None and t.start >= rid.start():
             return "delete", i
         low = phrasing.verb_form(phrasing.wished(texts, i, VERBS))  # "I'd like it relocated": relocate
-        if not t.word or t.code or i in names or phrasing.quoted(instruction, t.start):  # "warns 'use the ...'"
+        if (not t.word or t.code or i in names or phrasing.quoted(instruction, t.start)  # "warns 'use the ...'"
+                or phrasing.reported(texts, i)):
             continue
         if low in VERBS:
             return VERBS[low], i
@@ -275,10 +274,12 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     action = shown.action if (shown := implied(instruction, action, table)) else action
     pairs = kind_named(rename_pairs(instruction), instruction, table.lookup)  # "Rename the class to Y"
     renames = described.instance_renamed(instruction, table, pairs)  # "the C instance"
-    wished = None if renames else inferred_pair(instruction, lambda w: bool(table.lookup(w)))  # "I'd prefer Y"
+    bound = defines(table.lookup, table.texts.get(table.home, ""))
+    wished = None if renames and not kind_left(renames) else inferred_pair(instruction, bound)  # "I'd prefer Y"
     renames = [wished] if wished else renames
     action = "rename" if renames != pairs else action
     renames = [] if action in ("comment", "docstring") and _PROSE_LEAD.match(instruction) else renames  # its text
+    renames = renames if action == "rename" else [p for p in renames if bound(p[0])]  # "CR -> LF": no name of it
     desc = None if action in ("add_method", "add_function") else desc  # "add a helper that ...": a new def
     found, renames, action = described.applied(desc, found, table.module, instruction, renames, action)
     params = params_of(instruction) if action == "add_parameter" else ()

@@ -7,6 +7,7 @@ it Y": each spelling gives the same pairs, read once here for the planner, the g
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 
@@ -48,6 +49,7 @@ _SHOULD_BE_CALLED = lazy.regex(_IDENT + r"\s+(?:should|must|could|shall|ought\s+
                                r"(?:called|named|renamed\s+to)|become)\s+" + _IDENT, re.I)
 # "... is called _raw_input, which sounds like a builtin. Please call it _read_line": the name said, then the new one
 _IS_CALLED_THEN = lazy.regex(r"\b(?:is|was|are)\s+(?:called|named)\s+" + _IDENT + r"[^.;:!?]*[.;:!?]?\s*"
+                             r"(?:(?:can|could|would|will)\s+you\s+)?"  # "... Can you rename it to Y?"
                              r"(?:so\s+|just\s+|please\s+|pls\s+)?(?:(?:call|name|rename)\s+it\s+(?:to\s+)?|"
                              r"(?:I'd|I\s+would|we'd)\s+(?:like|prefer|want)\s+it\s+(?:to\s+be\s+)?(?:called|named)\s+)"
                              + _IDENT, re.I)
@@ -121,8 +123,28 @@ def local_only(instruction: str, pairs: list[tuple[str, str]], targets: list[Sym
 # "I'd prefer _StreamRedirector; please rename the class", "I would like it to be called _compare", "change its name
 # to _SafeKey": a wish for a new name, said apart from the old one (sixth fresh set, run 20)
 _WISHED = lazy.regex(r"\b(?:prefer|be\s+called|be\s+named|call\s+it|name\s+it|its\s+name\s+to|rename\s+it\s+to|"
+                     r"(?:like|want|have)\s+it\s+(?:called|named)|"  # "I'd like it called _open_bsd_pty"
                      r"renamed\s+to|rename\w*\s+(?:the\s+\w+\s+)?to)\s+`?([A-Za-z_]\w*)`?", re.I)
 _OLD_SAID = lazy.regex(r"\b(?:is\s+called|is\s+named|called|named)\s+`?([A-Za-z_]\w*)`?", re.I)
+
+
+def kind_left(pairs: list[tuple[str, str]]) -> bool:
+    """Whether every pair's old name is still a kind word (:func:`kind_named` found no one def of that kind): the
+    wish's plainer reading may then say which ("_calibrate_inner ... is the part of calibrate() that ... rename the
+    method to _measure_overhead": two methods named, the one said first is the subject)."""
+    return bool(pairs) and all(old.lower() in _KIND_OLD for old, _ in pairs)
+
+
+def defines(symbols: Callable[[str], list[Symbol]], text: str) -> Callable[[str], bool]:
+    """Whether a word is a def of ``symbols`` or a name the module ``text`` binds at its top level (``_dateParser =
+    re.compile(...)``, eighth fresh set: a rename of a module constant read nothing to rename)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        tree = ast.Module(body=[], type_ignores=[])
+    bound = {t.id for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)
+             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    return lambda word: bool(symbols(word)) or word in bound
 
 
 def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str, str] | None:
@@ -137,8 +159,9 @@ def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str
     olds = list(dict.fromkeys(m.group(1) for m in _OLD_SAID.finditer(instruction) if defined(m.group(1))))
     if len(olds) == 1:
         return olds[0], new
-    before = [w for w in re.findall(r"\b([A-Za-z_]\w*)\b", instruction[:wishes[0].start()])
-              if _code_shaped(w) and defined(w)]
+    # "TextWrapper._split_chunks is the part of TextWrapper.wrap ...": a dotted name is its last part
+    before = [w for d in re.findall(r"\b([A-Za-z_][\w.]*\w)\b", instruction[:wishes[0].start()])
+              if _code_shaped(w := d.rsplit(".", 1)[-1]) and defined(w)]
     return (before[-1], new) if before and not olds else None
 
 

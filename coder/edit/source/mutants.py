@@ -29,6 +29,11 @@ variable replacement narrowed to a name's siblings), before the eighth set was w
   ``self`` (``self.remote_action_newwin`` → ``self.remote_action_newtab``) to another the file defines with the
   same stem up to its last underscore, at most :data:`SIBLINGS` of them (more are data, not a pair to mix up).
 
+No change is made where it could end or replace the process that runs the tests: the condition of a branch that
+calls ``os.exec*``, ``os._exit``, ``fork``, ``kill``, ``exit`` and the like, or such a call's arguments. There a
+mutant can make the test runner itself exec the child's program and exit 0, so the tests pass and judge nothing
+(eighth fresh set, run 22: ``pid == CHILD`` -> ``pid != CHILD`` in ``pty.spawn`` was "repaired" that way).
+
 Each mutant replaces exactly one node's text (its source segment, by the parser's positions), so no other
 byte of the file moves; nothing inside an f-string is changed. Pure: no model, no file written.
 """
@@ -76,12 +81,13 @@ def mutants(text: str, start: int, end: int) -> list[Mutant]:
     # a len(x) whose "- 1" needs no parentheses: not an operand of *, /, %, **, unary minus, an attribute...
     alone = {id(c) for p in ast.walk(tree) for c in ast.iter_child_nodes(p) if isinstance(p, _LOOSE) or (
         isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add | ast.Sub))}
+    ending = _ending(tree)
     tested = {id(n.test) for n in ast.walk(tree) if isinstance(n, ast.If | ast.While | ast.IfExp)
               and isinstance(n.test, _PLAIN)}
     stems = _stems(tree)
     out: list[Mutant] = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.expr) and id(node) not in formatted and start <= node.lineno
+        if (isinstance(node, ast.expr) and id(node) not in formatted | ending and start <= node.lineno
                 and (node.end_lineno or node.lineno) <= end):
             out += _of(node, lines, id(node) in alone)
             out += _more(node, lines, id(node) in tested, stems)
@@ -118,6 +124,32 @@ def _of(node: ast.expr, lines: list[str], alone: bool = False) -> list[Mutant]:
             if isinstance(bound, ast.Name):
                 found += [(bound, f"{bound.id} + 1"), (bound, f"{bound.id} - 1")]
     return [m for target, new in found if (m := _made(lines, target, new)) is not None]
+
+
+_ENDS = frozenset({"_exit", "abort", "kill", "killpg", "fork", "forkpty", "exit", "system", "posix_spawn",
+                   "posix_spawnp"})
+
+
+def _ending(tree: ast.Module) -> set[int]:
+    """The nodes no mutant may touch: inside the test of a branch that ends or replaces the process or tests what
+    ``fork()`` returned, and inside the arguments of such a call."""
+    def ends(call: ast.AST) -> bool:
+        func = call.func if isinstance(call, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in _ENDS or name.startswith(("exec", "spawn"))
+
+    # `pid, fd = fork()`: a test of pid picks the parent's or the child's code, which ends the process either way
+    forked = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+              and ends(n.value) for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If | ast.While) and (
+                any(ends(c) for b in node.body + node.orelse for c in ast.walk(b))
+                or any(isinstance(n, ast.Name) and n.id in forked for n in ast.walk(node.test))):
+            out |= {id(n) for n in ast.walk(node.test)}
+        elif isinstance(node, ast.Call) and ends(node):
+            out |= {id(n) for a in [*node.args, *node.keywords] for n in ast.walk(a)}
+    return out
 
 
 def _more(node: ast.expr, lines: list[str], tested: bool, stems: dict[str, tuple[str, ...]]) -> list[Mutant]:
