@@ -21,8 +21,9 @@ _SHAPED = lazy.regex(r"_|\d|[a-z][A-Z]")  # is_cell, b64, camelCase: a name no E
 _DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e\.?)\b|[:;]", re.I)
 
 # "new pkgutil.list_submodules(pkg): ...", "add copyreg.extension_code(module, name): ..." (a signature then ":" or
-# "->"): a request that opens with the new def's signature (its name: group 1)
-NEW_SIGNED = (r"^\W*(?:new|add(?=\s+`?(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*\([\w\s,=*]*\)`?\s*(?::|->)))\s+"
+# "->", a lower-case module before it: "add UUID.is_nil() -> bool" is a method): a request that opens with the new
+# def's signature (its name: group 1)
+NEW_SIGNED = (r"^\W*(?:new|add(?=\s+`?(?-i:[a-z_][a-z0-9_]*\.)?[A-Za-z_]\w*\([\w\s,=*]*\)`?\s*(?::|->)))\s+"
               r"`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)")
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, replace
 
 from coder import lazy
 from coder.edit.intent import words
+from coder.edit.intent.dunders import BUILTIN_DUNDERS, builtin_calls
 from coder.edit.intent.spec import Symbol
 from coder.edit.intent.symbols import SymbolTable
-from coder.edit.intent.vocab import BUILTIN_DUNDERS, NOT_NAMES
+from coder.edit.intent.vocab import NOT_NAMES
 
 # --- tokens --------------------------------------------------------------------------------------
 
@@ -208,7 +209,7 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
             dunders.append(len(out))
         out.append(Mention(i, t.text, hits, sure, prev_word(toks, i)[0]))
     if dunders:
-        out = _builtin_calls(out, dunders)
+        out = builtin_calls(out, dunders)
     # "wrap and fill", "of wrap, fill": a plain word coordinated with a name is a name too
     for a, b in itertools.pairwise(out):
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
@@ -219,8 +220,12 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
 def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], bool]:
     """The symbols word ``i`` could name, and whether it is a builtin's call of the file's special method."""
     t, low = toks[i], toks[i].text.lower()
-    said = t.text.removeprefix(table.module + ".") if low.startswith(table.module + ".") else t.text  # "pty.f"
+    # "pty.f": f of the module pty (the case counts: "MimeTypes.f" in mimetypes is the class's); not in a call shown
+    # ("mimetypes.guess_type('A.HTML') gives None": the API used, its other words say where the fault is)
+    said = t.text[len(table.module) + 1:] if t.text.startswith(table.module + ".") and not _shown_call(toks, i) \
+        and not table.lookup(table.module) else t.text  # "netrc.authenticators": class netrc's method
     hits = table.lookup("__init__" if low in _CONSTRUCTOR and not _own_def(toks, i, table) else said)
+    hits = [s for s in hits if s.qualname == said] if said != t.text else hits  # "mimetypes.guess_type": no method
     if not hits and not t.code and name_position(toks, i) and len(low) > 2:
         hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
     if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
@@ -232,22 +237,15 @@ def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], 
     return hits, False
 
 
+def _shown_call(toks: list[Tok], i: int) -> bool:
+    return i + 1 < len(toks) and toks[i + 1].text == "("
+
+
 def _own_def(toks: list[Tok], i: int, table: SymbolTable) -> bool:
     """"constructor" said of the file's def of that name ("move def constructor up", copyreg), not of __init__."""
     said_as_def = toks[i].code or prev_word(toks, i)[0] == "def" or (
         i + 1 < len(toks) and toks[i + 1].text.lower() in KIND_WORDS)
     return bool(table.lookup(toks[i].text)) and (said_as_def or not table.lookup("__init__"))
-
-
-def _builtin_calls(out: list[Mention], dunders: list[int]) -> list[Mention]:
-    """A builtin's call said beside other names: "round(Fraction(5, 2)) gives 3" is Fraction's __round__, so the
-    class that owns the special method yields to it; "use len() in count_items" names its target, and the builtin is
-    only part of the change."""
-    owners = {h.qualname.rpartition(".")[0] for k in dunders for h in out[k].hits}
-    others = [m for k, m in enumerate(out) if k not in dunders]
-    if any(m.sure and not {h.qualname for h in m.hits} <= owners for m in others):
-        return others
-    return [m for k, m in enumerate(out) if k in dunders or not {h.qualname for h in m.hits} <= owners]
 
 
 def _kept(hits: list[Symbol], word: str, table: SymbolTable, *, everywhere: bool) -> list[Symbol]:

@@ -38,10 +38,3 @@ PROSE_AFTER_KIND = frozenset({
 # words that stand before a kind word whose name follows it ("a new class Foo", "the helper function f")
 BEFORE_KIND = frozenset({"a", "new", "private", "public", "helper", "static", "small", "nested", "inner", "base",
                           "module-level", "top-level", "existing", "whole", "entire", "same", "each", "every"})
-# a builtin called on an object runs its class's special method: "round(x)" is a report on x's __round__
-BUILTIN_DUNDERS = {"round": "__round__", "len": "__len__", "repr": "__repr__", "str": "__str__", "bool": "__bool__",
-                   "hash": "__hash__", "abs": "__abs__", "int": "__int__", "float": "__float__", "iter": "__iter__",
-                   "next": "__next__", "format": "__format__", "bytes": "__bytes__", "reversed": "__reversed__",
-                   "divmod": "__divmod__", "complex": "__complex__", "math.floor": "__floor__",
-                   "math.ceil": "__ceil__", "math.trunc": "__trunc__", "copy.copy": "__copy__",
-                   "copy.deepcopy": "__deepcopy__"}
