@@ -225,7 +225,7 @@ def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], 
     said = t.text[len(table.module) + 1:] if t.text.startswith(table.module + ".") and not _shown_call(toks, i) \
         and not table.lookup(table.module) else t.text  # "netrc.authenticators": class netrc's method
     hits = table.lookup("__init__" if low in _CONSTRUCTOR and not _own_def(toks, i, table) else said)
-    hits = [s for s in hits if s.qualname == said] if said != t.text else hits  # "mimetypes.guess_type": no method
+    hits = [s for s in hits if s.qualname == said] if said != t.text else hits  # the module's own f, no method f
     if not hits and not t.code and name_position(toks, i) and len(low) > 2:
         hits = table.lookup("_" + t.text)  # "Fix parse: ..." where the file defines _parse
     if not hits and not t.code and prev_word(toks, i)[0] in _PREDICATIVE and len(low) > 2:
