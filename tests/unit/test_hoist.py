@@ -77,3 +77,14 @@ def test_a_real_method_a_decorated_one_or_a_bare_use_stays_as_written() -> None:
     existed = OLD.replace("    def total(self):",
                           "    def _sum_counts(counts):\n        return 0\n\n    def total(self):")
     assert hoisted(existed, NEW, spec()) == NEW  # not new: nothing to lift
+
+
+def test_the_lifted_function_is_explained_outside_the_region_sent_and_nothing_else_is() -> None:
+    from coder.edit.checks.explained import check_scope
+    from coder.edit.source.regions import python_symbols
+
+    region = dict(python_symbols(OLD))["Tally.total"]
+    out = hoisted(OLD, NEW, spec())
+    assert not [c for c in check_scope(OLD, out, spec(), rel="tally.py", region=region).changes if not c.explained]
+    stray = out.replace("import os\n", "import os\nimport sys\n")  # a change of the reply's own outside the region
+    assert [c for c in check_scope(OLD, stray, spec(), rel="tally.py", region=region).changes if not c.explained]

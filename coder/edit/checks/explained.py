@@ -37,6 +37,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from coder.edit.checks import shapes as scope_shapes
+from coder.edit.checks.code_rules import extraction
 from coder.edit.checks.kinds import invariant_for
 from coder.edit.checks.named import IMPORT_LINE, by_symbols, defs_of
 from coder.edit.checks.subs import confinement, mentions_value, renamed_only
@@ -206,8 +207,10 @@ def _classify(old: str, new: str, spec: ChangeSpec, *, rel: str, region: Region 
     pairs = list(spec.renames)
     if region is not None:
         hints = spec.action == "type_hints"  # its annotations may need an import, outside the region
+        # an extraction's new function lifted out of the class it was written in (checks.hoist) lands above it
+        lifted = extraction(spec)[0]
         kind, basis, verdicts = "region", f"region {region.label}", _in_region(old_lines, new_lines, spans, region,
-                                                                             hints=hints)
+                                                                             hints=hints, lifted=lifted)
     elif pairs:
         basis = "rename " + ", ".join(f"{a} -> {b}" for a, b in pairs)
         inside = confinement(defs_of(rel, old), spec)  # "in the function X only": the rename stays in X
@@ -272,9 +275,10 @@ def _handles(span: Span, verdict: tuple[bool, str], new: list[str], values: list
 
 
 def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], region: Region, *,
-               hints: bool = False) -> list[tuple[bool, str]]:
+               hints: bool = False, lifted: str | None = None) -> list[tuple[bool, str]]:
     """Region mode: the rest of the file must be byte-identical (verified, not assumed), but for the import
-    lines a hints edit adds for its annotations (:mod:`~coder.edit.checks.hint_imports`)."""
+    lines a hints edit adds for its annotations (:mod:`~coder.edit.checks.hint_imports`) and the module-level
+    ``def lifted(...)`` an extraction's new function becomes (:mod:`~coder.edit.checks.hoist`)."""
     head, tail = region.start - 1, len(old_lines) - region.end
     kept = (len(new_lines) >= head + max(tail, 0) and old_lines[:head] == new_lines[:head]
             and (tail <= 0 or old_lines[-tail:] == new_lines[-tail:]))
@@ -292,8 +296,13 @@ def _in_region(old_lines: list[str], new_lines: list[str], spans: list[Span], re
     def imports(i1: int, i2: int, j1: int, j2: int) -> bool:
         return hints and i1 == i2 and all(IMPORT_LINE.match(x) for x in new_lines[j1:j2] if x.strip())
 
-    return [(True, why) if inside(*s) else (True, "an import for type hints") if imports(*s) else (False, why)
-            for s in spans]
+    def new_def(i1: int, i2: int, j1: int, j2: int) -> bool:
+        code = [x for x in new_lines[j1:j2] if x.strip()]
+        return (lifted is not None and i1 == i2 and bool(code) and code[0].startswith(f"def {lifted}(")
+                and all(x[:1] in (" ", "\t") for x in code[1:]))
+
+    return [(True, why) if inside(*s) else (True, "an import for type hints") if imports(*s)
+            else (True, f"the new function {lifted}") if new_def(*s) else (False, why) for s in spans]
 
 
 def _not_renamed(rel: str, new: str, pairs: list[tuple[str, str]], spans: list[Span]) -> list[Change]:
