@@ -6,7 +6,7 @@ An off-by-one (``n >= maxiter`` for ``n > maxiter``, ``opt[i:]`` for ``opt[i+1:]
 trying the few changes of one token is cheaper and surer than a 17th sample (:mod:`coder.edit.run.repair`).
 
 The operators are the classic ones of mutation testing (mutmut's, and the relational operator replacement
-of the literature), fixed before any task was looked at and not widened since:
+of the literature), fixed before any task was looked at and widened twice since, each time said below:
 
 - a comparison to its off-by-one neighbour or its negation: ``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``;
 - a small integer constant one up or one down (``== 1`` → ``== 0``);
@@ -81,13 +81,13 @@ def mutants(text: str, start: int, end: int) -> list[Mutant]:
     # a len(x) whose "- 1" needs no parentheses: not an operand of *, /, %, **, unary minus, an attribute...
     alone = {id(c) for p in ast.walk(tree) for c in ast.iter_child_nodes(p) if isinstance(p, _LOOSE) or (
         isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add | ast.Sub))}
-    ending = _ending(tree)
+    skipped = formatted | _ending(tree)
     tested = {id(n.test) for n in ast.walk(tree) if isinstance(n, ast.If | ast.While | ast.IfExp)
               and isinstance(n.test, _PLAIN)}
     stems = _stems(tree)
     out: list[Mutant] = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.expr) and id(node) not in formatted | ending and start <= node.lineno
+        if (isinstance(node, ast.expr) and id(node) not in skipped and start <= node.lineno
                 and (node.end_lineno or node.lineno) <= end):
             out += _of(node, lines, id(node) in alone)
             out += _more(node, lines, id(node) in tested, stems)
@@ -175,9 +175,8 @@ def _stems(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     constants = {t.id for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)
                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                  if isinstance(t, ast.Name) and t.id.isupper()}
-    attributes = {"." + t.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute | ast.Name)
-                  for t in [n] if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
-                  and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    attributes = {"." + n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                  and isinstance(n.value, ast.Name) and n.value.id == "self"}
     attributes |= {"." + t.id for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in c.body
                    if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     out: dict[str, tuple[str, ...]] = {}
