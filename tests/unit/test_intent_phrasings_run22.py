@@ -104,3 +104,17 @@ def constructor(object):
                                   "Please move the constructor function up so it sits right before pickle"])
 def test_a_def_named_constructor_is_that_def_not_an_init(said: str) -> None:
     assert described("reg.py", said, OWN) == "move function constructor before function pickle"
+
+
+@pytest.mark.parametrize(("said", "read_as"), [
+    # the default said before its words, and the def that is to take it, not the one named before it
+    ("When wrap gets very long words, could dedent take an optional margin (0 by default, meaning no extra indent) "
+     "that is added back to each line?", "add a parameter function dedent (margin)"),
+    ("If fill has already failed, could shorten take an optional ellipsis ('...' by default) to put at the cut?",
+     "add a parameter function shorten (ellipsis)"),
+    # "X takes p" is a fact about X, not a request: the parameter goes where it is asked
+    ("textwrap.indent takes a predicate, but dedent does not. Please add a predicate parameter to dedent, None by "
+     "default as in indent.", "add a parameter function dedent (predicate)"),
+])
+def test_could_f_take_an_optional_p_with_its_default_said_first(said: str, read_as: str) -> None:
+    assert described("textwrap.py", said) == read_as

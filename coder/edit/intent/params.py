@@ -26,6 +26,9 @@ _VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 _TAKES_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
                   r"(?:\s*,\s*(?:with\s+)?(?:a\s+)?default(?:ing|s)?(?:\s+(?:to|of|is)|:)?"
                   r"|\s*\(\s*default(?:s\s+to|\s+is|:)?|\s+defaulting\s+to|\s+that\s+defaults\s+to)\s+(" + _VALUE + ")")
+# "could shutdown take an optional timeout (None by default, meaning ...)": the default said before its words
+_TAKES_BY_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
+                     r"\s*\(\s*(" + _VALUE + r")\s+by\s+default")
 # "allow a custom page title (title=None -> keep 'Calendar for YEAR')": the new parameter spelled in brackets
 _CUSTOM_SPELLED = (r"\b(?:allow|allows|support|supports|let|lets)\s+(?:an?\s+|the\s+)?(?:custom|optional|own|"
                    r"different|caller-supplied|user-supplied)\s+[^.;()]{0,40}\(\s*`?([A-Za-z_]\w*)\s*=\s*("
@@ -49,7 +52,7 @@ ADD_PARAM = lazy.regex(r"\b(?:add|adds|adding|give|introduce|extend|extends)\b"
                         r"|\b(?:take|takes|accept|accepts)\b[^.;]*?\b(?:param(?:eter)?|arg(?:ument)?)\b"
                         r"|\bnew\s+(?:param(?:eter)?|arg(?:ument)?|keyword\s+arg\w*)\b"
                         # "let f take an optional sep, default None", "accept an extra p defaulting to 0"
-                        r"|" + _TAKES_DEFAULT +
+                        r"|" + _TAKES_DEFAULT + r"|" + _TAKES_BY_DEFAULT +
                         # "allow a custom page title (title=None -> keep the current one)"
                         r"|" + _CUSTOM_SPELLED +
                         # "accept a filename keyword", "take an optional argv list": the name before its noun
@@ -87,6 +90,7 @@ _ADDED_DEFAULT = lazy.regex(r"\b(?:add|adds|adding|give|introduce)\s+(?:an?\s+)?
                             r"`?([A-Za-z_]\w*)`?\s*\(\s*default(?:s\s+to|\s+is|:)?\s+(" + _VALUE + r")\s*\)", re.I)
 
 _TAKES_DEFAULT_RE = lazy.regex(_TAKES_DEFAULT, re.I)
+_TAKES_BY_DEFAULT_RE = lazy.regex(_TAKES_BY_DEFAULT, re.I)
 _CUSTOM_SPELLED_RE = lazy.regex(_CUSTOM_SPELLED, re.I)
 
 _NOT_PARAMS = NOT_NAMES | ARTICLES | {"new", "optional", "extra", "keyword", "boolean", "bool", "default",
@@ -109,7 +113,7 @@ def params_of(instruction: str) -> tuple[str, ...]:
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))
     out += [f"{m.group(1)}={m.group(2).rstrip('.:')}" for pattern in (_DEFAULT_AFTER, _ADDED_DEFAULT, _TAKES_DEFAULT_RE,
-                                                                      _CUSTOM_SPELLED_RE)
+                                                                      _TAKES_BY_DEFAULT_RE, _CUSTOM_SPELLED_RE)
             for m in pattern.finditer(instruction) if m.group(1).lower() not in _NOT_PARAMS]
     for m in _PARAM.finditer(instruction):
         p = (m.group(1) or m.group(2) or "").strip().rstrip(".")
@@ -222,6 +226,10 @@ def existing(params: Sequence[str], targets: Sequence[Symbol], table: SymbolTabl
 _EFFECT = lazy.regex(r"[:;,]\s*(?:when|whenever|if|unless)\b[^.;]*", re.I)
 
 
+_TAKE_VERBS = frozenset({"take", "takes", "accept", "accepts"})
+_ASKING = frozenset({"could", "can", "would", "should", "let", "make", "please"})
+
+
 def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], chosen: dict[int, Symbol],
                   targets: list[Symbol], table: SymbolTable) -> list[Symbol]:
     """A new parameter's targets: not what it is handed to ("pass it on to `re.compile`"), nor a def named in
@@ -235,6 +243,11 @@ def param_targets(instruction: str, mentions: list[Mention], toks: list[Tok], ch
     used |= _calling_sites(mentions, toks, chosen, table)
     kept = [s for i, s in chosen.items() if i not in used]
     targets = [s for s in targets if s in kept] or targets
+    # "If serve_forever has died ... Could shutdown take an optional timeout": the def that is to take it
+    # ("webbrowser.open takes autoraise" is a fact, not a request: the def is asked, "could f take", "let f take")
+    takers = {chosen[m.index] for m in mentions if m.index in chosen and m.index + m.size < len(toks)
+              and toks[m.index + m.size].text.lower() in _TAKE_VERBS and m.before in _ASKING}
+    targets = [s for s in targets if s in takers] or targets if len(takers) == 1 else targets
     # a class takes a new parameter in its own __init__ ("add p as the last parameter of open and C")
     targets = [table.member(s, "__init__") or s if s.kind == "class" else s for s in targets]
     # "Shelf already supports a keyencoding argument, but open and DbfilenameShelf don't": Shelf has it
