@@ -33,7 +33,8 @@ def task_sets() -> dict[str, tuple[Task, ...]]:
     the same way once the second was read, since read too; the fourth, written the same way once the third was
     read, since read as well; the fifth, written the same way once the fourth was read; the sixth, written the
     same way once the fifth was read; the seventh, written the same way once the sixth was read; and the eighth,
-    written the same way once the seventh was read: the unseen one now."""
+    written the same way once the seventh was read, and read after its first run (run 22): the next set written
+    that way is the next unseen measure."""
     from coder.bench.edits import (
         tasks,
         tasks_fresh,

@@ -9,6 +9,8 @@ register the set), the benchmark pages or any bench result, on five CPython 3.11
 ``files/SOURCES.md`` lists them). Each task has two wordings, typed once the way two different people would type
 the request into an assistant, and never tried on coder or a model (nor on coder's planner). Nothing may be tuned
 on this set (no reading rule, prompt or repair written to pass one of its tasks), or it becomes one more suite.
+Its first run was run 22's (``docs/benchmarks/2026-12-05-h100-edits-run22.md``, both machines frozen at one commit);
+the rules found on it after that run are listed there, and since then it is read like the sets before it.
 
 The bug tasks are in :mod:`coder.bench.edits.tasks_fresh8_bugs`; the rest reuse the suite's checks, and a
 change of behaviour is judged by calling the code (:class:`~coder.bench.edits.behaviour.Behaves`). pty's and
