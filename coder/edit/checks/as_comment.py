@@ -23,7 +23,7 @@ import tokenize
 
 from coder.edit.checks.signature import Def, defs
 from coder.edit.intent.spec import ChangeSpec
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import if_parses, parsed
 
 MAX_LINES = 3  # a docstring of more lines is documentation, not a misspelt comment
 _NOTE = "A first reply was refused"  # coder's retry note (checks.result.retry_note), copied back by the model
@@ -58,12 +58,7 @@ def docstrings_as_comments(old: str, new: str, spec: ChangeSpec) -> str:
         turned = True
     if not turned:
         return new
-    out = "".join(lines)
-    try:
-        parsed(out)
-    except (SyntaxError, ValueError, RecursionError):
-        return new
-    return out
+    return if_parses("".join(lines), new)
 
 
 def _comments(text: str) -> int:

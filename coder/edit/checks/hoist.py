@@ -22,7 +22,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from coder.edit.checks.code_rules import extraction
-from coder.edit.source.trees import parsed
+from coder.edit.source.trees import if_parses, parsed
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec
@@ -63,12 +63,7 @@ def hoisted(old: str, new: str, spec: ChangeSpec) -> str:
         del lines[start - 1]  # the blank line that followed it, where one before it stays
     top = min([owner.lineno, *(d.lineno for d in owner.decorator_list)])
     lines[top - 1:top - 1] = [*moved, "\n", "\n"]
-    out = "".join(lines)
-    try:
-        parsed(out)
-    except (SyntaxError, ValueError, RecursionError):
-        return new
-    return out
+    return if_parses("".join(lines), new)
 
 
 def _misplaced(tree: ast.Module, target: str) -> tuple[ast.ClassDef, ast.FunctionDef, list[ast.Attribute]] | None:

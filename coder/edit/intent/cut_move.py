@@ -3,7 +3,6 @@ the defs deleted, and another file the defs move to (:func:`coder.edit.intent.re
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 
@@ -12,6 +11,7 @@ from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS
 from coder.edit.intent.names import ARTICLES, VERBS, Tok
 from coder.edit.intent.spec import Action, Anchor, Destination, Facts
 from coder.edit.intent.symbols import SymbolTable
+from coder.edit.source.trees import assigned_names
 
 
 def no_def(action: Action, instruction: str, toks: list[Tok], facts: Facts,
@@ -82,10 +82,5 @@ def deletes_local(toks: list[Tok], table: SymbolTable) -> bool:
 
 def _globals_named(toks: list[Tok], text: str) -> tuple[str, ...]:
     """The module-level names assigned in ``text`` that the instruction spells as code, in its order."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return ()
-    bound = {t.id for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign)
-             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    bound = assigned_names(text)
     return tuple(dict.fromkeys(t.text for t in toks if t.code and t.text in bound))

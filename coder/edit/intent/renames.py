@@ -7,7 +7,6 @@ it Y": each spelling gives the same pairs, read once here for the planner, the g
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from coder.edit.intent.spec import Symbol
 from coder.edit.intent.vocab import NOT_NAMES
 from coder.edit.intent.words import IDENT as _IDENT
 from coder.edit.intent.words import looks_like_code
+from coder.edit.source.trees import assigned_names
 
 # the words that may stand around the old name ("the module-level regex X", "the X method of C", "f.py's X")
 _DESCRIBED = (r"(?:(?:the|a|module|module-level|top-level|local|instance|class|global|private|public|helper|regex|"
@@ -138,12 +138,7 @@ def kind_left(pairs: list[tuple[str, str]]) -> bool:
 def defines(symbols: Callable[[str], list[Symbol]], text: str) -> Callable[[str], bool]:
     """Whether a word is a def of ``symbols`` or a name the module ``text`` binds at its top level (``_dateParser =
     re.compile(...)``, eighth fresh set: a rename of a module constant read nothing to rename)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        tree = ast.Module(body=[], type_ignores=[])
-    bound = {t.id for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)
-             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    bound = assigned_names(text)
     return lambda word: bool(symbols(word)) or word in bound
 
 

@@ -21,6 +21,27 @@ def parsed(text: str) -> ast.Module:
     return ast.parse(text)
 
 
+def if_parses(text: str, fallback: str) -> str:
+    """``text`` when it parses as Python, else ``fallback``: a mechanical rewrite that broke the file is not made."""
+    try:
+        parsed(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return fallback
+    return text
+
+
+def assigned_names(text: str) -> frozenset[str]:
+    """The names ``text`` assigns at its top level (``_dateParser = re.compile(...)``, ``x: int = 0``); none when it
+    does not parse."""
+    try:
+        body = parsed(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    return frozenset(t.id for node in body if isinstance(node, ast.Assign | ast.AnnAssign)
+                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                     if isinstance(t, ast.Name))
+
+
 def fresh(text: str) -> ast.Module:
     """A syntax tree of ``text`` of the caller's own, to change (``text`` parsed before: :func:`parsed`).
 
