@@ -50,7 +50,7 @@ def test_each_mutant_is_its_own_file() -> None:
 def test_a_slice_bound_name_moves_by_one_and_columns_count_characters_not_bytes() -> None:
     # "é" is two bytes in UTF-8: the parser's columns are bytes, the edit must land on the right characters
     assert sorted(m.text.splitlines()[10] for m in mutants(SRC, 10, 11)) == [
-        '    return "é" + s[i + 1:]', '    return "é" + s[i - 1:]', '    return "é" - s[i:]']
+        '    return "é" + s[:i]', '    return "é" + s[i + 1:]', '    return "é" + s[i - 1:]', '    return "é" - s[i:]']
 
 
 def test_nothing_inside_an_f_string_is_changed() -> None:
@@ -127,3 +127,19 @@ def test_no_change_where_it_could_end_or_replace_the_test_runner() -> None:
     assert not any("pid" in what or "argv) > 1" in what for what in made)
     assert "`_exit(1)`" not in " ".join(made) and not any(m.line == 11 for m in mutants(FORKING, 1, 12))
     assert "`len(argv) - 1` -> `len(argv)`" in made  # the rest of the function still is
+
+
+WRITER = '''def flush(fd, buf, write):
+    while buf:
+        n = write(fd, buf)
+        buf = buf[:n]
+    head = buf[1:n]
+    return buf[::2], head, buf[1:]
+'''
+
+
+def test_a_slice_with_one_bound_moves_it_to_the_other_side() -> None:
+    # added after run 22 (pty's `o_buf[:n]` for `o_buf[n:]`): only a slice with one bound and no step
+    made = {m.what: m for m in mutants(WRITER, 1, 6)}
+    assert made["`:n` -> `n:`"].text == WRITER.replace("buf = buf[:n]", "buf = buf[n:]")
+    assert not any(what.startswith(("`1:n`", "`::2`", "`1:`")) for what in made)  # two bounds, a step, a constant

@@ -182,3 +182,36 @@ def test_where_the_method_named_holds_no_fix_the_maker_of_its_object_is_tried(
                           test, monkeypatch)
     assert proposal.changed and proposal.new == BOX.replace("len(items) + 1", "len(items)"), proposal.repaired
     assert proposal.repaired is not None and proposal.repaired.startswith("repaired in make_box at line 14, ")
+
+
+POOL = '''class Keeper:
+    """Keeps the workers it starts, when asked to."""
+
+    keep = True
+    workers = ()
+
+    def start(self, worker):
+        if not self.keep:
+            self.workers = [*self.workers, worker]
+        return worker
+
+
+class Pool(Keeper):
+    """A pool that waits for its workers when closed."""
+
+    def close(self):
+        return list(self.workers)
+'''
+POOL_CHECK = "from pool import Pool\np = Pool()\np.start('a')\nassert p.close() == ['a'], p.close()\n"
+
+
+def test_where_the_method_named_has_no_change_to_try_the_methods_of_its_class_and_bases_are_tried(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # eighth fresh set, bug-socketserver-block-on-close (run 22): server_close named, which has no one-token change
+    # and calls nothing that holds the fault; the condition is in process_request, a method of its mix-in base
+    make_repo(tmp_path / "r", {"pool.py": POOL, "check_pool.py": POOL_CHECK})
+    test = f"{shlex.quote(sys.executable)} check_pool.py"
+    _, _, proposal = _run(tmp_path / "r", "pool.py", "Pool.close returns nothing though a worker was started",
+                          test, monkeypatch)
+    assert proposal.changed and proposal.new == POOL.replace("if not self.keep:", "if self.keep:"), proposal.repaired
+    assert proposal.repaired is not None and proposal.repaired.startswith("repaired in Keeper.start at line 8, ")

@@ -17,8 +17,9 @@ _CALLERS_NOUN = lazy.regex(r"\b(?:callers?|call\s+sites?|every\s+call)\b", re.I)
 BUILTINS = frozenset(dir(builtins))
 
 
-def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Action) -> Facts:
-    """The wording's details; ``known``: names created or resolved (a report's "PriorityQueue.get()": its class)."""
+def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Action, *, fault: bool = False) -> Facts:
+    """The wording's details; ``known``: names created or resolved (a report's "PriorityQueue.get()": its class);
+    ``fault``: the instruction reports a fault."""
     rename = action == "rename"
     named = words.code_names(instruction)
     renamed = words.renamed_olds(instruction)
@@ -45,7 +46,9 @@ def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Acti
         # "extract ... into g, and have f call it": f is the def extracted from, its callers are not asked
         # "a docstring saying it ... calls _siftdown": what the text says, not its callers (run 19)
         every_def=f["every_def"], callers=f["callers"] and action != "extract" and not (
-            action in ("docstring", "comment") and not _CALLERS_NOUN.search(instruction)), errors=f["errors"],
+            # "a main() that only calls other functions shows 0.000": a report's verb describes, asks no callers
+            (action in ("docstring", "comment") or fault) and not _CALLERS_NOUN.search(instruction)),
+        errors=f["errors"],
         none_default=mutable_default.none_default(instruction, table.lookup),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)

@@ -88,8 +88,9 @@ _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za
                            r"|" + creating.NEW_SIGNED, re.I)  # "new pkgutil.list_submodules(pkg): ..."
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
-# "hints for f please", "add hints to f": in an instruction about code a hint is a type hint
-_HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\btyping\b|\bhint\s+the\s+types\b|"
+# "hints for f please", "add hints to f": a hint is a type hint ("typing into the child": the keyboard's typing)
+_HINTS = lazy.regex(r"\btype\s+hints?\b|\btype\s+annotations?\b|\bannotat\w*|\bhint\s+the\s+types\b|"
+                    r"\btyping\b(?!\s+(?:in|into|on|at|a|an|the|some|any|text|keys?|commands?|characters?)\b)|"
                     r"^\W*hints?\b|\b(?:add|adding)\s+(?:some\s+)?hints\b", re.I)
 _DOCSTRING = report.DOCSTRING
 _COMMENT = lazy.regex(r"\bcomments?\b", re.I)
@@ -320,8 +321,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = [s for s in targets if s.name not in new_names] if action == "add_function" else targets
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
-    facts = facts_of(instruction, table, {*new_names, *(m.word for m in mentions)}, action)
-    facts = replace(facts, cut_line=cut_line)
+    facts = replace(facts_of(instruction, table, {*new_names, *(m.word for m in mentions)}, action, fault=bug),
+                    cut_line=cut_line)
     if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
         facts = replace(facts, extract_into=extraction.extract_into(described.blanked(instruction, desc, toks)))
     if action == "add_parameter" and existing(params, targets, table):

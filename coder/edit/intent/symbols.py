@@ -124,17 +124,19 @@ class SymbolTable:
         word = word.strip("`").removesuffix("()").strip(".")
         if not word:
             return []
+        module, _, rest = word.partition(".")
         for exact in (True, False):
             key = word if exact else word.lower()
             hits = [s for s in self.symbols if _names(s.qualname, key, exact=exact)]
             if hits:
                 home = [s for s in hits if s.rel == self.home]
                 return home or hits
-        module, _, rest = word.partition(".")
-        if rest and module == PurePath(self.home).stem:  # "base64.encode": the module's own encode
-            found = [s for s in self.lookup(rest) if s.rel == self.home]
-            # "code.interact()": the module-level def, not InteractiveConsole.interact
-            return [s for s in found if s.qualname == rest] or found
+            if exact and rest and module == PurePath(self.home).stem:  # "base64.encode": the module's own encode
+                found = [s for s in self.lookup(rest) if s.rel == self.home]
+                # "code.interact()": the module-level def, not InteractiveConsole.interact; "profile.run()": the
+                # module's run, not the class Profile's (its name differs from the module's in case only)
+                if found:
+                    return [s for s in found if s.qualname == rest] or found
         return []
 
     def member(self, owner: Symbol, word: str) -> Symbol | None:

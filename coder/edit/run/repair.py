@@ -16,7 +16,10 @@ place). The notes, ``--json`` and the bench row say ``repaired`` with the change
 
 Where: the function the oracles point to outside the code sent (:func:`coder.edit.run.locate.where`), the
 functions the failing example ran and those the failing tests name, and the function (or class, or span) sent;
-where the whole file was sent, all of its functions only when there is no such clue.
+where the whole file was sent, all of its functions only when there is no such clue. Where none of those holds
+a passing change (or none has a change to try), what they call and where their objects are made
+(:func:`upstream_of`), then the other methods of their classes and of the bases the file defines
+(:func:`siblings_of`), each search in what is left of the one budget.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import TYPE_CHECKING
 from coder.edit.run.locate import named_by, where
 from coder.edit.run.retry import Build, Oracles, spec_of
 from coder.edit.run.sample import passes, unmended
-from coder.edit.source.callees import makers, reachable
+from coder.edit.source.callees import lineage, makers, reachable
 from coder.edit.source.mutants import Mutant, mutants
 from coder.edit.source.regions import Region, python_symbols
 
@@ -70,12 +73,19 @@ def repair(proposal: EditProposal, oracles: Oracles, build: Build, evaluate: Eva
     first = places(request, oracles)
     started = clock()
     found = search(request, first, build, partial(evaluate, checks=checks), clock)
-    if found.proposal is None and found.line.endswith(NONE_PASSES) and (wider := upstream_of(request, first)):
-        left = BUDGET_S - (clock() - started)
-        if left > 0:
-            again = search(request, wider, build, partial(evaluate, checks=checks), clock, budget=left)
-            found = again if again.proposal is not None else Found(None, f"{found.line}; then {again.line}"
-                                                                   if again.line else found.line)
+    tried = list(first)
+    for stage in (upstream_of, siblings_of):
+        # wider only where every change so far was tried and none passed, or there was none to try (a method
+        # of two calls has no one-token change: run 22's socketserver and profile reports stopped there)
+        if found.proposal is not None or not (found.line.endswith(NONE_PASSES) or not found.line):
+            break
+        wider, left = stage(request, tried), BUDGET_S - (clock() - started)
+        if not wider or left <= 0:
+            continue
+        tried += wider
+        again = search(request, wider, build, partial(evaluate, checks=checks), clock, budget=left)
+        found = again if again.proposal is not None or not found.line else Found(
+            None, f"{found.line}; then {again.line}" if again.line else found.line)
     if found.proposal is not None:
         taken = found.proposal
         taken.retried, taken.first_reply, taken.sampled = proposal.retried, proposal.first_reply, proposal.sampled
@@ -123,6 +133,28 @@ def upstream_of(request: EditRequest, first: list[tuple[str, Region]]) -> list[t
     inside = [r for _, r in first]
     return [(q, functions[q]) for q in wider if q in functions
             and not any(o.start <= functions[q].start and functions[q].end <= o.end for o in inside)]
+
+
+def siblings_of(request: EditRequest, tried: list[tuple[str, Region]]) -> list[tuple[str, Region]]:
+    """The other methods of the classes tried (and of the class sent, and of the bases the file defines for them):
+    a fault seen through one method may sit in the method that set up what it reads, which nothing it calls is.
+    None of ``tried`` again."""
+    text = request.snapshot.text
+    try:
+        functions = {q: r for q, r in python_symbols(text) if r.kind == "function"}
+        classes = {q for q, r in python_symbols(text) if r.kind == "class"}
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    owners = {q.rsplit(".", 1)[0] for q, _ in tried if "." in q}
+    sent = request.region if request.mode == "region" else None
+    if sent is not None:
+        owners |= {q for q in classes if sent.label == f"class {q}"}
+    done = {q for q, _ in tried}
+    inside = [r for _, r in tried]
+    return [(q, functions[q]) for q in sorted(lineage(text, owners) - done, key=lambda q: functions[q].start
+                                              if q in functions else 0)
+            if q in functions and not any(o.start <= functions[q].start and functions[q].end <= o.end
+                                          for o in inside)]
 
 
 def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build, evaluate: Evaluate,

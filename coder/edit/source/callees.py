@@ -112,3 +112,23 @@ def makers(text: str, classes: Iterable[str]) -> set[str]:
         found.update(qual for qual, fn in members if (init and fn.name == "__init__") or any(
             isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in wanted for c in ast.walk(fn)))
     return found
+
+
+def lineage(text: str, classes: Iterable[str]) -> set[str]:
+    """The methods of ``classes`` and of the bases the file defines for them (followed up), by qualified name:
+    where a fault seen through one method of a class may sit when nothing it calls holds it (socketserver's
+    ``ThreadingMixIn.server_close`` joins the threads that ``process_request`` kept only under its condition).
+    Empty when ``text`` does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    defined = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    todo, seen = [c for c in classes if c in defined], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += [b.id for b in defined[name].bases if isinstance(b, ast.Name) and b.id in defined]
+    return {f"{c}.{m.name}" for c in seen for m in defined[c].body if isinstance(m, _Def)}

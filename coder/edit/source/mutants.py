@@ -13,6 +13,8 @@ of the literature), fixed before any task was looked at and widened twice since,
 - ``x + 1`` / ``x - 1`` → ``x`` (an offset dropped), and a name used as a subscript or slice bound
   one up or one down (``opt[i:]`` → ``opt[i + 1:]``);
 - ``+`` ↔ ``-`` between two operands, ``and`` ↔ ``or``;
+- a slice's one bound, a name, moved to its other side (``buf[n:]`` ↔ ``buf[:n]``): added after run 22, where the eighth
+  fresh set's ``bug-pty-repeats`` kept ``o_buf[:n]`` for ``o_buf[n:]``, before the ninth set was written;
 - ``len(x)`` one up or one down where it stands alone (an assignment's value, an operand of ``+``, ``-`` or a
   comparison, an argument, a bound): added after the fourth fresh set's bug-types-mro-entries (run 18), where
   ``shift += len(new_base)`` lacked its ``- 1`` and a change elsewhere that the upstream tests pass was taken.
@@ -123,6 +125,11 @@ def _of(node: ast.expr, lines: list[str], alone: bool = False) -> list[Mutant]:
         for bound in bounds:
             if isinstance(bound, ast.Name):
                 found += [(bound, f"{bound.id} + 1"), (bound, f"{bound.id} - 1")]
+        cut = node.slice
+        if (isinstance(cut, ast.Slice) and cut.step is None and (cut.lower is None) != (cut.upper is None)
+                and isinstance(bound := cut.lower or cut.upper, ast.Name)):
+            # a name bound's other side: `buf[n:]` (what is left once n are written) <-> `buf[:n]` (the first n)
+            found.append((cut, f":{bound.id}" if cut.lower is not None else f"{bound.id}:"))
     return [m for target, new in found if (m := _made(lines, target, new)) is not None]
 
 
