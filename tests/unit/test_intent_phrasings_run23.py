@@ -53,3 +53,88 @@ def test_the_module_prefix_names_the_modules_def_before_a_class_of_the_same_name
 def test_a_report_describing_what_calls_what_asks_no_callers(said: str, reach: str) -> None:
     spec = read_instruction(said, {"tally.py": TALLY}, home="tally.py")
     assert ([t.qualname for t in spec.targets], spec.reach) == (["run"], reach)
+
+
+SERVERS = '''import socket
+
+__all__ = ["Server", "serve"]
+
+
+class Server:
+    def handle(self, data):
+        return data
+
+    def close(self):
+        return None
+
+
+class _Lined(Server):
+    def handle(self, data):
+        return data.splitlines()
+
+
+if hasattr(socket, "AF_UNIX"):
+
+    class UnixServer(Server):
+        family = socket.AF_UNIX
+
+    class UnixLineServer(_Lined):
+        family = socket.AF_UNIX
+
+try:
+    from _speedups import fast_serve
+except ImportError:
+    def fast_serve(server, data):
+        return server.handle(data)
+
+if socket.has_ipv6:
+    def family():
+        return socket.AF_INET6
+else:
+    def family():
+        return socket.AF_INET
+
+
+def serve(data):
+    return fast_serve(Server(), data)
+'''
+
+
+def _spec(said: str) -> tuple[str, list[str]]:
+    spec = read_instruction(said, {"servers.py": SERVERS}, home="servers.py")
+    return spec.action, [t.qualname for t in spec.targets]
+
+
+def test_defs_inside_an_if_or_a_try_are_symbols_but_a_name_two_branches_define_is_not() -> None:
+    assert _spec("add a docstring to fast_serve") == ("docstring", ["fast_serve"])
+    assert _spec("rename UnixServer to LocalServer") == ("rename", ["UnixServer"])
+    assert _spec("add a docstring to family")[1] == []  # defined in both branches of one `if`: neither for sure
+
+
+def test_a_class_and_a_method_it_inherits_name_the_base_method() -> None:
+    # UnixLineServer defines no handle: its base _Lined does; the class named only qualifies the method
+    assert _spec("UnixLineServer.handle drops the last line") == ("change", ["_Lined.handle"])
+    assert _spec("fix handle of UnixLineServer: it drops the last line") == ("change", ["_Lined.handle"])
+    assert _spec("UnixServer.handle returns bytes, document it")[1] == ["Server.handle"]
+    # a class with methods of its own stays the place: what the base's method calls may be its override
+    assert _spec("_Lined.close leaves the socket open")[1] == ["_Lined"]
+
+
+def _plan(said: str) -> list[tuple[int, int, str]]:
+    from coder.edit.plan.derive import derive
+
+    spec = read_instruction(said, {"servers.py": SERVERS}, home="servers.py")
+    plan = derive("servers.py", SERVERS, spec)
+    return [] if plan is None else [(s.start, s.end, s.how) for s in plan.steps]
+
+
+def test_deleting_every_def_an_if_holds_cuts_the_if_and_a_move_out_of_it_is_no_mechanical_plan() -> None:
+    lines = SERVERS.splitlines()
+    steps = _plan("delete the classes UnixServer and UnixLineServer")
+    assert steps and steps[0][2] == "mechanical" and lines[steps[0][0] - 1].startswith("if hasattr(socket")
+    cut = "\n".join(lines[:steps[0][0] - 1] + lines[steps[0][1]:])
+    compile(cut, "servers.py", "exec")  # no `if` left without a body
+    one = _plan("delete the class UnixServer")  # the other stays, and so does its `if`
+    assert one and lines[one[0][0] - 1].strip().startswith("class UnixServer")
+    assert _plan("move UnixServer after serve") == []
+    assert _plan("move serve before fast_serve") == []

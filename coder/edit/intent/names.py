@@ -386,7 +386,8 @@ def resolve(mentions: list[Mention], toks: list[Tok], table: SymbolTable, rename
         elif len({(s.rel, s.qualname) for s in hits}) > 1 and m.word not in olds:
             # "Queue should default to maxsize=1000 (in __init__)": the member of the class named beside it
             classes = {s.qualname for o in mentions if o is not m and o.sure for s in o.hits if s.kind == "class"}
-            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes]
+            owned = [s for s in hits if s.qualname.rpartition(".")[0] in classes] or list(dict.fromkeys(
+                s for c in classes for s in table.inherited(f"{c}.{m.word}") if s in hits))  # a base's member
             if len(owned) == 1:
                 chosen[m.index] = owned[0]
             elif not (olds and all(len(table.lookup(o)) == 1 for o in olds)):

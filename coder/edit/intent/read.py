@@ -297,7 +297,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     # a class named only to qualify a member ("m of the class C") is no target, unless every method of it is asked
     whole = {s.qualname for s in chosen.values() if s.kind == "class"} if phrasing.every_member(instruction) else set()
     chosen = {i: s for i, s in chosen.items() if not (s.kind == "method" and s.qualname.rpartition(".")[0] in whole)}
-    members = {s.qualname.rpartition(".")[0] for s in chosen.values() if s.kind == "method"}
+    members = {c.qualname for c in chosen.values() if any(table.qualifies(c, m) for m in chosen.values())}
     anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
     owner: Symbol | None = None
     if action == "add_method":

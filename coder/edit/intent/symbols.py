@@ -19,7 +19,7 @@ from typing import Literal
 
 from coder.edit.intent.calls import Calls, file_calls
 from coder.edit.intent.spec import Symbol
-from coder.edit.source.regions import python_symbols, tree_sitter_symbols
+from coder.edit.source.regions import GUARDS, parts, python_symbols, tree_sitter_symbols
 from coder.edit.source.trees import parsed
 from coder.errors import CoderError
 
@@ -42,30 +42,40 @@ def file_symbols(rel: str, text: str) -> list[Symbol]:
     return out
 
 
-def file_defs(rel: str, text: str) -> tuple[dict[str, tuple[str, ...]], dict[str, Calls]]:
-    """Each Python def's parameter names (``**kw`` last where it takes any keyword) and its :class:`Calls`, by
-    qualified name (nothing for other languages or broken files)."""
+Defs = tuple[dict[str, tuple[str, ...]], dict[str, "Calls"], dict[str, tuple[str, ...]]]
+
+
+def file_defs(rel: str, text: str) -> Defs:
+    """Each Python def's parameter names (``**kw`` last where it takes any keyword) and its :class:`Calls`, and
+    each class's bases as spelled (their last names), by qualified name (nothing for other languages or broken
+    files)."""
     if PurePath(rel).suffix.lower() not in PYTHON:
-        return {}, {}
+        return {}, {}, {}
     try:
         tree = parsed(text)
     except (SyntaxError, ValueError, RecursionError):
-        return {}, {}
+        return {}, {}, {}
     out: dict[str, tuple[str, ...]] = {}
+    bases: dict[str, tuple[str, ...]] = {}
 
-    def walk(body: list[ast.stmt], prefix: str) -> None:
+    def walk(body: list[ast.stmt], prefix: str, local: bool = False) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 a = node.args
                 # "**kw" marks a def that takes any keyword: an example's keyword is no new parameter of it
                 kwarg = (f"**{a.kwarg.arg}",) if a.kwarg is not None else ()
                 out[prefix + node.name] = tuple(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)) + kwarg
-                walk(node.body, prefix + node.name + ".")
+                walk(node.body, prefix + node.name + ".", local=True)
             elif isinstance(node, ast.ClassDef):
+                bases[prefix + node.name] = tuple(b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+                                                  if isinstance(b, ast.Name | ast.Attribute))
                 walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, GUARDS) and not local:  # the defs of an `if`, `try` or `with` (python_symbols)
+                for part in parts(node):
+                    walk(part, prefix)
 
     walk(tree.body, "")
-    return out, file_calls(tree)
+    return out, file_calls(tree), bases
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ class SymbolTable:
     # the attributes the edited file's code reads or sets ("self.width", a class-level "width = 70")
     attributes: frozenset[str] = frozenset()
     texts: Mapping[str, str] = field(default_factory=dict)  # rel -> text: a def described, not named, is read there
+    bases: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # (rel, class) -> its bases' names
 
     @classmethod
     def of(cls, files: Mapping[str, str], home: str) -> SymbolTable:
@@ -86,12 +97,14 @@ class SymbolTable:
         order = [home, *sorted(r for r in files if r != home)] if home in files else sorted(files)
         params: dict[tuple[str, str], tuple[str, ...]] = {}
         calls: dict[tuple[str, str], Calls] = {}
+        bases: dict[tuple[str, str], tuple[str, ...]] = {}
         for rel in order:
-            names, called = file_defs(rel, files[rel])
+            names, called, based = file_defs(rel, files[rel])
             params.update(((rel, q), n) for q, n in names.items())
             calls.update(((rel, q), c) for q, c in called.items())
+            bases.update(((rel, q), b) for q, b in based.items())
         return cls(home, tuple(s for rel in order for s in file_symbols(rel, files[rel])), params, calls,
-                   _attributes(home, files.get(home, "")), files)
+                   _attributes(home, files.get(home, "")), files, bases)
 
     @property
     def module(self) -> str:
@@ -137,6 +150,34 @@ class SymbolTable:
                 # module's run, not the class Profile's (its name differs from the module's in case only)
                 if found:
                     return [s for s in found if s.qualname == rest] or found
+        return self.inherited(word)
+
+    def qualifies(self, cls: Symbol, method: Symbol) -> bool:
+        """Whether the class ``cls`` has ``method`` as a member, its own or inherited from a base of the file."""
+        return cls.kind == "class" and method.kind == "method" and cls.rel == method.rel and (
+            method.qualname.rpartition(".")[0] == cls.qualname
+            or self.inherited(f"{cls.qualname}.{method.name}") == [method])
+
+    def inherited(self, word: str) -> list[Symbol]:
+        """``C.m`` where the class C defines no method at all: the m of its nearest base the same file defines
+        ("PollSelector.select" is ``_PollLikeSelector.select``: PollSelector only sets class attributes), else
+        nothing. A class with methods of its own stays the place: "PriorityQueue.get() is out of order" is about the
+        ``_get`` that PriorityQueue overrides and ``Queue.get`` calls."""
+        owner, _, member = word.rpartition(".")
+        if not owner or not member:
+            return []
+        for cls in (s for s in self.symbols if s.kind == "class" and s.qualname == owner and not any(
+                m.rel == s.rel and m.kind == "method" and m.qualname.startswith(owner + ".") for m in self.symbols)):
+            seen, todo = {owner}, list(self.bases.get((cls.rel, owner), ()))
+            while todo:
+                base = todo.pop(0)
+                if base in seen:
+                    continue
+                seen.add(base)
+                hit = [s for s in self.symbols if s.rel == cls.rel and s.qualname == f"{base}.{member}"]
+                if hit:
+                    return hit
+                todo += self.bases.get((cls.rel, base), ())
         return []
 
     def member(self, owner: Symbol, word: str) -> Symbol | None:

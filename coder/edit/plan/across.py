@@ -55,8 +55,9 @@ def _paste(dest: str, text: str, spec: ChangeSpec, body: str, gap: int) -> Step 
         head = ("" if not text or text.endswith("\n") else "\n") + "\n" * max(0, gap - trailing)
         return Step(dest, len(lines) + 1, len(lines), f"end of {dest}", "move target", "mechanical",
                     text=head + body)
-    found = region_of(dict(python_symbols(text)), where.name)
-    if found is None or "." in found[0]:
+    symbols = dict(python_symbols(text))
+    found = region_of(symbols, where.name)
+    if found is None or "." in found[0] or symbols[found[0]].within:
         return f"{NOT_MECHANICAL}: {dest} defines no top-level {where.name}"
     _, start, end, label = found
     if where.where == "after":
@@ -156,11 +157,12 @@ def move_across(rel: str, text: str, spec: ChangeSpec, dest: str, dest_text: str
     if spec.action != "move" or spec.dest is None or len(mine) != 1 or len(spec.targets) != 1:
         return f"{NOT_MECHANICAL}: one def of {rel} moves to another file mechanically, not several"
     try:
-        found = region_of(dict(python_symbols(text)), mine[0].qualname)
+        symbols = dict(python_symbols(text))
+        found = region_of(symbols, mine[0].qualname)
         python_symbols(dest_text)
     except (SyntaxError, ValueError, RecursionError):
         return f"{NOT_MECHANICAL}: {rel} or {dest} does not parse"
-    if found is None or "." in found[0]:
+    if found is None or "." in found[0] or symbols[found[0]].within:
         return f"{NOT_MECHANICAL}: only a top-level function or class moves to another file mechanically"
     qual, start, end, label = found
     lines = text.splitlines()

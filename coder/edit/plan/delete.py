@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from coder.edit.plan.locate import region_of, regions_using, symbol_rows
 from coder.edit.plan.steps import Plan, Step
 from coder.edit.source.splice import cut
+from coder.edit.source.units import first_line
 
 if TYPE_CHECKING:
     from coder.edit.intent.spec import ChangeSpec, Symbol
@@ -43,6 +44,30 @@ def deleted(spec: ChangeSpec, rel: str) -> list[Symbol]:
         return []
     # top-level defs, or members of one class: a cut's blank-line handling is the same for each
     return mine if len({s.qualname.rpartition(".")[0] for s in mine}) == 1 else []
+
+
+Span = tuple[int, int, str]  # first line, last line, what it is
+
+
+def emptied(text: str, spans: list[Span], blocks: set[tuple[int, int] | None]) -> list[Span]:
+    """``spans``, where they cut every statement of an ``if`` without ``else`` (one of ``blocks``, the lines of
+    the statements the defs sit in), that whole ``if`` instead: an ``if`` left with no body does not parse.
+
+    "take out UnixStreamServer, UnixDatagramServer and their two Threading variants" (socketserver, run 22): the
+    four are all that ``if hasattr(socket, 'AF_UNIX'):`` holds. A ``try`` or an ``if`` with an ``else`` keeps its
+    statement: what should stand in their place needs judgement, and the cut that leaves them empty is refused.
+    """
+    out = list(spans)
+    for node in ast.walk(ast.parse(text)) if blocks else ():
+        if not (isinstance(node, ast.If) and not node.orelse and (node.lineno, node.end_lineno) in blocks):
+            continue
+        inside = [sp for sp in out if node.lineno <= sp[0] and sp[1] <= (node.end_lineno or node.lineno)]
+        if all(any(a <= first_line(st) and (st.end_lineno or st.lineno) <= b for a, b, _ in inside)
+               for st in node.body):
+            out = [sp for sp in out if sp not in inside]
+            out.append((node.lineno, node.end_lineno or node.lineno,
+                        f"the `if` block of {', '.join(label for *_, label in inside)}"))
+    return out
 
 
 def _comment_above(lines: list[str], start: int) -> int | None:
@@ -100,7 +125,8 @@ def derive_delete(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Regi
     found = [region_of(symbols, t.qualname) for t in deleted(spec, rel)]
     spans: list[tuple[int, int, str]] = []
     if found and all(f is not None for f in found):
-        spans = [(start, end, label) for _, start, end, label in (f for f in found if f is not None)]
+        spans = emptied(text, [(start, end, label) for _, start, end, label in (f for f in found if f is not None)],
+                        {symbols[f[0]].within for f in found if f is not None} - {None})
     elif block is None or spec.targets:  # "delete the if __name__ block": the block alone
         return None
     if block is not None:

@@ -141,8 +141,8 @@ def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> 
             or not spec.facts.moves):
         return None
     found = [region_of(symbols, s.qualname) for s in mine]
-    if any(f is None for f in found):
-        return None
+    if any(f is None or symbols[f[0]].within for f in found):
+        return None  # a def inside an `if` or `try` is defined only when it runs: where it may go needs judgement
     blocks = sorted((f for f in found if f is not None), key=lambda f: f[1])
     spans = [block_bounds(text, start, end) for _, start, end, _ in blocks]
     if any(b1 >= a2 for (_, b1), (a2, _) in pairwise(spans)):
@@ -159,7 +159,7 @@ def _move(rel: str, text: str, spec: ChangeSpec, symbols: dict[str, Region]) -> 
                      text=("" if text.endswith("\n") else "\n") + joined)
     else:
         anchor = region_of(symbols, anchor_at.symbol.qualname)
-        if anchor is None or anchor[0] in {f[0] for f in blocks}:
+        if anchor is None or anchor[0] in {f[0] for f in blocks} or symbols[anchor[0]].within:
             return None
         _, y_start, y_end, _ = anchor
         if anchor_at.where in ("after", "below"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
@@ -28,6 +29,9 @@ class Region:
     label: str  # "function load", "lines 10-20", ...
     name: str | None = None  # the symbol's bare name, when a symbol
     kind: str | None = None  # "function" | "class" | None for a line range
+    # the lines of the ``if``/``try``/``with`` statement a def sits in at its level (``if hasattr(socket,
+    # "AF_UNIX"):``), else None: cutting or moving such a def changes when it exists, not only where it is
+    within: tuple[int, int] | None = None
 
     @property
     def n_lines(self) -> int:
@@ -84,7 +88,8 @@ _PY_KINDS: dict[type, str] = {
 
 
 def python_symbols(text: str) -> list[tuple[str, Region]]:
-    """Every def/class with its qualified name (``Outer.inner``), decorators included."""
+    """Every def/class with its qualified name (``Outer.inner``), decorators included; those inside an ``if``,
+    ``try`` or ``with`` too (:attr:`Region.within`), but for a name two of its branches define."""
     return list(_python_symbols(text))
 
 
@@ -93,8 +98,15 @@ def _python_symbols(text: str) -> tuple[tuple[str, Region], ...]:
     tree = parsed(text)
     out: list[tuple[str, Region]] = []
 
-    def visit(body: list[ast.stmt], prefix: str) -> None:
+    def visit(body: list[ast.stmt], prefix: str, within: tuple[int, int] | None = None, local: bool = False) -> None:
         for node in body:
+            if isinstance(node, GUARDS) and not local:  # a def's own `if` holds closures, not the module's names
+                # the defs of a platform's `if`, an import's `try` fallback: names of the module or class all the
+                # same (socketserver's Unix servers were no symbol, so "take out UnixStreamServer" went in windows)
+                outer = within or (node.lineno, node.end_lineno or node.lineno)
+                for part in parts(node):
+                    visit(part, prefix, outer, local)
+                continue
             kind = _PY_KINDS.get(type(node))
             if kind is None:
                 continue
@@ -102,11 +114,27 @@ def _python_symbols(text: str) -> tuple[tuple[str, Region], ...]:
             qual = f"{prefix}{node.name}"
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             end = node.end_lineno or node.lineno
-            out.append((qual, Region(start, end, f"{kind} {qual}", node.name, kind)))
-            visit(node.body, qual + ".")
+            out.append((qual, Region(start, end, f"{kind} {qual}", node.name, kind, within)))
+            visit(node.body, qual + ".", local=kind == "function")
 
     visit(tree.body, "")
-    return tuple(out)
+    # a name defined in two branches (`if win32: def f ... else: def f ...`) names neither for sure: none is kept
+    guarded = {q for q, r in out if r.within is not None}
+    twice = {q for q, n in Counter(q for q, _ in out).items() if n > 1 and q in guarded}
+    return tuple((q, r) for q, r in out if q not in twice)
+
+
+GUARDS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith)  # the statements whose defs are symbols too
+
+
+def parts(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists of an ``if``, ``try`` or ``with``."""
+    if isinstance(node, ast.Try | ast.TryStar):
+        return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+    if isinstance(node, ast.If):
+        return [node.body, node.orelse]
+    assert isinstance(node, ast.With | ast.AsyncWith)
+    return [node.body]
 
 
 def class_tail(found: list[tuple[str, Region]], qual: str) -> Region:
