@@ -143,3 +143,16 @@ def test_a_slice_with_one_bound_moves_it_to_the_other_side() -> None:
     made = {m.what: m for m in mutants(WRITER, 1, 6)}
     assert made["`:n` -> `n:`"].text == WRITER.replace("buf = buf[:n]", "buf = buf[n:]")
     assert not any(what.startswith(("`1:n`", "`::2`", "`1:`")) for what in made)  # two bounds, a step, a constant
+
+
+def test_each_operator_of_a_chained_comparison_moves_on_its_own_and_a_count_knows_its_next_step() -> None:
+    text = "def line(lines, n):\n    if 1 <= n < len(lines):\n        return lines[n - 1]\n    return ''\n"
+    made = {m.what: m for m in mutants(text, 1, 4)}
+    assert made["`1 <= n < len(lines)` -> `1 <= n <= len(lines)`"].text == text.replace("n < len", "n <= len")
+    assert "`1 <= n < len(lines)` -> `1 < n < len(lines)`" in made
+    # a count moved one step knows the file one step further; an operator swapped has no such step
+    assert made["`len(lines)` -> `len(lines) + 1`"].further == text.replace("< len(lines)", "< len(lines) + 2")
+    down = next(m for m in mutants(text, 2, 2) if m.what == "`1` -> `0`")
+    assert down.further == text.replace("1 <= n", "-1 <= n")
+    assert made["`n - 1` -> `n`"].further is None
+    assert made["`1 <= n < len(lines)` -> `1 < n < len(lines)`"].further is None

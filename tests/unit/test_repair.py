@@ -215,3 +215,21 @@ def test_where_the_method_named_has_no_change_to_try_the_methods_of_its_class_an
                           test, monkeypatch)
     assert proposal.changed and proposal.new == POOL.replace("if not self.keep:", "if self.keep:"), proposal.repaired
     assert proposal.repaired is not None and proposal.repaired.startswith("repaired in Keeper.start at line 8, ")
+
+
+PARTS = '''def first_parts(dotted):
+    """The names of a dotted path."""
+    return dotted.split(".", 1)
+'''
+PARTS_CHECK = "from parts import first_parts\nassert first_parts('a.b.c') == ['a', 'b', 'c']\n"
+
+
+def test_a_count_the_tests_pass_one_step_further_too_is_not_taken(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # fifth fresh set, bug-operator-attrgetter offline: `split('.', 1)` -> `split('.', 2)` passed operator's upstream
+    # tests, which never go past three parts; `split('.', 3)` passes them too, so they do not pin the count
+    make_repo(tmp_path / "r", {"parts.py": PARTS, "check_parts.py": PARTS_CHECK})
+    test = f"{shlex.quote(sys.executable)} check_parts.py"
+    _, _, proposal = _run(tmp_path / "r", "parts.py", "first_parts('a.b.c') gives ['a', 'b.c']", test, monkeypatch)
+    assert not proposal.changed and proposal.repaired is not None
+    assert "and so does the same count one step further, so the tests do not pin the value" in proposal.repaired

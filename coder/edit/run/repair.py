@@ -167,18 +167,18 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
     if len(tried) > MAX_MUTANTS:
         return Found(None, f"no one-token change tried: {len(tried)} in {_names(where_)}, more than {MAX_MUTANTS}")
     started, ok, asked = clock(), [], {}  # asked: one request per function (its prompt is the same for every change)
+    held: dict[str, Region] = {}  # a passing change's text -> the function it was tried in
     for n, (qual, region, mutant) in enumerate(tried, 1):
         if clock() - started > budget:
             return Found(None, f"one-token changes tried: {n - 1} of {len(tried)} in {_names(where_)} before "
                                f"{budget:.0f} s; not all, so none is taken")
-        lines = mutant.text.splitlines(keepends=True)[region.start - 1:region.end]
         why = f"{request.mode_reason}; one-token change at line {mutant.line}: {mutant.what}"
         if region not in asked:
             asked[region] = build(request.snapshot, spec, "region", region, why)
-        reply = "```python\n" + "".join(lines) + ("" if lines[-1].endswith("\n") else "\n") + "```\n"
-        got = evaluate(replace(asked[region], mode_reason=why), reply, finish_reason="stop")
+        got = evaluate(replace(asked[region], mode_reason=why), _reply(mutant.text, region), finish_reason="stop")
         if passes(got):
             ok.append((qual, mutant, got))
+            held[mutant.text] = region
     what = f"{len(tried)} one-token change{'s' if len(tried) > 1 else ''} tried in {_names(where_)}"
     if not ok:
         return Found(None, f"{what}{NONE_PASSES}")
@@ -194,8 +194,23 @@ def search(request: EditRequest, where_: list[tuple[str, Region]], build: Build,
                            "tests do not say which is meant and none is taken")
     # one place: `a - 1` -> `a` and `a - 1` -> `a - 0` alike; the shortest text is the plainest of them
     qual, mutant, got = min(place, key=lambda found: len(found[1].text))
+    if mutant.further is not None and clock() - started <= budget:
+        # a count the tests pass one step further too is a value they do not pin: which one is meant, they cannot say
+        region = held[mutant.text]
+        further = evaluate(replace(asked[region], mode_reason=f"{request.mode_reason}; the count one step further"),
+                           _reply(mutant.further, region), finish_reason="stop")
+        if passes(further):
+            return Found(None, f"{what}; {mutant.what} passes the failing tests in {qual} at line {mutant.line}, "
+                               "and so does the same count one step further, so the tests do not pin the value "
+                               "and none is taken")
     return Found(got, f"repaired in {qual} at line {mutant.line}, {mutant.what}: the one place of {what} where "
                       "the failing tests pass")
+
+
+def _reply(text: str, region: Region) -> str:
+    """The region's lines of ``text`` as a model's reply would bring them."""
+    lines = text.splitlines(keepends=True)[region.start - 1:region.end]
+    return "```python\n" + "".join(lines) + ("" if lines[-1].endswith("\n") else "\n") + "```\n"
 
 
 def _names(where_: list[tuple[str, Region]]) -> str:
