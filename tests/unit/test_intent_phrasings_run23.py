@@ -138,3 +138,101 @@ def test_deleting_every_def_an_if_holds_cuts_the_if_and_a_move_out_of_it_is_no_m
     assert one and lines[one[0][0] - 1].strip().startswith("class UnixServer")
     assert _plan("move UnixServer after serve") == []
     assert _plan("move serve before fast_serve") == []
+
+
+LEDGER = '''"""A ledger of entries."""
+
+RATE = 2
+
+
+def _neg_check(values):
+    for v in values:
+        if v < 0:
+            raise LedgerError(v)
+        yield v
+
+
+class LedgerError(ValueError):
+    pass
+
+
+class Ledger:
+    _gen_counter = 0
+
+    def __init__(self):
+        self.entries = []
+
+    def _prune_stale(self):
+        self.entries = [e for e in self.entries if e]
+
+    def __len__(self):
+        self._prune_stale()
+        return len(self.entries)
+
+    def total(self, values):
+        return sum(_neg_check(values)) * RATE
+
+
+def effective(entry, ledger):
+    """The entry to book and a delete flag."""
+    return ledger, None
+
+
+def check(entry):
+    return entry is not None
+
+
+def _demo():
+    return Ledger().total([1, 2])
+'''
+
+
+def _ledger(said: str) -> str:
+    from coder.edit.intent.describe import describe
+
+    return describe(read_instruction(said, {"ledger.py": LEDGER}, home="ledger.py"))
+
+
+@pytest.mark.parametrize(("said", "read_as"), [
+    # the subject of the sentence is the old name, not a class said where it is nor a question's modal
+    ("The name _prune_stale in ledger's Ledger says little. I'd like it to be called _drop_empty.",
+     "rename _prune_stale -> _drop_empty"),
+    ("The class attribute _gen_counter on ledger's Ledger is a generation number. Can you rename it to _generation?",
+     "rename _gen_counter -> _generation"),
+    ("_neg_check in ledger.py is a cryptic name for a generator that raises LedgerError on a negative value. Could "
+     "we rename it to _reject_negatives?", "rename _neg_check -> _reject_negatives"),
+])
+def test_the_old_name_of_a_wished_one_is_the_sentences_subject(said: str, read_as: str) -> None:
+    assert _ledger(said) == read_as
+
+
+@pytest.mark.parametrize(("said", "read_as"), [
+    ("ledger: new Ledger.clear_entries() -- empty the list", "add a method clear_entries to class Ledger"),
+    ("ledger: new Ledger.void(entry) -- drop that entry from the entries", "add a method void to class Ledger"),
+    ("add Ledger.void(entry) -> None: drop that entry", "add a method void to class Ledger"),
+    ("Ledger.void(self, entry): drop that entry from the ledger", "add a method void to class Ledger"),
+    ("Ledger.total(self, values): return 0 for an empty list", "change method Ledger.total"),
+])
+def test_a_new_member_signed_on_its_class_is_a_new_method_and_an_existing_one_a_change(said: str,
+                                                                                       read_as: str) -> None:
+    assert _ledger(said).startswith(read_as)  # a change of total also takes the def it hands `values` to
+
+
+def test_a_verb_said_of_a_thing_is_no_order_and_a_class_said_as_a_type_is_no_target() -> None:
+    said = ("We're adding type annotations, starting with effective(entry, ledger). It returns a pair: the Ledger "
+            "to book on or None, and a bool delete flag or None. Please annotate just that function.")
+    assert _ledger(said) == "type hints function effective"
+    assert _ledger("type-annotate effective(entry, ledger) -> tuple[Ledger | None, bool | None]") == (
+        "type hints function effective")
+
+
+def test_every_name_of_a_leave_alone_clause_is_kept() -> None:
+    said = "Get rid of _demo and check. Leave the Ledger class and the effective and _neg_check helpers alone."
+    assert _ledger(said) == "delete function _demo, function check"
+    assert _ledger("Leave effective alone and delete _demo") == "delete function _demo"
+
+
+def test_code_wished_as_a_new_function_is_an_extraction() -> None:
+    said = ("Ledger.total mixes two things. I'd like the first part as a module-level function _checked(values) "
+            "returning the values, and total should call it.")
+    assert _ledger(said) == "extract method Ledger.total into _checked"

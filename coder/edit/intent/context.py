@@ -174,12 +174,24 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
         spans += _said_of(mentions, toks) + _described_after(mentions, toks) + _content_said(mentions, toks)
     named = {m.index for m in mentions}
     made = _made(mentions, toks) if action == "change" else set()
+    typed = _types_said(mentions, toks) if action == "type_hints" else set()
     return {m.index for m in mentions if any(a < m.index < b for a, b in spans) or _compared(toks, m.index)
+            or m.index in typed
             or (prose and _of_expression(toks, m.index)) or _a_call(m, toks, named)
             # "... so guess_type never finds it. make add_type put the dot on": what is made to behave is changed
             or (made and m.index not in made)
             # "move f so it is defined before g, between h and g": where it goes, not what moves
             or (action == "move" and _between(toks, m.index))}
+
+
+def _types_said(mentions: list[Mention], toks: list[Tok]) -> set[int]:
+    """For hints: the classes said beside a function to annotate, as what its values are ("effective(file, line,
+    frame) ... returns a pair: the Breakpoint to act on or None": ninth fresh set, run 23), unless called a class."""
+    classes = [m for m in mentions if m.hits and all(s.kind == "class" for s in m.hits)]
+    if len(classes) == len(mentions):  # only classes said: they are what is annotated
+        return set()
+    return {m.index for m in classes if not {"class", "classes"} & {
+        toks[j].text.lower() for j in (m.index - 1, m.index + 1) if 0 <= j < len(toks)}}
 
 
 def outside_context(words: list[str], mentions: list[Mention], toks: list[Tok], action: Action) -> list[str]:

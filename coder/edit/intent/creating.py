@@ -14,9 +14,12 @@ from coder import lazy
 from coder.edit.intent.context import context_only
 from coder.edit.intent.names import ENGLISH, Mention, Tok
 from coder.edit.intent.spec import Action, Symbol
+from coder.edit.intent.symbols import SymbolTable
 
 # what a new def should do is said after these: the plain words there describe, they name no target
-_DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";"})
+# ("new C.m(x) -- ...": a dash, tokenised "-" and "-", opens the description too)
+_DESCRIBES = frozenset({"that", "which", "returning", "so", "saying", "where", "whose", "afterwards", ":", ";", "-",
+                        "—", "–"})
 _SHAPED = lazy.regex(r"_|\d|[a-z][A-Z]")  # is_cell, b64, camelCase: a name no English word is
 _DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e\.?)\b|[:;]", re.I)
 
@@ -25,6 +28,33 @@ _DESCRIPTION = lazy.regex(r"\b(?:that|which|returning|so|saying|where|whose|i\.e
 # def's signature (its name: group 1)
 NEW_SIGNED = (r"^\W*(?:new|add(?=\s+`?(?-i:[a-z_][a-z0-9_]*\.)?[A-Za-z_]\w*\([\w\s,=*]*\)`?\s*(?::|->)))\s+"
               r"`?(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)\((?!\s*self\b)[\w\s,=*]*\)")
+
+
+# "bdb: new Bdb.disable_file_breaks(filename) -- ...", "add Bdb.disable_file_breaks(filename) -> None": a new member of
+# a class (a capitalised name), signed, after "new" that opens the request (past a "module:" prefix) or after "add";
+# "cached_property.reset(self, instance): ..." opening the request: `self` says a method, whatever the class's case
+_OWNER = (r"(?:(?:^\W*(?:[\w.]+:\s*)?new|\badd)\s+`?(?-i:[A-Z]\w*)"
+          r"|^\W*(?:[\w.]+:\s*)?(?:(?:new|add)\s+)?`?(?=[A-Za-z_]\w*\.[A-Za-z_]\w*`?\(\s*self\b)[A-Za-z_]\w*)")
+NEW_MEMBER = _OWNER + r"\.([A-Za-z_]\w*)`?\("
+_MEMBER_OF = lazy.regex(r"(" + _OWNER + r")\.[A-Za-z_]\w*`?\(", re.I)
+
+
+def signed_owner(instruction: str, table: SymbolTable) -> list[Symbol]:
+    """The class whose new member :data:`NEW_MEMBER` signs, when the file defines it (else nothing)."""
+    m = _MEMBER_OF.search(instruction)
+    said = _LEAD.sub("", m.group(1)) if m else ""
+    return [s for s in table.lookup(said) if s.kind == "class" and s.qualname == said][:1] if said else []
+
+
+_LEAD = lazy.regex(r"^\W*(?:[\w.]+:\s*)?(?:(?:new|add)\s+)?`?|^.*\b(?:new|add)\s+`?", re.I)
+
+
+def settled(action: Action, instruction: str, table: SymbolTable) -> Action:
+    """``action``, but a change where it is "add_method" and :data:`NEW_MEMBER` signs a member the class already has
+    ("cached_property.__set_name__(self, owner, name): raise a clearer error" changes ``__set_name__``)."""
+    m = re.search(NEW_MEMBER, instruction, re.I) if action == "add_method" else None
+    owner = signed_owner(instruction, table) if m else []
+    return "change" if m and owner and table.member(owner[0], m.group(1)) else action
 
 
 def not_in_description(instruction: str, found: list[tuple[int, str]]) -> list[str]:

@@ -39,21 +39,25 @@ INTO_SPELLED = (r"(?:pull|factor|lift|hoist)(?:s|ed|ing)?\b(?:[^.;]|\.(?=\w))*?\
 # "move that into a method _command_line(self, url) ... and have both call it": lines said by a pronoun go into a def
 MOVED_INTO_DEF = (r"(?:move|put|pull|turn)(?:s|ed|ing)?\s+(?:that|this|it|them|(?:those|these)\s+\w+(?:\s+\w+)?)\s+"
                   r"into\s+(?:an?\s+)?" + DEF_ADJ + r"(?:method|function|helper|fn|func)\b")
-ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR
+# "I'd like the first part as a module-level function _abstract_names(cls, namespace, bases)": code said, wished
+# as a new def spelled with its signature (ninth fresh set, run 23)
+AS_DEF = (r"\b(?:like|want|need|prefer|have)\s+(?:it|them|(?:the|that|this|those|these)\s+\w+(?:\s+\w+)?)\s+as\s+"
+          r"(?:an?\s+)?" + DEF_ADJ + r"(?:method|function|helper|fn|func)\s+`?[A-Za-z_]\w*\(")
+ASKED = lazy.regex(r"\b(?:extract|dedup\w*|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + AS_DEF + "|" + FACTOR
                    + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                    # "split X out into f(x)", "split X out of f into g(x)"
                    r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout\s+(?:of\s+(?:[^.;]|\.(?=\w))*?)?into)\b|"
                    + INTO_DEF + "|" + ONE_PLACE + "|" + USE_IT,
                    re.I)
 # the same, where the new def's name is looked for: a move "into a helper f" names one too
-_NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + FACTOR
+_NAMING = lazy.regex(r"\b(?:extract|" + INTO_SPELLED + "|" + MOVED_INTO_DEF + "|" + AS_DEF + "|" + FACTOR
                      + r"|pull(?:s|ed)?\b[^.;]*?\bout|"
                      r"split(?:s)?\b(?:[^.;]|\.(?=\w))*?\bout|move[sd]?)\b|" + INTO_DEF + "|" + ONE_PLACE
                      + "|" + USE_IT,
                      re.I)
 # "into a helper f", "into its own function, f(input)": the new def's name after the noun
 _NEW_FUNCTION = lazy.regex(r"\b(?:new\s+(?:helper\s+)?(?:function|helper|method)"
-                           r"|in(?:to)?\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ
+                           r"|(?:in(?:to)?|as)\s+(?:(?:an?|its|their)\s+)?" + DEF_ADJ
                            + r"(?:helper\s+)?(?:function|helper|method|fn|func)|" + ONE_PLACE
                            + r"|\b(?:make|write|create|introduce)\s+(?:an?\s+)?" + DEF_ADJ + DEF_NOUN + ")"
                            r",?\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)", re.I)

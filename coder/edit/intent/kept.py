@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from coder.edit.intent.names import VERBS
+
 if TYPE_CHECKING:
     from coder.edit.intent.names import Mention, Tok
     from coder.edit.intent.spec import Action, Symbol
@@ -31,7 +33,7 @@ def not_meant(picked: list[tuple[Mention, Symbol]], toks: list[Tok], home: str,
     instead = {s for m, s in picked if any(t.text.lower() == "instead" for t in toks[m.index + m.size:m.index + 4])}
     left = [(m, s) for m, s in picked if not (
         (action in ("delete", "move") and s in instead) or _the_module(m, toks, home, {p.index for p, _ in picked})
-        or m.before in _KEEP or _stays(m, toks)
+        or m.before in _KEEP or _stays(m, toks) or _left_alone(m, toks)
         or (action in ("delete", "move") and (m.before in _USE or _its_caller(m, toks))))]
     return left if left else picked
 
@@ -44,6 +46,22 @@ _CALLER = (("caller", "is"), ("callers", "are"), ("called", "from"), ("called", 
 def _its_caller(m: Mention, toks: list[Tok]) -> bool:
     before = [t.text.lower() for t in toks[max(0, m.index - 2):m.index]]
     return tuple(before) in _CALLER
+
+
+_LEAVE = frozenset({"keep", "leave", "preserve", "spare"})
+_CLAUSE = frozenset({".", ";", ":", "!", "?", "alone", "untouched", "intact", "but", "then"})
+
+
+def _left_alone(m: Mention, toks: list[Tok]) -> bool:
+    """"Leave the Breakpoint class and the effective and checkfuncname helpers alone": every name of the clause a
+    verb of keeping opens is kept, not only the first (ninth fresh set, run 23: the two helpers were deleted)."""
+    for t in reversed(toks[:m.index]):
+        low = t.text.lower()
+        if low in _LEAVE:
+            return True
+        if low in _CLAUSE or (t.word and not t.code and low in VERBS):
+            return False
+    return False
 
 
 _STAY = frozenset({"stay", "stays", "remain", "remains", "kept"})

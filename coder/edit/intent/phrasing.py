@@ -44,6 +44,19 @@ def reported(texts: Sequence[str], i: int) -> bool:
     return i >= 2 and texts[i - 1].lower() == "to" and texts[i - 2].lower() in _TOLD
 
 
+_DETERMINERS = frozenset({"a", "an", "the", "its", "their", "our", "my", "your", "this", "that", "these", "those",
+                          "each", "every", "no"})
+
+
+def attributive(texts: Sequence[str], i: int) -> bool:
+    """Whether word ``i`` names a thing, not an order: after a determiner, one word between at most, and before a word
+    ("a bool delete flag or None", "the move count": ninth fresh set, run 23, a request for hints read as a delete)."""
+    before = texts[i - 1].lower() if i >= 1 else ""
+    return (i + 1 < len(texts) and texts[i + 1][:1].isalpha() and (before in _DETERMINERS or (
+        i >= 2 and texts[i - 2].lower() in _DETERMINERS and before.isalpha()
+        and before not in ("to", "please", "and", "or", "then", "also", "just", "now"))))
+
+
 def placed(instruction: str) -> bool:
     """Where a def should be, said without a verb of moving ("get_class_members should sit above class C")."""
     return bool(_PLACED.search(instruction)) and not MORE_THAN_MOVE.search(instruction)

@@ -78,7 +78,7 @@ _ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:me
                          # "add __repr__ to the Template class", "give Template a __repr__": a dunder of a class
                          r"|" + _ADD + r"\s+(?:an?\s+)?" + _DUNDER
                          + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
-                         r"|" + _GIVE + _DUNDER, re.I)
+                         r"|" + _GIVE + _DUNDER + r"|" + creating.NEW_MEMBER, re.I)
 _ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|func|helper)\b"
                            # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
@@ -107,7 +107,7 @@ _NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!c
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
-              lazy.regex(creating.NEW_SIGNED, re.I),
+              lazy.regex(creating.NEW_SIGNED, re.I), lazy.regex(creating.NEW_MEMBER, re.I),
               lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
 _NOT_NEW = NOT_NAMES | ARTICLES | {
     "new", "helper", "method", "function", "own", "separate", "small", "level",
@@ -126,7 +126,7 @@ def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]
             return "delete", i
         low = phrasing.verb_form(phrasing.wished(texts, i, VERBS))  # "I'd like it relocated": relocate
         if (not t.word or t.code or i in names or phrasing.quoted(instruction, t.start)  # "warns 'use the ...'"
-                or phrasing.reported(texts, i)):
+                or phrasing.reported(texts, i) or phrasing.attributive(texts, i)):
             continue
         if low in VERBS:
             return VERBS[low], i
@@ -168,8 +168,7 @@ def _prose_object(instruction: str, toks: list[Tok], at: int) -> Action | None:
 
 
 def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
-    # "add type hints to every parameter of f", "add a docstring to f explaining its arguments": the parameters
-    # are annotated or described, not added
+    # "add type hints to every parameter of f", "a docstring ... explaining its arguments": no parameter is added
     found = next((action for pattern, action in _ADDS if (m := pattern.search(instruction)) and not (
         action == "add_parameter" and (_HINTS.search(m.group(0)) or _DOCSTRING_NOUN.search(m.group(0))
                                        or _COMMENT.search(m.group(0))))), None)
@@ -267,7 +266,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     # "the private helper that picks ...": a def described, not named; the description's words are no verb, no name
     desc = described.find(instruction, toks, table)
     span = desc.said if desc is not None else set()
-    action = _action(described.blanked(instruction, desc, toks), toks, {m.index for m in found if m.sure} | span)
+    said = {m.index for m in found if m.sure} | span
+    action = creating.settled(_action(described.blanked(instruction, desc, toks), toks, said), instruction, table)
     # "get rid of dct", "scan_code has code = co.co_code that's never used, delete it": a statement, not the def
     cut_line = cut_move.spelled_statement(instruction, toks, table) if action == "delete" else None
     action = "change" if action == "delete" and (cut_move.deletes_local(toks, table) or cut_line) else action
@@ -276,7 +276,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     pairs = kind_named(rename_pairs(instruction), instruction, table.lookup)  # "Rename the class to Y"
     renames = described.instance_renamed(instruction, table, pairs)  # "the C instance"
     bound = defines(table.lookup, table.texts.get(table.home, ""))
-    wished = None if renames and not kind_left(renames) else inferred_pair(instruction, bound)  # "I'd prefer Y"
+    wished = None if renames and not kind_left(renames) else inferred_pair(instruction, bound, table.attributes)
     renames = [wished] if wished else renames
     action = "rename" if renames != pairs else action
     renames = [] if action in ("comment", "docstring") and _PROSE_LEAD.match(instruction) else renames  # its text
@@ -301,7 +301,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     anchor = None if bug else anchor_of(instruction, mentions, chosen, action)
     owner: Symbol | None = None
     if action == "add_method":
-        classes = [s for s in chosen.values() if s.kind == "class"]
+        classes = creating.signed_owner(instruction, table) or [s for s in chosen.values() if s.kind == "class"]
         owner = classes[0] if len(set(classes)) == 1 else None
     by_index = {m.index: m for m in mentions}
     # "relocate all three so they come after g and immediately precede merge": g and merge stay where they are

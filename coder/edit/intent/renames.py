@@ -60,7 +60,9 @@ _NAME_THEN_CALL = lazy.regex(r"\b(?:name|named|called)[,:]?\s+" + _IDENT + r"\s*
 # back to the name said, however far ("make it" only to a code-looking word: "make it faster" renames nothing)
 _THAT_NAME = lazy.regex(r"\bname[,:]?\s+" + _IDENT + r"\b.{0,200}?\bthat\s+name\b[^.;!?]*[.;!?]?\s*(?:so\s+|just\s+|"
                         r"please\s+|pls\s+)?(?:call|name|rename|make)\s+it\s+(?:to\s+)?" + _IDENT, re.I | re.S)
-_POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also"})
+# ("Could we rename it to Y?": a question's modal opens the sentence, it is no old name)
+_POLITE = frozenset({"please", "pls", "plz", "so", "just", "then", "now", "also", "could", "can", "would", "will",
+                     "should", "shall", "may", "might", "maybe", "perhaps", "let", "lets", "we", "you"})
 # "assigns to a variable named type; call it mime_type": the kind word says the old one is a name, whatever word
 _KIND_NAMED_THEN = lazy.regex(r"\b(?:variable|var|local|parameter|argument|attribute|field)\s+(?:called|named)\s+"
                               + _IDENT + r"[^.:!?]*?[.;:!?]?\s*(?:so\s+|just\s+|please\s+|pls\s+)?"
@@ -142,10 +144,13 @@ def defines(symbols: Callable[[str], list[Symbol]], text: str) -> Callable[[str]
     return lambda word: bool(symbols(word)) or word in bound
 
 
-def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str, str] | None:
+def inferred_pair(instruction: str, defined: Callable[[str], bool], attributes: frozenset[str] = frozenset()
+                  ) -> tuple[str, str] | None:
     """(old, new) when the instruction wishes one new code-shaped name and says which name it replaces: the one
-    that "is called" so, else the last code-shaped name of the file said before the wish ("the class _k ...
-    change its name to _K"); None when it is not that plain."""
+    that "is called" so, else the subject of a sentence before the wish, a def, a module name or one of the file's
+    ``attributes`` ("The class attribute _abc_invalidation_counter on ABCMeta is ... Can you rename it to ...":
+    ninth fresh set, run 23), else the last def or module name said before it ("the class _k ... change its name
+    to _K"); None when it is not that plain."""
     wishes = [m for m in _WISHED.finditer(instruction) if _code_shaped(m.group(1)) and not defined(m.group(1))
               and m.group(1).lower() not in NOT_NAMES]
     if len({m.group(1) for m in wishes}) != 1:
@@ -154,10 +159,26 @@ def inferred_pair(instruction: str, defined: Callable[[str], bool]) -> tuple[str
     olds = list(dict.fromkeys(m.group(1) for m in _OLD_SAID.finditer(instruction) if defined(m.group(1))))
     if len(olds) == 1:
         return olds[0], new
-    # "TextWrapper._split_chunks is the part of TextWrapper.wrap ...": a dotted name is its last part
-    before = [w for d in re.findall(r"\b([A-Za-z_][\w.]*\w)\b", instruction[:wishes[0].start()])
-              if _code_shaped(w := d.rsplit(".", 1)[-1]) and defined(w)]
-    return (before[-1], new) if before and not olds else None
+    # "TextWrapper._split_chunks is the part of TextWrapper.wrap ...": a dotted name is its last part; "the name
+    # _scrub_removals in weakref's WeakKeyDictionary": the class says where the name is, it is not the name (ninth
+    # fresh set, run 23: WeakKeyDictionary was renamed)
+    said = instruction[:wishes[0].start()]
+    before = [(w, d.start()) for d in re.finditer(r"\b([A-Za-z_][\w.]*\w)\b", said) if _code_shaped(
+        w := d.group(1).rsplit(".", 1)[-1]) and (defined(w) or w in attributes) and not _WHERE.search(said[:d.start()])]
+    # a sentence's subject ("_fail_neg in statistics.py is a cryptic name for a generator that ... raises
+    # StatisticsError ... Could we rename it to ...": ninth fresh set, run 23), else the last def or module name
+    subject = [w for w, at in before if _SUBJECT.search(said[:at])]
+    last = [w for w, _ in before if defined(w)]
+    return (subject[0] if subject else last[-1], new) if (subject or last) and not olds else None
+
+
+# what may come before a sentence's subject: "The class attribute X ...", "X in statistics.py is ..."
+_SUBJECT = lazy.regex(r"(?:^|[.;!?]\s+)(?:(?:the|a|an|this|that|our|its|private|public|module-level|module|level|"
+                      r"class|method|function|attribute|variable|helper|constant|name|generator|property|field|"
+                      r"global|regex|alias)\s+)*`?$", re.I)
+# a name right after "in", "on", "of", "from" ("in weakref's", "on the class") is where the name said before it is
+_WHERE = lazy.regex(r"[A-Za-z_]\w*`?\s+(?:\w+\s+)?(?:in|on|of|from|inside|within)\s+(?:the\s+)?(?:[\w.]+'s\s+)?"
+                    r"(?:class\s+|module\s+)?`?$", re.I)
 
 
 def _code_shaped(word: str) -> bool:
