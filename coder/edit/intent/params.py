@@ -20,7 +20,8 @@ from coder.edit.intent.vocab import NOT_NAMES
 _TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)*`?([A-Za-z_]\w*)`?\s+"
                 r"(?:keyword|kwarg|keyword\s+argument)\b"
                 r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?\s+(?:list|sequence|string|"
-                r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable)\b")
+                r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable|"
+                r"function|func|callback|hook|argument|arg|parameter|param|flag)\b")  # "an optional key function"
 _VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 # "take an optional keep, default None", "accept an extra limit (default 0)", "take a new p defaulting to 1"
 _TAKES_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
