@@ -37,3 +37,21 @@ def test_only_the_defs_the_edit_annotates_are_held() -> None:
     assert partial_returns(NAG, one, spec) is None
     params_only = NAG.replace("def __init__(self, lineno, msg):", "def __init__(self, lineno: int, msg: str):")
     assert partial_returns(NAG, params_only, spec) is None  # no return given anywhere: nothing inconsistent
+
+
+EFFECTIVE = "def effective(file, line, frame):\n    return file, line\n"
+
+
+def test_a_def_named_for_hints_with_its_return_annotated_and_no_parameter_is_refused() -> None:
+    # ninth set, bdb-hints w1 on the 2-core CPU (run 23): only the return shown in the instruction was written
+    ask = "type-annotate effective(file, line, frame) -> tuple[str, int]"
+    spec = spec_of(ask, "m.py", EFFECTIVE)
+    wrong = EFFECTIVE.replace("frame):", "frame) -> tuple[str, int]:")
+    refused = check_result("m.py", wrong, old=EFFECTIVE, spec=spec)
+    assert refused is not None and refused.code == "partial_hints"
+    assert refused.reason.startswith("effective got hints, but its parameters file, line, frame have none")
+    right = EFFECTIVE.replace("(file, line, frame):", "(file: str, line: int, frame: object) -> tuple[str, int]:")
+    assert check_result("m.py", right, old=EFFECTIVE, spec=spec) is None
+    # asked for the return's annotation alone: the parameters may stay bare
+    only = spec_of("add a return type annotation to effective: tuple[str, int]", "m.py", EFFECTIVE)
+    assert check_result("m.py", wrong, old=EFFECTIVE, spec=only) is None

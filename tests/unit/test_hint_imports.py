@@ -71,3 +71,15 @@ def test_an_init_with_nothing_to_annotate_returns_none_when_it_or_its_class_is_a
     # a hints edit of m alone leaves __init__ as it is
     spec = read_instruction("annotate C.m", {"m.py": old}, home="m.py")
     assert complete_init_returns(old, new, spec) == new
+
+
+def test_a_module_spelled_in_an_annotation_is_imported_as_a_module() -> None:
+    # ninth set, bdb-hints w0 on the CPU (run 23): "frame a frame object (types.FrameType)" written as `types.FrameType`
+    spec = read_instruction("annotate f", {"m.py": "def f(x):\n    return x\n"}, home="m.py")
+    old = '"""doc."""\nimport os\n\n\ndef f(frame):\n    return frame\n'
+    hinted = old.replace("def f(frame):", "def f(frame: types.FrameType) -> Optional[int]:")
+    got = hints_imported(old, hinted, spec)
+    assert got == hinted.replace("import os\n", "import os\nimport types\nfrom typing import Optional\n")
+    assert gained_undefined(old, got) == []
+    valued = hinted.replace("return frame", "return types.FrameType")  # the module read as a value too: left alone
+    assert hints_imported(old, valued, spec) == valued

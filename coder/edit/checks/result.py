@@ -35,7 +35,7 @@ from coder.edit.checks.extract_splice import left_inline
 from coder.edit.checks.flakes import flake_messages
 from coder.edit.checks.fstrings import empty_fstrings, missing_fprefix
 from coder.edit.checks.guards import only_guards_added
-from coder.edit.checks.hints import partial_returns
+from coder.edit.checks.hints import partial_params, partial_returns
 from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.lost_members import lost_but_used
 from coder.edit.checks.placement import misplaced, placement_hint
@@ -175,7 +175,7 @@ _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...
     ("parameter", lambda old, new, spec, rel: asked_parameter_problem(old, new, spec)),
     ("none_default", lambda old, new, spec, rel: unhandled_none_defaults(old, new) or none_dereferenced(old, new)),
     ("contract", lambda old, new, spec, rel: broken_contract(old, new, spec)),
-    ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec)),
+    ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec) or partial_params(old, new, spec)),
     ("empty_fstring", lambda old, new, spec, rel: empty_fstrings(old, new)),
     ("missing_fstring", lambda old, new, spec, rel: missing_fprefix(old, new)),
     ("unused_asked", lambda old, new, spec, rel: unused_asked(old, new, spec)),
@@ -237,8 +237,8 @@ _HINTS = {
     "outside_targets": "",
     "missing_attribute": "Use only attributes that value has.",
     "contract": "Keep returning what the function returned and keep using every parameter it takes.",
-    "partial_hints": "Annotate the return of every function the instruction covers (-> None where it returns "
-                     "nothing).",
+    "partial_hints": "Annotate every parameter and the return of every function the instruction covers (-> None "
+                     "where it returns nothing).",
     "empty_fstring": "Leave every string you were not asked to change as it was; an f-string needs a {placeholder}.",
     "missing_fstring": "Write an f before a string whose {name} is to be replaced by the value of name.",
     "unused_asked": "Use what the instruction names for the change; do not write it another way.",
