@@ -30,17 +30,23 @@ def type_notes(fn: Def) -> str:
     return ast.dump(ast.Tuple(notes))
 
 
+def _annotated(old: str, new: str) -> tuple[dict[str, Def], dict[str, Def]] | None:
+    """Every def of ``old`` and of ``new`` by qualified name; None when a text does not parse."""
+    try:
+        return ({q: fn for q, (fn, _) in defs(parsed(old)).items()},
+                {q: fn for q, (fn, _) in defs(parsed(new)).items()})
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
 def _returns(old: str, new: str, spec: ChangeSpec) -> tuple[list[str], list[str]] | None:
     """The defs a type-hints edit annotates, by name: (those given a return annotation, those left without).
 
     None when the spec asks for no type hints or a text does not parse."""
-    if spec.action != "type_hints":
+    both = _annotated(old, new) if spec.action == "type_hints" else None
+    if both is None:
         return None
-    try:
-        before = {q: fn for q, (fn, _) in defs(parsed(old)).items()}
-        after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
-    except (SyntaxError, ValueError, RecursionError):
-        return None
+    before, after = both
     covered = [q for q, fn in after.items() if q in before and type_notes(before[q]) != type_notes(fn)]
     given = [q for q in covered if after[q].returns is not None and before[q].returns is None]
     return given, [q for q in covered if after[q].returns is None]
@@ -65,14 +71,11 @@ def partial_params(old: str, new: str, spec: ChangeSpec) -> str | None:
     Seen on the 2-core CPU (run 23, ninth set's bdb-hints w1): "type-annotate bdb.effective(file, line, frame) ->
     tuple[...]" came back with the return annotated and no parameter. ``self`` and ``cls``, ``*args`` and
     ``**kwargs`` are not held; nor an instruction that asks for a return annotation alone."""
-    if spec.action != "type_hints" or (_RETURN_ONLY.search(spec.instruction)
-                                       and not _PARAMS_SAID.search(spec.instruction)):
+    return_only = _RETURN_ONLY.search(spec.instruction) and not _PARAMS_SAID.search(spec.instruction)
+    both = _annotated(old, new) if spec.action == "type_hints" and not return_only else None
+    if both is None:
         return None
-    try:
-        before = {q: fn for q, (fn, _) in defs(parsed(old)).items()}
-        after = {q: fn for q, (fn, _) in defs(parsed(new)).items()}
-    except (SyntaxError, ValueError, RecursionError):
-        return None
+    before, after = both
     named = {t.qualname for t in spec.targets if t.kind != "class"}
     for q, fn in after.items():
         if q not in named or q not in before or type_notes(before[q]) == type_notes(fn):
