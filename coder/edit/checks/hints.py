@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from typing import TYPE_CHECKING
 
@@ -61,18 +60,13 @@ def partial_returns(old: str, new: str, spec: ChangeSpec) -> str | None:
             "(the instruction asks for type hints on each of them)")
 
 
-_RETURN_ONLY = re.compile(r"\breturn\s+(?:type|annotation|hint)s?\b", re.I)
-_PARAMS_SAID = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|inputs?)\b", re.I)
-
-
 def partial_params(old: str, new: str, spec: ChangeSpec) -> str | None:
     """Why ``new`` annotates a def the instruction names and leaves some of its parameters bare (None: it does not).
 
     Seen on the 2-core CPU (run 23, ninth set's bdb-hints w1): "type-annotate bdb.effective(file, line, frame) ->
     tuple[...]" came back with the return annotated and no parameter. ``self`` and ``cls``, ``*args`` and
     ``**kwargs`` are not held; nor an instruction that asks for a return annotation alone."""
-    return_only = _RETURN_ONLY.search(spec.instruction) and not _PARAMS_SAID.search(spec.instruction)
-    both = _annotated(old, new) if spec.action == "type_hints" and not return_only else None
+    both = _annotated(old, new) if spec.action == "type_hints" and not spec.facts.return_hint_only else None
     if both is None:
         return None
     before, after = both

@@ -13,6 +13,8 @@ from coder.edit.intent import extraction, mutable_default, uses, words
 from coder.edit.intent.spec import Action, Facts
 from coder.edit.intent.symbols import SymbolTable
 
+_RETURN_ONLY = lazy.regex(r"\breturn\s+(?:type|annotation|hint)s?\b", re.I)
+_PARAMS_SAID = lazy.regex(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|inputs?)\b", re.I)
 _CALLERS_NOUN = lazy.regex(r"\b(?:callers?|call\s+sites?|every\s+call)\b", re.I)
 BUILTINS = frozenset(dir(builtins))
 
@@ -50,6 +52,7 @@ def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Acti
             (action in ("docstring", "comment") or fault) and not _CALLERS_NOUN.search(instruction)),
         errors=f["errors"],
         none_default=mutable_default.none_default(instruction, table.lookup),
+        return_hint_only=bool(_RETURN_ONLY.search(instruction)) and not _PARAMS_SAID.search(instruction),
         # "rename X in a.py and b.py": the names' files, not one
         everywhere=f["everywhere"] or (rename and any(p != table.home and not table.home.endswith("/" + p)
                                                       for p in words.named_files(instruction))))

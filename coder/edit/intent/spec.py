@@ -113,6 +113,7 @@ class Facts:
     none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
     returns: bool = False  # "that returns ...", "-> bool": a new def the instruction describes gives back a value
     uses: tuple[str, ...] = ()  # "compared with compare_digest": module-level names the change is told to use
+    return_hint_only: bool = False  # "add a return type annotation to f": hints for the return, not the parameters
 
 
 @dataclass(frozen=True)
