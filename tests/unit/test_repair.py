@@ -227,7 +227,7 @@ PARTS_CHECK = "from parts import first_parts\nassert first_parts('a.b.c') == ['a
 def test_a_count_the_tests_pass_one_step_further_too_is_not_taken(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # fifth fresh set, bug-operator-attrgetter offline: `split('.', 1)` -> `split('.', 2)` passed operator's upstream
-    # tests, which never go past three parts; `split('.', 3)` passes them too, so they do not pin the count
+    # tests and is wrong; `split('.', 3)` passes them too, so they do not pin the count
     make_repo(tmp_path / "r", {"parts.py": PARTS, "check_parts.py": PARTS_CHECK})
     test = f"{shlex.quote(sys.executable)} check_parts.py"
     _, _, proposal = _run(tmp_path / "r", "parts.py", "first_parts('a.b.c') gives ['a', 'b.c']", test, monkeypatch)

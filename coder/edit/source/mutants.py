@@ -66,7 +66,7 @@ class Mutant:
     what: str  # "`n >= maxiter` -> `n > maxiter`"
     # a count moved one step: the file with it moved one step further (`1` -> `2`: `1` -> `3`), else None. Where that
     # passes the tests too, they do not pin the value (fifth fresh set, offline: `attr.split('.', 1)` -> `split('.',
-    # 2)` passed operator's upstream tests, which never go past three parts; the fix drops the 1)
+    # 2)` passed operator's upstream tests and is wrong, a name of four parts still fails; the fix drops the 1)
     further: str | None = None
 
     def meets(self, other: Mutant) -> bool:
