@@ -11,6 +11,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import make_repo
@@ -40,6 +41,14 @@ def _run(root: Path, rel: str, instruction: str, test: str | None,
     assert isinstance(request, EditRequest)
     monkeypatch.setattr(engine_module, "stream_edit", model := ScriptedStream([_as_it_was] * 100))
     return request, model, streamed(engine, request)
+
+
+def _checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, text: str, check: str,
+             said: str) -> Any:
+    """The proposal for ``said`` on ``module`` (its ``text``) in a repository whose test command runs ``check``."""
+    make_repo(tmp_path / "r", {f"{module}.py": text, f"check_{module}.py": check})
+    test = f"{shlex.quote(sys.executable)} check_{module}.py"
+    return _run(tmp_path / "r", f"{module}.py", said, test, monkeypatch)[2]
 
 
 @pytest.mark.parametrize("wording", [0, 1])
@@ -176,10 +185,8 @@ def test_where_the_method_named_holds_no_fix_the_maker_of_its_object_is_tried(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # fourth fresh set, bug-symtable-global (run 18): Symbol.is_global named, the bug in SymbolTable.lookup, which
     # makes the Symbol; the one-token changes of is_global pass nothing, those of the maker are tried next
-    make_repo(tmp_path / "r", {"box.py": BOX, "check_box.py": BOX_CHECK})
-    test = f"{shlex.quote(sys.executable)} check_box.py"
-    _, _, proposal = _run(tmp_path / "r", "box.py", "Box.is_empty is wrong: an empty box says it is not empty",
-                          test, monkeypatch)
+    proposal = _checked(tmp_path, monkeypatch, "box", BOX, BOX_CHECK,
+                        "Box.is_empty is wrong: an empty box says it is not empty")
     assert proposal.changed and proposal.new == BOX.replace("len(items) + 1", "len(items)"), proposal.repaired
     assert proposal.repaired is not None and proposal.repaired.startswith("repaired in make_box at line 14, ")
 
@@ -209,10 +216,8 @@ def test_where_the_method_named_has_no_change_to_try_the_methods_of_its_class_an
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # eighth fresh set, bug-socketserver-block-on-close (run 22): server_close named, which has no one-token change
     # and calls nothing that holds the fault; the condition is in process_request, a method of its mix-in base
-    make_repo(tmp_path / "r", {"pool.py": POOL, "check_pool.py": POOL_CHECK})
-    test = f"{shlex.quote(sys.executable)} check_pool.py"
-    _, _, proposal = _run(tmp_path / "r", "pool.py", "Pool.close returns nothing though a worker was started",
-                          test, monkeypatch)
+    proposal = _checked(tmp_path, monkeypatch, "pool", POOL, POOL_CHECK,
+                        "Pool.close returns nothing though a worker was started")
     assert proposal.changed and proposal.new == POOL.replace("if not self.keep:", "if self.keep:"), proposal.repaired
     assert proposal.repaired is not None and proposal.repaired.startswith("repaired in Keeper.start at line 8, ")
 
@@ -228,8 +233,6 @@ def test_a_count_the_tests_pass_one_step_further_too_is_not_taken(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # fifth fresh set, bug-operator-attrgetter offline: `split('.', 1)` -> `split('.', 2)` passed operator's upstream
     # tests and is wrong; `split('.', 3)` passes them too, so they do not pin the count
-    make_repo(tmp_path / "r", {"parts.py": PARTS, "check_parts.py": PARTS_CHECK})
-    test = f"{shlex.quote(sys.executable)} check_parts.py"
-    _, _, proposal = _run(tmp_path / "r", "parts.py", "first_parts('a.b.c') gives ['a', 'b.c']", test, monkeypatch)
+    proposal = _checked(tmp_path, monkeypatch, "parts", PARTS, PARTS_CHECK, "first_parts('a.b.c') gives ['a', 'b.c']")
     assert not proposal.changed and proposal.repaired is not None
     assert "and so does the same count one step further, so the tests do not pin the value" in proposal.repaired

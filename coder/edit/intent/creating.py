@@ -36,23 +36,21 @@ NEW_SIGNED = (r"^\W*(?:new|add(?=\s+`?(?-i:[a-z_][a-z0-9_]*\.)?[A-Za-z_]\w*\([\w
 _OWNER = (r"(?:(?:^\W*(?:[\w.]+:\s*)?new|\badd)\s+`?(?-i:[A-Z]\w*)"
           r"|^\W*(?:[\w.]+:\s*)?(?:(?:new|add)\s+)?`?(?=[A-Za-z_]\w*\.[A-Za-z_]\w*`?\(\s*self\b)[A-Za-z_]\w*)")
 NEW_MEMBER = _OWNER + r"\.([A-Za-z_]\w*)`?\("
-_MEMBER_OF = lazy.regex(r"(" + _OWNER + r")\.[A-Za-z_]\w*`?\(", re.I)
+_NEW_MEMBER = lazy.regex(NEW_MEMBER, re.I)
+_LEAD = lazy.regex(r"^\W*(?:[\w.]+:\s*)?(?:(?:new|add)\s+)?`?|^.*\b(?:new|add)\s+`?", re.I)  # before the class
 
 
 def signed_owner(instruction: str, table: SymbolTable) -> list[Symbol]:
     """The class whose new member :data:`NEW_MEMBER` signs, when the file defines it (else nothing)."""
-    m = _MEMBER_OF.search(instruction)
-    said = _LEAD.sub("", m.group(1)) if m else ""
+    m = _NEW_MEMBER.search(instruction)
+    said = _LEAD.sub("", instruction[m.start():m.start(1) - 1]) if m else ""  # what stands before ".member("
     return [s for s in table.lookup(said) if s.kind == "class" and s.qualname == said][:1] if said else []
-
-
-_LEAD = lazy.regex(r"^\W*(?:[\w.]+:\s*)?(?:(?:new|add)\s+)?`?|^.*\b(?:new|add)\s+`?", re.I)
 
 
 def settled(action: Action, instruction: str, table: SymbolTable) -> Action:
     """``action``, but a change where it is "add_method" and :data:`NEW_MEMBER` signs a member the class already has
     ("cached_property.__set_name__(self, owner, name): raise a clearer error" changes ``__set_name__``)."""
-    m = re.search(NEW_MEMBER, instruction, re.I) if action == "add_method" else None
+    m = _NEW_MEMBER.search(instruction) if action == "add_method" else None
     owner = signed_owner(instruction, table) if m else []
     return "change" if m and owner and table.member(owner[0], m.group(1)) else action
 

@@ -141,10 +141,11 @@ def siblings_of(request: EditRequest, tried: list[tuple[str, Region]]) -> list[t
     None of ``tried`` again."""
     text = request.snapshot.text
     try:
-        functions = {q: r for q, r in python_symbols(text) if r.kind == "function"}
-        classes = {q for q, r in python_symbols(text) if r.kind == "class"}
+        found = python_symbols(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
+    functions = {q: r for q, r in found if r.kind == "function"}
+    classes = {q for q, r in found if r.kind == "class"}
     owners = {q.rsplit(".", 1)[0] for q, _ in tried if "." in q}
     sent = request.region if request.mode == "region" else None
     if sent is not None:
