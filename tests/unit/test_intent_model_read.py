@@ -121,3 +121,11 @@ def test_a_fault_in_a_short_file_or_with_its_place_named_is_not_asked_where() ->
     named = read_instruction("dedent leaves a tab in front of some lines, please fix", {"textwrap.py": TEXTWRAP},
                              home="textwrap.py", ask=ask)
     assert [s.qualname for s in named.targets] == ["dedent"]
+
+
+def test_the_models_pick_for_an_ambiguous_word_joins_the_names_the_grammar_was_sure_of() -> None:
+    table = SymbolTable.of({"queue.py": QUEUE}, "queue.py")
+    spec = grammar_read("Add docstrings to put and join", table)
+    assert ([s.qualname for s in spec.targets], spec.ambiguous) == (["Queue.join"], ("put",))
+    read = model_read(spec, table, lambda messages, schema, n: '{"action": "docstring", "target": "Queue.put"}')
+    assert [s.qualname for s in read.targets] == ["Queue.join", "Queue.put"] and read.read_by == "model"

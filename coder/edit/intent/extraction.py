@@ -85,3 +85,15 @@ def signatures(instruction: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     found = ((m.group(1), tuple(p.strip() for p in m.group(2).split(",")) if m.group(2).strip() else ())
              for m in _SIGNATURE.finditer(instruction))
     return tuple(dict.fromkeys(found))
+
+
+# "-> (xbar, ybar, sxy)", "that returns the tuple (a, b)", "returning (lo, hi)": the names a new def gives back
+_RETURNED = lazy.regex(r"(?:->|\breturn(?:s|ing)?\s+(?:the\s+)?(?:tuple\s+|pair\s+)?|\bgives?\s+back\s+(?:the\s+)?"
+                       r"(?:tuple\s+|pair\s+)?)\s*`?\(\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)", re.I)
+
+
+def returned(instruction: str) -> tuple[str, ...]:
+    """The names of the one tuple a new def is said to return, in the order spelled ("-> (xbar, ybar, sxy)");
+    () when none is spelled, or two are."""
+    found = {tuple(n.strip() for n in m.group(1).split(",")) for m in _RETURNED.finditer(instruction)}
+    return found.pop() if len(found) == 1 else ()

@@ -43,6 +43,7 @@ def facts_of(instruction: str, table: SymbolTable, known: set[str], action: Acti
         delete_defs=words.delete_defs(instruction), confined=words.confined_to(instruction),
         param=words.param_request(instruction), moves=words.is_move(instruction), files=words.named_files(instruction),
         extract_into=extraction.extract_into(instruction), signatures=extraction.signatures(instruction),
+        returned=extraction.returned(instruction),
         handles=f["handles"], uses=uses.asked_uses(instruction, table, known),
         keeps_names=f["keeps_names"], module_doc=f["module_doc"], members=f["members"], shrinks=f["shrinks"],
         # "extract ... into g, and have f call it": f is the def extracted from, its callers are not asked

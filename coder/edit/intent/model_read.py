@@ -111,6 +111,9 @@ def model_read(spec: ChangeSpec, table: SymbolTable, ask: Asker) -> ChangeSpec:
         return replace(spec, notes=(*spec.notes, f"the model's reading was not usable: {reply[:80]!r}"))
     action, target = got
     targets = (target,) if target is not None else ()
+    if spec.ambiguous and target is not None:
+        # asked which of one word's symbols: the names the grammar was sure of stay ("docstrings to put and join")
+        targets = tuple(dict.fromkeys((*spec.targets, target)))
     # asked which name or where: the grammar's action stands (a fault stays a change, whatever the model calls it)
     kept_action = spec.action if spec.action != "unknown" and (spec.ambiguous or spec.facts.fault) else action
     allows = _ONLY.get(kept_action, ALL_KINDS) if kept_action != spec.action else spec.allows

@@ -101,8 +101,8 @@ _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|ph
 _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
                           "while", "but", "as", "it", "where", "whose"})
 _FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b", re.I)
-_NEW_NAMES = (lazy.regex(r"\b(?:method|function|func|helper|called|named)\s+(?!called\b|named\b)`?([A-Za-z_]\w*)`?"
-                         r"(?:\([^)]*\))?", re.I),  # "a helper named f": f, not the participle
+_NEW_NAMES = (lazy.regex(r"(?<![-\w])(?:method|function|func|helper|called|named)\s+(?!called\b|named\b)"
+                         r"`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),  # "a helper named f": f; "abstract-method x": no
               lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
               lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
               lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),

@@ -101,6 +101,7 @@ class Facts:
     extract_into: str | None = None  # "extract ... into a new function F": F must be defined and called
     # "_hue(r, g, b, maxc, rangec)": each name(...) spelled, its parentheses split at commas (a new def's signature)
     signatures: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    returned: tuple[str, ...] = ()  # "-> (xbar, ybar, sxy)": the names of the tuple a new def gives back, in order
     callers: bool = False  # the callers or call sites are to change too
     passes: tuple[str, ...] = ()  # "pass char=' ' at its calls": the keyword argument each call passes, as spelled
     # the instruction without its clauses on what the calls pass (those coder writes): what the def's region is asked

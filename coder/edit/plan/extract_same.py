@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from coder.edit.plan.span_flow import flow_of, names_read, recomputed
 from coder.edit.plan.steps import Plan, Step
 from coder.edit.source.splice import block_bounds
 
@@ -44,9 +45,7 @@ MIN_STATEMENTS = 3  # fewer shared statements is no computation worth a function
 MAX_STATEMENTS = 60  # runs are compared up to this long; a longer shared run is left to the model
 MAX_CONDITIONS = 2  # conditions that may differ in alike runs: more is another computation of the same shape
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
-# what a span may not hold: it would leave the function, bind names in other scopes, or yield from it
-_BARRED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.FunctionDef,
-           ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Import, ast.ImportFrom, ast.Match)
+
 
 
 @dataclass(frozen=True)
@@ -88,16 +87,24 @@ def derive_extract_same(rel: str, text: str, spec: ChangeSpec, symbols: dict[str
         spans, changed = alike
     if spans is None:
         return None
-    parts = _parts(lines, defs, spans, name, dict(spec.facts.signatures).get(name))
+    parts = _parts(lines, defs, spans, name, dict(spec.facts.signatures).get(name), spec.facts.returned)
     if parts is None:
         return None
-    params, out = parts
-    return _plan(rel, lines, spec, defs, spans, name, params, out, changed)
+    return _plan(rel, lines, spec, defs, spans, name, parts, changed)
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The new function's parameters and outputs, in order, and the statements it first repeats from its callers
+    (a local the spelled signature leaves out, recomputed: ``n = len(x)``)."""
+
+    params: list[str]
+    outs: list[str]
+    prelude: list[str]
 
 
 def _plan(rel: str, lines: list[str], spec: ChangeSpec, defs: list[tuple[_Def, symtable.SymbolTable]],
-          spans: list[Span], name: str, params: list[str], out: str,
-          changed: list[tuple[str, str, str]]) -> Plan | None:
+          spans: list[Span], name: str, parts: _Parts, changed: list[tuple[str, str, str]]) -> Plan | None:
     """The steps: the new def before the first function, and each span replaced by the call (the new def's lines
     are the first named function's; ``changed``: each other function's condition, as (function, its, the new))."""
     first = min((fn for fn, _ in defs), key=lambda fn: fn.lineno)
@@ -117,8 +124,9 @@ def _plan(rel: str, lines: list[str], spec: ChangeSpec, defs: list[tuple[_Def, s
     blank = 0
     while at - blank > 1 and not lines[at - blank - 2].strip():
         blank += 1
-    signature = ", ".join(params)
-    new_def = (f"def {name}({signature}):\n" + "".join(body) + f"{unit}return {out}\n" + "\n" * (blank or 2))
+    signature, out = ", ".join(parts.params), ", ".join(parts.outs)
+    new_def = (f"def {name}({signature}):\n" + "".join(unit + p + "\n" for p in parts.prelude) + "".join(body)
+               + f"{unit}return {out}\n" + "\n" * (blank or 2))
     steps = [Step(rel, at, at - 1, f"before function {first.name}", f"the new function {name}", "mechanical",
                   text=new_def)]
     for (fn, _), s in zip(defs, spans, strict=True):
@@ -247,127 +255,53 @@ def _between(data: list[bytes], a: tuple[int, int], b: tuple[int, int]) -> bytes
     return data[a[0] - 1][a[1]:] + b"".join(data[a[0]:b[0] - 1]) + (data[b[0] - 1][:b[1]] if b[0] <= len(data) else b"")
 
 
-class _Flow(ast.NodeVisitor):
-    """The names a span reads before it sets them (with where first read), the names it sets, and what bars it."""
-
-    def __init__(self) -> None:
-        self.reads: dict[str, tuple[int, int]] = {}
-        self.sets: set[str] = set()
-        self.barred = False
-        self.loops = 0
-
-    def _read(self, name: str, node: ast.expr) -> None:
-        if name not in self.sets:
-            self.reads.setdefault(name, (node.lineno, node.col_offset))
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self._read(node.id, node)
-        elif isinstance(node.ctx, ast.Store):
-            self.sets.add(node.id)
-        else:
-            self.barred = True  # del x: the caller's x would survive a function's del
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)  # the value is read before the targets are set
-        for target in node.targets:
-            self.visit(target)
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self.visit(node.value)
-        if isinstance(node.target, ast.Name):
-            self._read(node.target.id, node.target)  # x += 1 reads x first
-        self.visit(node.target)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if node.value is not None:
-            self.visit(node.value)
-        self.visit(node.annotation)
-        self.visit(node.target)
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        self.visit(node.target)
-
-    def visit_For(self, node: ast.For) -> None:
-        self.visit(node.iter)
-        self.visit(node.target)
-        self._loop(node.body, node.orelse)
-
-    def visit_While(self, node: ast.While) -> None:
-        self.visit(node.test)
-        self._loop(node.body, node.orelse)
-
-    def _loop(self, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
-        self.loops += 1
-        for s in body:
-            self.visit(s)
-        self.loops -= 1
-        for s in orelse:
-            self.visit(s)
-
-    def visit_Break(self, node: ast.Break) -> None:
-        self.barred |= self.loops == 0  # a break of the caller's loop cannot leave a function
-
-    def visit_Continue(self, node: ast.Continue) -> None:
-        self.barred |= self.loops == 0
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.type is not None:
-            self.visit(node.type)
-        if node.name:
-            self.sets.add(node.name)
-        for s in node.body:
-            self.visit(s)
-
-    def generic_visit(self, node: ast.AST) -> None:
-        if isinstance(node, _BARRED) or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
-                                         and (node.end_lineno or node.lineno) > node.lineno):
-            self.barred = True  # a string over several lines would change with the span's indentation
-            return
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            # its own scope: the names its loops bind are not the span's, the others are read from outside
-            bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-            self.barred |= any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
-            for n in ast.walk(node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound:
-                    self._read(n.id, n)
-            return
-        super().generic_visit(node)
-
-
 def _parts(lines: list[str], defs: list[tuple[_Def, symtable.SymbolTable]], spans: list[Span], name: str,
-           spelled: tuple[str, ...] | None) -> tuple[list[str], str] | None:
-    """The new function's parameters, in order, and its one output; None where the span cannot be one."""
+           spelled: tuple[str, ...] | None, returned: tuple[str, ...]) -> _Parts | None:
+    """The new function's parts; None where the span cannot be one.
+
+    Its outputs are the names the span sets that a function reads after it: in the order the instruction spells
+    the tuple returned ("-> (xbar, ybar, sxy)"), else in the order the span sets them. Where the instruction spells
+    the parameters, a local the span reads that they leave out is recomputed first, when every function sets it
+    once, before the span, by the same one-line statement from those parameters (:func:`.span_flow.recomputed`).
+    """
     inputs: set[str] | None = None
     order: list[str] = []
     outputs: set[str] = set()
+    set_order: list[str] = []
     for (fn, scope), span in zip(defs, spans, strict=True):
         top = next(run for body in _bodies(fn) if (run := [s for s in body if span.start <= s.lineno <= span.end])
                    and run[0].lineno == span.start)
-        flow = _Flow()
-        for s in top:
-            flow.visit(s)
+        flow = flow_of(top)
         local = {n for n in scope.get_identifiers() if scope.lookup(n).is_local()}
         if flow.barred or name in local or name in flow.reads:
             return None
         mine = {n for n in flow.reads if n in local}
         if inputs is not None and mine != inputs:
             return None
-        inputs, order = mine, sorted(mine, key=lambda n: flow.reads[n])
+        inputs, order, set_order = mine, sorted(mine, key=lambda n: flow.reads[n]), flow.order
         bound, read = _outside(fn, span)
         # a name the span sets that the function binds elsewhere may keep its old value where the span does not
         # set it (passing it in would be the safe reading, not the span's text); a global set would go local
         if any((n in bound and n not in mine) or n not in local for n in flow.sets):
             return None
         outputs |= flow.sets & read
-    if len(outputs) != 1 or inputs is None:
+    if not outputs or inputs is None or (returned and set(returned) != outputs):
         return None
+    outs = list(returned) if returned else [n for n in set_order if n in outputs]
+    prelude: list[str] = []
     if spelled is not None:  # as the instruction spells it, bare names only: an annotation or default is the model's
-        if not all(p.isidentifier() for p in spelled) or len(set(spelled)) != len(spelled) or set(spelled) != inputs:
+        if not all(p.isidentifier() for p in spelled) or len(set(spelled)) != len(spelled):
             return None
+        for extra in sorted(inputs - set(spelled), key=order.index):
+            said = {recomputed(fn, extra, span.start, set(spelled), lines)
+                    for (fn, _), span in zip(defs, spans, strict=True)}
+            if len(said) != 1 or None in said:
+                return None
+            prelude.append(said.pop() or "")
+        if not set(spelled) <= inputs | {n for p in prelude for n in names_read(p)}:
+            return None  # a parameter nothing reads
         order = list(spelled)
-    return order, outputs.pop()
+    return _Parts(order, outs, prelude)
 
 
 def _outside(fn: _Def, span: Span) -> tuple[set[str], set[str]]:
