@@ -110,7 +110,7 @@ def model_read(spec: ChangeSpec, table: SymbolTable, ask: Asker) -> ChangeSpec:
     if got is None:
         return replace(spec, notes=(*spec.notes, f"the model's reading was not usable: {reply[:80]!r}"))
     action, target = got
-    targets = (target,) if target is not None else ()
+    targets: tuple[Symbol, ...] = (target,) if target is not None else ()
     if spec.ambiguous and target is not None:
         # asked which of one word's symbols: the names the grammar was sure of stay ("docstrings to put and join")
         targets = tuple(dict.fromkeys((*spec.targets, target)))
