@@ -29,3 +29,39 @@ def test_a_kind_word_inside_a_hyphenated_modifier_names_no_new_def(said: str) ->
 ])
 def test_the_tuple_a_new_def_returns_is_read_in_the_order_spelled(said: str, names: tuple[str, ...]) -> None:
     assert returned(said) == names
+
+
+STATS = '''def median(data):
+    data = sorted(data)
+    return data[len(data) // 2]
+
+
+def median_low(data):
+    data = sorted(data)
+    return data[(len(data) - 1) // 2]
+'''
+
+
+@pytest.mark.parametrize("said", [
+    "median_low should take an optional key, so I can pick the record with the median age",
+    "add key=None to median_low: I want the one with the median salary out of a list of dicts",
+])
+def test_a_def_name_said_as_an_adjective_is_no_target(said: str) -> None:
+    spec = read_instruction(said, {"stats.py": STATS}, home="stats.py")
+    assert [t.qualname for t in spec.targets] == ["median_low"]
+
+
+def test_a_def_name_before_a_kind_word_or_a_verb_is_still_named() -> None:
+    for said in ("add key=None to the median function", "the median crashes on an empty list"):
+        spec = read_instruction(said, {"stats.py": STATS}, home="stats.py")
+        assert [t.qualname for t in spec.targets] == ["median"], said
+
+
+@pytest.mark.parametrize("said", [
+    "I'd like a wrap_all function in textwrap that wraps each paragraph of a text on its own",
+    "I'd like a small convenience function in textwrap, wrap_all(text, width), that wraps each paragraph",
+    "we'd like to have a wrap_all helper: each paragraph wrapped on its own, the last function in the module",
+])
+def test_a_wished_new_function_is_added_under_its_name(said: str) -> None:
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert (spec.action, spec.new_names) == ("add_function", ("wrap_all",))

@@ -239,7 +239,8 @@ def test_what_a_mechanical_extraction_refuses(change: tuple[str, str]) -> None:
 
 
 def test_two_outputs_are_returned_in_the_order_set_or_as_the_instruction_spells_the_tuple() -> None:
-    text = _TWO.replace("    print(v)\n", "    base = ''\n    print(v)\n").replace("return v, base", "return v, u, base")
+    text = _TWO.replace("    print(v)\n", "    base = ''\n    print(v)\n").replace("return v, base",
+                                                                          "return v, u, base")
     out = _plan(text, _ASK.format("_f"))
     assert out is not None and "    return u, v\n" in out and out.count("    u, v = _f(x, y, base)\n") == 2
     out = _plan(text, _ASK.format("_f(x, y, base) -> (v, u)"))

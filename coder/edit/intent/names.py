@@ -201,7 +201,8 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         hits = _kept(hits, t.text, table, everywhere=everywhere)
         if not hits or (not t.code and _a_verb(toks, i)):
             continue
-        sure = t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR
+        sure = (t.code or low not in ENGLISH or name_position(toks, i) or low in _CONSTRUCTOR) and not (
+            not t.code and _modifies(toks, i))
         # a verb that begins the instruction is the verb ("Add ...", "Fix ..."), never a name
         if i == 0 and low in (*VERBS, "add", "give", "create", "write") and not t.code:
             continue
@@ -215,6 +216,18 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         if a.sure and not b.sure and b.index - a.index == 2 and toks[a.index + 1].text.lower() in ("and", "or", ","):
             b.sure = True
     return out
+
+
+_INSTANCE = frozenset({"object", "objects", "instance", "instances", "subclass", "subclasses"})  # "a shlex object"
+
+
+def _modifies(toks: list[Tok], i: int) -> bool:
+    """A plain word said as an adjective: after a determiner, before a plain word that is no kind word ("picking the
+    one with the median age": statistics' median is not meant; "the parse function" names parse)."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    return (toks[i].text.islower() and i > 0 and toks[i - 1].text.lower() in ("the", "a", "an") and nxt is not None
+            and nxt.word and not nxt.code and nxt.text.islower() and nxt.text not in KIND_WORDS
+            and nxt.text not in _INSTANCE and nxt.text not in RELATIONS and nxt.text not in _SUBJECTVERBS)
 
 
 def _lookup(toks: list[Tok], i: int, table: SymbolTable) -> tuple[list[Symbol], bool]:

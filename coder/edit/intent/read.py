@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 from coder import lazy
 from coder.edit.intent import creating, cut_move, described, extraction, phrasing, report, words
+from coder.edit.intent import new_names as created_names
 from coder.edit.intent.anchor import anchor_of, landmarks
 from coder.edit.intent.context import outside_context
 from coder.edit.intent.examples import examples_of
-from coder.edit.intent.facts import BUILTINS, facts_of
+from coder.edit.intent.facts import facts_of
 from coder.edit.intent.group import group_moved
 from coder.edit.intent.implied import implied
 from coder.edit.intent.kept import not_meant
@@ -37,6 +38,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
+from coder.edit.intent.new_names import ADD, ADJ, DUNDER_NAME, GIVE, NEEDS, SIG
 from coder.edit.intent.params import (
     ADD_PARAM,
     described_params,
@@ -50,42 +52,37 @@ from coder.edit.intent.reach import THROUGHOUT, only_here, reach_of, rename_home
 from coder.edit.intent.renames import defines, inferred_pair, kind_left, kind_named, local_only, rename_pairs
 from coder.edit.intent.spec import ALL_KINDS, Action, ChangeKind, ChangeSpec, Symbol
 from coder.edit.intent.symbols import SymbolTable, outermost
-from coder.edit.intent.vocab import NOT_NAMES
 
 if TYPE_CHECKING:
     from coder.edit.intent.model_read import Asker
 
-_ADD = r"\b(?:add|adds|adding|create|write|implement|define|introduce|insert|provide)\b"
-_ADJ = (r"(?:(?:new|small|simple|static|private|public|helper|dunder|special|module-level|top-level|class|instance|"
-        r"read-only|readonly|cached|convenience)\s+)*")
-_SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_count(self)"
-_DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
-_DUNDER = "`?" + _DUNDER_NAME + "`?"
-_NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
-_GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
-_ADD_METHOD = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + _SIG + r"(?:methods?|property)\b"
-                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + _ADJ + _SIG
+_DUNDER = "`?" + DUNDER_NAME + "`?"
+_ADD_METHOD = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + SIG + r"(?:methods?|property)\b"
+                         r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + ADJ + SIG
                          + r"(?:method|property)\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
                          r"|\b(?:needs?|lacks?|get|gain|offer|offers|expose|(?:should\s+|could\s+)?have)\s+an?\s+"
-                         + _ADJ + _SIG + r"(?:method|property)\b"
+                         + ADJ + SIG + r"(?:method|property)\b"
                          # "float has is_integer() and I need the same on Fraction: a method returning ..."
-                         r"|\b(?:need|want|like)\b[^.;:]{0,40}:\s*an?\s+" + _ADJ + r"(?:method|property)\b"
+                         r"|\b(?:need|want|like)\b[^.;:]{0,40}:\s*an?\s+" + ADJ + r"(?:method|property)\b"
                          # "add tokens(self) returning ...": a def taking self is a method
-                         r"|" + _ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
+                         r"|" + ADD + r"\s+(?:an?\s+)?`?[A-Za-z_]\w*\(\s*self\b"
                          # "C needs is_mixed(self) -> bool": the same, said of the class
-                         r"|" + _NEEDS + r"`?[A-Za-z_]\w*\(\s*self\b"
+                         r"|" + NEEDS + r"`?[A-Za-z_]\w*\(\s*self\b"
                          # "add __repr__ to the Template class", "give Template a __repr__": a dunder of a class
-                         r"|" + _ADD + r"\s+(?:an?\s+)?" + _DUNDER
+                         r"|" + ADD + r"\s+(?:an?\s+)?" + _DUNDER
                          + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
-                         r"|" + _GIVE + _DUNDER + r"|" + creating.NEW_MEMBER, re.I)
-_ADD_FUNCTION = lazy.regex(_ADD + r"\s+(?:an?\s+|the\s+)?" + _ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
+                         r"|" + GIVE + _DUNDER + r"|" + creating.NEW_MEMBER, re.I)
+_ADD_FUNCTION = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|func|helper)\b"
                            # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
-                           r"|" + _NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
+                           r"|" + NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
                            # "new stringprep func is_prohibited(ch) -> ...": no verb, a new def and its signature
                            r"|\bnew\s+(?:[\w.]+\s+)?(?:function|func|helper)\s+`?[A-Za-z_]\w*`?\s*\("
-                           r"|" + creating.NEW_SIGNED, re.I)  # "new pkgutil.list_submodules(pkg): ..."
+                           r"|" + creating.NEW_SIGNED  # "new pkgutil.list_submodules(pkg): ..."
+                           # "I'd like a compose function in functools", "we'd like a small helper f(x) that ..."
+                           + r"|\b(?:I'?d|I\s+would|we'?d|we\s+would)\s+like\s+(?:to\s+have\s+)?(?:an?\s+)" + ADJ
+                           + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?(?:function|func|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "hints for f please", "add hints to f": a hint is a type hint ("typing into the child": the keyboard's typing)
@@ -101,21 +98,6 @@ _TEXT_FLAWS = lazy.regex(r"\b(?:typos?|spell\w*|misspel\w*|grammar\w*|wording|ph
 _CLAUSE_ENDS = frozenset({",", ";", ":", ".", "!", "?", "(", "so", "that", "which", "because", "when", "if", "since",
                           "while", "but", "as", "it", "where", "whose"})
 _FIX = lazy.regex(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect\w*|crash\w*|fails?|failing|should(?:n't| not)?)\b", re.I)
-_NEW_NAMES = (lazy.regex(r"(?<![-\w])(?:method|function|func|helper|called|named)\s+(?!called\b|named\b)"
-                         r"`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),  # "a helper named f": f; "abstract-method x": no
-              lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
-              lazy.regex(_ADD + r"\s+(?:an?\s+)?`?([A-Za-z_]\w*)\(\s*self\b", re.I),
-              lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)\(\s*self\b", re.I),
-              lazy.regex(_NEEDS + r"`?([A-Za-z_]\w*)`?\((?!\s*self\b)[\w\s,=*]*\)", re.I),  # "needs f(a, b): ..."
-              lazy.regex(creating.NEW_SIGNED, re.I), lazy.regex(creating.NEW_MEMBER, re.I),
-              lazy.regex(r"(?:" + _ADD + r"\s+(?:an?\s+)?|" + _GIVE + r")`?(" + _DUNDER_NAME + r")`?", re.I))
-_NOT_NEW = NOT_NAMES | ARTICLES | {
-    "new", "helper", "method", "function", "own", "separate", "small", "level",
-    # "a verify method taking the expected MAC": what the method does, after its noun
-    "taking", "returning", "accepting", "giving", "using", "checking", "computing", "reading", "writing",
-    "private", "public", "one", "single", "module", "static"}  # "into one private function f(x)"
-_CALLED_NEW = lazy.regex(r"`?\b([a-z_][a-z0-9]*_[a-z0-9_]+)\(\)")  # "is_integer()": a snake_case call said bare
-_PLAIN_NEW = lazy.regex(r"\b(?:a|an)\s+" + _ADJ + r"`?([a-z]+)`?\s+(?:property|method)\b")
 
 
 def _lead(instruction: str, toks: list[Tok], names: set[int]) -> tuple[str, int]:
@@ -221,32 +203,6 @@ def _allows(action: Action, instruction: str) -> frozenset[ChangeKind]:
     return ALL_KINDS
 
 
-def _new_names(instruction: str, action: Action, table: SymbolTable, renames: list[tuple[str, str]],
-               params: tuple[str, ...]) -> tuple[str, ...]:
-    out = [new for _, new in renames]
-    if action in ("add_method", "add_function", "extract"):
-        found: list[tuple[int, str]] = []
-        for m in (m for pattern in _NEW_NAMES for m in pattern.finditer(instruction)):
-            name = m.group(1)
-            # "a method moving n items": a participle after the noun; "a method named pending" is named so
-            participle = (name.islower() and name.isalpha() and name.endswith("ing")
-                          and not re.match(r"(?:called|named)\b", m.group(0), re.I))
-            if (name and name.lower() not in _NOT_NEW and not participle
-                    and (not table.lookup(name) or action != "extract")):
-                found.append((m.start(1), name))
-        if not found and action == "add_method":  # "float has is_integer() and I need the same on C: a method"
-            found += [(m.start(1), m.group(1)) for m in _CALLED_NEW.finditer(instruction)
-                      if not table.lookup(m.group(1)) and m.group(1) not in BUILTINS]
-        # "give it a read-only name property": a plain word right before the noun it names is the new name
-        found += [(m.start(1), m.group(1)) for m in _PLAIN_NEW.finditer(instruction)
-                  if m.group(1).lower() in NOT_NAMES and not table.lookup(m.group(1)) and action == "add_method"]
-        out += creating.not_in_description(instruction, sorted(found))
-    if action == "extract" and (into := extraction.extract_into(instruction)):  # "Extract g(y) from f"
-        out.append(into)
-    out += [p.split(":")[0].split("=")[0].strip() for p in params]
-    return tuple(dict.fromkeys(out))
-
-
 def _settled(action: Action, instruction: str, targeted: bool) -> Action:
     """A whole-file transform when nothing is named; a change of the named defs otherwise."""
     if action in ("change", "unknown") and not targeted and THROUGHOUT.search(instruction):
@@ -284,7 +240,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     desc = None if action in ("add_method", "add_function") else desc  # "add a helper that ...": a new def
     found, renames, action = described.applied(desc, found, table.module, instruction, renames, action)
     params = params_of(instruction) if action == "add_parameter" else ()
-    new_names = _new_names(instruction, action, table, renames, params)
+    new_names = created_names.new_names(instruction, action, table, renames, params)
     creates = action in ("add_method", "add_function", "extract")
     mentions = creating.created(found, toks, new_names) if creates else found
     if action in ("add_method", "add_function") and new_names:  # an extraction's sources are named anywhere
