@@ -65,3 +65,29 @@ def test_a_def_name_before_a_kind_word_or_a_verb_is_still_named() -> None:
 def test_a_wished_new_function_is_added_under_its_name(said: str) -> None:
     spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
     assert (spec.action, spec.new_names) == ("add_function", ("wrap_all",))
+
+
+@pytest.mark.parametrize(("said", "pair"), [
+    ("Can the TextWrapper method _handle_long_word be renamed? Something like _break_long_word would be clearer",
+     ("_handle_long_word", "_break_long_word")),
+    ("Rename _munge_whitespace? Maybe _normalize_whitespace, or something else you like",
+     ("_munge_whitespace", "_normalize_whitespace")),
+    ("in textwrap, shorten() -> truncate()", ("shorten", "truncate")),
+    ("I want dedent to be called remove_common_indent everywhere in the module", ("dedent", "remove_common_indent")),
+    ("Please give wrap a better name: wrap_paragraph. Keep fill calling it.", ("wrap", "wrap_paragraph")),
+    ("_munge_whitespace needs a clearer name, like _normalize_whitespace",
+     ("_munge_whitespace", "_normalize_whitespace")),
+])
+def test_a_rename_said_with_its_new_name_apart_or_as_a_wish_is_read(said: str, pair: tuple[str, str]) -> None:
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert (spec.action, spec.renames) == ("rename", (pair,))
+
+
+@pytest.mark.parametrize("said", [
+    "add type hints to shorten: shorten() -> str",  # a signature's return, not a new name
+    "the output of fill is ugly. maybe _fill_lines would be clearer as a helper",  # no rename asked
+    "Can TextWrapper._wrap_chunks be renamed? Something like wrapping chunks is clearer",  # no code-looking name
+])
+def test_no_rename_pair_is_read_where_none_is_said(said: str) -> None:
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert spec.renames == ()

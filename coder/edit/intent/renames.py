@@ -71,6 +71,23 @@ _KIND_BEFORE = lazy.regex(r"\b(?:param(?:eter)?|arg(?:ument)?|variable|var|local
                           r"(?:[^.;:!?]|\.(?=\w)){0,60}$", re.I)  # "... of gettext.find": a dotted name goes on
 _AND_PAIR = lazy.regex(r"\band\s+" + _IDENT + r"\s+(?:to|into)\s+" + _IDENT, re.I)
 _ARROW_PAIR = lazy.regex(_IDENT + r"\s*(?:->|→|=>)\s*" + _IDENT)
+# "in textwrap, shorten() -> truncate()": both said as calls with nothing passed ("f() -> None" is a signature)
+_CALL_ARROW = lazy.regex(_IDENT + r"\(\)`?\s*(?:->|→|=>)\s*" + _IDENT + r"\(\)")
+# "I want dedent to be called remove_common_indent", "we'd like f to be named g"
+_WANT_CALLED = lazy.regex(r"\b(?:want|like|prefer|need)\s+" + _IDENT
+                          + r"\s+to\s+be\s+(?:called|named|renamed\s+to)\s+"
+                          + _IDENT, re.I)
+# "give wrap a better name: wrap_paragraph", "_patch needs a clearer name, like _use_thread_dict"
+_BETTER_NAME = lazy.regex(r"(?:\bgive\s+" + _IDENT + r"\s+|" + _IDENT
+                          + r"\s+(?:needs|deserves|could\s+use|should\s+get)\s+)an?\s+"
+                          r"(?:better|clearer|new|proper|more\s+\w+)\s+name\b\s*[:,(-]?\s*"
+                          r"(?:like\s+|such\s+as\s+|e\.g\.\s+|maybe\s+|say\s+|perhaps\s+)?" + _IDENT, re.I)
+# a name suggested after a rename is asked: "Something like _break_long_word would be clearer", "enter_at would be
+# nicer", "how about _chunk_text?"
+_SUGGESTED = lazy.regex(r"(?:\bsomething\s+like|\bmaybe|\bperhaps|\bhow\s+about|\bwhat\s+about)\s+" + _IDENT
+                        + r"|(?:^|[.;!?]\s+)" + _IDENT + r"\s+(?:would\s+be|sounds|reads|is)\s+"
+                        r"(?:a\s+lot\s+|much\s+|far\s+)?(?:clearer|better|nicer|more\s+\w+)", re.I)
+_ASKS_RENAME = lazy.regex(r"\brenam\w*|\b(?:better|clearer|new)\s+name\b", re.I)
 
 
 def rename_pairs(instruction: str) -> list[tuple[str, str]]:
@@ -98,15 +115,40 @@ def rename_pairs(instruction: str) -> list[tuple[str, str]]:
               and not re.match(r"\s+(?:that|it|this|them|out|up|a|an|the)\b", instruction[m.end():], re.I)
               and not re.search(r"(?:->|→|=>)\s*`?$", instruction[:m.start()])
               and instruction.count("(", 0, m.start()) <= instruction.count(")", 0, m.start())]
-    for m in found:
-        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (m.group(1), m.group(2)))
-        # "Please call it Y": a sentence's polite opener is not the old name
-        kind_said = m.re.pattern in (_KIND_CALLED.pattern, _KIND_NAMED_THEN.pattern, _KIND_RENAME.pattern,
-                                     _NAME_THEN_CALL.pattern)
+    found += [*_CALL_ARROW.finditer(instruction), *_WANT_CALLED.finditer(instruction)]
+    kinds = (_KIND_CALLED.pattern, _KIND_NAMED_THEN.pattern, _KIND_RENAME.pattern, _NAME_THEN_CALL.pattern)
+    said = [(m.group(1), m.group(2), m.re.pattern in kinds) for m in found]
+    said += [(m.group(1) or m.group(2), m.group(3), False) for m in _BETTER_NAME.finditer(instruction)]
+    said += [(a, b, False) for a, b in _suggested(instruction, bool(said))]
+    for old, new, kind_said in said:
+        old, new = (g.rstrip(".").rsplit(".", 1)[-1] for g in (old, new))
+        # "Please call it Y": a sentence's polite opener is not the old name (unless a kind word says it is a name)
         if old != new and (old, new) not in pairs and old != "I" and new.lower() not in NOT_NAMES and (
                 kind_said or old.lower() not in NOT_NAMES | _POLITE):
             pairs.append((old, new))
     return pairs
+
+
+def _suggested(instruction: str, paired: bool) -> list[tuple[str, str]]:
+    """(old, new) where a rename is asked with no new name in its sentence and a later one suggests one: the old is
+    the last code-looking word before the rename is asked (or before the suggestion), the new the suggested one;
+    both must look like code ("Can the TextWrapper method _handle_long_word be renamed? Something like
+    _break_long_word would be clearer"; "scheduler.enterabs is hard to read; enter_at would be nicer. rename")."""
+    asked = _ASKS_RENAME.search(instruction)
+    said = list(_SUGGESTED.finditer(instruction))
+    if paired or asked is None or len(said) != 1:
+        return []
+    new = said[0].group(1) or said[0].group(2)
+    olds = _code_words(instruction[:min(asked.start(), said[0].start())])
+    if not olds and asked.start() < said[0].start():  # "Rename _munge? Something like _normalize would be clearer"
+        olds = _code_words(instruction[asked.end():said[0].start()])[:1]
+    if not olds or not (looks_like_code(new) or new.startswith("_")):
+        return []
+    return [(olds[-1], new)]
+
+
+def _code_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"`?([A-Za-z_][\w.]*)`?", text) if looks_like_code(w) or w.startswith("_")]
 
 
 def local_only(instruction: str, pairs: list[tuple[str, str]], targets: list[Symbol]) -> list[Symbol]:
