@@ -91,3 +91,50 @@ def test_a_rename_said_with_its_new_name_apart_or_as_a_wish_is_read(said: str, p
 def test_no_rename_pair_is_read_where_none_is_said(said: str) -> None:
     spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
     assert spec.renames == ()
+
+
+def _said(file: str, said: str) -> tuple[str, list[str], tuple[str, ...]]:
+    spec = read_instruction(said, {file: source(file)}, home=file)
+    return spec.action, [t.qualname for t in spec.targets], spec.new_names
+
+
+def test_accept_a_named_flag_adds_that_parameter() -> None:
+    assert _said("textwrap.py", "shorten should accept a placeholder_first flag that puts the placeholder first") == (
+        "add_parameter", ["shorten"], ("placeholder_first",))
+
+
+@pytest.mark.parametrize(("said", "new"), [
+    ("TextWrapper could use a method reset_options(self) that puts width and the indents back", "reset_options"),
+    ("can we get a __repr__ on TextWrapper showing width and the two indent strings", "__repr__"),
+])
+def test_a_method_wished_on_a_class_is_added_to_it(said: str, new: str) -> None:
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert (spec.action, spec.new_names, spec.owner and spec.owner.qualname) == ("add_method", (new,), "TextWrapper")
+    assert not spec.targets  # "the two indent strings": no function indent
+
+
+@pytest.mark.parametrize(("said", "target"), [
+    ("the queue property of scheduler: return a tuple, not a list", "scheduler.queue"),
+    ("Document the class scheduler with a docstring describing what it does", "scheduler"),
+])
+def test_a_name_before_a_code_noun_or_after_a_kind_word_is_named(said: str, target: str) -> None:
+    assert _said("sched.py", said)[1] == [target]
+
+
+@pytest.mark.parametrize("said", [
+    "the shorten function goes after dedent and indent",
+    "move shorten so it comes after dedent and indent",
+    "move shorten after both dedent and indent",
+])
+def test_a_move_after_two_defs_goes_after_the_later_and_moves_neither(said: str) -> None:
+    spec = read_instruction(said, {"textwrap.py": source("textwrap.py")}, home="textwrap.py")
+    assert spec.action == "move" and [t.qualname for t in spec.targets] == ["shorten"]
+    assert spec.anchor is not None and (spec.anchor.where, spec.anchor.symbol and spec.anchor.symbol.qualname) == (
+        "after", "indent")
+
+
+def test_a_move_before_two_defs_goes_before_the_earlier() -> None:
+    spec = read_instruction("move indent so it sits before wrap and fill", {"textwrap.py": source("textwrap.py")},
+                            home="textwrap.py")
+    assert [t.qualname for t in spec.targets] == ["indent"]
+    assert spec.anchor is not None and spec.anchor.symbol is not None and spec.anchor.symbol.qualname == "wrap"

@@ -6,6 +6,7 @@ placement check (:mod:`coder.edit.checks.placement`) hold the change to.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -42,13 +43,18 @@ def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbo
     if _AFTER_IMPORTS.search(instruction):
         return Anchor("after_imports")
     # "a comment above each loop in f": f is where, the loop is what it is above
-    related = [m for m in mentions if m.index in chosen and m.before in AFTER_WORDS | BEFORE_WORDS]
+    rel = relations(instruction, mentions)
+    related = [m for m in mentions if m.index in chosen and rel.get(m.index, "") in AFTER_WORDS | BEFORE_WORDS]
     # "after _siftup_max and immediately precede merge": the relation said closest is where the block lands
     for m in sorted(related, key=lambda m: not _close(instruction, m)) if action == "move" else related:
-        where: Where = "after" if m.before in AFTER_WORDS else "before"
-        if m.before in ("above", "below", "under") and action in ("comment", "docstring"):
+        word = rel[m.index]
+        where: Where = "after" if word in AFTER_WORDS else "before"
+        if word in ("above", "below", "under") and action in ("comment", "docstring"):
             where = "above" if where == "before" else "below"
-        return Anchor(where, chosen[m.index])
+        # "after dedent and indent": after the last of them; "before f and g": before the first
+        group = [chosen[o.index] for o in related if rel[o.index] == word and _group(o, m, related)]
+        last = max(group, key=lambda s: s.start) if where in ("after", "below") else min(group, key=lambda s: s.start)
+        return Anchor(where, last)
     if chosen and action in ("comment", "docstring") and _ON_TOP_OF.search(instruction):
         return Anchor("above", max(chosen.values(), key=lambda s: s.qualname.count(".")))  # C.m over C
     if chosen and action == "comment" and _IN_BODY.search(instruction):
@@ -63,11 +69,41 @@ def anchor_of(instruction: str, mentions: list[Mention], chosen: dict[int, Symbo
     return None
 
 
-def landmarks(mentions: list[Mention], chosen: dict[int, Symbol]) -> set[Symbol]:
-    """The symbols said after a relation word ("after g", "precede merge", "between f and g"): never what moves."""
+def landmarks(instruction: str, mentions: list[Mention], chosen: dict[int, Symbol]) -> set[Symbol]:
+    """The symbols said after a relation word ("after g", "precede merge", "between f and g", "after f and g"):
+    never what moves."""
     # "the helpers sit between heapify and ...": where the moved defs are now
+    said = relations(instruction, mentions)
     return {chosen[m.index] for m in mentions
-            if m.index in chosen and m.before in AFTER_WORDS | BEFORE_WORDS | {"between"}}
+            if m.index in chosen and said.get(m.index, "") in AFTER_WORDS | BEFORE_WORDS | {"between"}}
+
+
+_BOTH = lazy.regex(r"\b(after|below|following|before|above|preceding)\s+(?:both|either)\b", re.I)
+
+
+def relations(instruction: str, mentions: list[Mention]) -> dict[int, str]:
+    """The relation word each mention stands after, carried along a coordination: "after dedent and indent" says
+    "after" of both (the second stands after "and"), "after both f and g" of both."""
+    out: dict[int, str] = {}
+    both = [m.group(1).lower() for m in _BOTH.finditer(instruction)]
+    prev: Mention | None = None
+    for m in mentions:
+        word = m.before
+        if word in ("both", "either") and len(both) == 1:
+            word = both[0]
+        elif word in ("and", "or", ",", "nor") and prev is not None and m.index - prev.index <= 3:
+            word = out.get(prev.index, prev.before)
+        out[m.index] = word
+        prev = m
+    return out
+
+
+def _group(a: Mention, b: Mention, related: list[Mention]) -> bool:
+    """``a`` and ``b`` are one coordination: no other mention of ``related`` apart from them by more than 3
+    tokens stands between."""
+    lo, hi = sorted((a.index, b.index))
+    inside = sorted(o.index for o in related if lo <= o.index <= hi)
+    return all(y - x <= 3 for x, y in itertools.pairwise(inside))
 
 
 def _close(instruction: str, mention: Mention) -> bool:

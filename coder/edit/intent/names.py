@@ -195,8 +195,8 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         low = t.text.lower()
         if low in NOT_NAMES and not t.code and not _class_by_case(toks, i, table):
             continue
-        if low == table.module and i + 1 < len(toks) and toks[i + 1].text in ("'s", "'"):
-            continue  # "gettext's _as_int helper": the module, not its function gettext
+        if low == table.module and i + 1 < len(toks) and toks[i + 1].text.lower() in ("'s", "'", "module"):
+            continue  # "gettext's _as_int helper", "the gettext module itself": the module, not its function gettext
         hits, builtin = _lookup(toks, i, table)
         hits = _kept(hits, t.text, table, everywhere=everywhere)
         if not hits or (not t.code and _a_verb(toks, i)):
@@ -218,15 +218,24 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
     return out
 
 
-_INSTANCE = frozenset({"object", "objects", "instance", "instances", "subclass", "subclasses"})  # "a shlex object"
+# nouns that say the word before them is code ("a shlex object", "the queue property")
+_INSTANCE = frozenset({"object", "objects", "instance", "instances", "subclass", "subclasses", "property",
+                       "properties", "attribute", "attributes", "constant", "variable", "field", "decorator",
+                       "generator", "callback", "wrapper", "iterator", "coroutine", "classmethod", "staticmethod",
+                       "call", "calls", "parameter", "argument", "param", "arg", "docstring", "body"})
 
 
 def _modifies(toks: list[Tok], i: int) -> bool:
     """A plain word said as an adjective: after a determiner, before a plain word that is no kind word ("picking the
     one with the median age": statistics' median is not meant; "the parse function" names parse)."""
     nxt = toks[i + 1] if i + 1 < len(toks) else None
-    return (toks[i].text.islower() and i > 0 and toks[i - 1].text.lower() in ("the", "a", "an") and nxt is not None
-            and nxt.word and not nxt.code and nxt.text.islower() and nxt.text not in KIND_WORDS
+    # "the two indent strings": one plain word may stand between
+    det = (i > 0 and toks[i - 1].text.lower() in ("the", "a", "an")) or (
+        i > 1 and toks[i - 2].text.lower() in ("the", "a", "an") and toks[i - 1].word and not toks[i - 1].code
+        and toks[i - 1].text.islower() and toks[i - 1].text not in RELATIONS | KIND_WORDS
+        and toks[i - 1].text not in VERBS)
+    return (toks[i].text.islower() and det and nxt is not None
+            and nxt.word and not nxt.code and nxt.text.islower() and nxt.text not in KIND_WORDS | NOT_NAMES
             and nxt.text not in _INSTANCE and nxt.text not in RELATIONS and nxt.text not in _SUBJECTVERBS)
 
 

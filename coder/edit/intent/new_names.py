@@ -22,6 +22,8 @@ SIG = r"(?:`?[A-Za-z_]\w*(?:\([^)]*\))?`?\s+)?"  # "clear", "`clear()`", "node_c
 DUNDER_NAME = r"__(?!all__|version__|author__|doc__)[A-Za-z]\w*__"  # a special method (a module's dunders aside)
 NEEDS = r"\b(?:needs?|should\s+have|could\s+have|lacks?)\s+(?:an?\s+)?"  # "C needs is_mixed(self)"
 GIVE = r"\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+"  # "give Template a __repr__"
+# "can we get a __repr__ on TextWrapper": a dunder wished on a class
+DUNDER_ON = r"\b(?:get|have|gain|want|need|like)\s+an?\s+`?(" + DUNDER_NAME + r")`?\s+(?:on|for|in)\b"
 NEW_NAMES = (lazy.regex(r"(?<![-\w])(?:method|function|func|helper|called|named)\s+(?!called\b|named\b)"
                         r"`?([A-Za-z_]\w*)`?(?:\([^)]*\))?", re.I),  # "a helper named f": f; "abstract-method x": no
              lazy.regex(r"(?<![-\w])`?([A-Za-z_]\w*)(?:\([^)]*\))?`?\s+(?:method|function|helper|property)\b", re.I),
@@ -31,7 +33,8 @@ NEW_NAMES = (lazy.regex(r"(?<![-\w])(?:method|function|func|helper|called|named)
              lazy.regex(creating.NEW_SIGNED, re.I), lazy.regex(creating.NEW_MEMBER, re.I),
              # "a small convenience function in pkgutil, list_submodules(package), that ...": the signature said apart
              lazy.regex(r"\b(?:function|func|helper)\s+(?:in|for)\s+[\w.]+,\s+`?([A-Za-z_]\w*)`?\(", re.I),
-             lazy.regex(r"(?:" + ADD + r"\s+(?:an?\s+)?|" + GIVE + r")`?(" + DUNDER_NAME + r")`?", re.I))
+             lazy.regex(r"(?:" + ADD + r"\s+(?:an?\s+)?|" + GIVE + r")`?(" + DUNDER_NAME + r")`?", re.I),
+             lazy.regex(DUNDER_ON, re.I))
 NOT_NEW = NOT_NAMES | ARTICLES | {
     "new", "helper", "method", "function", "own", "separate", "small", "level",
     # "a verify method taking the expected MAC": what the method does, after its noun

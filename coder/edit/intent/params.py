@@ -21,7 +21,10 @@ _TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optiona
                 r"(?:keyword|kwarg|keyword\s+argument)\b"
                 r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?\s+(?:list|sequence|string|"
                 r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable|"
-                r"function|func|callback|hook|argument|arg|parameter|param|flag)\b")  # "an optional key function"
+                r"function|func|callback|hook|argument|arg|parameter|param|flag)\b"  # "an optional key function"
+                # "shorten should accept a placeholder_first flag": a flag, option or switch named before its noun
+                r"|\b(?:take|takes|accept|accepts)\s+an?\s+(?:(?:new|extra|boolean|bool)\s+)*`?([A-Za-z_]\w*)`?\s+"
+                r"(?:flag|option|switch)\b")
 _VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 # "take an optional keep, default None", "accept an extra limit (default 0)", "take a new p defaulting to 1"
 _TAKES_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
@@ -109,7 +112,7 @@ def params_of(instruction: str) -> tuple[str, ...]:
     out = []
     for pattern in _PARAM_MORE:
         for m in pattern.finditer(instruction):
-            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has two spellings, one group each
+            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has three spellings, one group each
             word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))

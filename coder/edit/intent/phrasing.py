@@ -14,7 +14,9 @@ from coder.edit.intent.names import Tok
 from coder.edit.intent.words import MORE_THAN_MOVE, statement_names
 
 # "f should sit above class C", "f belongs right after g": where a def is to be, said without a verb of moving
-_PLACED = lazy.regex(r"\b(?:(?:should|must|ought\s+to|needs?\s+to|has\s+to)\s+(?:sit|go|live|be|come|belong)|belongs)"
+_PLACED = lazy.regex(r"\b(?:(?:should|must|ought\s+to|needs?\s+to|has\s+to)\s+(?:sit|go|live|be|come|belong)|belongs"
+                     # "the _PySimpleQueue class goes after PriorityQueue": a def said with its kind word
+                     r"|(?:class|function|method|def|helper)`?\s+(?:goes|sits|lives))"
                      r"\s+(?:right\s+|just\s+|directly\s+|immediately\s+)?(?:above|below|before|after)\b", re.I)
 
 

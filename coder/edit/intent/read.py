@@ -38,7 +38,7 @@ from coder.edit.intent.names import (
 from coder.edit.intent.names import (
     mentions as find_mentions,
 )
-from coder.edit.intent.new_names import ADD, ADJ, DUNDER_NAME, GIVE, NEEDS, SIG
+from coder.edit.intent.new_names import ADD, ADJ, DUNDER_NAME, DUNDER_ON, GIVE, NEEDS, SIG
 from coder.edit.intent.params import (
     ADD_PARAM,
     described_params,
@@ -61,7 +61,7 @@ _ADD_METHOD = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + SIG + r"(?:metho
                          r"|\bgive\s+(?:the\s+)?(?:class\s+)?`?\w+`?(?:\s+class)?\s+an?\s+" + ADJ + SIG
                          + r"(?:method|property)\b"
                          # "C needs a m method", "C should have a clear method": the class lacks it
-                         r"|\b(?:needs?|lacks?|get|gain|offer|offers|expose|(?:should\s+|could\s+)?have)\s+an?\s+"
+                         r"|\b(?:needs?|lacks?|get|gain|offer|offers|expose|could\s+use|(?:should\s+|could\s+)?have)\s+an?\s+"
                          + ADJ + SIG + r"(?:method|property)\b"
                          # "float has is_integer() and I need the same on Fraction: a method returning ..."
                          r"|\b(?:need|want|like)\b[^.;:]{0,40}:\s*an?\s+" + ADJ + r"(?:method|property)\b"
@@ -72,7 +72,9 @@ _ADD_METHOD = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + SIG + r"(?:metho
                          # "add __repr__ to the Template class", "give Template a __repr__": a dunder of a class
                          r"|" + ADD + r"\s+(?:an?\s+)?" + _DUNDER
                          + r"\s+to\s+(?:the\s+)?(?:class\s+`?\w+|`?\w+`?\s+class\b)"
-                         r"|" + GIVE + _DUNDER + r"|" + creating.NEW_MEMBER, re.I)
+                         r"|" + GIVE + _DUNDER + r"|" + creating.NEW_MEMBER
+                         # "can we get a __repr__ on TextWrapper": a dunder wished on a class
+                         + r"|" + DUNDER_ON, re.I)
 _ADD_FUNCTION = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
                            r"(?:function|func|helper)\b"
                            # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
@@ -261,7 +263,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         owner = classes[0] if len(set(classes)) == 1 else None
     by_index = {m.index: m for m in mentions}
     # "relocate all three so they come after g and immediately precede merge": g and merge stay where they are
-    fixed = landmarks(mentions, chosen) if action == "move" and anchor is not None else set()
+    fixed = landmarks(instruction, mentions, chosen) if action == "move" and anchor is not None else set()
     picked = [(by_index[i], s) for i, s in chosen.items() if not (s.kind == "class" and s.qualname in members)
               # "move f after g", "write a helper h right after g": g is where, not what changes
               and (anchor is None or anchor.symbol is None or s != anchor.symbol
