@@ -1,4 +1,4 @@
-"""What the tests of the written-apart task sets (held-out, fresh, fresh2 to fresh9) share: a correct result
+"""What the tests of the written-apart task sets (held-out, fresh, fresh2 to fresh10) share: a correct result
 of a task, the plain words of a wording, a module's upstream tests run as a bug-fix task's repository runs them, and
 the assertions each set makes on its tasks and files."""
 
@@ -48,7 +48,7 @@ def run_upstream(tmp_path: Path, rel: str, text: str) -> subprocess.CompletedPro
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-# The assertions every written-apart set makes on its own tasks (the third to ninth sets' tests use them; the
+# The assertions every written-apart set makes on its own tasks (the third to tenth sets' tests use them; the
 # older sets' tests spell them out).
 
 def assert_two_wordings(task: Task) -> None:

@@ -50,11 +50,13 @@ MODULES = frozenset({"base64", "cmd", "code", "codeop", "colorsys", "copy", "fil
                      "_threading_local", "heapq", "operator", "bz2", "modulefinder", "stringprep", "pprint",
                      "contextlib", "hmac", "calendar", "fractions", "uuid", "webbrowser",
                      "shelve", "pkgutil", "selectors", "plistlib", "pty", "copyreg", "profile", "socketserver",
-                     "functools", "bdb", "weakref", "statistics", "_py_abc"})
+                     "functools", "bdb", "weakref", "statistics", "_py_abc",
+                     "secrets", "_markupbase", "random", "optparse", "difflib"})
 # the test module of a module whose tests are not test_<module> (test_code tests code objects; a private module's
-# tests drop its underscore; _py_abc's are test_abc, which runs them on both ABCMeta implementations)
+# tests drop its underscore; _py_abc's are test_abc, which runs them on both ABCMeta implementations; _markupbase's
+# are test_htmlparser, whose html.parser imports the staged _markupbase)
 _TEST_MODULES = {"code": "test_code_module", "_strptime": "test_strptime", "_threading_local": "test_threading_local",
-                 "_py_abc": "test_abc"}
+                 "_py_abc": "test_abc", "_markupbase": "test_htmlparser"}
 # the other test modules a module's tests import, shipped beside them (test_pprint builds its sets with test_set's
 # cube and linegraph; test_shelve takes test_dbm's dbm_iterator and mapping_tests' BasicTestMappingProtocol;
 # test_copyreg pickletester's ExtensionSaver; test_profile profilee's testfunc and timer; test_weakref
@@ -63,8 +65,9 @@ _ALSO_TESTS = {"pprint": ("test_set",), "shelve": ("test_dbm", "mapping_tests"),
                "profile": ("profilee",), "weakref": ("mapping_tests",)}
 # the folders of the written-apart sets under files/ (the suite's files are at its top)
 _SET_FOLDERS = ("heldout/", "fresh/", "fresh2/", "fresh3/", "fresh4/", "fresh5/", "fresh6/", "fresh7/", "fresh8/",
-                "fresh9/")
-# longer prefixes first: fresh9/bugs/ before fresh9/, and "fresh/" is no prefix of "fresh2/" to "fresh9/"
+                "fresh9/", "fresh10/")
+# longer prefixes first: fresh10/bugs/ before fresh10/ and fresh9/bugs/ before fresh9/; "fresh/" is no prefix of
+# "fresh2/" to "fresh10/"
 _PREFIXES = (*sorted((p for f in _SET_FOLDERS for p in (f + "bugs/", f)), key=len, reverse=True), "bugs/")
 _RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b")
 _SHOWN = 6  # failing tests named in the last lines
