@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Sequence
 
 from coder.edit.source.attrs import FUNC
 
@@ -65,3 +66,47 @@ def instance_call_problems(tree: ast.Module, bound: Counter[str]) -> Counter[str
             if (why := mismatch(callee, call, bound=True)) is not None:
                 out[f"{cls.name}.{f.attr} {why}"] += 1
     return out
+
+
+def constructor_problems(tree: ast.Module, every: Sequence[ast.AST], bound: Counter[str]) -> Counter[str]:
+    """Each call of a class of this file whose arguments cannot bind to its own ``__init__``: ``C(...)``, and in a
+    method of C, ``type(self)(...)`` or ``self.__class__(...)`` where no class of the file derives from C with an
+    ``__init__`` or ``__new__`` of its own.
+
+    "DbfilenameShelf(filename, flag, protocol, writeback, keyencoding)" (run 21, H100: a new parameter passed on to
+    a class that takes none, applied); a new ``Random.clone`` returning ``type(self)(self.gauss_next,
+    self._randbelow)`` (tenth fresh set, run 24, H200: applied, every call raised TypeError). Only classes bound
+    once, undecorated, with no ``__new__`` and no metaclass.
+    """
+    inits = {n.name: init for n in tree.body if isinstance(n, ast.ClassDef) and not n.decorator_list
+             and bound[n.name] == 1 and not n.keywords and (init := _own(n, "__init__")) is not None
+             and _own(n, "__new__") is None}
+    out: Counter[str] = Counter()
+    for node in every:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in inits and (
+                why := mismatch(inits[node.func.id], node, bound=True)) is not None:
+            out[f"{node.func.id}() {why}"] += 1
+    # a subclass here with its own __init__ or __new__ may be what type(self) is
+    derived = {b.id for n in every if isinstance(n, ast.ClassDef) and (_own(n, "__init__") or _own(n, "__new__"))
+               for b in n.bases if isinstance(b, ast.Name)}
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name in inits and n.name not in derived):
+        for method in (m for m in cls.body if isinstance(m, FUNC) and m.args.args):
+            me = method.args.args[0].arg
+            for call in (n for n in ast.walk(method) if isinstance(n, ast.Call) and _own_class(n.func, me)):
+                if (why := mismatch(inits[cls.name], call, bound=True)) is not None:
+                    out[f"{cls.name}() {why}"] += 1
+    return out
+
+
+def _own_class(func: ast.expr, me: str) -> bool:
+    """``func`` is ``type(me)`` or ``me.__class__``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr == "__class__" and isinstance(func.value, ast.Name) and func.value.id == me
+    return (isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type"
+            and len(func.args) == 1 and not func.keywords and isinstance(func.args[0], ast.Name)
+            and func.args[0].id == me)
+
+
+def _own(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The undecorated method ``name`` that ``cls`` defines itself (None: it inherits it, or wraps it)."""
+    return next((n for n in cls.body if isinstance(n, FUNC) and n.name == name and not n.decorator_list), None)

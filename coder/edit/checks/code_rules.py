@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from coder.edit.checks.call_fit import instance_call_problems, mismatch
+from coder.edit.checks.call_fit import constructor_problems, instance_call_problems, mismatch
 from coder.edit.source.attrs import FUNC as _FUNC
 from coder.edit.source.attrs import attributes_set, listed, sets_own_attributes
 from coder.edit.source.attrs import self_attrs as _self_attrs
@@ -103,15 +103,16 @@ def unset_self_reads(old: str, new: str) -> str | None:
         return None
     for qual, cls in after.items():
         was = {n.name: n for n in before[qual].body if isinstance(n, _FUNC)} if qual in before else {}
+        # what the class read before, in any method: a mixin's attributes its users set ("ParserBase reads
+        # self.rawdata"), read again by a method renamed or lines extracted into a new one (tenth fresh set, run 24)
+        had = {r for m in was.values() for r in _reads(m, cls.name)}
         known: set[str] | None = None
         looked = False
         for method in (n for n in cls.body if isinstance(n, _FUNC)):
             old_method = was.get(method.name)
             if old_method is not None and same_node(old_method, method):
                 continue
-            reads = _reads(method, cls.name)
-            if old_method is not None:
-                reads -= _reads(old_method, cls.name)
+            reads = _reads(method, cls.name) - had
             if not reads:
                 continue
             if not looked:
@@ -330,7 +331,7 @@ def _arity_problems(source: str) -> Counter[str]:
             continue
         if (why := mismatch(top[node.func.id], node, bound=False)) is not None:
             out[f"{node.func.id} {why}"] += 1
-    out += _constructor_problems(tree, every, bound)
+    out += constructor_problems(tree, every, bound)
     classes = [n for n in every if isinstance(n, ast.ClassDef)]
     # how many classes define each method name: another one (a subclass here) may override it
     owners = Counter(name for c in classes for name in {n.name for n in c.body if isinstance(n, _FUNC)})
@@ -354,28 +355,6 @@ def _arity_problems(source: str) -> Counter[str]:
                 if (why := mismatch(callee, call, bound="staticmethod" not in kinds)) is not None:
                     out[f"{cls.name}.{f.attr} {why}"] += 1
     return out + instance_call_problems(tree, bound)
-
-
-def _constructor_problems(tree: ast.Module, every: Sequence[ast.AST], bound: Counter[str]) -> Counter[str]:
-    """Each call of a class of this file whose arguments cannot bind to its own ``__init__``.
-
-    "DbfilenameShelf(filename, flag, protocol, writeback, keyencoding)" (run 21, H100: a new parameter passed on to
-    a class that takes none, applied). Only classes bound once, undecorated, with no ``__new__`` and no metaclass.
-    """
-    inits = {n.name: init for n in tree.body if isinstance(n, ast.ClassDef) and not n.decorator_list
-             and bound[n.name] == 1 and not n.keywords and (init := _own(n, "__init__")) is not None
-             and _own(n, "__new__") is None}
-    out: Counter[str] = Counter()
-    for node in every:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in inits and (
-                why := mismatch(inits[node.func.id], node, bound=True)) is not None:
-            out[f"{node.func.id}() {why}"] += 1
-    return out
-
-
-def _own(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The undecorated method ``name`` that ``cls`` defines itself (None: it inherits it, or wraps it)."""
-    return next((n for n in cls.body if isinstance(n, _FUNC) and n.name == name and not n.decorator_list), None)
 
 
 def _known_setters(cls: ast.ClassDef) -> set[str]:

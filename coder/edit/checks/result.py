@@ -50,7 +50,7 @@ from coder.edit.checks.signature import (
     unasked_parameters,
 )
 from coder.edit.checks.star_names import undefined_despite_stars
-from coder.edit.checks.uses import unused_asked
+from coder.edit.checks.uses import uncalled_said, unused_asked
 from coder.edit.source.trees import dumped
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...
     ("partial_hints", lambda old, new, spec, rel: partial_returns(old, new, spec) or partial_params(old, new, spec)),
     ("empty_fstring", lambda old, new, spec, rel: empty_fstrings(old, new)),
     ("missing_fstring", lambda old, new, spec, rel: missing_fprefix(old, new)),
-    ("unused_asked", lambda old, new, spec, rel: unused_asked(old, new, spec)),
+    ("unused_asked", lambda old, new, spec, rel: unused_asked(old, new, spec) or uncalled_said(old, new, spec)),
 )
 
 

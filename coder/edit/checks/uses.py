@@ -38,3 +38,24 @@ def unused_asked(old: str, new: str, spec: ChangeSpec) -> str | None:
     said = " or ".join(uses)
     where = ", ".join(changed[:3]) + (" ..." if len(changed) > 3 else "")
     return f"the instruction says to use {said}, and {where} never refers to it"
+
+
+def uncalled_said(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why a new method never calls a method of its class that the instruction says it uses
+    (:attr:`~coder.edit.intent.spec.Facts.calls`; None: it calls each, or none was said)."""
+    if spec.action != "add_method" or spec.owner is None or not spec.facts.calls:
+        return None
+    news = defs_by_name(new)
+    olds = defs_by_name(old) or {}
+    if news is None:
+        return None
+    for name in spec.new_names:
+        fn = news.get(f"{spec.owner.qualname}.{name}")
+        if fn is None or f"{spec.owner.qualname}.{name}" in olds:
+            continue
+        used = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+        missing = [c for c in spec.facts.calls if c not in used]
+        if missing:
+            said = ", ".join(f"{c}()" for c in missing)
+            return f"the instruction says {name} uses {said}, and {spec.owner.qualname}.{name} never calls it"
+    return None

@@ -181,7 +181,22 @@ def context_only(mentions: list[Mention], toks: list[Tok], action: Action) -> se
             # "... so guess_type never finds it. make add_type put the dot on": what is made to behave is changed
             or (made and m.index not in made)
             # "move f so it is defined before g, between h and g": where it goes, not what moves
-            or (action == "move" and _between(toks, m.index))}
+            or (action == "move" and _between(toks, m.index)) or _relative_user(toks, m.index)}
+
+
+# "annotate _format_range_context, the one context_diff uses for its ranges": context_diff says which one
+_USER_VERBS = frozenset({"uses", "use", "calls", "call", "needs", "wraps", "invokes", "relies", "passes", "used",
+                         "called"})
+
+
+def _relative_user(toks: list[Tok], i: int) -> bool:
+    """Mention ``i`` is the subject of a clause that says which other def is meant: "the one g uses", "which g
+    calls", "that g needs" (tenth fresh set, run 24: context_diff was annotated as well)."""
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    if nxt not in _USER_VERBS or i < 1:
+        return False
+    before = toks[i - 1].text.lower()
+    return before in ("which", "that", "whom") or (before == "one" and i > 1 and toks[i - 2].text.lower() == "the")
 
 
 def _types_said(mentions: list[Mention], toks: list[Tok]) -> set[int]:

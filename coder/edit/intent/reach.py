@@ -44,16 +44,20 @@ def only_here(spec: ChangeSpec, files: Mapping[str, str], home: str) -> ChangeSp
 
 
 def rename_home(said: str | None, targets: list[Symbol], renames: list[tuple[str, str]],
-                params: Mapping[tuple[str, str], tuple[str, ...]]) -> str | None:
+                params: Mapping[tuple[str, str], tuple[str, ...]], module_names: frozenset[str] = frozenset()
+                ) -> str | None:
     """The one def a rename of a name local to it stays in: the planner's regions and the guard's, read once.
 
     "pieces -> parts in Repr._repr_iterable": that def's local. Of two defs named ("... (repr_dict keeps its own
     pieces)"), the one it is confined to ("in _repr_iterable rename ...") wins; else none (the H200 renamed both).
     A parameter of the def is never confined to it: its callers' keywords follow it ("rename the all param of
-    find() to all_files" changes translation's ``find(..., all=True)`` too)."""
+    find() to all_files" changes translation's ``find(..., all=True)`` too), nor is a name the module binds at its
+    top level (``module_names``)."""
     olds = {a for a, _ in renames}
     if any(t.name in olds for t in targets):  # a def renamed (its calls elsewhere follow it), not a local
         return said
+    if olds & module_names:  # "_builtin_cvt ... check_builtin has to use the new name": a module-level name, and
+        return said          # the def said is one that uses it (tenth fresh set, run 24: the rename was flagged)
     defs = [t for t in targets if t.kind != "class" and t.name not in olds]
     hit = [t for t in defs if said is not None and (t.qualname == said or t.qualname.endswith("." + said))]
     home = hit[0] if len(hit) == 1 else defs[0] if said is None and len({t.qualname for t in defs}) == 1 else None

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coder import lazy
-from coder.edit.intent import creating, cut_move, described, extraction, phrasing, report, words
+from coder.edit.intent import creating, cut_move, described, extraction, phrasing, report, uses, words
 from coder.edit.intent import new_names as created_names
 from coder.edit.intent.anchor import anchor_of, landmarks
 from coder.edit.intent.context import outside_context
@@ -280,7 +280,8 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = local_only(instruction, renames, targets) if action == "rename" else targets
     targets = described.targets(desc, targets, action)
     facts = replace(facts_of(instruction, table, {*new_names, *(m.word for m in mentions)}, action, fault=bug),
-                    cut_line=cut_line)
+                    cut_line=cut_line, calls=uses.said_calls(instruction, table, owner.qualname, new_names)
+                    if owner is not None and action == "add_method" else ())
     if desc is not None:  # "the class that turns tables into Function, Class ... objects": no extraction into Class
         facts = replace(facts, extract_into=extraction.extract_into(described.blanked(instruction, desc, toks)))
     if action == "add_parameter" and existing(params, targets, table):
@@ -301,8 +302,9 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
         anchor = None  # "delete f ... at the end of the file" says where f is, not where a change goes
     lines = words.line_spans(instruction)
     reach = reach_of(instruction, facts, bool(targets), bool(targets or owner or lines), everywhere=facts.everywhere)
-    facts = replace(facts, confined=rename_home(facts.confined, targets, renames, table.params) if action == "rename"
-                    and reach == "symbol" else facts.confined)
+    tops = uses.top_level_names(table.texts.get(table.home, "")) if action == "rename" else frozenset[str]()
+    facts = replace(facts, confined=rename_home(facts.confined, targets, renames, table.params, tops)
+                    if action == "rename" and reach == "symbol" else facts.confined)
     action = _settled(action, instruction, bool(targets))
     notes: tuple[str, ...] = (f"described: {desc.why}",) if desc else ()
     ambiguous = described.choices(desc, targets, action, outside_context(ambiguous, mentions, toks, action))

@@ -114,6 +114,7 @@ class Facts:
     none_default: str | None = None  # P of "change the default of P from [] to None": only that is asked
     returns: bool = False  # "that returns ...", "-> bool": a new def the instruction describes gives back a value
     uses: tuple[str, ...] = ()  # "compared with compare_digest": module-level names the change is told to use
+    calls: tuple[str, ...] = ()  # "True when ratio() is at least cutoff": methods of the owner a new method calls
     return_hint_only: bool = False  # "add a return type annotation to f": hints for the return, not the parameters
 
 

@@ -63,3 +63,25 @@ def asked_uses(instruction: str, table: SymbolTable, known: set[str]) -> tuple[s
         if name in bound and name not in out and name not in known and not denied:
             out.append(name)
     return tuple(out)
+
+
+# "returns True when ratio() is at least cutoff", "try real_quick_ratio() and quick_ratio() first": a method said as
+# a call with nothing in its brackets
+_SAID_CALL = lazy.regex(r"(?<![\w.])(?:self\.)?([A-Za-z_]\w*)\(\)")
+# "like ratio()", "as get_opcodes() does", "instead of ratio()": said to compare, not to call
+_COMPARED = lazy.regex(r"\b(?:like|unlike|as|instead\s+of|rather\s+than|similar\s+to|same\s+as|mirrors?|copy\s+of|"
+                       r"not|without|never|don'?t|avoid)\s+(?:(?:call|calling|calls|using|use)\s+)?(?:the\s+)?$", re.I)
+
+
+def said_calls(instruction: str, table: SymbolTable, owner: str, new_names: tuple[str, ...]) -> tuple[str, ...]:
+    """The methods of class ``owner`` (its own or inherited) that a new method's instruction says as calls, each of
+    which the new method is to call ("is_similar(cutoff=0.6) ... True when ratio() is at least cutoff"): seen on the
+    H200 (tenth fresh set, run 24), an is_similar that never called ratio() was applied, wrong."""
+    out: list[str] = []
+    for m in _SAID_CALL.finditer(instruction):
+        name = m.group(1)
+        if name in new_names or name in out or _COMPARED.search(instruction[max(0, m.start() - 24):m.start()]):
+            continue
+        if any(s.qualname == f"{owner}.{name}" for s in table.lookup(name)) or table.inherited(f"{owner}.{name}"):
+            out.append(name)
+    return tuple(out)
