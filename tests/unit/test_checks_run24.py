@@ -93,3 +93,36 @@ def test_a_def_said_as_the_user_of_the_one_meant_is_no_target(wording: int) -> N
     task = next(t for t in FRESH10 if t.name == "difflib-hints")
     spec = read_instruction(task.wordings[wording], {task.file: DIFFLIB}, home=task.file)
     assert (spec.action, [t.qualname for t in spec.targets]) == ("type_hints", ["_format_range_context"])
+
+
+def _read(name: str, wording: int) -> tuple[str, list[str], tuple[str, ...]]:
+    task = next(t for t in FRESH10 if t.name == name)
+    spec = read_instruction(task.wordings[wording], {task.file: source(task.file)}, home=task.file)
+    return spec.action, [t.qualname for t in spec.targets], spec.params
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_the_main_blocks_own_functions_go_with_it_whether_named_or_not(wording: int) -> None:
+    # wording 1 ("the little benchmark demo at the bottom of random.py, both of its functions and the if __name__
+    # == '__main__' part"): "python -m random" was read as SystemRandom.random, and the functions left unnamed
+    assert _read("random-delete", wording)[:2] == ("delete", ["_test_generator", "_test"])
+
+
+def test_main_helpers_are_the_defs_only_the_main_block_reaches() -> None:
+    text = ("__all__ = ['kept']\n\ndef kept():\n    return 1\n\ndef shared():\n    return 2\n\ndef helper():\n"
+            "    return shared()\n\ndef demo():\n    return helper() + kept()\n\nX = shared()\n\n"
+            "if __name__ == '__main__':\n    demo()\n")
+    spec = read_instruction("delete the little showcase at the end, both of its functions and the __main__ block",
+                            {"m.py": text}, home="m.py")
+    assert [t.qualname for t in spec.targets] == ["helper", "demo"]  # kept is exported, shared used at top level
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_an_optional_parameter_said_the_way_another_def_has_it_is_added(wording: int) -> None:
+    # wording 0: "Could random.randint take an optional step, the way randrange does? ... for the same seed"
+    action, targets, params = _read("random-param", wording)
+    assert (action, targets) == ("add_parameter", ["Random.randint"]) and params[0].startswith("step")
+
+
+def test_a_new_function_said_with_its_signature_before_its_noun_is_added() -> None:
+    assert _read("secrets-function", 0)[0] == "add_function"  # "add a randint(a, b) function to the secrets module"

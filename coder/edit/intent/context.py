@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # "like g", "the same as in g", "as with g", "similar to g", "unlike g": g is compared with, not edited
 _COMPARED = frozenset({("like",), ("unlike",), ("as", "in"), ("as", "with"), ("as", "for"), ("same", "as"),
-                       ("similar", "to"), ("as", "does"), ("as", "do")})
+                       ("similar", "to"), ("as", "does"), ("as", "do"), ("way",)})  # "the way randrange does"
 # "looks like done() marks ...": a guess at the culprit, not a comparison
 _GUESSING = frozenset({"look", "looks", "looked", "seem", "seems", "seemed", "sounds", "feels"})
 # an aside that opens on where the change happens ("maxsize=1000 (in __init__)") locates it: not context

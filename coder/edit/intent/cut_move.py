@@ -3,13 +3,15 @@ the defs deleted, and another file the defs move to (:func:`coder.edit.intent.re
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 
+from coder import lazy
 from coder.edit.intent import across, phrasing, words
 from coder.edit.intent.anchor import AFTER_WORDS, BEFORE_WORDS
 from coder.edit.intent.names import ARTICLES, VERBS, Tok
-from coder.edit.intent.spec import Action, Anchor, Destination, Facts
+from coder.edit.intent.spec import Action, Anchor, Destination, Facts, Symbol
 from coder.edit.intent.symbols import SymbolTable
 from coder.edit.source.trees import assigned_names
 
@@ -84,3 +86,41 @@ def _globals_named(toks: list[Tok], text: str) -> tuple[str, ...]:
     """The module-level names assigned in ``text`` that the instruction spells as code, in its order."""
     bound = assigned_names(text)
     return tuple(dict.fromkeys(t.text for t in toks if t.code and t.text in bound))
+
+
+# "both of its functions", "the demo's helpers", "the functions it runs": defs said without their names
+_UNNAMED_DEFS = lazy.regex(r"\b(?:both|all|each)\s+of\s+(?:its|their)\s+(?:functions|helpers|defs)\b|"
+                           r"\b(?:its|their)\s+(?:two\s+|own\s+)?(?:functions|helpers|defs)\b|"
+                           r"\bthe\s+(?:functions|helpers)\s+(?:it|that\s+it)\s+(?:runs|calls|uses)\b", re.I)
+
+
+def main_helpers(instruction: str, facts: Facts, table: SymbolTable) -> list[Symbol]:
+    """The defs only the ``__main__`` block runs, when a delete of that block also asks for "both of its
+    functions" without naming them (tenth fresh set, run 24: "delete the little benchmark demo at the bottom of
+    random.py, both of its functions and the if __name__ == '__main__' part"). A def counts when every use of its
+    name in the module is in that block or in another such def, and ``__all__`` does not list it."""
+    if not ({"__main__", "__name__"} & {*facts.code_words, *facts.ticked}) or not _UNNAMED_DEFS.search(instruction):
+        return []
+    try:
+        body = ast.parse(table.texts.get(table.home, "")).body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    defs = {n.name: n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    main = [n for n in body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
+    users: dict[str, set[int]] = {name: set() for name in defs}  # the top-level statements that use each def
+    for i, node in enumerate(body):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in users and node is not defs.get(n.id):
+                users[n.id].add(i)
+            elif isinstance(n, ast.Constant) and n.value in users:
+                users[n.value].add(-1)  # named in a string (``__all__``): kept
+    only = {body.index(m) for m in main}
+    found: set[str] = set()
+    while True:
+        more = {name for name, at in users.items() if name not in found and at and at <= only}
+        if not more:
+            break
+        found |= more
+        only |= {body.index(defs[name]) for name in more}
+    return [s for name in sorted(found, key=lambda n: body.index(defs[n])) for s in table.lookup(name)
+            if s.rel == table.home and s.kind == "function"]

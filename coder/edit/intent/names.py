@@ -195,8 +195,10 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
         low = t.text.lower()
         if low in NOT_NAMES and not t.code and not _class_by_case(toks, i, table):
             continue
-        if low == table.module and i + 1 < len(toks) and toks[i + 1].text.lower() in ("'s", "'", "module"):
-            continue  # "gettext's _as_int helper", "the gettext module itself": the module, not its function gettext
+        if low == table.module and ((i + 1 < len(toks) and toks[i + 1].text.lower() in ("'s", "'", "module")) or (
+                i > 0 and toks[i - 1].text.lower() in ("m", "import", "python", "python3"))):
+            # "gettext's _as_int helper", "the gettext module itself", "python -m random": the module, not a def
+            continue
         hits, builtin = _lookup(toks, i, table)
         hits = _kept(hits, t.text, table, everywhere=everywhere)
         if not hits or (not t.code and _a_verb(toks, i)):
@@ -225,6 +227,10 @@ _INSTANCE = frozenset({"object", "objects", "instance", "instances", "subclass",
                        "call", "calls", "parameter", "argument", "param", "arg", "docstring", "body"})
 
 
+_NOUN_ADJ = frozenset({"same", "other", "different", "given", "whole", "entire", "current", "previous", "initial",
+                       "default", "fixed", "random", "original"})
+
+
 def _modifies(toks: list[Tok], i: int) -> bool:
     """A plain word said as an adjective: after a determiner, before a plain word that is no kind word ("picking the
     one with the median age": statistics' median is not meant; "the parse function" names parse)."""
@@ -234,6 +240,10 @@ def _modifies(toks: list[Tok], i: int) -> bool:
         i > 1 and toks[i - 2].text.lower() in ("the", "a", "an") and toks[i - 1].word and not toks[i - 1].code
         and toks[i - 1].text.islower() and toks[i - 1].text not in RELATIONS | KIND_WORDS
         and toks[i - 1].text not in VERBS)
+    # "for the same seed", "with a different key": a noun after a determiner and one of these adjectives
+    if (toks[i].text.islower() and i > 1 and toks[i - 2].text.lower() in ("the", "a", "an")
+            and toks[i - 1].text.lower() in _NOUN_ADJ):
+        return True
     return (toks[i].text.islower() and det and nxt is not None
             and nxt.word and not nxt.code and nxt.text.islower() and nxt.text not in KIND_WORDS | NOT_NAMES
             and nxt.text not in _INSTANCE and nxt.text not in RELATIONS and nxt.text not in _SUBJECTVERBS)

@@ -24,7 +24,10 @@ _TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optiona
                 r"function|func|callback|hook|argument|arg|parameter|param|flag)\b"  # "an optional key function"
                 # "shorten should accept a placeholder_first flag": a flag, option or switch named before its noun
                 r"|\b(?:take|takes|accept|accepts)\s+an?\s+(?:(?:new|extra|boolean|bool)\s+)*`?([A-Za-z_]\w*)`?\s+"
-                r"(?:flag|option|switch)\b")
+                r"(?:flag|option|switch)\b"
+                # "could random.randint take an optional step, the way randrange does?": the name, then the clause ends
+                r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?"
+                r"(?=\s*[,.;?!)]|\s+(?:the\s+way|like|as|so|too|which|that)\b)")
 _VALUE = r"(?:'[^']*'|\"[^\"]*\"|[^\s`,;()]+)"
 # "take an optional keep, default None", "accept an extra limit (default 0)", "take a new p defaulting to 1"
 _TAKES_DEFAULT = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optional|extra)\s+)+`?([A-Za-z_]\w*)`?"
@@ -112,7 +115,7 @@ def params_of(instruction: str) -> tuple[str, ...]:
     out = []
     for pattern in _PARAM_MORE:
         for m in pattern.finditer(instruction):
-            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has three spellings, one group each
+            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has four spellings, one group each
             word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))

@@ -75,7 +75,7 @@ _ADD_METHOD = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + SIG + r"(?:metho
                          r"|" + GIVE + _DUNDER + r"|" + creating.NEW_MEMBER
                          # "can we get a __repr__ on TextWrapper": a dunder wished on a class
                          + r"|" + DUNDER_ON, re.I)
-_ADD_FUNCTION = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?"
+_ADD_FUNCTION = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + r"(?:`?[A-Za-z_]\w*(?:\([^()]*\))?`?\s+)?"
                            r"(?:function|func|helper)\b"
                            # "calendar needs nth_weekday(year, month, weekday, n): ...": a def the module lacks
                            r"|" + NEEDS + r"`?[A-Za-z_]\w*`?\((?!\s*self\b)[\w\s,=*]*\)"
@@ -295,6 +295,7 @@ def grammar_read(instruction: str, table: SymbolTable) -> ChangeSpec:
     targets = group_moved(action, targets, anchor, toks, table, fixed)  # "relocate the three private helpers"
     if action in ("delete", "move") and not targets:
         action, facts, anchor = cut_move.no_def(action, instruction, toks, facts, anchor, table)
+        targets = cut_move.main_helpers(instruction, facts, table) if action == "delete" else targets
     anchor, facts, dest = cut_move.beside(instruction, table.home, action, bool(targets), anchor, facts)
     if action == "move" and anchor is not None and targets:
         facts = replace(facts, moves=True)  # "move quote after split": one block moves ("split" is no verb here)
