@@ -126,3 +126,39 @@ def test_an_optional_parameter_said_the_way_another_def_has_it_is_added(wording:
 
 def test_a_new_function_said_with_its_signature_before_its_noun_is_added() -> None:
     assert _read("secrets-function", 0)[0] == "add_function"  # "add a randint(a, b) function to the secrets module"
+
+
+def test_a_fault_said_of_a_long_class_asks_the_model_which_of_its_methods() -> None:
+    from coder.edit.intent.model_read import MAX_TOKENS
+    from coder.edit.intent.read import needs_model
+
+    task = next(t for t in FRESH10 if t.name == "bug-markupbase-comment")
+    asked: list[object] = []
+
+    def ask(messages: object, schema: dict[str, object], n: int) -> str:
+        asked.append(schema)
+        assert n == MAX_TOKENS
+        return '{"action": "change", "target": "ParserBase.parse_comment"}'
+
+    spec = read_instruction(task.wordings[1], {task.file: source(task.file)}, home=task.file)
+    assert (spec.action, [t.qualname for t in spec.targets]) == ("change", ["ParserBase"]) and not needs_model(spec)
+    spec = read_instruction(task.wordings[1], {task.file: source(task.file)}, home=task.file, ask=ask)
+    assert (spec.action, [t.qualname for t in spec.targets], spec.read_by) == (
+        "change", ["ParserBase.parse_comment"], "model")
+    schema = asked[0]
+    assert isinstance(schema, dict)
+    enum = schema["properties"]["target"]["enum"]  # type: ignore[index]
+    assert "ParserBase.parse_comment" in enum and "ParserBase" not in enum and all(
+        e == "none" or e.startswith("ParserBase.") for e in enum)
+
+
+@pytest.mark.parametrize("wording", [0, 1])
+def test_a_report_about_comments_of_the_users_data_is_a_fix_not_a_comment(wording: int) -> None:
+    task = next(t for t in FRESH10 if t.name == "bug-markupbase-comment")
+    # wording 0 gives no order at all: the model reads it ("unknown"); wording 1 names ParserBase, a fix of it
+    action = read_instruction(task.wordings[wording], {task.file: source(task.file)}, home=task.file).action
+    assert action == ("unknown", "change")[wording]
+
+
+def test_accepting_a_plain_worded_option_of_the_users_input_is_no_new_parameter() -> None:
+    assert _read("bug-optparse-ambiguous", 1)[:2] == ("change", ["OptionParser.parse_args"])

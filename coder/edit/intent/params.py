@@ -23,8 +23,9 @@ _TAKES_NAMED = (r"\b(?:take|takes|accept|accepts)\s+(?:an?\s+)?(?:(?:new|optiona
                 r"str|dict|mapping|int|float|bool|value|callable|object|path|iterable|"
                 r"function|func|callback|hook|argument|arg|parameter|param|flag)\b"  # "an optional key function"
                 # "shorten should accept a placeholder_first flag": a flag, option or switch named before its noun
-                r"|\b(?:take|takes|accept|accepts)\s+an?\s+(?:(?:new|extra|boolean|bool)\s+)*`?([A-Za-z_]\w*)`?\s+"
-                r"(?:flag|option|switch)\b"
+                r"|\b(?:take|takes|accept|accepts)\s+an?\s+(?:(?:new|extra|boolean|bool)\s+)*(?:`?([A-Za-z_]\w*)`?\s+flag"
+                # an option or switch only by a code-looking name: "accepts a long option prefix" is the user's input
+                r"|`?([A-Za-z]\w*_\w*)`?\s+(?:option|switch))\b"
                 # "could random.randint take an optional step, the way randrange does?": the name, then the clause ends
                 r"|\b(?:take|takes|accept|accepts)\s+an?\s+optional\s+`?([A-Za-z_]\w*)`?"
                 r"(?=\s*[,.;?!)]|\s+(?:the\s+way|like|as|so|too|which|that)\b)")
@@ -115,7 +116,7 @@ def params_of(instruction: str) -> tuple[str, ...]:
     out = []
     for pattern in _PARAM_MORE:
         for m in pattern.finditer(instruction):
-            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has four spellings, one group each
+            said = next(g for g in m.groups() if g)  # _TAKES_NAMED has five spellings, one group each
             word = said.split("=")[0].strip().lower()
             if word not in _NOT_PARAMS:
                 out.append(re.sub(r"\s+", " ", said).replace(" = ", "="))

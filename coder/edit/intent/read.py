@@ -183,7 +183,8 @@ def _action(instruction: str, toks: list[Tok], names: set[int]) -> Action:
                 instruction)) and not (
                 _COMMENT.search(instruction) and not _DOCSTRING_NOUN.search(instruction)):
             return "docstring"
-        if _COMMENT.search(instruction):
+        # "every comment our HTMLParser subclass gets ends with a stray dash": a report about comments of the data
+        if _COMMENT.search(instruction) and (report.asks_comment(instruction) or not report.symptom(instruction)):
             return "comment"
     if lead in ("change", "transform", "docstring", "type_hints"):
         return lead  # type: ignore[return-value]

@@ -85,6 +85,20 @@ _DOC_ORDER = lazy.regex(
     r"|\bmake\s+it\s+(?:say|read|mention)\b|\bshould\s+(?:say|read|mention)\b|\bdocument(?:ing)?\b", re.I)
 
 
+# "add a comment", "put a short comment above it", "comment on the loop", "explain it with a comment": text asked for
+_COMMENT_ORDER = lazy.regex(r"\b(?:add|adds|write|put|leave|insert|include|need|needs|want|like|with)\s+"
+                            r"(?:(?:an?|the|some|one|short|brief|small|little|inline|explanatory|helpful|"
+                            r"one-line|two-line)\s+)*comments?\b|"
+                            r"\bcomment(?:s|ing)?\s+(?:on|explaining|saying|that\s+says|above|before|next\s+to|beside|"
+                            r"in)\b|\bcomment\s+(?:it|them|this|that|the)\b", re.I)
+
+
+def asks_comment(instruction: str) -> bool:
+    """The instruction orders a comment ("add a comment above ...", "comment on the loop"); "every comment our
+    parser gets ends with a dash" only says what a comment of the user's data is."""
+    return _COMMENT_ORDER.search(instruction) is not None
+
+
 def asks_docstring(instruction: str) -> bool:
     """The instruction orders a change of docstring text, whatever else it cites."""
     return _DOC_ORDER.search(instruction) is not None
