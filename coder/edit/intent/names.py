@@ -220,13 +220,11 @@ def mentions(toks: list[Tok], table: SymbolTable, *, everywhere: bool) -> list[M
     return out
 
 
-# nouns that say the word before them is code ("a shlex object", "the queue property")
+# nouns that say the word before them is code ("a shlex object", "the queue property"), besides NOT_NAMES' own
+# ("call", "docstring", "attribute", "parameter" ...)
 _INSTANCE = frozenset({"object", "objects", "instance", "instances", "subclass", "subclasses", "property",
-                       "properties", "attribute", "attributes", "constant", "variable", "field", "decorator",
-                       "generator", "callback", "wrapper", "iterator", "coroutine", "classmethod", "staticmethod",
-                       "call", "calls", "parameter", "argument", "param", "arg", "docstring", "body"})
-
-
+                       "properties", "attributes", "decorator", "generator", "callback", "wrapper", "iterator",
+                       "coroutine", "classmethod", "staticmethod", "param", "arg"})
 _NOUN_ADJ = frozenset({"same", "other", "different", "given", "whole", "entire", "current", "previous", "initial",
                        "default", "fixed", "random", "original"})
 

@@ -84,7 +84,7 @@ _ADD_FUNCTION = lazy.regex(ADD + r"\s+(?:an?\s+|the\s+)?" + ADJ + r"(?:`?[A-Za-z
                            r"|" + creating.NEW_SIGNED  # "new pkgutil.list_submodules(pkg): ..."
                            # "I'd like a compose function in functools", "we'd like a small helper f(x) that ..."
                            + r"|\b(?:I'?d|I\s+would|we'?d|we\s+would)\s+like\s+(?:to\s+have\s+)?(?:an?\s+)" + ADJ
-                           + r"(?:`?[A-Za-z_]\w*`?(?:\(\))?\s+)?(?:function|func|helper)\b", re.I)
+                           + r"(?:`?[A-Za-z_]\w*(?:\([^()]*\))?`?\s+)?(?:function|func|helper)\b", re.I)
 _ADDVERBS = frozenset({"add", "adds", "give", "create", "write", "implement", "define", "introduce", "insert",
                         "provide"})
 # "hints for f please", "add hints to f": a hint is a type hint ("typing into the child": the keyboard's typing)
