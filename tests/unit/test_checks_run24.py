@@ -65,6 +65,8 @@ def test_a_new_method_that_never_calls_the_method_its_instruction_says_it_uses_i
     ("add a method is_similar(self, cutoff) to SequenceMatcher: True when ratio() >= cutoff", ("ratio",)),
     ("add a method fast_ratio(self) to SequenceMatcher, like quick_ratio() but cached", ()),  # compared, not called
     ("add a method is_same(self) to SequenceMatcher that is True when a == b, without calling ratio()", ()),
+    # what holds after it ran (the suite's sched-method w2: "afterwards empty() should be True")
+    ("add a method reset(self) to SequenceMatcher; afterwards ratio() should be 0", ()),
 ])
 def test_the_methods_a_new_method_is_told_to_call_are_read(said: str, calls: tuple[str, ...]) -> None:
     assert read_instruction(said, {"difflib.py": DIFFLIB}, home="difflib.py").facts.calls == calls

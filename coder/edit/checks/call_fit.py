@@ -1,5 +1,5 @@
-"""Calls that cannot bind to the def they call: the arity rule's signature test, and calls on an instance made right
-there.
+"""Calls that cannot bind to the def they call: the arity rule's signature test, calls on an instance made right
+there, and calls of a class of the file (by name, or as ``type(self)`` in its own methods) against its ``__init__``.
 
 Seen applied on the 2-core CPU (run 17, fresh3 code-param, both wordings): ``interact`` gained ``filename`` and
 passed it on as ``console.interact(banner, exitmsg, filename)``, where ``console = InteractiveConsole(local)`` two

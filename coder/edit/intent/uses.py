@@ -72,6 +72,8 @@ _SAID_CALL = lazy.regex(r"(?<![\w.])(?:self\.)?([A-Za-z_]\w*)\(\)")
 _COMPARED = lazy.regex(r"\b(?:like|unlike|as|instead\s+of|rather\s+than|similar\s+to|same\s+as|mirrors?|copy\s+of|"
                        r"not|without|never|don'?t|avoid)\s+(?:(?:call|calling|calls|using|use)\s+)?(?:the\s+)?$", re.I)
 
+_EXPECTED = lazy.regex(r"\s*(?:should|must|will|would|shall|has\s+to|needs\s+to)\b", re.I)
+
 
 def said_calls(instruction: str, table: SymbolTable, owner: str, new_names: tuple[str, ...]) -> tuple[str, ...]:
     """The methods of class ``owner`` (its own or inherited) that a new method's instruction says as calls, each of
@@ -82,6 +84,8 @@ def said_calls(instruction: str, table: SymbolTable, owner: str, new_names: tupl
         name = m.group(1)
         if name in new_names or name in out or _COMPARED.search(instruction[max(0, m.start() - 24):m.start()]):
             continue
+        if _EXPECTED.match(instruction, m.end()):
+            continue  # "afterwards empty() should be True": what holds after the new method ran, not a call in it
         if any(s.qualname == f"{owner}.{name}" for s in table.lookup(name)) or table.inherited(f"{owner}.{name}"):
             out.append(name)
     return tuple(out)
