@@ -164,3 +164,36 @@ def test_a_report_about_comments_of_the_users_data_is_a_fix_not_a_comment(wordin
 
 def test_accepting_a_plain_worded_option_of_the_users_input_is_no_new_parameter() -> None:
     assert _read("bug-optparse-ambiguous", 1)[:2] == ("change", ["OptionParser.parse_args"])
+
+
+_RANDINT = '''    def randint(self, a, b):
+        """Return random integer in range [a, b], including both end points.
+        """
+
+        return self.randrange(a, b+1)
+'''
+_STEP_RAISING = '''    def randint(self, a, b, step=1):
+        """Return random integer in range [a, b], including both end points.
+        """
+
+        if (b - a) % step != 0:
+            raise ValueError("b must be a multiple of step")
+        return a + step * self._randbelow((b - a) // step + 1)
+'''
+
+
+def test_a_new_parameter_that_raises_where_no_error_was_asked_is_refused() -> None:
+    from coder.edit.checks.guards import unasked_raises
+
+    assert _RANDINT in RANDOM
+    task = next(t for t in FRESH10 if t.name == "random-param")
+    spec = read_instruction(task.wordings[0], {task.file: RANDOM}, home=task.file)
+    raising = RANDOM.replace(_RANDINT, _STEP_RAISING)  # as applied on the 2-core CPU at 6461869
+    assert unasked_raises(RANDOM, raising, spec) == ("the instruction asks for no error, but the change raises one "
+                                                     "(`raise ValueError('b must be a multiple of step')`)")
+    right = RANDOM.replace("return self.randrange(a, b+1)", "return self.randrange(a, b + 1, step)").replace(
+        "def randint(self, a, b):", "def randint(self, a, b, step=1):")
+    assert unasked_raises(RANDOM, right, spec) is None
+    asked = read_instruction("add step=1 to Random.randint; raise ValueError when step is 0", {task.file: RANDOM},
+                             home=task.file)
+    assert unasked_raises(RANDOM, raising, asked) is None  # an error said: the new raise may be it

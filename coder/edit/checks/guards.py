@@ -60,3 +60,21 @@ def only_guards_added(old: str, new: str, spec: ChangeSpec) -> str | None:
     added = next((s for s in now.dropped if ast.dump(s) not in olds), now.dropped[-1])
     line = ast.unparse(added).splitlines()[0].removesuffix(":")
     return f"the reply only adds a check that raises one (`{line}`): what the code computes is unchanged"
+
+
+def unasked_raises(old: str, new: str, spec: ChangeSpec) -> str | None:
+    """Why a new parameter's change raises where the instruction asks for no error (None: it raises nothing new,
+    or errors were asked). Seen on the 2-core CPU (tenth fresh set, run 24): "Could random.randint take an
+    optional step, the way randrange does?" got ``randint(a, b, step=1)`` raising ``ValueError`` whenever
+    ``b - a`` was no multiple of the step, and was applied."""
+    if spec.action != "add_parameter" or spec.facts.errors or any(e.raises for e in spec.examples):
+        return None
+    try:
+        before, after = parsed(old), parsed(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    had = {ast.dump(n) for n in ast.walk(before) if isinstance(n, ast.Raise)}
+    added = [n for n in ast.walk(after) if isinstance(n, ast.Raise) and ast.dump(n) not in had]
+    if not added:
+        return None
+    return f"the instruction asks for no error, but the change raises one (`{ast.unparse(added[0])}`)"

@@ -34,7 +34,7 @@ from coder.edit.checks.extract_kept import dropped_in_extraction
 from coder.edit.checks.extract_splice import left_inline
 from coder.edit.checks.flakes import flake_messages
 from coder.edit.checks.fstrings import empty_fstrings, missing_fprefix
-from coder.edit.checks.guards import only_guards_added
+from coder.edit.checks.guards import only_guards_added, unasked_raises
 from coder.edit.checks.hints import partial_params, partial_returns
 from coder.edit.checks.known_types import missing_attributes
 from coder.edit.checks.lost_members import lost_but_used
@@ -179,6 +179,7 @@ _RULES: tuple[tuple[str, Callable[[str, str, ChangeSpec, str], str | None]], ...
     ("empty_fstring", lambda old, new, spec, rel: empty_fstrings(old, new)),
     ("missing_fstring", lambda old, new, spec, rel: missing_fprefix(old, new)),
     ("unused_asked", lambda old, new, spec, rel: unused_asked(old, new, spec) or uncalled_said(old, new, spec)),
+    ("unasked_raise", lambda old, new, spec, rel: unasked_raises(old, new, spec)),
 )
 
 
@@ -225,6 +226,8 @@ def _same_code(old: str, new: str) -> bool:
 # model's next try is no better)
 _HINTS = {
     "no_code_change": "Change the code that the instruction is about.",
+    "unasked_raise": "Raise no error the instruction does not ask for: every call that worked before, and every "
+                     "value of the new parameter the instruction describes, must give a result.",
     "guard_only": "Change what the code does so that the result is the one the instruction describes; raising an "
                   "error does not fix it.",
     "extract_uncalled": "Put the extracted lines into the new function and call it where they were.",
